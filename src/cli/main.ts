@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+/** The `modelworks` command: one program, a sub-command group per engine. */
+import { Command } from 'commander';
+import { registerCalcCommands } from './calc-commands.js';
+import { readPackageVersion } from './version.js';
+
+const program = new Command('modelworks')
+  .description('Live reactive models (calc) and deterministic synthetic data (synth) for AI agents')
+  .version(readPackageVersion(), '-V, --version')
+  .showHelpAfterError()
+  .exitOverride((err) => {
+    // commander's own usage errors exit 2 (usage); --help and --version exit 0.
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  });
+
+registerCalcCommands(program);
+
+await program.parseAsync(process.argv);
