@@ -30,11 +30,13 @@ export function getAt(doc: unknown, path: Path): Maybe {
 
 /** One reversible change: a key set or deleted in a container, or an array's length changed. */
 export type UndoEntry =
-  | { kind: 'key'; container: Record<string, unknown> | unknown[]; key: string | number; had: boolean; old: unknown }
-  | { kind: 'length'; array: unknown[]; length: number };
+  | { kind: 'key'; container: Record<string, unknown> | unknown[]; key: string | number; had: boolean; old: unknown; path?: Path }
+  | { kind: 'length'; array: unknown[]; length: number; path?: Path };
 
 export class UndoLog {
   entries: UndoEntry[] = [];
+  /** Also remember each entry's address, so the log can be replayed on a copy (history). */
+  constructor(readonly recordPaths = false) {}
   /** Reverts every recorded change, newest first, and empties the log. */
   rollback(): void {
     for (let i = this.entries.length - 1; i >= 0; i--) {
@@ -58,21 +60,24 @@ function setKey(
   key: string | number,
   value: unknown,
   undo: UndoLog | undefined,
+  path: Path,
+  depth: number,
 ): void {
+  const at = undo?.recordPaths ? path.slice(0, depth + 1) : undefined;
   if (Array.isArray(container)) {
     const index = key as number;
     if (index >= container.length) {
-      undo?.entries.push({ kind: 'length', array: container, length: container.length });
+      undo?.entries.push({ kind: 'length', array: container, length: container.length, ...(at ? { path: at.slice(0, -1) } : {}) });
       while (container.length < index) container.push(null);
       container.push(value);
       return;
     }
-    undo?.entries.push({ kind: 'key', container, key: index, had: true, old: container[index] });
+    undo?.entries.push({ kind: 'key', container, key: index, had: true, old: container[index], ...(at ? { path: at } : {}) });
     container[index] = value;
     return;
   }
   const had = Object.prototype.hasOwnProperty.call(container, key);
-  undo?.entries.push({ kind: 'key', container, key, had, old: had ? container[key as string] : undefined });
+  undo?.entries.push({ kind: 'key', container, key, had, old: had ? container[key as string] : undefined, ...(at ? { path: at } : {}) });
   container[key as string] = value;
 }
 
@@ -97,13 +102,13 @@ export function setAt(root: Record<string, unknown>, path: Path, value: unknown,
       return false;
     }
     if (i === path.length - 1) {
-      setKey(node, seg, value, undo);
+      setKey(node, seg, value, undo, path, i);
       return true;
     }
     const next = (node as Record<string | number, unknown>)[seg];
     if (next === undefined || next === null) {
       const created: Record<string, unknown> | unknown[] = typeof path[i + 1] === 'number' ? [] : {};
-      setKey(node, seg, created, undo);
+      setKey(node, seg, created, undo, path, i);
       node = created;
     } else if (typeof next === 'object') {
       node = next as Record<string, unknown> | unknown[];
@@ -126,13 +131,13 @@ export function spliceAt(root: Record<string, unknown>, path: Path, value: unkno
     if (typeof seg === 'number') {
       if (!Array.isArray(node) || seg >= node.length) return false;
       if (last) {
-        setKey(node, seg, value, undo);
+        setKey(node, seg, value, undo, path, i);
         return true;
       }
       const next = node[seg];
       if (next === null || next === undefined) {
         const created = typeof path[i + 1] === 'number' ? [] : {};
-        setKey(node, seg, created, undo);
+        setKey(node, seg, created, undo, path, i);
         node = created;
       } else if (typeof next !== 'object') return false;
       else node = next;
@@ -141,7 +146,7 @@ export function spliceAt(root: Record<string, unknown>, path: Path, value: unkno
     } else {
       if (!isObject(node)) return false;
       if (last) {
-        setKey(node, seg, value, undo);
+        setKey(node, seg, value, undo, path, i);
         return true;
       }
       const next = node[seg];
@@ -149,7 +154,7 @@ export function spliceAt(root: Record<string, unknown>, path: Path, value: unkno
         // An absent array is never created for an indexed splice: there is no row to land in.
         if (typeof path[i + 1] === 'number') return false;
         const created = {};
-        setKey(node, seg, created, undo);
+        setKey(node, seg, created, undo, path, i);
         node = created;
       } else if (typeof next !== 'object') return false;
       else node = next;
@@ -164,7 +169,7 @@ export function deleteAt(root: Record<string, unknown>, path: Path, undo?: UndoL
   const key = path[path.length - 1];
   if (parent === ABSENT || key === undefined) return;
   if (isObject(parent) && typeof key === 'string' && Object.prototype.hasOwnProperty.call(parent, key)) {
-    undo?.entries.push({ kind: 'key', container: parent, key, had: true, old: parent[key] });
+    undo?.entries.push({ kind: 'key', container: parent, key, had: true, old: parent[key], ...(undo.recordPaths ? { path } : {}) });
     delete parent[key];
   }
 }
@@ -199,4 +204,25 @@ export function expandPattern(doc: unknown, pattern: Path): Path[] {
   };
   walk(doc, 0, []);
   return out;
+}
+
+/**
+ * Replays path-carrying undo entries (newest first) on a document with the same shape as the one
+ * they were recorded on: how history rewinds a copy of the current state.
+ */
+export function replayUndo(root: Record<string, unknown>, entries: readonly UndoEntry[], clone: (v: unknown) => unknown): void {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (!e.path) continue;
+    if (e.kind === 'length') {
+      const arr = getAt(root, e.path);
+      if (Array.isArray(arr)) arr.length = e.length;
+      continue;
+    }
+    const parent = e.path.length === 1 ? root : getAt(root, e.path.slice(0, -1));
+    const key = e.path[e.path.length - 1]!;
+    if (parent === ABSENT || parent === null || typeof parent !== 'object') continue;
+    if (e.had) (parent as Record<string | number, unknown>)[key as string] = clone(e.old);
+    else if (!Array.isArray(parent)) delete (parent as Record<string, unknown>)[key as string];
+  }
 }

@@ -1,0 +1,60 @@
+/**
+ * The calc engine's error catalogue. Codes are stable: never renamed, never reused.
+ * Surfaces map them once: REST status, MCP error shape, CLI exit code.
+ */
+import type { SchemaViolation } from './schema.js';
+
+export const CALC_ERROR_CODES = {
+  SPEC_INVALID: { status: 422, summary: 'the spec failed validation or does not compile' },
+  MODEL_NOT_FOUND: { status: 404, summary: 'no model with that id' },
+  MODEL_EXISTS: { status: 409, summary: 'a model with that id already exists' },
+  PATH_NOT_FOUND: { status: 404, summary: 'nothing at that address' },
+  SCHEMA_VIOLATION: { status: 422, summary: 'a written value breaks the effective schema' },
+  CONSTRAINT_VIOLATION: { status: 409, summary: 'a rollback constraint refused the cycle' },
+  DERIVED_TARGET_WRITE: { status: 400, summary: 'a mutation wrote a derived field' },
+  INDEX_LIMIT: { status: 422, summary: 'an array index beyond the limit' },
+  INVALID_PATCH: { status: 422, summary: 'a JSON Patch that cannot be applied' },
+  INVALID_ARGUMENT: { status: 400, summary: 'a malformed argument' },
+  VERSION_CONFLICT: { status: 409, summary: 'expectedVersion is not the live version' },
+  EVOLUTION_INVALID: { status: 422, summary: 'the evolved spec is invalid or strands live values' },
+  HISTORY_NOT_FOUND: { status: 404, summary: 'no history entry at or before that time' },
+  VIEW_NOT_FOUND: { status: 404, summary: 'no such view' },
+  LIBRARY_NOT_FOUND: { status: 404, summary: 'the model has no library' },
+} as const;
+
+export type CalcErrorCode = keyof typeof CALC_ERROR_CODES;
+
+export interface ConstraintViolation {
+  constraintId: string;
+  message: string;
+  policy: 'rollback' | 'flag';
+}
+
+/** Any refusal by the engine. Extra structured data rides in `details`. */
+export class CalcError extends Error {
+  readonly code: CalcErrorCode;
+  readonly details: Record<string, unknown>;
+  constructor(code: CalcErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'CalcError';
+    this.code = code;
+    this.details = details;
+  }
+  get status(): number {
+    return CALC_ERROR_CODES[this.code].status;
+  }
+}
+
+export function schemaViolationError(violations: SchemaViolation[]): CalcError {
+  const first = violations[0];
+  const message = violations.length === 1 && first ? `Schema violation: ${first.message}` : `Schema violation: ${violations.length} problems`;
+  return new CalcError('SCHEMA_VIOLATION', message, { violations });
+}
+
+export function constraintViolationError(violations: ConstraintViolation[]): CalcError {
+  const message =
+    violations.length === 1
+      ? `Constraint violated: ${violations[0]!.message}`
+      : `${violations.length} constraints violated: [${violations.map((v) => v.message).join(', ')}]`;
+  return new CalcError('CONSTRAINT_VIOLATION', message, { violations });
+}

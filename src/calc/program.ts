@@ -1,0 +1,204 @@
+/**
+ * A compiled spec: every expression compiled once, the library bound, the dependency graph built.
+ * Shared by every runtime of the same spec version (tests, dry runs, live models).
+ */
+import { firstWildcard, formatPath, mustParse, type Path } from './address.js';
+import { extractDependencies } from './dependencies.js';
+import { mustCompile, type CompiledExpression } from './expression.js';
+import { DependencyGraph, type GraphInput, type GraphJson } from './graph.js';
+import { compileLibrary, type CompiledLibrary } from './library.js';
+import { metaKey, type Constraint, type Effect, type MetaProperty, type ModelSpec } from './spec.js';
+import { CalcError } from './errors.js';
+
+export interface DerivationNode {
+  id: number;
+  address: string;
+  path: Path;
+  expr: CompiledExpression;
+  lazy: boolean;
+  deps: Path[];
+  depStrings: string[];
+  /** For `[*]` targets: the array before the first `[*]` and the rest after it. */
+  rows: { array: Path; suffix: Path } | null;
+}
+
+export interface MetaNode {
+  id: number;
+  key: string;
+  address: string;
+  path: Path;
+  property: MetaProperty;
+  expr: CompiledExpression;
+  /** For `[*]` paths: the element pattern (up to and including the first `[*]`). */
+  element: Path | null;
+}
+
+export interface ConstraintNode {
+  id: number;
+  spec: Constraint;
+  expr: CompiledExpression;
+  scopes: Path[] | null;
+}
+
+export interface EffectNode {
+  id: number;
+  spec: Effect;
+  trigger: CompiledExpression | null;
+  dedupeKey: CompiledExpression | null;
+  payload: [string, CompiledExpression][];
+  requests: CompiledExpression | null;
+  prompt: CompiledExpression | null;
+  at: CompiledExpression | null;
+  afterMs: CompiledExpression | null;
+  statusPath: Path | null;
+}
+
+export interface DefaultRuleNode {
+  path: Path;
+  expr: CompiledExpression;
+}
+
+export interface CompiledModel {
+  spec: ModelSpec;
+  library?: CompiledLibrary;
+  /** `$const` plus library exports, bound into every evaluation. */
+  bindings: Record<string, unknown>;
+  derivations: DerivationNode[];
+  metas: MetaNode[];
+  constraints: ConstraintNode[];
+  effects: EffectNode[];
+  defaults: DefaultRuleNode[];
+  graph: DependencyGraph;
+  /** Exact derivation target addresses (writes to them are refused). */
+  derivedTargets: Map<string, DerivationNode>;
+  graphJson(): GraphJson;
+}
+
+function optionalExpr(text: string | number | undefined): CompiledExpression | null {
+  if (text === undefined) return null;
+  return mustCompile(String(text));
+}
+
+/**
+ * Compiles a spec that the validator accepted.
+ * @throws CalcError (SPEC_INVALID) when a library fails, a path is not canonical, or derivations loop
+ */
+export async function compileModel(spec: ModelSpec): Promise<CompiledModel> {
+  try {
+    return await compileUnchecked(spec);
+  } catch (err) {
+    if (err instanceof CalcError) throw err;
+    throw new CalcError('SPEC_INVALID', `spec does not compile: ${(err as Error).message}`);
+  }
+}
+
+async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
+  const lib = await compileLibrary(spec.library, spec.constants);
+  const libErrors = lib.findings.filter((f) => f.severity === 'error');
+  if (libErrors.length > 0) {
+    throw new CalcError('SPEC_INVALID', `${libErrors[0]!.location}: ${libErrors[0]!.message}`);
+  }
+  const bindings: Record<string, unknown> = { ...(lib.library?.bindings ?? {}), const: spec.constants };
+
+  const inputs: GraphInput[] = [];
+  const derivations: DerivationNode[] = spec.derivations.map((d) => {
+    const path = mustParse(d.path);
+    const w = firstWildcard(path);
+    const expr = mustCompile(d.expr);
+    const parent = w >= 0 ? path.slice(0, w + 1) : undefined;
+    const deps = extractDependencies(expr.ast, parent ? { parent } : {});
+    const node: DerivationNode = {
+      id: inputs.length,
+      address: d.path,
+      path,
+      expr,
+      lazy: d.evaluation === 'lazy',
+      deps,
+      depStrings: deps.map((p) => formatPath(p)),
+      rows: w >= 0 ? { array: path.slice(0, w), suffix: path.slice(w + 1) } : null,
+    };
+    inputs.push({ kind: 'DERIVED', key: d.path, target: path, deps, wildcard: w >= 0 });
+    return node;
+  });
+  const metas: MetaNode[] = spec.metaDerivations.map((m) => {
+    const path = mustParse(m.path);
+    const w = firstWildcard(path);
+    const element = w >= 0 ? path.slice(0, w + 1) : null;
+    const expr = mustCompile(m.expr);
+    const deps = extractDependencies(expr.ast, element ? { scope: element } : {});
+    const key = metaKey(m.path, m.property);
+    const node: MetaNode = { id: inputs.length, key, address: m.path, path, property: m.property, expr, element };
+    inputs.push({ kind: 'META', key, target: path, deps, wildcard: w >= 0 });
+    return node;
+  });
+  const constraints: ConstraintNode[] = spec.constraints.map((c) => {
+    const expr = mustCompile(c.expr);
+    const scopes = c.path === undefined ? null : (Array.isArray(c.path) ? c.path : [c.path]).map((p) => mustParse(p));
+    const deps: Path[] = [];
+    if (scopes) {
+      for (const s of scopes) {
+        deps.push(s);
+        deps.push(...extractDependencies(expr.ast, { scope: s }));
+      }
+    } else {
+      deps.push(...extractDependencies(expr.ast));
+    }
+    const node: ConstraintNode = { id: inputs.length, spec: c, expr, scopes };
+    inputs.push({ kind: 'CONSTRAINT', key: `$constraint:${c.id}`, target: null, deps, wildcard: false });
+    return node;
+  });
+  const effects: EffectNode[] = spec.effects.map((e) => {
+    const node: EffectNode = {
+      id: inputs.length,
+      spec: e,
+      trigger: optionalExpr(e.trigger),
+      dedupeKey: optionalExpr(e.dedupeKey),
+      payload: Object.entries(e.payload ?? {}).map(([k, v]) => [k, mustCompile(v)]),
+      requests: optionalExpr(e.requests),
+      prompt: optionalExpr(e.prompt),
+      at: optionalExpr(e.at),
+      afterMs: optionalExpr(e.afterMs),
+      statusPath: e.statusPath ? mustParse(e.statusPath) : null,
+    };
+    const deps: Path[] = [];
+    for (const x of [node.trigger, node.dedupeKey, node.requests, node.prompt, node.at, node.afterMs]) {
+      if (x) deps.push(...extractDependencies(x.ast));
+    }
+    inputs.push({ kind: 'EFFECT', key: `$effect:${e.id}`, target: null, deps, wildcard: false });
+    return node;
+  });
+  const defaults: DefaultRuleNode[] = spec.defaultValues.map((d) => ({ path: mustParse(d.path), expr: mustCompile(d.expr) }));
+
+  const graph = new DependencyGraph(inputs);
+  if (graph.cycle.length > 0) {
+    throw new CalcError('SPEC_INVALID', `Cyclic dependency detected among nodes: [${graph.cycle.join(', ')}]`);
+  }
+  const derivedTargets = new Map<string, DerivationNode>();
+  for (const d of derivations) derivedTargets.set(d.address, d);
+  const expressions = inputs.map((_, i) => {
+    const d = derivations.find((x) => x.id === i);
+    if (d) return d.expr.text;
+    const m = metas.find((x) => x.id === i);
+    if (m) return m.expr.text;
+    const c = constraints.find((x) => x.id === i);
+    if (c) return c.expr.text;
+    const e = effects.find((x) => x.id === i);
+    return e?.trigger?.text ?? null;
+  });
+  const labels = inputs.map((n) => n.key);
+
+  const model: CompiledModel = {
+    spec,
+    bindings,
+    derivations,
+    metas,
+    constraints,
+    effects,
+    defaults,
+    graph,
+    derivedTargets,
+    graphJson: () => graph.toJson(expressions, labels),
+  };
+  if (lib.library) model.library = lib.library;
+  return model;
+}

@@ -1,0 +1,717 @@
+/**
+ * A live model: base document, derived and meta caches, and the reactive cycle that keeps them
+ * consistent. One cycle: validate → write → defaults for new containers → dirty propagation →
+ * derive by level → meta → constraints (rollback or flag) → effects as data → commit.
+ */
+import { formatPath, parseAddress, patternMatches, WILDCARD, type Path } from './address.js';
+import {
+  ABSENT,
+  deleteAt,
+  expandPattern,
+  getAt,
+  IndexLimitError,
+  MAX_ARRAY_INDEX,
+  replayUndo,
+  setAt,
+  spliceAt,
+  UndoLog,
+} from './document.js';
+import { CalcError, constraintViolationError, schemaViolationError, type ConstraintViolation } from './errors.js';
+import { compileExpression, describeJsonataError, isTruthy, type CompiledExpression } from './expression.js';
+import { cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
+import type { CompiledModel, ConstraintNode, DerivationNode, EffectNode, MetaNode } from './program.js';
+import { checkValue, effectiveSchema, schemaAt, seedSchemaDefaults, type SchemaViolation } from './schema.js';
+import { META_PROPERTIES } from './spec.js';
+import { HISTORY_CAPACITY, Ring, TRACE_CAPACITY, type DerivationTrace, type HistoryEntry } from './traces.js';
+
+export interface DispatchedEffect {
+  effectId: string;
+  executor: string;
+  emit?: string;
+  payload: JsonValue;
+}
+
+export interface MutationResult {
+  success: true;
+  mutatedPaths: string[];
+  derivedUpdated: string[];
+  metaUpdated: string[];
+  flaggedConstraints: ConstraintViolation[];
+  dispatchedEffects: DispatchedEffect[];
+  traces: DerivationTrace[];
+}
+
+export interface RuntimeState {
+  base: JsonObject;
+  derived: Record<string, JsonValue>;
+  meta: Record<string, JsonValue>;
+}
+
+/** Undo for everything a cycle touches: both documents and the caches. */
+class Transaction {
+  readonly base = new UndoLog();
+  readonly merged = new UndoLog(true);
+  readonly undoers: (() => void)[] = [];
+  rollback(): void {
+    for (let i = this.undoers.length - 1; i >= 0; i--) this.undoers[i]!();
+    this.merged.rollback();
+    this.base.rollback();
+  }
+}
+
+function mapSet<K, V>(map: Map<K, V>, key: K, value: V, tx: Transaction | undefined): void {
+  if (tx) {
+    const had = map.has(key);
+    const old = map.get(key);
+    tx.undoers.push(() => (had ? map.set(key, old as V) : map.delete(key)));
+  }
+  map.set(key, value);
+}
+
+function mapDelete<K, V>(map: Map<K, V>, key: K, tx: Transaction | undefined): void {
+  if (!map.has(key)) return;
+  if (tx) {
+    const old = map.get(key) as V;
+    tx.undoers.push(() => map.set(key, old));
+  }
+  map.delete(key);
+}
+
+function setAdd<T>(set: Set<T>, value: T, tx: Transaction | undefined): void {
+  if (set.has(value)) return;
+  set.add(value);
+  tx?.undoers.push(() => set.delete(value));
+}
+
+function setDelete<T>(set: Set<T>, value: T, tx: Transaction | undefined): void {
+  if (!set.has(value)) return;
+  set.delete(value);
+  tx?.undoers.push(() => set.add(value));
+}
+
+type EvalOutcome = { ok: true; value: unknown } | { ok: false; message: string };
+
+async function evaluate(expr: CompiledExpression, input: unknown, bindings: Record<string, unknown>): Promise<EvalOutcome> {
+  try {
+    return { ok: true, value: await expr.evaluate(input, bindings) };
+  } catch (err) {
+    return { ok: false, message: describeJsonataError(err) };
+  }
+}
+
+/** JSON form of an expression result: undefined → null, sequences → arrays, functions dropped. */
+function toJson(value: unknown): JsonValue {
+  if (value === undefined) return null;
+  const v = cloneJson(value);
+  return v === undefined ? null : (v as JsonValue);
+}
+
+export interface MutateOptions {
+  /** Skip schema validation (creation seeding, restore already validated). */
+  skipValidation?: boolean;
+}
+
+export class ModelRuntime {
+  readonly model: CompiledModel;
+  private base: Record<string, unknown> = {};
+  /** Base with every derived value spliced in; kept current write by write. */
+  private merged: Record<string, unknown> = {};
+  private readonly derived = new Map<string, JsonValue>();
+  /** Derived addresses whose value is a container (writes inside them leave the merged doc alone). */
+  private readonly derivedContainers = new Set<string>();
+  private readonly rowCounts = new Map<number, number>();
+  private readonly meta = new Map<string, JsonValue>();
+  private readonly metaRows = new Map<number, string[]>();
+  private readonly staleLazy = new Set<number>();
+  readonly traces = new Ring<DerivationTrace>(TRACE_CAPACITY);
+  private history: HistoryEntry[] = [];
+  private historyCapacity = HISTORY_CAPACITY;
+  private readonly hasDefaultRules: boolean;
+
+  constructor(model: CompiledModel, options: { historyCapacity?: number } = {}) {
+    this.model = model;
+    this.hasDefaultRules = model.defaults.length > 0;
+    if (options.historyCapacity !== undefined) this.historyCapacity = options.historyCapacity;
+  }
+
+  // ---------------------------------------------------------------- creation
+
+  /**
+   * Seeds a new model: the `$` default rule, then schema defaults; if anything was written, one
+   * reactive cycle driven by those paths. `recomputeAll` then evaluates every eager derivation and
+   * meta (what creation does; the test runner does not).
+   * @throws CalcError when seeding is refused by a rollback constraint
+   */
+  async initialize(options: { recomputeAll: boolean }): Promise<MutationResult | null> {
+    const tx = new Transaction();
+    let result: MutationResult | null = null;
+    try {
+      const written: Path[] = [];
+      await this.applyDefaultRules([[]], written, tx);
+      const seeded = seedSchemaDefaults(
+        this.model.spec.schema,
+        this.base,
+        (p) => this.model.derivedTargets.has(formatPath(p)),
+        (p, v) => this.writeBase(p, v, tx),
+      );
+      written.push(...seeded);
+      if (written.length > 0) {
+        result = await this.runCycle(written.map(formatPath), written, tx);
+      }
+    } catch (err) {
+      tx.rollback();
+      throw err;
+    }
+    if (options.recomputeAll) await this.recomputeAll();
+    return result;
+  }
+
+  /** Evaluates every eager derivation (level order) and every meta; no constraints, no effects. */
+  async recomputeAll(): Promise<void> {
+    const log = new UndoLog(true);
+    const order = this.model.graph.derivationOrder.map((id) => this.model.derivations.find((d) => d.id === id)!);
+    const lazy = new Set(this.model.derivations.filter((d) => d.lazy).map((d) => d.id));
+    await this.deriveLevels(order, undefined, [], [], log);
+    for (const id of lazy) this.staleLazy.add(id);
+    for (const m of this.model.metas) await this.evaluateMeta(m, undefined, []);
+    this.appendAfter(log);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** The merged document (lazy values brought up to date), as a fresh copy. */
+  async getState(): Promise<JsonObject> {
+    await this.refreshLazy();
+    return cloneJson(this.merged) as JsonObject;
+  }
+
+  /**
+   * The value at an address: derived → base → inside a derived ancestor. `undefined` when absent.
+   * @throws CalcError (INVALID_ARGUMENT) for a non-canonical address
+   */
+  async getValue(address: string): Promise<JsonValue | undefined> {
+    const parsed = parseAddress(address);
+    if (!parsed.ok) throw new CalcError('INVALID_ARGUMENT', parsed.message);
+    await this.refreshLazy();
+    const v = getAt(this.merged, parsed.path);
+    return v === ABSENT ? undefined : cloneJson(v);
+  }
+
+  /** Effective schema at an address: static fragment + live meta overlay. */
+  getEffectiveSchema(address: string): JsonObject {
+    const parsed = parseAddress(address);
+    if (!parsed.ok) throw new CalcError('INVALID_ARGUMENT', parsed.message);
+    return effectiveSchema(this.model.spec.schema, parsed.path, address, this.meta);
+  }
+
+  /** Live meta value (`$.x#read_only` keys), or undefined. */
+  getMeta(key: string): JsonValue | undefined {
+    return this.meta.get(key);
+  }
+
+  /** Traces whose target starts with `path`, oldest first. */
+  explain(path: string, limit?: number): DerivationTrace[] {
+    const all = this.traces.toArray().filter((t) => t.targetPath.startsWith(path));
+    return limit !== undefined && limit >= 0 ? all.slice(Math.max(0, all.length - limit)) : all;
+  }
+
+  historyTimestamps(): number[] {
+    return this.history.map((h) => h.timestamp);
+  }
+
+  /**
+   * Merged state as it stood after the newest cycle at or before `time` (epoch ms).
+   * @throws CalcError (HISTORY_NOT_FOUND) when no cycle is that old
+   */
+  async stateAt(time: number): Promise<JsonObject> {
+    await this.refreshLazy();
+    let k = -1;
+    for (let i = 0; i < this.history.length; i++) if (this.history[i]!.timestamp <= time) k = i;
+    if (k < 0) throw new CalcError('HISTORY_NOT_FOUND', `no history entry at or before ${new Date(time).toISOString()}`);
+    const copy = cloneJson(this.merged);
+    for (let j = this.history.length - 1; j > k; j--) {
+      replayUndo(copy, this.history[j]!.after, cloneJson);
+      replayUndo(copy, this.history[j]!.changes, cloneJson);
+    }
+    replayUndo(copy, this.history[k]!.after, cloneJson);
+    return copy as JsonObject;
+  }
+
+  /** Base document, derived and meta caches, as plain JSON. */
+  exportState(): RuntimeState {
+    return {
+      base: cloneJson(this.base) as JsonObject,
+      derived: Object.fromEntries([...this.derived].map(([k, v]) => [k, cloneJson(v)])),
+      meta: Object.fromEntries([...this.meta].map(([k, v]) => [k, cloneJson(v)])),
+    };
+  }
+
+  /** The base document itself (read-only by convention; callers copy before changing). */
+  baseDocument(): Readonly<Record<string, unknown>> {
+    return this.base;
+  }
+
+  /**
+   * Replaces base, derived and meta caches verbatim (no recompute); lazy targets go stale;
+   * traces and history are cleared.
+   */
+  loadState(state: RuntimeState, options: { keepTraces?: boolean } = {}): void {
+    this.base = cloneJson(state.base) as Record<string, unknown>;
+    this.derived.clear();
+    this.derivedContainers.clear();
+    this.rowCounts.clear();
+    this.meta.clear();
+    this.metaRows.clear();
+    this.merged = cloneJson(this.base);
+    const entries = Object.entries(state.derived)
+      .map(([k, v]) => ({ k, v, p: parseAddress(k) }))
+      .filter((e) => e.p.ok)
+      .sort((a, b) => (a.p.ok && b.p.ok ? a.p.path.length - b.p.path.length : 0));
+    for (const e of entries) {
+      if (!e.p.ok) continue;
+      const v = cloneJson(e.v);
+      this.derived.set(e.k, v);
+      if (v !== null && typeof v === 'object') this.derivedContainers.add(e.k);
+      spliceAt(this.merged, e.p.path, cloneJson(v));
+    }
+    for (const d of this.model.derivations) {
+      if (d.rows) {
+        const arr = getAt(this.base, d.rows.array);
+        this.rowCounts.set(d.id, Array.isArray(arr) ? arr.length : 0);
+      }
+    }
+    for (const [k, v] of Object.entries(state.meta)) this.meta.set(k, cloneJson(v));
+    for (const m of this.model.metas) {
+      if (m.element) this.metaRows.set(m.id, [...this.meta.keys()].filter((k) => k.endsWith(`#${META_PROPERTIES[m.property]}`)));
+    }
+    this.staleLazy.clear();
+    for (const d of this.model.derivations) if (d.lazy) this.staleLazy.add(d.id);
+    if (!options.keepTraces) this.traces.clear();
+    this.history = [];
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Validates a mutation map without changing anything: non-canonical keys, wildcard keys and
+   * values the effective schema refuses. Returns the violations (empty when acceptable).
+   */
+  validateMutations(mutations: Record<string, unknown>): SchemaViolation[] {
+    const violations: SchemaViolation[] = [];
+    for (const [address, value] of Object.entries(mutations)) {
+      const parsed = parseAddress(address);
+      if (!parsed.ok) {
+        violations.push({ path: address, keyword: 'address', message: parsed.message });
+        continue;
+      }
+      if (parsed.path.includes(WILDCARD)) {
+        violations.push({ path: address, keyword: 'address', message: `${address}: a mutation key cannot contain [*]; name one element` });
+        continue;
+      }
+      if (parsed.path.length === 0) {
+        violations.push({ path: address, keyword: 'address', message: 'the root $ cannot be replaced by a mutation; write its fields' });
+        continue;
+      }
+      const schema = effectiveSchema(this.model.spec.schema, parsed.path, address, this.meta);
+      violations.push(...checkValue(schema, value, address));
+    }
+    return violations;
+  }
+
+  /**
+   * One reactive cycle for a mutation map (`{address: value}`).
+   * @throws CalcError SCHEMA_VIOLATION, DERIVED_TARGET_WRITE, INDEX_LIMIT, CONSTRAINT_VIOLATION
+   */
+  async mutate(mutations: Record<string, unknown>, options: MutateOptions = {}): Promise<MutationResult> {
+    const keys = Object.keys(mutations);
+    if (!options.skipValidation) {
+      const violations = this.validateMutations(mutations);
+      if (violations.length > 0) throw schemaViolationError(violations);
+    }
+    const paths: Path[] = [];
+    for (const address of keys) {
+      const parsed = parseAddress(address);
+      if (!parsed.ok) throw schemaViolationError([{ path: address, keyword: 'address', message: parsed.message }]);
+      if (this.model.derivedTargets.has(address)) {
+        throw new CalcError('DERIVED_TARGET_WRITE', `${address} is a derived field and cannot be written`, { path: address });
+      }
+      for (const seg of parsed.path) {
+        if (typeof seg === 'number' && seg > MAX_ARRAY_INDEX) {
+          throw new CalcError('INDEX_LIMIT', `${address}: array index ${seg} exceeds the limit of ${MAX_ARRAY_INDEX}`, { path: address });
+        }
+      }
+      paths.push(parsed.path);
+    }
+    const newContainers = this.hasDefaultRules ? this.newContainers(paths) : [];
+    const tx = new Transaction();
+    try {
+      const written: Path[] = [...paths];
+      paths.forEach((p, i) => {
+        if (!this.writeBase(p, cloneJson(mutations[keys[i]!]), tx)) {
+          throw new CalcError('INVALID_ARGUMENT', `${keys[i]}: the path runs through a value that is not a container`, { path: keys[i] });
+        }
+      });
+      const defaulted: Path[] = [];
+      if (newContainers.length > 0) await this.applyDefaultRules(newContainers, defaulted, tx);
+      written.push(...defaulted);
+      return await this.runCycle([...keys, ...defaulted.map(formatPath)], written, tx);
+    } catch (err) {
+      tx.rollback();
+      if (err instanceof IndexLimitError) throw new CalcError('INDEX_LIMIT', err.message);
+      throw err;
+    }
+  }
+
+  /** Writes into the base document, and into the merged one unless a derived value covers it. */
+  private writeBase(path: Path, value: unknown, tx: Transaction | undefined): boolean {
+    if (!setAt(this.base, path, value, tx?.base)) return false;
+    if (!this.underDerivedContainer(path)) setAt(this.merged, path, cloneJson(value), tx?.merged);
+    return true;
+  }
+
+  private underDerivedContainer(path: Path): boolean {
+    if (this.derivedContainers.size === 0) return false;
+    for (let n = 1; n < path.length; n++) if (this.derivedContainers.has(formatPath(path.slice(0, n)))) return true;
+    return false;
+  }
+
+  /** Proper prefixes of the keys that are objects or elements and absent before the writes. */
+  private newContainers(paths: Path[]): Path[] {
+    const seen = new Set<string>();
+    const out: Path[] = [];
+    for (const p of paths) {
+      for (let n = 1; n < p.length; n++) {
+        if (typeof p[n] === 'number') continue; // the bare array before an index
+        const prefix = p.slice(0, n);
+        const key = formatPath(prefix);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const v = getAt(this.base, prefix);
+        if (v === ABSENT || v === null) out.push(prefix);
+      }
+    }
+    return out.sort((a, b) => a.length - b.length);
+  }
+
+  /** Runs the defaultValues rules for each new container, shallowest first, in spec order. */
+  private async applyDefaultRules(containers: Path[], written: Path[], tx: Transaction): Promise<void> {
+    for (const container of containers) {
+      for (const rule of this.model.defaults) {
+        if (!patternMatches(rule.path, container)) continue;
+        const parentPath = container.length === 0 ? [] : container.slice(0, -1);
+        const parentValue = getAt(this.base, parentPath);
+        const self = getAt(this.base, container);
+        const bindings = {
+          ...this.model.bindings,
+          parent: parentValue === ABSENT ? undefined : parentValue,
+          self: self === ABSENT ? {} : self,
+        };
+        const out = await evaluate(rule.expr, this.base, bindings);
+        if (!out.ok || !isObject(out.value)) continue;
+        for (const [leaf, value] of flattenLeaves(toJson(out.value) as JsonObject, container)) {
+          const current = getAt(this.base, leaf);
+          if (current !== ABSENT && current !== null) continue;
+          if (this.model.derivedTargets.has(formatPath(leaf))) continue;
+          if (leaf.length === 0) continue;
+          this.writeBase(leaf, value, tx);
+          written.push(leaf);
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- the cycle
+
+  private async runCycle(mutatedPaths: string[], written: Path[], tx: Transaction): Promise<MutationResult> {
+    const dirty = this.model.graph.dirtyForAll(written);
+    const traces: DerivationTrace[] = [];
+    const derivedUpdated: string[] = [];
+    const metaUpdated: string[] = [];
+    const order = dirty.derivations.map((id) => this.derivationById(id));
+    await this.deriveLevels(order, tx, derivedUpdated, traces, tx.merged);
+    for (const id of dirty.metas) await this.evaluateMeta(this.metaById(id), tx, metaUpdated);
+
+    const violations: ConstraintViolation[] = [];
+    for (const id of dirty.constraints) {
+      const c = this.constraintById(id);
+      const passed = await this.checkConstraint(c, traces);
+      if (!passed) violations.push({ constraintId: c.spec.id, message: c.spec.message, policy: c.spec.policy });
+    }
+    const rollbacks = violations.filter((v) => v.policy === 'rollback');
+    if (rollbacks.length > 0) {
+      for (const v of rollbacks) {
+        traces.push({ targetPath: `$constraint:${v.constraintId}`, expression: '', inputPaths: [], result: null, constraintPassed: false, errorMessage: null });
+      }
+      this.traces.push(...traces);
+      throw constraintViolationError(rollbacks);
+    }
+    const dispatchedEffects: DispatchedEffect[] = [];
+    for (const id of dirty.effects) await this.dispatchEffect(this.effectById(id), dispatchedEffects);
+
+    // commit
+    this.traces.push(...traces);
+    this.history.push({ timestamp: Date.now(), changes: tx.merged.entries, after: [] });
+    if (this.history.length > this.historyCapacity) this.history.splice(0, this.history.length - this.historyCapacity);
+    return {
+      success: true,
+      mutatedPaths,
+      derivedUpdated,
+      metaUpdated,
+      flaggedConstraints: violations.filter((v) => v.policy === 'flag'),
+      dispatchedEffects,
+      traces,
+    };
+  }
+
+  private derivationById(id: number): DerivationNode {
+    return this.model.derivations[id]!; // derivations are the first graph nodes, in spec order
+  }
+  private metaById(id: number): MetaNode {
+    return this.model.metas[id - this.model.derivations.length]!;
+  }
+  private constraintById(id: number): ConstraintNode {
+    return this.model.constraints[id - this.model.derivations.length - this.model.metas.length]!;
+  }
+  private effectById(id: number): EffectNode {
+    return this.model.effects[id - this.model.derivations.length - this.model.metas.length - this.model.constraints.length]!;
+  }
+
+  /**
+   * Evaluates derivations level by level: every node of a level sees the document as it stood
+   * before the level; results are spliced in before the next level.
+   */
+  private async deriveLevels(
+    order: DerivationNode[],
+    tx: Transaction | undefined,
+    derivedUpdated: string[],
+    traces: DerivationTrace[],
+    mergedLog: UndoLog,
+  ): Promise<void> {
+    const depth = this.model.graph.depth;
+    let i = 0;
+    while (i < order.length) {
+      const level = depth[order[i]!.id]!;
+      const results: [DerivationNode, Path, string, JsonValue][] = [];
+      const rowTotals: [DerivationNode, number][] = [];
+      for (; i < order.length && depth[order[i]!.id] === level; i++) {
+        const d = order[i]!;
+        if (d.lazy && tx) {
+          setAdd(this.staleLazy, d.id, tx);
+          continue;
+        }
+        if (!d.rows) {
+          const out = await evaluate(d.expr, this.merged, this.model.bindings);
+          results.push([d, d.path, d.address, this.traceResult(d, d.address, out, traces)]);
+          continue;
+        }
+        const arr = getAt(this.base, d.rows.array);
+        const n = Array.isArray(arr) ? arr.length : 0;
+        for (let r = 0; r < n; r++) {
+          const rowPath = [...d.rows.array, r];
+          const parent = getAt(this.merged, rowPath);
+          const out = await evaluate(d.expr, this.merged, { ...this.model.bindings, parent: parent === ABSENT ? undefined : parent });
+          const path = [...rowPath, ...d.rows.suffix];
+          const address = formatPath(path);
+          results.push([d, path, address, this.traceResult(d, address, out, traces)]);
+        }
+        rowTotals.push([d, n]);
+      }
+      for (const [d, path, address, value] of results) {
+        this.storeDerived(path, address, value, tx, mergedLog);
+        derivedUpdated.push(address);
+        if (d.lazy) setDelete(this.staleLazy, d.id, tx);
+      }
+      for (const [d, n] of rowTotals) this.dropVanishedRows(d, n, tx);
+    }
+  }
+
+  private traceResult(d: DerivationNode, address: string, out: EvalOutcome, traces: DerivationTrace[]): JsonValue {
+    if (out.ok) {
+      const value = toJson(out.value);
+      traces.push({ targetPath: address, expression: d.expr.text, inputPaths: d.depStrings, result: value, constraintPassed: null, errorMessage: null });
+      return value;
+    }
+    traces.push({ targetPath: address, expression: d.expr.text, inputPaths: [], result: null, constraintPassed: null, errorMessage: out.message });
+    return null;
+  }
+
+  private storeDerived(path: Path, address: string, value: JsonValue, tx: Transaction | undefined, mergedLog: UndoLog): void {
+    mapSet(this.derived, address, value, tx);
+    if (value !== null && typeof value === 'object') setAdd(this.derivedContainers, address, tx);
+    else setDelete(this.derivedContainers, address, tx);
+    spliceAt(this.merged, path, value !== null && typeof value === 'object' ? cloneJson(value) : value, mergedLog);
+  }
+
+  /** A `[*]` target forgets rows that no longer exist (no stale answers after the array shrank). */
+  private dropVanishedRows(d: DerivationNode, rows: number, tx: Transaction | undefined): void {
+    const before = this.rowCounts.get(d.id) ?? 0;
+    for (let r = rows; r < before; r++) {
+      const address = formatPath([...d.rows!.array, r, ...d.rows!.suffix]);
+      mapDelete(this.derived, address, tx);
+      setDelete(this.derivedContainers, address, tx);
+    }
+    mapSet(this.rowCounts, d.id, rows, tx);
+  }
+
+  private async evaluateMeta(m: MetaNode, tx: Transaction | undefined, metaUpdated: string[]): Promise<void> {
+    const suffix = `#${META_PROPERTIES[m.property]}`;
+    if (!m.element) {
+      const out = await evaluate(m.expr, this.merged, this.model.bindings);
+      mapSet(this.meta, m.key, out.ok ? toJson(out.value) : null, tx);
+      metaUpdated.push(m.key);
+      return;
+    }
+    const keys: string[] = [];
+    for (const concrete of expandPattern(this.base, m.path)) {
+      const element = getAt(this.base, concrete.slice(0, m.element.length));
+      const out = await evaluate(m.expr, element === ABSENT ? undefined : element, this.model.bindings);
+      const key = `${formatPath(concrete)}${suffix}`;
+      mapSet(this.meta, key, out.ok ? toJson(out.value) : null, tx);
+      keys.push(key);
+      metaUpdated.push(key);
+    }
+    for (const old of this.metaRows.get(m.id) ?? []) if (!keys.includes(old)) mapDelete(this.meta, old, tx);
+    mapSet(this.metaRows, m.id, keys, tx);
+  }
+
+  private async checkConstraint(c: ConstraintNode, traces: DerivationTrace[]): Promise<boolean> {
+    const inputs: unknown[] = [];
+    if (!c.scopes) inputs.push(this.merged);
+    else if (c.scopes.length === 1 && c.scopes[0]!.includes(WILDCARD)) {
+      for (const concrete of expandPattern(this.base, c.scopes[0]!)) inputs.push(getAt(this.base, concrete));
+    } else {
+      for (const scope of c.scopes) {
+        const v = getAt(this.merged, scope);
+        inputs.push(v === ABSENT ? undefined : v);
+      }
+    }
+    let allPassed = true;
+    for (const input of inputs) {
+      const out = await evaluate(c.expr, input, this.model.bindings);
+      const passed = out.ok && isTruthy(out.value);
+      traces.push({ targetPath: `$constraint:${c.spec.id}`, expression: c.expr.text, inputPaths: [], result: null, constraintPassed: passed, errorMessage: null });
+      if (!passed) allPassed = false;
+    }
+    return allPassed;
+  }
+
+  private async dispatchEffect(e: EffectNode, out: DispatchedEffect[]): Promise<void> {
+    const b = this.model.bindings;
+    if (e.trigger) {
+      const t = await evaluate(e.trigger, this.merged, b);
+      if (!t.ok || !isTruthy(t.value)) return;
+    }
+    const key = e.dedupeKey ? await evaluate(e.dedupeKey, this.merged, b) : null;
+    const keyValue = key && key.ok ? toJson(key.value) : null;
+    const guarded = (statusPath: Path | null, k: JsonValue): boolean => {
+      if (!statusPath) return false;
+      const status = getAt(this.merged, statusPath);
+      if (!isObject(status)) return false;
+      if (status.phase === 'pending' || status.phase === 'in_flight') return true;
+      return Object.prototype.hasOwnProperty.call(status, 'key') && jsonEqual(status.key, k);
+    };
+    const executor = e.spec.executor;
+    if (executor === 'server' && e.requests) {
+      const r = await evaluate(e.requests, this.merged, b);
+      const list = r.ok ? toJson(r.value) : null;
+      for (const desc of Array.isArray(list) ? list : list === null ? [] : [list]) {
+        const d = isObject(desc) ? desc : {};
+        const sp = typeof d.statusPath === 'string' ? parseAddress(d.statusPath) : null;
+        const dk = d.dedupeKey !== undefined ? (d.dedupeKey as JsonValue) : keyValue;
+        if (guarded(sp && sp.ok ? sp.path : e.statusPath, dk)) continue;
+        out.push({ effectId: e.spec.id, executor, payload: { method: 'GET', ...d } as JsonObject });
+      }
+      return;
+    }
+    if (guarded(e.statusPath, keyValue)) return;
+    const payload: JsonObject = {};
+    if (executor === 'caller') {
+      for (const [name, expr] of e.payload) {
+        const v = await evaluate(expr, this.merged, b);
+        payload[name] = v.ok ? toJson(v.value) : null;
+      }
+      out.push({ effectId: e.spec.id, executor, ...(e.spec.emit !== undefined ? { emit: e.spec.emit } : {}), payload });
+      return;
+    }
+    if (executor === 'server' && e.spec.request) {
+      const req = e.spec.request;
+      payload.method = (req.method as JsonValue) ?? 'GET';
+      if (typeof req.url === 'string') payload.url = await this.interpolate(req.url);
+      if (isObject(req.headers)) {
+        const headers: JsonObject = {};
+        for (const [k, v] of Object.entries(req.headers)) headers[k] = typeof v === 'string' ? await this.interpolate(v) : (v as JsonValue);
+        payload.headers = headers;
+      }
+      if (req.body !== undefined) payload.body = req.body as JsonValue;
+    } else if (executor === 'server' && e.spec.target) {
+      payload.target = e.spec.target;
+    } else if (executor === 'llm' && e.prompt) {
+      const p = await evaluate(e.prompt, this.merged, b);
+      payload.prompt = p.ok ? toJson(p.value) : null;
+    } else if (executor === 'timer') {
+      if (e.at) {
+        const v = await evaluate(e.at, this.merged, b);
+        payload.at = v.ok ? toJson(v.value) : null;
+      }
+      if (e.afterMs) {
+        const v = await evaluate(e.afterMs, this.merged, b);
+        payload.afterMs = v.ok ? toJson(v.value) : null;
+      }
+    }
+    if (keyValue !== null) payload.dedupeKey = keyValue;
+    out.push({ effectId: e.spec.id, executor, payload });
+  }
+
+  /** `{ expr }` segments in a URL or header: null → "", objects → JSON text. */
+  private async interpolate(template: string): Promise<string> {
+    let out = '';
+    let last = 0;
+    for (const m of template.matchAll(/\{([^{}]+)\}/g)) {
+      out += template.slice(last, m.index);
+      last = (m.index ?? 0) + m[0].length;
+      const c = compileExpression(m[1]!.trim());
+      const v = c.ok ? await evaluate(c.expr, this.merged, this.model.bindings) : null;
+      const value = v && v.ok ? v.value : null;
+      out += value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(toJson(value)) : String(value);
+    }
+    return out + template.slice(last);
+  }
+
+  // ---------------------------------------------------------------- lazy values
+
+  /** Evaluates stale lazy targets (declaration order), outside any cycle. */
+  private async refreshLazy(): Promise<void> {
+    if (this.staleLazy.size === 0) return;
+    const log = new UndoLog(true);
+    for (const d of this.model.derivations) {
+      if (!this.staleLazy.has(d.id)) continue;
+      await this.deriveLevels([d], undefined, [], [], log);
+      this.staleLazy.delete(d.id);
+    }
+    this.appendAfter(log);
+  }
+
+  private appendAfter(log: UndoLog): void {
+    const last = this.history[this.history.length - 1];
+    if (last) last.after.push(...log.entries);
+  }
+
+  // ---------------------------------------------------------------- helpers for tests and evolution
+
+  /** Static schema fragment (no meta overlay) at a parsed path. */
+  staticSchemaAt(path: Path): JsonObject {
+    return schemaAt(this.model.spec.schema, path);
+  }
+}
+
+/** Object → its leaves (non-empty objects recurse; arrays, scalars and `{}` are leaves; nulls skipped). */
+function flattenLeaves(obj: JsonObject, at: Path): [Path, JsonValue][] {
+  const out: [Path, JsonValue][] = [];
+  for (const [k, v] of Object.entries(obj)) {
+    if (v === null) continue;
+    const p = [...at, k];
+    if (isObject(v) && Object.keys(v).length > 0) out.push(...flattenLeaves(v as JsonObject, p));
+    else out.push([p, v]);
+  }
+  return out;
+}

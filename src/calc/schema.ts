@@ -1,0 +1,189 @@
+/**
+ * Schema navigation by address, the effective schema (static fragment + live meta overlay), and
+ * the keyword subset checked on every write.
+ */
+import { WILDCARD, type Path } from './address.js';
+import { cloneJson, isObject, jsonEqual, jsonTypeName, type JsonObject } from './json.js';
+import { META_KEYWORDS, META_PROPERTIES, type MetaProperty } from './spec.js';
+
+const MAX_REF_HOPS = 32;
+export const MAX_PATTERN_INPUT = 100_000;
+
+/** Follows local `$ref` chains (`#/$defs/Name`, `#/definitions/Name`); absent or too long → `{}`. */
+export function deref(root: JsonObject, node: unknown): JsonObject {
+  let cur = node;
+  for (let hops = 0; hops <= MAX_REF_HOPS; hops++) {
+    if (!isObject(cur)) return {};
+    const ref = cur.$ref;
+    if (typeof ref !== 'string') return cur as JsonObject;
+    cur = resolveLocalRef(root, ref);
+    if (cur === undefined) return {};
+  }
+  return {};
+}
+
+/** `#/$defs/Name` → the definition, or undefined. */
+export function resolveLocalRef(root: JsonObject, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const token of ref.slice(2).split('/')) {
+    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isObject(node) || !Object.prototype.hasOwnProperty.call(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/** The static schema fragment at an address (`{}` when the path is unknown). */
+export function schemaAt(root: JsonObject, path: Path): JsonObject {
+  let node = deref(root, root);
+  for (const seg of path) {
+    if (typeof seg === 'number' || seg === WILDCARD) {
+      node = deref(root, node.items);
+    } else {
+      const props = node.properties;
+      if (!isObject(props) || !Object.prototype.hasOwnProperty.call(props, seg)) return {};
+      node = deref(root, props[seg]);
+    }
+    if (Object.keys(node).length === 0) return {};
+  }
+  return node;
+}
+
+/** Overlays live meta values (`address#prop` → value) onto a copy of the static fragment. */
+export function effectiveSchema(
+  root: JsonObject,
+  path: Path,
+  address: string,
+  meta: ReadonlyMap<string, unknown>,
+): JsonObject {
+  const out = cloneJson(schemaAt(root, path));
+  for (const prop of Object.keys(META_PROPERTIES) as MetaProperty[]) {
+    const v = meta.get(`${address}#${META_PROPERTIES[prop]}`);
+    if (v !== undefined && v !== null) out[META_KEYWORDS[prop]] = cloneJson(v) as never;
+  }
+  return out;
+}
+
+export interface SchemaViolation {
+  path: string;
+  keyword: string;
+  message: string;
+}
+
+function typeMatches(type: string, value: unknown): boolean {
+  switch (type) {
+    case 'null':
+      return value === null;
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'object':
+      return isObject(value);
+    case 'array':
+      return Array.isArray(value);
+    default:
+      return true;
+  }
+}
+
+const regexCache = new Map<string, RegExp | null>();
+function wholeMatchRegex(pattern: string): RegExp | null {
+  let re = regexCache.get(pattern);
+  if (re === undefined) {
+    try {
+      re = new RegExp(`^(?:${pattern})$`, 'u');
+    } catch {
+      re = null; // a pattern that does not compile is skipped, not a violation
+    }
+    if (regexCache.size > 5000) regexCache.clear();
+    regexCache.set(pattern, re);
+  }
+  return re;
+}
+
+/**
+ * Checks one value against the keyword subset the engine enforces on writes.
+ * `readOnly` and `type` stop the check; the rest are all reported.
+ */
+export function checkValue(
+  schema: JsonObject,
+  value: unknown,
+  address: string,
+  options: { ignoreReadOnly?: boolean } = {},
+): SchemaViolation[] {
+  const out: SchemaViolation[] = [];
+  if (!options.ignoreReadOnly && schema.readOnly === true) {
+    return [{ path: address, keyword: 'readOnly', message: `${address} is read-only` }];
+  }
+  if (typeof schema.type === 'string' && !typeMatches(schema.type, value)) {
+    return [{ path: address, keyword: 'type', message: `${address} must be of type ${schema.type}, got ${jsonTypeName(value)}` }];
+  }
+  if (typeof value === 'number') {
+    if (typeof schema.minimum === 'number' && value < schema.minimum) {
+      out.push({ path: address, keyword: 'minimum', message: `${address} must be >= ${schema.minimum}, got ${value}` });
+    }
+    if (typeof schema.maximum === 'number' && value > schema.maximum) {
+      out.push({ path: address, keyword: 'maximum', message: `${address} must be <= ${schema.maximum}, got ${value}` });
+    }
+  }
+  if (typeof value === 'string') {
+    if (typeof schema.minLength === 'number' && value.length < schema.minLength) {
+      out.push({ path: address, keyword: 'minLength', message: `${address} must be at least ${schema.minLength} characters long` });
+    }
+    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) {
+      out.push({ path: address, keyword: 'maxLength', message: `${address} must be at most ${schema.maxLength} characters long` });
+    }
+    if (typeof schema.pattern === 'string') {
+      if (value.length > MAX_PATTERN_INPUT) {
+        out.push({ path: address, keyword: 'pattern', message: `${address} is too long to match against a pattern (${value.length} > ${MAX_PATTERN_INPUT})` });
+      } else {
+        const re = wholeMatchRegex(schema.pattern);
+        if (re && !re.test(value)) {
+          out.push({ path: address, keyword: 'pattern', message: `${address} must match the pattern ${schema.pattern}` });
+        }
+      }
+    }
+  }
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, value))) {
+    out.push({ path: address, keyword: 'enum', message: `${address} must be one of ${JSON.stringify(schema.enum)}` });
+  }
+  return out;
+}
+
+/**
+ * Seeds schema `default` keywords into a base document where absent or null. Recurses through
+ * `properties` only; `$ref` is not followed (a default beside it still seeds). Returns written paths.
+ */
+export function seedSchemaDefaults(
+  schema: JsonObject,
+  doc: Record<string, unknown>,
+  isDerivedTarget: (path: Path) => boolean,
+  write: (path: Path, value: unknown) => void,
+): Path[] {
+  const written: Path[] = [];
+  const visit = (node: JsonObject, at: Path, container: unknown): void => {
+    const props = node.properties;
+    if (!isObject(props)) return;
+    for (const [name, sub] of Object.entries(props)) {
+      if (!isObject(sub)) continue;
+      const path = [...at, name];
+      const current = isObject(container) ? container[name] : undefined;
+      if (sub.default !== undefined && sub.default !== null) {
+        if ((current === undefined || current === null) && !isDerivedTarget(path)) {
+          write(path, cloneJson(sub.default));
+          written.push(path);
+        }
+        continue;
+      }
+      if (isObject(sub.properties)) visit(sub as JsonObject, path, current);
+    }
+  };
+  visit(schema, [], doc);
+  return written;
+}

@@ -1,0 +1,43 @@
+/** Derivation traces, the bounded ring the explain tool reads, and the per-cycle history. */
+import type { UndoEntry } from './document.js';
+
+export interface DerivationTrace {
+  targetPath: string;
+  expression: string;
+  inputPaths: string[];
+  result: unknown;
+  constraintPassed: boolean | null;
+  errorMessage: string | null;
+}
+
+/** A bounded list keeping the newest `capacity` items. */
+export class Ring<T> {
+  private items: T[] = [];
+  constructor(readonly capacity: number) {}
+  push(...values: T[]): void {
+    this.items.push(...values);
+    // trim in batches so a long run does not shift the array on every push
+    if (this.items.length > this.capacity + 64) this.items = this.items.slice(-this.capacity);
+  }
+  toArray(): T[] {
+    return this.items.length > this.capacity ? this.items.slice(-this.capacity) : this.items.slice();
+  }
+  clear(): void {
+    this.items = [];
+  }
+  get size(): number {
+    return Math.min(this.items.length, this.capacity);
+  }
+}
+
+/** One committed cycle: when, and how to rewind the merged document to just before it. */
+export interface HistoryEntry {
+  timestamp: number;
+  /** Merged-document changes made by the cycle. */
+  changes: UndoEntry[];
+  /** Changes made after the cycle but before the next one (lazy values, create's recompute). */
+  after: UndoEntry[];
+}
+
+export const TRACE_CAPACITY = 500;
+export const HISTORY_CAPACITY = 50;
