@@ -5,7 +5,8 @@
 
 /** `[*]`: matches any one segment. */
 export const WILDCARD = '*' as const;
-export type Segment = string | number | typeof WILDCARD;
+// `[*]` is the WILDCARD string; a literal object key "*" cannot be told from it (accepted limitation).
+export type Segment = string | number;
 
 /**
  * A parsed address. Name segments are stored as `{name}` objects only in spirit: we keep them as
@@ -142,7 +143,12 @@ export function namesRelated(a: Path, b: Path): boolean {
 /** Address → JSON Pointer (`$.a[0]` → `/a/0`). */
 export function toPointer(path: Path): string {
   return path
-    .map((s) => `/${String(s === WILDCARD ? '*' : s).replace(/~/g, '~0').replace(/\//g, '~1')}`)
+    .map(
+      (s) =>
+        `/${String(s === WILDCARD ? '*' : s)
+          .replace(/~/g, '~0')
+          .replace(/\//g, '~1')}`,
+    )
     .join('');
 }
 

@@ -31,7 +31,11 @@ export function extractDependencies(ast: JsonataNode, options: ExtractOptions = 
     const key = p.map((s) => (s === WILDCARD ? '[*]' : typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
     if (!seen.has(key)) seen.set(key, p.slice());
   };
-  walk(ast as unknown as Node, { base: options.scope ? [...options.scope] : [], parent: options.parent ? [...options.parent] : null }, record);
+  walk(
+    ast,
+    { base: options.scope ? [...options.scope] : [], parent: options.parent ? [...options.parent] : null },
+    record,
+  );
   return [...seen.values()];
 }
 
@@ -110,8 +114,10 @@ function walkPath(node: Node, scope: Scope, record: (p: Segment[]) => void): voi
     }
     switch (step.type) {
       case 'variable': {
-        if (i === 0 && step.value === '$') cur = []; // $$: always the root
-        else if (i === 0 && step.value === '') cur = scope.base ? [...scope.base] : null; // $: the context
+        if (i === 0 && step.value === '$')
+          cur = []; // $$: always the root
+        else if (i === 0 && step.value === '')
+          cur = scope.base ? [...scope.base] : null; // $: the context
         else if (i === 0 && step.value === 'parent') cur = scope.parent ? [...scope.parent] : [];
         else cur = null; // any other variable: its value is not the document
         walkStages(step, { ...scope, base: null }, record);

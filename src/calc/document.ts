@@ -30,8 +30,16 @@ export function getAt(doc: unknown, path: Path): Maybe {
 
 /** One reversible change: a key set or deleted in a container, or an array's length changed. */
 export type UndoEntry =
-  | { kind: 'key'; container: Record<string, unknown> | unknown[]; key: string | number; had: boolean; old: unknown; path?: Path }
-  | { kind: 'length'; array: unknown[]; length: number; path?: Path };
+  | {
+      kind: 'key';
+      container: Record<string, unknown> | unknown[];
+      key: string | number;
+      had: boolean;
+      old: unknown;
+      path: Path | undefined;
+      depth: number;
+    }
+  | { kind: 'length'; array: unknown[]; length: number; path: Path | undefined; depth: number };
 
 export class UndoLog {
   entries: UndoEntry[] = [];
@@ -63,21 +71,46 @@ function setKey(
   path: Path,
   depth: number,
 ): void {
-  const at = undo?.recordPaths ? path.slice(0, depth + 1) : undefined;
   if (Array.isArray(container)) {
     const index = key as number;
     if (index >= container.length) {
-      undo?.entries.push({ kind: 'length', array: container, length: container.length, ...(at ? { path: at.slice(0, -1) } : {}) });
+      // entries keep the caller's (immutable) path and a depth; history slices it only on replay
+      undo?.entries.push({
+        kind: 'length',
+        array: container,
+        length: container.length,
+        path: undo.recordPaths ? path : undefined,
+        depth,
+      });
       while (container.length < index) container.push(null);
       container.push(value);
       return;
     }
-    undo?.entries.push({ kind: 'key', container, key: index, had: true, old: container[index], ...(at ? { path: at } : {}) });
+    undo?.entries.push({
+      kind: 'key',
+      container,
+      key: index,
+      had: true,
+      old: container[index],
+      path: undo.recordPaths ? path : undefined,
+      depth: depth + 1,
+    });
     container[index] = value;
     return;
   }
-  const had = Object.prototype.hasOwnProperty.call(container, key);
-  undo?.entries.push({ kind: 'key', container, key, had, old: had ? container[key as string] : undefined, ...(at ? { path: at } : {}) });
+  if (undo) {
+    const old = container[key as string];
+    const had = old !== undefined || Object.prototype.hasOwnProperty.call(container, key);
+    undo.entries.push({
+      kind: 'key',
+      container,
+      key,
+      had,
+      old,
+      path: undo.recordPaths ? path : undefined,
+      depth: depth + 1,
+    });
+  }
   container[key as string] = value;
 }
 
@@ -96,7 +129,8 @@ export function setAt(root: Record<string, unknown>, path: Path, value: unknown,
     const seg = path[i] as Segment;
     if (seg === WILDCARD) return false;
     if (typeof seg === 'number') {
-      if (seg > MAX_ARRAY_INDEX) throw new IndexLimitError(`array index ${seg} exceeds the limit of ${MAX_ARRAY_INDEX}`);
+      if (seg > MAX_ARRAY_INDEX)
+        throw new IndexLimitError(`array index ${seg} exceeds the limit of ${MAX_ARRAY_INDEX}`);
       if (!Array.isArray(node)) return false;
     } else if (Array.isArray(node)) {
       return false;
@@ -169,7 +203,15 @@ export function deleteAt(root: Record<string, unknown>, path: Path, undo?: UndoL
   const key = path[path.length - 1];
   if (parent === ABSENT || key === undefined) return;
   if (isObject(parent) && typeof key === 'string' && Object.prototype.hasOwnProperty.call(parent, key)) {
-    undo?.entries.push({ kind: 'key', container: parent, key, had: true, old: parent[key], ...(undo.recordPaths ? { path } : {}) });
+    undo?.entries.push({
+      kind: 'key',
+      container: parent,
+      key,
+      had: true,
+      old: parent[key],
+      path: undo.recordPaths ? path : undefined,
+      depth: path.length,
+    });
     delete parent[key];
   }
 }
@@ -210,19 +252,23 @@ export function expandPattern(doc: unknown, pattern: Path): Path[] {
  * Replays path-carrying undo entries (newest first) on a document with the same shape as the one
  * they were recorded on: how history rewinds a copy of the current state.
  */
-export function replayUndo(root: Record<string, unknown>, entries: readonly UndoEntry[], clone: (v: unknown) => unknown): void {
+export function replayUndo(
+  root: Record<string, unknown>,
+  entries: readonly UndoEntry[],
+  clone: (v: unknown) => unknown,
+): void {
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i]!;
     if (!e.path) continue;
     if (e.kind === 'length') {
-      const arr = getAt(root, e.path);
+      const arr = getAt(root, e.path.slice(0, e.depth));
       if (Array.isArray(arr)) arr.length = e.length;
       continue;
     }
-    const parent = e.path.length === 1 ? root : getAt(root, e.path.slice(0, -1));
-    const key = e.path[e.path.length - 1]!;
+    const parent = e.depth === 1 ? root : getAt(root, e.path.slice(0, e.depth - 1));
+    const key = e.path[e.depth - 1]!;
     if (parent === ABSENT || parent === null || typeof parent !== 'object') continue;
     if (e.had) (parent as Record<string | number, unknown>)[key as string] = clone(e.old);
-    else if (!Array.isArray(parent)) delete (parent as Record<string, unknown>)[key as string];
+    else if (!Array.isArray(parent)) delete parent[key as string];
   }
 }

@@ -47,7 +47,10 @@ export class CalcError extends Error {
 
 export function schemaViolationError(violations: SchemaViolation[]): CalcError {
   const first = violations[0];
-  const message = violations.length === 1 && first ? `Schema violation: ${first.message}` : `Schema violation: ${violations.length} problems`;
+  const message =
+    violations.length === 1 && first
+      ? `Schema violation: ${first.message}`
+      : `Schema violation: ${violations.length} problems`;
   return new CalcError('SCHEMA_VIOLATION', message, { violations });
 }
 

@@ -44,7 +44,7 @@ export function compileExpression(text: string, limits: ExpressionLimits = DEFAU
   if (hit) return hit;
   let result: CompileResult;
   try {
-    const compiled = jsonata(text, { timeout: limits.timeoutMs, stack: limits.maxDepth } as never);
+    const compiled = jsonata(text, { timeout: limits.timeoutMs, stack: limits.maxDepth });
     const ast = compiled.ast();
     result = {
       ok: true,
@@ -73,18 +73,82 @@ export function mustCompile(text: string, limits?: ExpressionLimits): CompiledEx
 
 /** JSONata's own function library (names bound as `$name`). */
 export const JSONATA_BUILTINS: ReadonlySet<string> = new Set([
-  'sum', 'count', 'max', 'min', 'average', 'string', 'substring', 'substringBefore', 'substringAfter',
-  'lowercase', 'uppercase', 'length', 'trim', 'pad', 'split', 'join', 'match', 'contains', 'replace',
-  'now', 'millis', 'fromMillis', 'toMillis', 'formatNumber', 'formatBase', 'formatInteger', 'parseInteger',
-  'number', 'abs', 'floor', 'ceil', 'round', 'power', 'sqrt', 'random', 'boolean', 'not', 'exists',
-  'keys', 'lookup', 'append', 'spread', 'merge', 'reverse', 'shuffle', 'sort', 'zip', 'each', 'error',
-  'assert', 'type', 'base64encode', 'base64decode', 'encodeUrlComponent', 'encodeUrl',
-  'decodeUrlComponent', 'decodeUrl', 'eval', 'sift', 'filter', 'single', 'map', 'reduce', 'distinct',
+  'sum',
+  'count',
+  'max',
+  'min',
+  'average',
+  'string',
+  'substring',
+  'substringBefore',
+  'substringAfter',
+  'lowercase',
+  'uppercase',
+  'length',
+  'trim',
+  'pad',
+  'split',
+  'join',
+  'match',
+  'contains',
+  'replace',
+  'now',
+  'millis',
+  'fromMillis',
+  'toMillis',
+  'formatNumber',
+  'formatBase',
+  'formatInteger',
+  'parseInteger',
+  'number',
+  'abs',
+  'floor',
+  'ceil',
+  'round',
+  'power',
+  'sqrt',
+  'random',
+  'boolean',
+  'not',
+  'exists',
+  'keys',
+  'lookup',
+  'append',
+  'spread',
+  'merge',
+  'reverse',
+  'shuffle',
+  'sort',
+  'zip',
+  'each',
+  'error',
+  'assert',
+  'type',
+  'base64encode',
+  'base64decode',
+  'encodeUrlComponent',
+  'encodeUrl',
+  'decodeUrlComponent',
+  'decodeUrl',
+  'eval',
+  'sift',
+  'filter',
+  'single',
+  'map',
+  'reduce',
+  'distinct',
   'clone',
 ]);
 
 /** Names the engine binds itself in expressions. */
-export const RESERVED_BINDINGS: ReadonlySet<string> = new Set(['const', 'parent', 'self', 'response', 'now', 'status']);
+export const RESERVED_BINDINGS: ReadonlySet<string> = new Set([
+  'const',
+  'parent',
+  'self',
+  'response',
+  'now',
+  'status',
+]);
 
 /** JSONata truthiness as constraints and triggers use it. */
 export function isTruthy(value: unknown): boolean {

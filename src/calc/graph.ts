@@ -55,6 +55,8 @@ export class DependencyGraph {
   readonly cycle: string[];
   private readonly namesCache: string[][];
   private readonly dirtyCache = new Map<string, DirtySet>();
+  /** Parsed addresses are shared objects, so identity is a cheap first-level cache key. */
+  private readonly byIdentity = new WeakMap<Path, DirtySet>();
 
   constructor(nodes: GraphInput[]) {
     this.nodes = nodes;
@@ -118,6 +120,8 @@ export class DependencyGraph {
 
   /** Every node a write at `written` makes dirty (cached by the path's shape). */
   dirtyFor(written: Path): DirtySet {
+    const known = this.byIdentity.get(written);
+    if (known) return known;
     const key = generalize(written);
     let hit = this.dirtyCache.get(key);
     if (!hit) {
@@ -125,6 +129,7 @@ export class DependencyGraph {
       if (this.dirtyCache.size > 10_000) this.dirtyCache.clear();
       this.dirtyCache.set(key, hit);
     }
+    this.byIdentity.set(written, hit);
     return hit;
   }
 
@@ -143,7 +148,12 @@ export class DependencyGraph {
         }
       }
       // writing a container recomputes targets inside it; a row write reaches `[*]` targets
-      if (!hit && node.target && (isProperPrefix(written, node.target) || patternMatches(node.target, written))) hit = true;
+      if (
+        !hit &&
+        node.target &&
+        (isProperPrefix(written, node.target) || patternMatches(node.target, written))
+      )
+        hit = true;
       if (hit && !marked[i]) {
         marked[i] = 1;
         stack.push(i);
@@ -194,7 +204,12 @@ export class DependencyGraph {
     const baseKeys = new Map<string, number>();
     const derivedKeys = new Set(this.nodes.filter((n) => n.kind === 'DERIVED').map((n) => n.key));
     this.nodes.forEach((node, i) => {
-      nodes.push({ key: node.key, kind: node.kind, label: labels[i] ?? node.key, expression: expressions[i] ?? null });
+      nodes.push({
+        key: node.key,
+        kind: node.kind,
+        label: labels[i] ?? node.key,
+        expression: expressions[i] ?? null,
+      });
     });
     const depthOf = new Map<string, number>();
     this.nodes.forEach((node, i) => {

@@ -94,11 +94,13 @@ function lintDefinition(ast: JsonataNode): string[] {
     if (type === 'variable' && documentContext && (node.value === '' || node.value === '$')) {
       problems.add(`reads the document ('$${String(node.value)}')`);
     }
-    if ((type === 'wildcard' || type === 'descendant') && documentContext) problems.add('reads the document (*)');
+    if ((type === 'wildcard' || type === 'descendant') && documentContext)
+      problems.add('reads the document (*)');
     if (type === 'name' && documentContext) problems.add(`reads the document ('${String(node.value)}')`);
     if (type === 'function' && isObject(node.procedure) && node.procedure.type === 'variable') {
       const name = String(node.procedure.value);
-      if (name === 'now' || name === 'millis' || name === 'random') problems.add(`calls $${name}(), which is not allowed in a library`);
+      if (name === 'now' || name === 'millis' || name === 'random')
+        problems.add(`calls $${name}(), which is not allowed in a library`);
     }
     visitChildren(node, documentContext);
   };
@@ -123,7 +125,10 @@ function exportsExpression(define: string, names: string[]): string | undefined 
 }
 
 function isLambda(v: unknown): v is { arguments?: unknown[]; signature?: { definition?: string } } {
-  return isObject(v) && (v._jsonata_lambda === true || typeof (v as { implementation?: unknown }).implementation === 'function');
+  return (
+    isObject(v) &&
+    (v._jsonata_lambda === true || typeof (v as { implementation?: unknown }).implementation === 'function')
+  );
 }
 
 /**
@@ -146,7 +151,8 @@ export async function compileLibrary(
     err(baseLocation, 'library has no definition (give a string, "define", or "layers")');
     return { findings };
   }
-  if (layers.length > MAX_LIBRARY_LAYERS) err(baseLocation, `library has ${layers.length} layers; at most ${MAX_LIBRARY_LAYERS} are allowed`);
+  if (layers.length > MAX_LIBRARY_LAYERS)
+    err(baseLocation, `library has ${layers.length} layers; at most ${MAX_LIBRARY_LAYERS} are allowed`);
 
   const bindings: Record<string, unknown> = {};
   const exports = new Map<string, LibraryExport>();
@@ -155,9 +161,18 @@ export async function compileLibrary(
   for (let li = 0; li < layers.length; li++) {
     const layer = layers[li]!;
     const own = li === layers.length - 1;
-    const loc = typeof library === 'string' ? baseLocation : layers.length === 1 && typeof library.define === 'string' ? `${baseLocation}.define` : `${baseLocation}.layers[${li}]`;
+    const ownDefine = typeof library !== 'string' && typeof library.define === 'string' && own;
+    const loc =
+      typeof library === 'string'
+        ? baseLocation
+        : ownDefine
+          ? `${baseLocation}.define`
+          : `${baseLocation}.layers[${li}]`;
     if (layer.define.length > MAX_LIBRARY_CHARS) {
-      err(loc, `library definition is ${layer.define.length} characters; at most ${MAX_LIBRARY_CHARS} are allowed`);
+      err(
+        loc,
+        `library definition is ${layer.define.length} characters; at most ${MAX_LIBRARY_CHARS} are allowed`,
+      );
       continue;
     }
     const compiled = compileExpression(layer.define);
@@ -177,10 +192,13 @@ export async function compileLibrary(
     }
     if (typeof names === 'string') names = [names];
     if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) {
-      err(loc, 'library exports nothing: its last expression must be an array of export names, e.g. ["money"]');
+      err(
+        loc,
+        'library exports nothing: its last expression must be an array of export names, e.g. ["money"]',
+      );
       continue;
     }
-    const list = names as string[];
+    const list = names;
     let ok = true;
     for (const name of list) {
       if (!IDENT.test(name)) {
@@ -195,7 +213,10 @@ export async function compileLibrary(
     const wrapped = exportsExpression(layer.define, list);
     const valuesExpr = wrapped === undefined ? undefined : compileExpression(wrapped);
     if (!valuesExpr || !valuesExpr.ok) {
-      err(loc, 'library must be a parenthesised block ending with its array of export names: ( $f := …; ["f"] )');
+      err(
+        loc,
+        'library must be a parenthesised block ending with its array of export names: ( $f := …; ["f"] )',
+      );
       continue;
     }
     let values: unknown;
@@ -212,11 +233,20 @@ export async function compileLibrary(
         continue;
       }
       if (own && exports.has(name) && exports.get(name)!.origin !== layer.origin) {
-        findings.push({ location: loc, message: `library export '${name}' shadows an inherited export`, severity: 'warning' });
+        findings.push({
+          location: loc,
+          message: `library export '${name}' shadows an inherited export`,
+          severity: 'warning',
+        });
       }
       bindings[name] = value;
       const entry: LibraryExport = isLambda(value)
-        ? { name, kind: 'function', arity: Array.isArray(value.arguments) ? value.arguments.length : 0, origin: layer.origin }
+        ? {
+            name,
+            kind: 'function',
+            arity: Array.isArray(value.arguments) ? value.arguments.length : 0,
+            origin: layer.origin,
+          }
         : { name, kind: 'constant', value: cloneJson(value) as JsonValue, origin: layer.origin };
       if (typeof signatures[name] === 'string') entry.signature = signatures[name];
       exports.delete(name);
@@ -224,15 +254,20 @@ export async function compileLibrary(
     }
   }
   if (exports.size > MANY_EXPORTS) {
-    findings.push({ location: baseLocation, message: `library has ${exports.size} exports; more than ${MANY_EXPORTS} is hard to use`, severity: 'warning' });
+    findings.push({
+      location: baseLocation,
+      message: `library has ${exports.size} exports; more than ${MANY_EXPORTS} is hard to use`,
+      severity: 'warning',
+    });
   }
   if (findings.some((f) => f.severity === 'error')) return { findings };
   const result: CompiledLibrary = { layers, exports: [...exports.values()], bindings };
-  if (typeof library === 'object' && typeof library.description === 'string') result.description = library.description;
+  if (typeof library === 'object' && typeof library.description === 'string')
+    result.description = library.description;
   return { library: result, findings };
 }
 
 function describe(e: unknown): string {
-  if (e && typeof e === 'object' && 'message' in e) return String((e as { message: unknown }).message);
+  if (e && typeof e === 'object' && 'message' in e) return String(e.message);
   return String(e);
 }

@@ -127,13 +127,22 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     const expr = mustCompile(m.expr);
     const deps = extractDependencies(expr.ast, element ? { scope: element } : {});
     const key = metaKey(m.path, m.property);
-    const node: MetaNode = { id: inputs.length, key, address: m.path, path, property: m.property, expr, element };
+    const node: MetaNode = {
+      id: inputs.length,
+      key,
+      address: m.path,
+      path,
+      property: m.property,
+      expr,
+      element,
+    };
     inputs.push({ kind: 'META', key, target: path, deps, wildcard: w >= 0 });
     return node;
   });
   const constraints: ConstraintNode[] = spec.constraints.map((c) => {
     const expr = mustCompile(c.expr);
-    const scopes = c.path === undefined ? null : (Array.isArray(c.path) ? c.path : [c.path]).map((p) => mustParse(p));
+    const scopes =
+      c.path === undefined ? null : (Array.isArray(c.path) ? c.path : [c.path]).map((p) => mustParse(p));
     const deps: Path[] = [];
     if (scopes) {
       for (const s of scopes) {
@@ -167,11 +176,17 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     inputs.push({ kind: 'EFFECT', key: `$effect:${e.id}`, target: null, deps, wildcard: false });
     return node;
   });
-  const defaults: DefaultRuleNode[] = spec.defaultValues.map((d) => ({ path: mustParse(d.path), expr: mustCompile(d.expr) }));
+  const defaults: DefaultRuleNode[] = spec.defaultValues.map((d) => ({
+    path: mustParse(d.path),
+    expr: mustCompile(d.expr),
+  }));
 
   const graph = new DependencyGraph(inputs);
   if (graph.cycle.length > 0) {
-    throw new CalcError('SPEC_INVALID', `Cyclic dependency detected among nodes: [${graph.cycle.join(', ')}]`);
+    throw new CalcError(
+      'SPEC_INVALID',
+      `Cyclic dependency detected among nodes: [${graph.cycle.join(', ')}]`,
+    );
   }
   const derivedTargets = new Map<string, DerivationNode>();
   for (const d of derivations) derivedTargets.set(d.address, d);

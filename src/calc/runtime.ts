@@ -6,7 +6,6 @@
 import { formatPath, parseAddress, patternMatches, WILDCARD, type Path } from './address.js';
 import {
   ABSENT,
-  deleteAt,
   expandPattern,
   getAt,
   IndexLimitError,
@@ -16,11 +15,23 @@ import {
   spliceAt,
   UndoLog,
 } from './document.js';
-import { CalcError, constraintViolationError, schemaViolationError, type ConstraintViolation } from './errors.js';
+import {
+  CalcError,
+  constraintViolationError,
+  schemaViolationError,
+  type ConstraintViolation,
+} from './errors.js';
 import { compileExpression, describeJsonataError, isTruthy, type CompiledExpression } from './expression.js';
 import { cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
 import type { CompiledModel, ConstraintNode, DerivationNode, EffectNode, MetaNode } from './program.js';
-import { checkValue, effectiveSchema, schemaAt, seedSchemaDefaults, type SchemaViolation } from './schema.js';
+import {
+  checkValue,
+  effectiveSchema,
+  schemaAt,
+  seedSchemaDefaults,
+  writeSchema,
+  type SchemaViolation,
+} from './schema.js';
 import { META_PROPERTIES } from './spec.js';
 import { HISTORY_CAPACITY, Ring, TRACE_CAPACITY, type DerivationTrace, type HistoryEntry } from './traces.js';
 
@@ -91,7 +102,11 @@ function setDelete<T>(set: Set<T>, value: T, tx: Transaction | undefined): void 
 
 type EvalOutcome = { ok: true; value: unknown } | { ok: false; message: string };
 
-async function evaluate(expr: CompiledExpression, input: unknown, bindings: Record<string, unknown>): Promise<EvalOutcome> {
+async function evaluate(
+  expr: CompiledExpression,
+  input: unknown,
+  bindings: Record<string, unknown>,
+): Promise<EvalOutcome> {
   try {
     return { ok: true, value: await expr.evaluate(input, bindings) };
   } catch (err) {
@@ -169,7 +184,9 @@ export class ModelRuntime {
   /** Evaluates every eager derivation (level order) and every meta; no constraints, no effects. */
   async recomputeAll(): Promise<void> {
     const log = new UndoLog(true);
-    const order = this.model.graph.derivationOrder.map((id) => this.model.derivations.find((d) => d.id === id)!);
+    const order = this.model.graph.derivationOrder.map((id) =>
+      this.model.derivations.find((d) => d.id === id)!,
+    );
     const lazy = new Set(this.model.derivations.filter((d) => d.lazy).map((d) => d.id));
     await this.deriveLevels(order, undefined, [], [], log);
     for (const id of lazy) this.staleLazy.add(id);
@@ -227,7 +244,11 @@ export class ModelRuntime {
     await this.refreshLazy();
     let k = -1;
     for (let i = 0; i < this.history.length; i++) if (this.history[i]!.timestamp <= time) k = i;
-    if (k < 0) throw new CalcError('HISTORY_NOT_FOUND', `no history entry at or before ${new Date(time).toISOString()}`);
+    if (k < 0)
+      throw new CalcError(
+        'HISTORY_NOT_FOUND',
+        `no history entry at or before ${new Date(time).toISOString()}`,
+      );
     const copy = cloneJson(this.merged);
     for (let j = this.history.length - 1; j > k; j--) {
       replayUndo(copy, this.history[j]!.after, cloneJson);
@@ -256,7 +277,7 @@ export class ModelRuntime {
    * traces and history are cleared.
    */
   loadState(state: RuntimeState, options: { keepTraces?: boolean } = {}): void {
-    this.base = cloneJson(state.base) as Record<string, unknown>;
+    this.base = cloneJson(state.base);
     this.derived.clear();
     this.derivedContainers.clear();
     this.rowCounts.clear();
@@ -282,7 +303,11 @@ export class ModelRuntime {
     }
     for (const [k, v] of Object.entries(state.meta)) this.meta.set(k, cloneJson(v));
     for (const m of this.model.metas) {
-      if (m.element) this.metaRows.set(m.id, [...this.meta.keys()].filter((k) => k.endsWith(`#${META_PROPERTIES[m.property]}`)));
+      if (m.element)
+        this.metaRows.set(
+          m.id,
+          [...this.meta.keys()].filter((k) => k.endsWith(`#${META_PROPERTIES[m.property]}`)),
+        );
     }
     this.staleLazy.clear();
     for (const d of this.model.derivations) if (d.lazy) this.staleLazy.add(d.id);
@@ -305,14 +330,22 @@ export class ModelRuntime {
         continue;
       }
       if (parsed.path.includes(WILDCARD)) {
-        violations.push({ path: address, keyword: 'address', message: `${address}: a mutation key cannot contain [*]; name one element` });
+        violations.push({
+          path: address,
+          keyword: 'address',
+          message: `${address}: a mutation key cannot contain [*]; name one element`,
+        });
         continue;
       }
       if (parsed.path.length === 0) {
-        violations.push({ path: address, keyword: 'address', message: 'the root $ cannot be replaced by a mutation; write its fields' });
+        violations.push({
+          path: address,
+          keyword: 'address',
+          message: 'the root $ cannot be replaced by a mutation; write its fields',
+        });
         continue;
       }
-      const schema = effectiveSchema(this.model.spec.schema, parsed.path, address, this.meta);
+      const schema = writeSchema(this.model.spec.schema, parsed.path, address, this.meta);
       violations.push(...checkValue(schema, value, address));
     }
     return violations;
@@ -331,13 +364,20 @@ export class ModelRuntime {
     const paths: Path[] = [];
     for (const address of keys) {
       const parsed = parseAddress(address);
-      if (!parsed.ok) throw schemaViolationError([{ path: address, keyword: 'address', message: parsed.message }]);
+      if (!parsed.ok)
+        throw schemaViolationError([{ path: address, keyword: 'address', message: parsed.message }]);
       if (this.model.derivedTargets.has(address)) {
-        throw new CalcError('DERIVED_TARGET_WRITE', `${address} is a derived field and cannot be written`, { path: address });
+        throw new CalcError('DERIVED_TARGET_WRITE', `${address} is a derived field and cannot be written`, {
+          path: address,
+        });
       }
       for (const seg of parsed.path) {
         if (typeof seg === 'number' && seg > MAX_ARRAY_INDEX) {
-          throw new CalcError('INDEX_LIMIT', `${address}: array index ${seg} exceeds the limit of ${MAX_ARRAY_INDEX}`, { path: address });
+          throw new CalcError(
+            'INDEX_LIMIT',
+            `${address}: array index ${seg} exceeds the limit of ${MAX_ARRAY_INDEX}`,
+            { path: address },
+          );
         }
       }
       paths.push(parsed.path);
@@ -348,7 +388,11 @@ export class ModelRuntime {
       const written: Path[] = [...paths];
       paths.forEach((p, i) => {
         if (!this.writeBase(p, cloneJson(mutations[keys[i]!]), tx)) {
-          throw new CalcError('INVALID_ARGUMENT', `${keys[i]}: the path runs through a value that is not a container`, { path: keys[i] });
+          throw new CalcError(
+            'INVALID_ARGUMENT',
+            `${keys[i]}: the path runs through a value that is not a container`,
+            { path: keys[i] },
+          );
         }
       });
       const defaulted: Path[] = [];
@@ -371,7 +415,8 @@ export class ModelRuntime {
 
   private underDerivedContainer(path: Path): boolean {
     if (this.derivedContainers.size === 0) return false;
-    for (let n = 1; n < path.length; n++) if (this.derivedContainers.has(formatPath(path.slice(0, n)))) return true;
+    for (let n = 1; n < path.length; n++)
+      if (this.derivedContainers.has(formatPath(path.slice(0, n)))) return true;
     return false;
   }
 
@@ -435,12 +480,20 @@ export class ModelRuntime {
     for (const id of dirty.constraints) {
       const c = this.constraintById(id);
       const passed = await this.checkConstraint(c, traces);
-      if (!passed) violations.push({ constraintId: c.spec.id, message: c.spec.message, policy: c.spec.policy });
+      if (!passed)
+        violations.push({ constraintId: c.spec.id, message: c.spec.message, policy: c.spec.policy });
     }
     const rollbacks = violations.filter((v) => v.policy === 'rollback');
     if (rollbacks.length > 0) {
       for (const v of rollbacks) {
-        traces.push({ targetPath: `$constraint:${v.constraintId}`, expression: '', inputPaths: [], result: null, constraintPassed: false, errorMessage: null });
+        traces.push({
+          targetPath: `$constraint:${v.constraintId}`,
+          expression: '',
+          inputPaths: [],
+          result: null,
+          constraintPassed: false,
+          errorMessage: null,
+        });
       }
       this.traces.push(...traces);
       throw constraintViolationError(rollbacks);
@@ -451,7 +504,8 @@ export class ModelRuntime {
     // commit
     this.traces.push(...traces);
     this.history.push({ timestamp: Date.now(), changes: tx.merged.entries, after: [] });
-    if (this.history.length > this.historyCapacity) this.history.splice(0, this.history.length - this.historyCapacity);
+    if (this.history.length > this.historyCapacity)
+      this.history.splice(0, this.history.length - this.historyCapacity);
     return {
       success: true,
       mutatedPaths,
@@ -473,7 +527,9 @@ export class ModelRuntime {
     return this.model.constraints[id - this.model.derivations.length - this.model.metas.length]!;
   }
   private effectById(id: number): EffectNode {
-    return this.model.effects[id - this.model.derivations.length - this.model.metas.length - this.model.constraints.length]!;
+    return this.model.effects[
+      id - this.model.derivations.length - this.model.metas.length - this.model.constraints.length
+    ]!;
   }
 
   /**
@@ -509,7 +565,10 @@ export class ModelRuntime {
         for (let r = 0; r < n; r++) {
           const rowPath = [...d.rows.array, r];
           const parent = getAt(this.merged, rowPath);
-          const out = await evaluate(d.expr, this.merged, { ...this.model.bindings, parent: parent === ABSENT ? undefined : parent });
+          const out = await evaluate(d.expr, this.merged, {
+            ...this.model.bindings,
+            parent: parent === ABSENT ? undefined : parent,
+          });
           const path = [...rowPath, ...d.rows.suffix];
           const address = formatPath(path);
           results.push([d, path, address, this.traceResult(d, address, out, traces)]);
@@ -525,21 +584,51 @@ export class ModelRuntime {
     }
   }
 
-  private traceResult(d: DerivationNode, address: string, out: EvalOutcome, traces: DerivationTrace[]): JsonValue {
+  private traceResult(
+    d: DerivationNode,
+    address: string,
+    out: EvalOutcome,
+    traces: DerivationTrace[],
+  ): JsonValue {
     if (out.ok) {
       const value = toJson(out.value);
-      traces.push({ targetPath: address, expression: d.expr.text, inputPaths: d.depStrings, result: value, constraintPassed: null, errorMessage: null });
+      traces.push({
+        targetPath: address,
+        expression: d.expr.text,
+        inputPaths: d.depStrings,
+        result: value,
+        constraintPassed: null,
+        errorMessage: null,
+      });
       return value;
     }
-    traces.push({ targetPath: address, expression: d.expr.text, inputPaths: [], result: null, constraintPassed: null, errorMessage: out.message });
+    traces.push({
+      targetPath: address,
+      expression: d.expr.text,
+      inputPaths: [],
+      result: null,
+      constraintPassed: null,
+      errorMessage: out.message,
+    });
     return null;
   }
 
-  private storeDerived(path: Path, address: string, value: JsonValue, tx: Transaction | undefined, mergedLog: UndoLog): void {
+  private storeDerived(
+    path: Path,
+    address: string,
+    value: JsonValue,
+    tx: Transaction | undefined,
+    mergedLog: UndoLog,
+  ): void {
     mapSet(this.derived, address, value, tx);
     if (value !== null && typeof value === 'object') setAdd(this.derivedContainers, address, tx);
     else setDelete(this.derivedContainers, address, tx);
-    spliceAt(this.merged, path, value !== null && typeof value === 'object' ? cloneJson(value) : value, mergedLog);
+    spliceAt(
+      this.merged,
+      path,
+      value !== null && typeof value === 'object' ? cloneJson(value) : value,
+      mergedLog,
+    );
   }
 
   /** A `[*]` target forgets rows that no longer exist (no stale answers after the array shrank). */
@@ -589,7 +678,14 @@ export class ModelRuntime {
     for (const input of inputs) {
       const out = await evaluate(c.expr, input, this.model.bindings);
       const passed = out.ok && isTruthy(out.value);
-      traces.push({ targetPath: `$constraint:${c.spec.id}`, expression: c.expr.text, inputPaths: [], result: null, constraintPassed: passed, errorMessage: null });
+      traces.push({
+        targetPath: `$constraint:${c.spec.id}`,
+        expression: c.expr.text,
+        inputPaths: [],
+        result: null,
+        constraintPassed: passed,
+        errorMessage: null,
+      });
       if (!passed) allPassed = false;
     }
     return allPassed;
@@ -617,9 +713,9 @@ export class ModelRuntime {
       for (const desc of Array.isArray(list) ? list : list === null ? [] : [list]) {
         const d = isObject(desc) ? desc : {};
         const sp = typeof d.statusPath === 'string' ? parseAddress(d.statusPath) : null;
-        const dk = d.dedupeKey !== undefined ? (d.dedupeKey as JsonValue) : keyValue;
+        const dk = d.dedupeKey !== undefined ? d.dedupeKey : keyValue;
         if (guarded(sp && sp.ok ? sp.path : e.statusPath, dk)) continue;
-        out.push({ effectId: e.spec.id, executor, payload: { method: 'GET', ...d } as JsonObject });
+        out.push({ effectId: e.spec.id, executor, payload: { method: 'GET', ...d } });
       }
       return;
     }
@@ -630,7 +726,12 @@ export class ModelRuntime {
         const v = await evaluate(expr, this.merged, b);
         payload[name] = v.ok ? toJson(v.value) : null;
       }
-      out.push({ effectId: e.spec.id, executor, ...(e.spec.emit !== undefined ? { emit: e.spec.emit } : {}), payload });
+      out.push({
+        effectId: e.spec.id,
+        executor,
+        ...(e.spec.emit !== undefined ? { emit: e.spec.emit } : {}),
+        payload,
+      });
       return;
     }
     if (executor === 'server' && e.spec.request) {
@@ -639,10 +740,11 @@ export class ModelRuntime {
       if (typeof req.url === 'string') payload.url = await this.interpolate(req.url);
       if (isObject(req.headers)) {
         const headers: JsonObject = {};
-        for (const [k, v] of Object.entries(req.headers)) headers[k] = typeof v === 'string' ? await this.interpolate(v) : (v as JsonValue);
+        for (const [k, v] of Object.entries(req.headers))
+          headers[k] = typeof v === 'string' ? await this.interpolate(v) : v;
         payload.headers = headers;
       }
-      if (req.body !== undefined) payload.body = req.body as JsonValue;
+      if (req.body !== undefined) payload.body = req.body;
     } else if (executor === 'server' && e.spec.target) {
       payload.target = e.spec.target;
     } else if (executor === 'llm' && e.prompt) {
@@ -672,7 +774,12 @@ export class ModelRuntime {
       const c = compileExpression(m[1]!.trim());
       const v = c.ok ? await evaluate(c.expr, this.merged, this.model.bindings) : null;
       const value = v && v.ok ? v.value : null;
-      out += value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(toJson(value)) : String(value);
+      out +=
+        value === null || value === undefined
+          ? ''
+          : typeof value === 'object'
+            ? JSON.stringify(toJson(value))
+            : String(value);
     }
     return out + template.slice(last);
   }
@@ -710,7 +817,7 @@ function flattenLeaves(obj: JsonObject, at: Path): [Path, JsonValue][] {
   for (const [k, v] of Object.entries(obj)) {
     if (v === null) continue;
     const p = [...at, k];
-    if (isObject(v) && Object.keys(v).length > 0) out.push(...flattenLeaves(v as JsonObject, p));
+    if (isObject(v) && Object.keys(v).length > 0) out.push(...flattenLeaves(v, p));
     else out.push([p, v]);
   }
   return out;

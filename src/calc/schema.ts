@@ -7,6 +7,7 @@ import { cloneJson, isObject, jsonEqual, jsonTypeName, type JsonObject } from '.
 import { META_KEYWORDS, META_PROPERTIES, type MetaProperty } from './spec.js';
 
 const MAX_REF_HOPS = 32;
+const META_PROPERTY_LIST = Object.keys(META_PROPERTIES) as MetaProperty[];
 export const MAX_PATTERN_INPUT = 100_000;
 
 /** Follows local `$ref` chains (`#/$defs/Name`, `#/definitions/Name`); absent or too long → `{}`. */
@@ -57,12 +58,33 @@ export function effectiveSchema(
   address: string,
   meta: ReadonlyMap<string, unknown>,
 ): JsonObject {
-  const out = cloneJson(schemaAt(root, path));
-  for (const prop of Object.keys(META_PROPERTIES) as MetaProperty[]) {
+  const fragment = schemaAt(root, path);
+  if (meta.size === 0) return cloneJson(fragment);
+  const out = cloneJson(fragment);
+  for (const prop of META_PROPERTY_LIST) {
     const v = meta.get(`${address}#${META_PROPERTIES[prop]}`);
     if (v !== undefined && v !== null) out[META_KEYWORDS[prop]] = cloneJson(v) as never;
   }
   return out;
+}
+
+/** The schema a write at `address` is checked against; shares the static fragment when no meta applies. */
+export function writeSchema(
+  root: JsonObject,
+  path: Path,
+  address: string,
+  meta: ReadonlyMap<string, unknown>,
+): JsonObject {
+  const fragment = schemaAt(root, path);
+  if (meta.size === 0) return fragment;
+  let out: JsonObject | undefined;
+  for (const prop of META_PROPERTY_LIST) {
+    const v = meta.get(`${address}#${META_PROPERTIES[prop]}`);
+    if (v === undefined || v === null) continue;
+    out ??= { ...fragment };
+    out[META_KEYWORDS[prop]] = v as never;
+  }
+  return out ?? fragment;
 }
 
 export interface SchemaViolation {
@@ -122,36 +144,70 @@ export function checkValue(
     return [{ path: address, keyword: 'readOnly', message: `${address} is read-only` }];
   }
   if (typeof schema.type === 'string' && !typeMatches(schema.type, value)) {
-    return [{ path: address, keyword: 'type', message: `${address} must be of type ${schema.type}, got ${jsonTypeName(value)}` }];
+    return [
+      {
+        path: address,
+        keyword: 'type',
+        message: `${address} must be of type ${schema.type}, got ${jsonTypeName(value)}`,
+      },
+    ];
   }
   if (typeof value === 'number') {
     if (typeof schema.minimum === 'number' && value < schema.minimum) {
-      out.push({ path: address, keyword: 'minimum', message: `${address} must be >= ${schema.minimum}, got ${value}` });
+      out.push({
+        path: address,
+        keyword: 'minimum',
+        message: `${address} must be >= ${schema.minimum}, got ${value}`,
+      });
     }
     if (typeof schema.maximum === 'number' && value > schema.maximum) {
-      out.push({ path: address, keyword: 'maximum', message: `${address} must be <= ${schema.maximum}, got ${value}` });
+      out.push({
+        path: address,
+        keyword: 'maximum',
+        message: `${address} must be <= ${schema.maximum}, got ${value}`,
+      });
     }
   }
   if (typeof value === 'string') {
     if (typeof schema.minLength === 'number' && value.length < schema.minLength) {
-      out.push({ path: address, keyword: 'minLength', message: `${address} must be at least ${schema.minLength} characters long` });
+      out.push({
+        path: address,
+        keyword: 'minLength',
+        message: `${address} must be at least ${schema.minLength} characters long`,
+      });
     }
     if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) {
-      out.push({ path: address, keyword: 'maxLength', message: `${address} must be at most ${schema.maxLength} characters long` });
+      out.push({
+        path: address,
+        keyword: 'maxLength',
+        message: `${address} must be at most ${schema.maxLength} characters long`,
+      });
     }
     if (typeof schema.pattern === 'string') {
       if (value.length > MAX_PATTERN_INPUT) {
-        out.push({ path: address, keyword: 'pattern', message: `${address} is too long to match against a pattern (${value.length} > ${MAX_PATTERN_INPUT})` });
+        out.push({
+          path: address,
+          keyword: 'pattern',
+          message: `${address} is too long to match against a pattern (${value.length} > ${MAX_PATTERN_INPUT})`,
+        });
       } else {
         const re = wholeMatchRegex(schema.pattern);
         if (re && !re.test(value)) {
-          out.push({ path: address, keyword: 'pattern', message: `${address} must match the pattern ${schema.pattern}` });
+          out.push({
+            path: address,
+            keyword: 'pattern',
+            message: `${address} must match the pattern ${schema.pattern}`,
+          });
         }
       }
     }
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, value))) {
-    out.push({ path: address, keyword: 'enum', message: `${address} must be one of ${JSON.stringify(schema.enum)}` });
+    out.push({
+      path: address,
+      keyword: 'enum',
+      message: `${address} must be one of ${JSON.stringify(schema.enum)}`,
+    });
   }
   return out;
 }
@@ -181,7 +237,7 @@ export function seedSchemaDefaults(
         }
         continue;
       }
-      if (isObject(sub.properties)) visit(sub as JsonObject, path, current);
+      if (isObject(sub.properties)) visit(sub, path, current);
     }
   };
   visit(schema, [], doc);

@@ -142,11 +142,15 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 
 function exprText(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (v === undefined) return undefined;
+  if (v === undefined || v === null) return undefined; // missing: reported as required
   return JSON.stringify(v); // a JSON literal written without quotes is still an expression
 }
 
-function list(raw: Record<string, unknown>, key: string, findings: ShapeFinding[]): Record<string, unknown>[] {
+function list(
+  raw: Record<string, unknown>,
+  key: string,
+  findings: ShapeFinding[],
+): Record<string, unknown>[] {
   const v = raw[key];
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) {
@@ -171,7 +175,10 @@ export function normalizeSpec(input: unknown): { spec: ModelSpec; findings: Shap
   const raw = isObject(input) ? input : {};
   if (!isObject(input)) findings.push({ location: 'spec', message: 'a ModelSpec must be a JSON object' });
 
-  if (raw.initialState !== undefined && !(isObject(raw.initialState) && Object.keys(raw.initialState).length === 0)) {
+  if (
+    raw.initialState !== undefined &&
+    !(isObject(raw.initialState) && Object.keys(raw.initialState).length === 0)
+  ) {
     findings.push({
       location: 'initialState',
       message: "'initialState' is not supported; seed state with a defaultValues rule at path '$' instead",
@@ -186,7 +193,8 @@ export function normalizeSpec(input: unknown): { spec: ModelSpec; findings: Shap
 
   const schema = isObject(raw.schema) ? (raw.schema as JsonObject) : {};
   if (raw.schema === undefined) findings.push({ location: 'schema', message: "'schema' is required" });
-  else if (!isObject(raw.schema)) findings.push({ location: 'schema', message: "'schema' must be a JSON object" });
+  else if (!isObject(raw.schema))
+    findings.push({ location: 'schema', message: "'schema' must be a JSON object" });
 
   const version = str(raw.version);
   const spec: ModelSpec = {
@@ -208,7 +216,7 @@ export function normalizeSpec(input: unknown): { spec: ModelSpec; findings: Shap
   }
   if (raw.library !== undefined && raw.library !== null) {
     if (typeof raw.library === 'string') spec.library = raw.library;
-    else if (isObject(raw.library)) spec.library = raw.library as LibraryObject;
+    else if (isObject(raw.library)) spec.library = raw.library;
     else findings.push({ location: 'library', message: "'library' must be a string or an object" });
   }
   if (raw.viewDefinition !== undefined && raw.viewDefinition !== null) {
@@ -268,7 +276,7 @@ export function normalizeSpec(input: unknown): { spec: ModelSpec; findings: Shap
     }
     let path: string | string[] | undefined;
     if (typeof c.path === 'string') path = c.path;
-    else if (Array.isArray(c.path) && c.path.every((p) => typeof p === 'string')) path = c.path as string[];
+    else if (Array.isArray(c.path) && c.path.every((p) => typeof p === 'string')) path = c.path;
     else if (c.path !== undefined && c.path !== null) {
       findings.push({ location: `${loc}.path`, message: "'path' must be a string or an array of strings" });
     }
@@ -285,8 +293,10 @@ export function normalizeSpec(input: unknown): { spec: ModelSpec; findings: Shap
   });
   list(raw, 'tests', findings).forEach((t, i) => {
     const loc = `tests[${i}]`;
-    if (t.given !== undefined && !isObject(t.given)) findings.push({ location: `${loc}.given`, message: "'given' must be an object" });
-    if (t.expect !== undefined && !isObject(t.expect)) findings.push({ location: `${loc}.expect`, message: "'expect' must be an object" });
+    if (t.given !== undefined && !isObject(t.given))
+      findings.push({ location: `${loc}.given`, message: "'given' must be an object" });
+    if (t.expect !== undefined && !isObject(t.expect))
+      findings.push({ location: `${loc}.expect`, message: "'expect' must be an object" });
     spec.tests.push({
       ...(str(t.description) !== undefined ? { description: str(t.description) } : {}),
       given: isObject(t.given) ? (t.given as Record<string, JsonValue>) : {},
@@ -306,7 +316,8 @@ function normalizeEffect(e: Record<string, unknown>, loc: string, findings: Shap
     if (typeof policyRaw[k] === 'string') policy[k] = policyRaw[k];
   }
   if (typeof policyRaw.temperature === 'number') policy.temperature = policyRaw.temperature;
-  if (typeof e.id !== 'string') findings.push({ location: `${loc}.id`, message: "'id' is required and must be a string" });
+  if (typeof e.id !== 'string')
+    findings.push({ location: `${loc}.id`, message: "'id' is required and must be a string" });
   const effect: Effect = {
     id: typeof e.id === 'string' ? e.id : '',
     executor: typeof e.executor === 'string' ? e.executor : 'server',
@@ -331,7 +342,9 @@ function normalizeEffect(e: Record<string, unknown>, loc: string, findings: Shap
   if (typeof e.afterMs === 'string' || typeof e.afterMs === 'number') effect.afterMs = e.afterMs;
   if (isObject(e.response)) {
     const set = isObject(e.response.set) ? e.response.set : undefined;
-    effect.response = set ? { set: Object.fromEntries(Object.entries(set).map(([k, v]) => [k, exprText(v) ?? 'null'])) } : {};
+    effect.response = set
+      ? { set: Object.fromEntries(Object.entries(set).map(([k, v]) => [k, exprText(v) ?? 'null'])) }
+      : {};
   }
   if (isObject(e.origin)) effect.origin = e.origin as JsonObject;
   return effect;

@@ -39,7 +39,10 @@ export function expectationHolds(expected: unknown, actual: unknown): boolean {
 }
 
 /** Runs tests against a compiled model; `tests` defaults to the spec's own. */
-export async function runTests(specOrModel: ModelSpec | CompiledModel, tests?: SpecTest[]): Promise<TestReport> {
+export async function runTests(
+  specOrModel: ModelSpec | CompiledModel,
+  tests?: SpecTest[],
+): Promise<TestReport> {
   let model: CompiledModel | undefined;
   let compileError: string | undefined;
   const spec = 'graph' in specOrModel ? specOrModel.spec : specOrModel;
@@ -56,7 +59,9 @@ export async function runTests(specOrModel: ModelSpec | CompiledModel, tests?: S
     const failures = model
       ? await runOne(model, t)
       : [{ path: 'spec', expected: null, actual: null, message: `Spec compilation failed: ${compileError}` }];
-    results.push(failures.length === 0 ? { description, passed: true } : { description, passed: false, failures });
+    results.push(
+      failures.length === 0 ? { description, passed: true } : { description, passed: false, failures },
+    );
   }
   const passed = results.filter((r) => r.passed).length;
   return { total: results.length, passed, failed: results.length - passed, results };
@@ -67,21 +72,30 @@ async function runOne(model: CompiledModel, t: SpecTest): Promise<TestFailure[]>
   try {
     await runtime.initialize({ recomputeAll: false });
   } catch (err) {
-    return [{ path: 'initialize', expected: null, actual: null, message: `Applying defaultValues failed: ${(err as Error).message}` }];
+    return [
+      {
+        path: 'initialize',
+        expected: null,
+        actual: null,
+        message: `Applying defaultValues failed: ${(err as Error).message}`,
+      },
+    ];
   }
   if (Object.keys(t.given).length > 0) {
     try {
       await runtime.mutate(t.given);
     } catch (err) {
       const rejected = err instanceof CalcError && err.code === 'CONSTRAINT_VIOLATION';
-      const message = rejected ? `Mutation rejected by constraint: ${err.message}` : `Mutation failed: ${(err as Error).message}`;
+      const message = rejected
+        ? `Mutation rejected by constraint: ${err.message}`
+        : `Mutation failed: ${(err as Error).message}`;
       return [{ path: 'given', expected: null, actual: null, message }];
     }
   }
   const failures: TestFailure[] = [];
   for (const [path, expected] of Object.entries(t.expect)) {
     if (isObject(expected) && isObject(expected.$meta)) {
-      failures.push(...checkMeta(runtime, path, expected.$meta as Record<string, JsonValue>));
+      failures.push(...checkMeta(runtime, path, expected.$meta));
       continue;
     }
     let actual: JsonValue | undefined;
@@ -92,7 +106,12 @@ async function runOne(model: CompiledModel, t: SpecTest): Promise<TestFailure[]>
       continue;
     }
     if (!expectationHolds(expected, actual)) {
-      failures.push({ path, expected, actual: actual ?? null, message: `${path} expected ${show(expected)} but was ${show(actual)}` });
+      failures.push({
+        path,
+        expected,
+        actual: actual ?? null,
+        message: `${path} expected ${show(expected)} but was ${show(actual)}`,
+      });
     }
   }
   return failures;
@@ -107,12 +126,17 @@ function checkMeta(runtime: ModelRuntime, path: string, meta: Record<string, Jso
     let actual: JsonValue | undefined;
     if (isMetaProperty(key)) {
       const live = runtime.getMeta(`${path}#${META_PROPERTIES[key]}`);
-      actual = live !== undefined && live !== null ? live : (staticSchema[META_KEYWORDS[key]] as JsonValue | undefined);
+      actual = live !== undefined && live !== null ? live : staticSchema[META_KEYWORDS[key]];
     } else {
-      actual = staticSchema[key] as JsonValue | undefined;
+      actual = staticSchema[key];
     }
     if (!expectationHolds(expected, actual)) {
-      failures.push({ path: `${path}#${key}`, expected, actual: actual ?? null, message: `${path}#${key} expected ${show(expected)} but was ${show(actual)}` });
+      failures.push({
+        path: `${path}#${key}`,
+        expected,
+        actual: actual ?? null,
+        message: `${path}#${key} expected ${show(expected)} but was ${show(actual)}`,
+      });
     }
   }
   return failures;

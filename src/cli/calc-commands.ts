@@ -1,6 +1,159 @@
-/** `modelworks calc …`: validate, test, eval and dry-run specs from the command line. */
+/** `modelworks calc …`: validate, test, evaluate and dry-run ModelSpecs from the command line. */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { CalcError, dryRun, evalExpression, normalizeSpec, runTests, validateSpec } from '../calc/index.js';
+
+/** Exit codes shared by every command: 0 ok, 1 failures found, 2 usage or unreadable input. */
+export const EXIT = { ok: 0, failures: 1, usage: 2 } as const;
+
+class UsageError extends Error {}
+
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** `$.a.b=1` → ['$.a.b', 1]; the value is JSON when it parses, else a plain string. */
+export function parseAssignment(text: string): [string, unknown] {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--set expects ADDRESS=VALUE, got '${text}'`);
+  const raw = text.slice(eq + 1);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    value = raw;
+  }
+  return [text.slice(0, eq).trim(), value];
+}
+
+async function run(action: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await action();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`modelworks: ${err.message}\n`);
+      process.exitCode = EXIT.usage;
+    } else if (err instanceof CalcError) {
+      process.stderr.write(`modelworks: ${err.message}\n`);
+      const details = err.details.errors ?? err.details.violations;
+      if (Array.isArray(details)) for (const d of details) process.stderr.write(`  - ${JSON.stringify(d)}\n`);
+      process.exitCode = EXIT.failures;
+    } else {
+      process.stderr.write(`modelworks: ${(err as Error).stack ?? String(err)}\n`);
+      process.exitCode = EXIT.failures;
+    }
+  }
+}
 
 export function registerCalcCommands(program: Command): void {
-  program.command('calc').description('Reactive models: validate, test, evaluate and dry-run ModelSpecs');
+  const calc = program
+    .command('calc')
+    .description('Reactive models: validate, test, evaluate and dry-run ModelSpecs');
+
+  calc
+    .command('validate')
+    .description('Validate spec files; prints errors and warnings with their locations')
+    .argument('<spec...>', 'ModelSpec JSON files')
+    .option('--json', 'print one JSON report per file')
+    .option('--no-tests', 'skip running the embedded tests')
+    .action((files: string[], opts: { json?: boolean; tests: boolean }) =>
+      run(async () => {
+        let invalid = 0;
+        for (const file of files) {
+          const report = await validateSpec(readJsonFile(file), { runTests: opts.tests });
+          if (!report.valid) invalid++;
+          if (opts.json) {
+            process.stdout.write(`${JSON.stringify({ file, ...report })}\n`);
+            continue;
+          }
+          process.stdout.write(`${report.valid ? 'valid  ' : 'INVALID'} ${file}\n`);
+          for (const e of report.errors) process.stdout.write(`  error   ${e.location}: ${e.message}\n`);
+          for (const w of report.warnings) process.stdout.write(`  warning ${w.location}: ${w.message}\n`);
+        }
+        return invalid > 0 ? EXIT.failures : EXIT.ok;
+      }),
+    );
+
+  calc
+    .command('test')
+    .description("Run specs' embedded tests through the real reactive pipeline")
+    .argument('<spec...>', 'ModelSpec JSON files')
+    .action((files: string[]) =>
+      run(async () => {
+        let passed = 0;
+        let failed = 0;
+        for (const file of files) {
+          const { spec } = normalizeSpec(readJsonFile(file));
+          const report = await runTests(spec);
+          process.stdout.write(`${file}: ${report.passed}/${report.total} passed\n`);
+          for (const r of report.results) {
+            process.stdout.write(`  ${r.passed ? 'pass' : 'FAIL'}  ${r.description}\n`);
+            for (const f of r.failures ?? []) process.stdout.write(`        ${f.message}\n`);
+          }
+          passed += report.passed;
+          failed += report.failed;
+        }
+        process.stdout.write(`${passed} passed, ${failed} failed\n`);
+        return failed > 0 ? EXIT.failures : EXIT.ok;
+      }),
+    );
+
+  calc
+    .command('eval')
+    .description('Evaluate one JSONata expression against an input document')
+    .argument('<expr>', 'the expression')
+    .option('--input <file>', 'JSON input document (default {})')
+    .option('--library <file>', 'JSON file holding a library (a definition string or {define|layers})')
+    .option('--constants <file>', 'JSON file holding the constants object')
+    .action((expr: string, opts: { input?: string; library?: string; constants?: string }) =>
+      run(async () => {
+        const input = opts.input ? readJsonFile(opts.input) : {};
+        const library = opts.library ? readJsonFile(opts.library) : undefined;
+        const constants = opts.constants ? readJsonFile(opts.constants) : {};
+        const out = await evalExpression(expr, input, library, constants as Record<string, unknown>);
+        if (!out.ok) {
+          process.stderr.write(`modelworks: ${out.error} error: ${out.message}\n`);
+          return EXIT.failures;
+        }
+        process.stdout.write(`${JSON.stringify(out.result, null, 2)}\n`);
+        return EXIT.ok;
+      }),
+    );
+
+  calc
+    .command('dry-run')
+    .description(
+      'Compile a spec in a throwaway runtime, apply --set mutations as one cycle, print the merged state',
+    )
+    .argument('<spec>', 'ModelSpec JSON file')
+    .option(
+      '--set <assignment>',
+      "a mutation, e.g. '$.price=10' (repeatable)",
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
+    .action((file: string, opts: { set: string[] }) =>
+      run(async () => {
+        const mutations = Object.fromEntries(opts.set.map(parseAssignment));
+        const { state, result } = await dryRun(readJsonFile(file), mutations);
+        if (result && result.flaggedConstraints.length > 0) {
+          for (const f of result.flaggedConstraints)
+            process.stderr.write(`flagged: ${f.constraintId}: ${f.message}\n`);
+        }
+        process.stdout.write(`${JSON.stringify(state, null, 2)}\n`);
+        return EXIT.ok;
+      }),
+    );
 }

@@ -1,0 +1,32 @@
+/**
+ * The calc engine's public API. Each export here is a decision: surfaces (MCP, HTTP, CLI, service)
+ * use only what is listed.
+ */
+export { canonicalize, formatPath, parseAddress, type Path } from './address.js';
+export { CALC_ERROR_CODES, CalcError, type CalcErrorCode, type ConstraintViolation } from './errors.js';
+export { applyEvolution, type SpecEvolution } from './evolution.js';
+export { JSONATA_BUILTINS } from './expression.js';
+export { canonicalJson, cloneJson, jsonEqual, type JsonObject, type JsonValue } from './json.js';
+export type { CompiledLibrary, LibraryExport } from './library.js';
+export {
+  dryRun,
+  evalExpression,
+  evolveRuntime,
+  modelInfo,
+  prepareModel,
+  restoreSnapshot,
+  startRuntime,
+  takeSnapshot,
+  type EvalExpressionResult,
+  type EvolutionOutcome,
+  type ModelInfo,
+  type Snapshot,
+} from './lifecycle.js';
+export { translatePatch, type PatchOperation } from './patch.js';
+export { compileModel, type CompiledModel } from './program.js';
+export { capDepth, projectPaths } from './projection.js';
+export { ModelRuntime, type DispatchedEffect, type MutationResult, type RuntimeState } from './runtime.js';
+export { normalizeSpec, type ModelSpec } from './spec.js';
+export { runTests, type TestReport } from './test-runner.js';
+export type { DerivationTrace } from './traces.js';
+export { validateSpec, type ValidationReport } from './validator.js';
