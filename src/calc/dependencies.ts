@@ -99,6 +99,11 @@ function filterExprs(step: Node): Node[] {
   return out;
 }
 
+/** The element pattern of an array path: one `[*]`, never two in a row. */
+function element(cur: Segment[]): Segment[] {
+  return cur[cur.length - 1] === WILDCARD ? [...cur] : [...cur, WILDCARD];
+}
+
 function walkPath(node: Node, scope: Scope, record: (p: Segment[]) => void): void {
   const steps = Array.isArray(node.steps) ? (node.steps as Node[]) : [];
   let cur: Segment[] | null = scope.base ? [...scope.base] : null;
@@ -134,26 +139,36 @@ function walkPath(node: Node, scope: Scope, record: (p: Segment[]) => void): voi
           if (f.type === 'number') {
             if (cur) record(cur); // an index reads the array; later steps continue without it
           } else if (f.type === 'wildcard') {
-            if (cur && !last) cur.push(WILDCARD);
+            if (cur && !last) cur = element(cur);
           } else {
             // a predicate: its names resolve against the element
-            walk(f, { ...scope, base: cur ? [...cur, WILDCARD] : null }, record);
-            if (cur && !last) cur.push(WILDCARD);
+            walk(f, { ...scope, base: cur ? element(cur) : null }, record);
+            if (cur && !last) cur = element(cur);
           }
         }
+        break;
+      }
+      case 'sort': {
+        // `items^(price).name`: sort keys resolve per element, and the path goes on per element
+        const el = cur && recordedNames ? element(cur) : null;
+        walk(step.terms, { ...scope, base: el }, record);
+        for (const f of filterExprs(step)) {
+          if (f.type !== 'number' && f.type !== 'wildcard') walk(f, { ...scope, base: el }, record);
+        }
+        if (el) cur = el;
+        else cur = null;
         break;
       }
       case 'block':
       case 'unary':
       case 'function':
-      case 'sort':
       case 'condition':
       case 'apply':
       case 'lambda':
       case 'transform': {
         // `items.( … )`, `items.{ … }`, `items.$f(x)`: an element scope over what came before.
-        const element = cur ? (recordedNames ? [...cur, WILDCARD] : cur) : null;
-        walk(step, { ...scope, base: element }, record);
+        const base = cur ? (recordedNames ? element(cur) : cur) : null;
+        walk(step, { ...scope, base }, record);
         ended = true;
         cur = null;
         break;

@@ -20,6 +20,10 @@ export const CALC_ERROR_CODES = {
   HISTORY_NOT_FOUND: { status: 404, summary: 'no history entry at or before that time' },
   VIEW_NOT_FOUND: { status: 404, summary: 'no such view' },
   LIBRARY_NOT_FOUND: { status: 404, summary: 'the model has no library' },
+  BUSY: { status: 429, summary: 'too many queued mutations on one model, or too many models' },
+  BLOB_TOO_LARGE: { status: 413, summary: 'a blob over the size limit or the memory budget' },
+  BLOB_NOT_FOUND: { status: 404, summary: 'no blob with that id (or not referenced by the model)' },
+  STORE_FAILURE: { status: 500, summary: 'the store could not complete the operation' },
 } as const;
 
 export type CalcErrorCode = keyof typeof CALC_ERROR_CODES;

@@ -54,6 +54,7 @@ export class DependencyGraph {
   /** Nodes on a dependency cycle (empty when acyclic). */
   readonly cycle: string[];
   private readonly namesCache: string[][];
+  private readonly indexedTargets: boolean;
   private readonly dirtyCache = new Map<string, DirtySet>();
   /** Parsed addresses are shared objects, so identity is a cheap first-level cache key. */
   private readonly byIdentity = new WeakMap<Path, DirtySet>();
@@ -63,6 +64,7 @@ export class DependencyGraph {
     const n = nodes.length;
     this.dependents = nodes.map(() => []);
     this.namesCache = nodes.map((node) => (node.target ? namesOnly(node.target) : []));
+    this.indexedTargets = nodes.some((node) => node.target?.some((s) => typeof s === 'number') ?? false);
     const depNames = nodes.map((node) => node.deps.map((d) => namesOnly(d)));
     const derivations = nodes.map((node, i) => (node.kind === 'DERIVED' ? i : -1)).filter((i) => i >= 0);
 
@@ -122,7 +124,8 @@ export class DependencyGraph {
   dirtyFor(written: Path): DirtySet {
     const known = this.byIdentity.get(written);
     if (known) return known;
-    const key = generalize(written);
+    // a target naming a concrete index makes the answer index-specific: cache by the exact path
+    const key = this.indexedTargets ? formatPath(written) : generalize(written);
     let hit = this.dirtyCache.get(key);
     if (!hit) {
       hit = this.computeDirty(written);

@@ -6,7 +6,7 @@ export { canonicalize, formatPath, parseAddress, type Path } from './address.js'
 export { CALC_ERROR_CODES, CalcError, type CalcErrorCode, type ConstraintViolation } from './errors.js';
 export { applyEvolution, type SpecEvolution } from './evolution.js';
 export { JSONATA_BUILTINS } from './expression.js';
-export { canonicalJson, cloneJson, jsonEqual, type JsonObject, type JsonValue } from './json.js';
+export { canonicalJson, cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
 export type { CompiledLibrary, LibraryExport } from './library.js';
 export {
   dryRun,
@@ -30,3 +30,4 @@ export { normalizeSpec, type ModelSpec } from './spec.js';
 export { runTests, type TestReport } from './test-runner.js';
 export type { DerivationTrace } from './traces.js';
 export { validateSpec, type ValidationReport } from './validator.js';
+export { evaluateView, findView, type EvaluatedView } from './views.js';

@@ -94,14 +94,19 @@ function lintDefinition(ast: JsonataNode): string[] {
     if (type === 'variable' && documentContext && (node.value === '' || node.value === '$')) {
       problems.add(`reads the document ('$${String(node.value)}')`);
     }
+    if (type === 'bind') {
+      // `$name := …` binds a name; only the value side can use a forbidden function
+      visit(node.rhs, documentContext);
+      return;
+    }
+    if (type === 'variable' && (node.value === 'now' || node.value === 'millis' || node.value === 'random')) {
+      problems.add(
+        `uses $${String(node.value)}(), which is not allowed in a library (results must not depend on time or chance)`,
+      );
+    }
     if ((type === 'wildcard' || type === 'descendant') && documentContext)
       problems.add('reads the document (*)');
     if (type === 'name' && documentContext) problems.add(`reads the document ('${String(node.value)}')`);
-    if (type === 'function' && isObject(node.procedure) && node.procedure.type === 'variable') {
-      const name = String(node.procedure.value);
-      if (name === 'now' || name === 'millis' || name === 'random')
-        problems.add(`calls $${name}(), which is not allowed in a library`);
-    }
     visitChildren(node, documentContext);
   };
   const visitChildren = (node: Record<string, unknown>, documentContext: boolean): void => {

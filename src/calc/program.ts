@@ -104,6 +104,12 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
   const derivations: DerivationNode[] = spec.derivations.map((d) => {
     const path = mustParse(d.path);
     const w = firstWildcard(path);
+    if (w >= 0 && path.indexOf('*', w + 1) > 0) {
+      throw new CalcError(
+        'SPEC_INVALID',
+        `${d.path}: a derivation target may have at most one [*]; derive the inner rows from the outer row instead`,
+      );
+    }
     const expr = mustCompile(d.expr);
     const parent = w >= 0 ? path.slice(0, w + 1) : undefined;
     const deps = extractDependencies(expr.ast, parent ? { parent } : {});

@@ -184,12 +184,16 @@ export class ModelRuntime {
   /** Evaluates every eager derivation (level order) and every meta; no constraints, no effects. */
   async recomputeAll(): Promise<void> {
     const log = new UndoLog(true);
-    const order = this.model.graph.derivationOrder.map((id) =>
-      this.model.derivations.find((d) => d.id === id)!,
+    // lazy derivations are never computed eagerly: they go stale and compute on read
+    const order = this.model.graph.derivationOrder.map((id) => this.derivationById(id));
+    await this.deriveLevels(
+      order.filter((d) => !d.lazy),
+      undefined,
+      [],
+      [],
+      log,
     );
-    const lazy = new Set(this.model.derivations.filter((d) => d.lazy).map((d) => d.id));
-    await this.deriveLevels(order, undefined, [], [], log);
-    for (const id of lazy) this.staleLazy.add(id);
+    for (const d of order) if (d.lazy) this.staleLazy.add(d.id);
     for (const m of this.model.metas) await this.evaluateMeta(m, undefined, []);
     this.appendAfter(log);
   }
@@ -210,6 +214,14 @@ export class ModelRuntime {
     const parsed = parseAddress(address);
     if (!parsed.ok) throw new CalcError('INVALID_ARGUMENT', parsed.message);
     await this.refreshLazy();
+    // A derived entry first; a base value written inside a derived container next (the merged
+    // document shows the derived container there); otherwise the merged document, so a row or
+    // object comes back with its derived fields and a path inside a derived value resolves.
+    if (this.derived.has(address)) return cloneJson(this.derived.get(address));
+    if (this.underDerivedContainer(parsed.path)) {
+      const base = getAt(this.base, parsed.path);
+      if (base !== ABSENT) return cloneJson(base);
+    }
     const v = getAt(this.merged, parsed.path);
     return v === ABSENT ? undefined : cloneJson(v);
   }
@@ -303,11 +315,15 @@ export class ModelRuntime {
     }
     for (const [k, v] of Object.entries(state.meta)) this.meta.set(k, cloneJson(v));
     for (const m of this.model.metas) {
-      if (m.element)
-        this.metaRows.set(
-          m.id,
-          [...this.meta.keys()].filter((k) => k.endsWith(`#${META_PROPERTIES[m.property]}`)),
-        );
+      if (!m.element) continue;
+      // a [*] meta owns only the keys its own pattern produces
+      const suffix = `#${META_PROPERTIES[m.property]}`;
+      const own = [...this.meta.keys()].filter((k) => {
+        if (!k.endsWith(suffix)) return false;
+        const p = parseAddress(k.slice(0, -suffix.length));
+        return p.ok && patternMatches(m.path, p.path);
+      });
+      this.metaRows.set(m.id, own);
     }
     this.staleLazy.clear();
     for (const d of this.model.derivations) if (d.lazy) this.staleLazy.add(d.id);
