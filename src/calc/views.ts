@@ -90,14 +90,14 @@ export async function evaluateView(runtime: ModelRuntime, viewId?: string): Prom
     if (required) out.required = true;
     if (Array.isArray(raw.components)) {
       const children: JsonObject[] = [];
-      for (const c of raw.components) if (isObject(c)) children.push((await component(c as JsonObject))!);
+      for (const c of raw.components) if (isObject(c)) children.push((await component(c))!);
       out.components = children;
     }
     return out;
   };
   const components: JsonObject[] = [];
   for (const c of Array.isArray(view.components) ? view.components : []) {
-    if (isObject(c)) components.push((await component(c as JsonObject))!);
+    if (isObject(c)) components.push((await component(c))!);
   }
   const result: EvaluatedView = {
     modelId: runtime.model.spec.id,
