@@ -31,3 +31,4 @@ export { runTests, type TestReport } from './test-runner.js';
 export type { DerivationTrace } from './traces.js';
 export { validateSpec, type ValidationReport } from './validator.js';
 export { evaluateView, findView, type EvaluatedView } from './views.js';
+export { MODEL_SPEC_SCHEMA, SPEC_EVOLUTION_SCHEMA } from './spec-schemas.js';

@@ -16,7 +16,10 @@ export function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function cloneJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') {
-    return (typeof value === 'function' ? undefined : value) as T;
+    if (typeof value === 'function') return undefined as T;
+    // JSON has no NaN or Infinity (1/0 in an expression): they become null, as JSON.stringify does
+    if (typeof value === 'number' && !Number.isFinite(value)) return null as T;
+    return value;
   }
   if (Array.isArray(value)) {
     const out: unknown[] = new Array(value.length);

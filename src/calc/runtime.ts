@@ -203,7 +203,13 @@ export class ModelRuntime {
   /** The merged document (lazy values brought up to date), as a fresh copy. */
   async getState(): Promise<JsonObject> {
     await this.refreshLazy();
-    return cloneJson(this.merged) as JsonObject;
+    // Rebuilt as base-then-derived so fields read in the order a person wrote them (inputs first);
+    // the content is exactly the merged document.
+    const out = cloneJson<Record<string, unknown>>(this.base);
+    const entries = [...this.derived].map(([k, v]) => ({ v, p: parseAddress(k) }));
+    entries.sort((a, b) => (a.p.ok ? a.p.path.length : 0) - (b.p.ok ? b.p.path.length : 0));
+    for (const e of entries) if (e.p.ok) spliceAt(out, e.p.path, cloneJson(e.v));
+    return out as JsonObject;
   }
 
   /**

@@ -19,6 +19,8 @@ export interface EvaluatedView {
 }
 
 const DISPLAY_FIELDS = ['text', 'value', 'delta', 'caption', 'trend'];
+/** Their text is shown as written; the client styles it (never evaluated server-side). */
+const NOT_EVALUATED_TEXT = new Set(['badge', 'alert', 'callout']);
 const STATE_FIELDS = ['visible', 'enabled', 'readOnly', 'required'] as const;
 
 /** Picks the view: by id, else the default view, else the first. */
@@ -68,6 +70,7 @@ export async function evaluateView(runtime: ModelRuntime, viewId?: string): Prom
     }
     for (const f of DISPLAY_FIELDS) {
       const v = raw[f];
+      if (f === 'text' && NOT_EVALUATED_TEXT.has(String(raw.type))) continue;
       if (typeof v === 'string' && v.includes('$') && !(f === 'value' && bind)) out[f] = await evalText(v);
     }
     // state flags: explicit boolean, an always-evaluated expression string, or inherited from meta

@@ -2,10 +2,10 @@
 /** The `modelworks` command: one program, a sub-command group per engine. */
 import { Command } from 'commander';
 import { registerCalcCommands } from './calc-commands.js';
-import { readPackageVersion } from './version.js';
+import { registerMcpCommand } from './mcp-command.js';
+import { readPackageVersion } from '../version.js';
 
 const program = new Command('modelworks')
-  .description('Live reactive models (calc) and deterministic synthetic data (synth) for AI agents')
   .version(readPackageVersion(), '-V, --version')
   .showHelpAfterError()
   .exitOverride((err) => {
@@ -14,5 +14,7 @@ const program = new Command('modelworks')
   });
 
 registerCalcCommands(program);
+registerMcpCommand(program);
+registerSynthCommands(program);
 
 await program.parseAsync(process.argv);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 /** The package version, read from package.json next to dist/ (or src/ under tsx). */
 export function readPackageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       version?: string;
     };
     return pkg.version ?? '0.0.0';

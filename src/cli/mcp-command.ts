@@ -1,0 +1,72 @@
+/** `modelworks mcp`: the MCP server over stdio (default) or Streamable HTTP (`--http`). */
+import type { Command } from 'commander';
+import { CalcService } from '../service/calc-service.js';
+import { loadGuidanceTopics } from '../service/guidance/catalog.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { serveHttp } from '../mcp/http.js';
+import { createMcpServer } from '../mcp/server.js';
+import { serveStdio } from '../mcp/stdio.js';
+
+const log = (message: string): void => {
+  process.stderr.write(`modelworks: ${message}\n`);
+};
+
+function parseGroups(text: string): Set<'calc' | 'synth'> {
+  const groups = new Set<'calc' | 'synth'>();
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (part !== 'calc' && part !== 'synth')
+      throw new Error(`--tools takes calc, synth or calc,synth (got '${part}')`);
+    groups.add(part);
+  }
+  return groups;
+}
+
+export function registerMcpCommand(program: Command): void {
+  program
+    .command('mcp')
+    .description('Run the MCP server: stdio by default, Streamable HTTP at /mcp with --http')
+    .option('--http', 'serve Streamable HTTP instead of stdio')
+    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+    .option('--port <port>', 'HTTP port (0 = any free port)', '8080')
+    .option('--tools <groups>', 'tool groups to offer: calc, synth or calc,synth', 'calc,synth')
+    .action(async (opts: { http?: boolean; host: string; port: string; tools: string }) => {
+      let groups: Set<'calc' | 'synth'>;
+      try {
+        groups = parseGroups(opts.tools);
+      } catch (err) {
+        log((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        log(`--port must be 0..65535 (got '${opts.port}')`);
+        process.exitCode = 2;
+        return;
+      }
+      const store = new MemoryStore();
+      const calc = new CalcService(store);
+      const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
+      const modeLine = `embedded mode, ${store.kind} store`;
+      const make = () => createMcpServer({ calc, guidanceTopics, groups, modeLine });
+      if (!opts.http) {
+        await serveStdio(make());
+        await calc.close();
+        return;
+      }
+      const allowedOrigins = (process.env.MODELWORKS_MCP_ALLOWED_ORIGINS ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const running = await serveHttp({ host: opts.host, port, createServer: make, allowedOrigins, log });
+      log(`MCP over Streamable HTTP at ${running.url} (${modeLine})`);
+      const stop = (): void => {
+        void running.close().then(() => calc.close());
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,493 @@
+/**
+ * The calc model tools and authoring tools: names, arguments and result shapes as the product
+ * document gives them. Every tool is one CalcService call plus result shaping.
+ */
+import { MODEL_SPEC_SCHEMA, SPEC_EVOLUTION_SCHEMA, type JsonObject } from '../calc/index.js';
+import type { CalcService } from '../service/calc-service.js';
+import { domainGuidance } from '../service/guidance/catalog.js';
+import type { GuidanceTopic } from '../service/guidance/topics.js';
+import { okResult } from './results.js';
+import { DESTRUCTIVE, input, output, READ, WRITE, type JsonSchema, type ToolDefinition } from './tool.js';
+
+const embed = (schema: JsonObject): JsonSchema => {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+};
+const SPEC = embed(MODEL_SPEC_SCHEMA);
+const EVOLUTION = embed(SPEC_EVOLUTION_SCHEMA);
+
+const id = { type: 'string', description: 'Model id' };
+const path = { type: 'string', description: 'Canonical address, e.g. "$.total" or "$.items[0].lineTotal"' };
+const includeTraces = {
+  type: 'boolean',
+  description: 'Also return the cycle traces (what explain serves); default false',
+};
+
+const MODEL_INFO = output(
+  {
+    id: { type: 'string' },
+    version: { type: 'string' },
+    derivationCount: { type: 'integer' },
+    metaDerivationCount: { type: 'integer' },
+    constraintCount: { type: 'integer' },
+    effectCount: { type: 'integer' },
+  },
+  ['id', 'version'],
+);
+const MUTATION_RESULT = output(
+  {
+    success: { type: 'boolean' },
+    mutatedPaths: { type: 'array', items: { type: 'string' } },
+    derivedUpdated: { type: 'array', items: { type: 'string' } },
+    metaUpdated: { type: 'array', items: { type: 'string' } },
+    flaggedConstraints: { type: 'array', items: { type: 'object' } },
+    dispatchedEffects: { type: 'array', items: { type: 'object' } },
+    traces: { type: 'array', items: { type: 'object' } },
+  },
+  ['success', 'mutatedPaths', 'derivedUpdated'],
+);
+const ANY_OBJECT = output({});
+const str = (s: unknown): string => (typeof s === 'string' ? s : '');
+const opt = (s: unknown): string | undefined => (typeof s === 'string' ? s : undefined);
+
+/** Model tools: each maps one-to-one to a service operation. */
+export function modelTools(service: CalcService): ToolDefinition[] {
+  return [
+    {
+      name: 'list_models',
+      title: 'List models',
+      description: 'Ids of every model on this server, sorted.',
+      inputSchema: input({}),
+      annotations: READ,
+      run: async () => okResult(await service.listModels()),
+    },
+    {
+      name: 'create_model',
+      title: 'Create model',
+      description:
+        'Validate, compile and register a ModelSpec, seed its defaults and compute it. Returns the model info. A taken id is an error: delete_model, evolve_spec, or pick another id.',
+      inputSchema: input({ spec: SPEC }, ['spec']),
+      outputSchema: MODEL_INFO,
+      annotations: WRITE,
+      run: async (a) => okResult(await service.createModel(a.spec)),
+    },
+    {
+      name: 'get_model_info',
+      title: 'Get model info',
+      description: 'Id, version and section counts of a model.',
+      inputSchema: input({ id }, ['id']),
+      outputSchema: MODEL_INFO,
+      annotations: READ,
+      run: async (a) => okResult(await service.getModelInfo(str(a.id))),
+    },
+    {
+      name: 'get_spec',
+      title: 'Get spec',
+      description: 'The stored (normalised) ModelSpec of a model.',
+      inputSchema: input({ id }, ['id']),
+      outputSchema: ANY_OBJECT,
+      annotations: READ,
+      narrowHint: 'read the model with get_model_info, or project state with get_state paths/depth',
+      run: async (a) => okResult(await service.getSpec(str(a.id))),
+    },
+    {
+      name: 'get_state',
+      title: 'Get state',
+      description:
+        'The merged state (inputs and computed values). `paths` keeps only those subtrees; `depth` collapses deeper containers to "<object: N fields>"/"<array: N items>"; `at` (ISO-8601) reads the state as of that time.',
+      inputSchema: input(
+        {
+          id,
+          at: {
+            type: 'string',
+            description: 'ISO-8601 timestamp: the state after the newest cycle at or before it',
+          },
+          paths: { type: 'array', items: path, description: 'Only these subtrees' },
+          depth: { type: 'integer', minimum: 0, description: 'Cap nesting; 0 collapses the whole document' },
+        },
+        ['id'],
+      ),
+      outputSchema: ANY_OBJECT,
+      annotations: READ,
+      narrowHint: 'pass paths (e.g. ["$.totals"]) and/or depth (e.g. 2) to get_state',
+      run: async (a) => {
+        const options: { at?: string; paths?: string[]; depth?: number } = {};
+        if (typeof a.at === 'string') options.at = a.at;
+        if (Array.isArray(a.paths)) options.paths = a.paths as string[];
+        if (typeof a.depth === 'number') options.depth = a.depth;
+        return okResult(await service.getState(str(a.id), options), 'pass paths and/or depth to get_state');
+      },
+    },
+    {
+      name: 'get_field',
+      title: 'Get field',
+      description: 'The value at one address (null when absent). Reads inside computed values too.',
+      inputSchema: input({ id, path }, ['id', 'path']),
+      annotations: READ,
+      narrowHint: 'ask for a deeper address',
+      run: async (a) => okResult(await service.getField(str(a.id), str(a.path)), 'ask for a deeper address'),
+    },
+    {
+      name: 'get_effective_schema',
+      title: 'Get effective schema',
+      description:
+        "A field's schema with live meta-derived limits laid over it: what the next write must satisfy.",
+      inputSchema: input({ id, path }, ['id', 'path']),
+      outputSchema: ANY_OBJECT,
+      annotations: READ,
+      run: async (a) => okResult(await service.getEffectiveSchema(str(a.id), str(a.path))),
+    },
+    {
+      name: 'mutate',
+      title: 'Mutate',
+      description:
+        'Write values ({"$.path": value, ...}) as one reactive cycle: derived values recompute, constraints check (a rollback constraint refuses the whole write), effects are returned as data.',
+      inputSchema: input(
+        { id, mutations: { type: 'object', description: 'Canonical address → value' }, includeTraces },
+        ['id', 'mutations'],
+      ),
+      outputSchema: MUTATION_RESULT,
+      annotations: WRITE,
+      run: async (a) =>
+        okResult(await service.mutate(str(a.id), a.mutations, { includeTraces: a.includeTraces === true })),
+    },
+    {
+      name: 'patch_model',
+      title: 'Patch model',
+      description:
+        'Apply an RFC 6902 JSON Patch (JSON Pointer paths: /items/0, /items/- to append) to the inputs as one reactive cycle: insert, remove or reorder array elements.',
+      inputSchema: input(
+        {
+          id,
+          patch: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['op', 'path'],
+              properties: {
+                op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
+                path: { type: 'string' },
+                from: { type: 'string' },
+                value: {},
+              },
+            },
+          },
+          includeTraces,
+        },
+        ['id', 'patch'],
+      ),
+      outputSchema: MUTATION_RESULT,
+      annotations: WRITE,
+      run: async (a) =>
+        okResult(await service.patchModel(str(a.id), a.patch, { includeTraces: a.includeTraces === true })),
+    },
+    {
+      name: 'explain',
+      title: 'Explain',
+      description:
+        'How a value was computed: the traces (expression, inputs, result, errors) of recent cycles whose target starts with `path`, oldest first.',
+      inputSchema: input(
+        { id, path, limit: { type: 'integer', minimum: 0, description: 'Keep only the newest N traces' } },
+        ['id', 'path'],
+      ),
+      annotations: READ,
+      narrowHint: 'pass limit to explain',
+      run: async (a) =>
+        okResult(
+          await service.explain(str(a.id), str(a.path), typeof a.limit === 'number' ? a.limit : undefined),
+          'pass limit (e.g. 5) to explain',
+        ),
+    },
+    {
+      name: 'get_history',
+      title: 'Get history',
+      description:
+        'ISO-8601 timestamps of the recent committed cycles (oldest first); pass one as get_state `at`.',
+      inputSchema: input({ id }, ['id']),
+      annotations: READ,
+      run: async (a) => okResult(await service.getHistory(str(a.id))),
+    },
+    {
+      name: 'get_audit',
+      title: 'Get audit trail',
+      description:
+        'Audit records (one per committed cycle), newest first, filtered by path prefix and an ISO-8601 [from, to) window.',
+      inputSchema: input(
+        {
+          id,
+          pathPrefix: {
+            type: 'string',
+            description: 'Keep records whose writes, updates or traces start with this',
+          },
+          from: { type: 'string', description: 'Inclusive ISO-8601 time' },
+          to: { type: 'string', description: 'Exclusive ISO-8601 time' },
+          limit: { type: 'integer', minimum: 1, maximum: 10000, description: 'Default 100' },
+        },
+        ['id'],
+      ),
+      annotations: READ,
+      run: async (a) =>
+        okResult(
+          await service.getAudit(str(a.id), {
+            ...(typeof a.pathPrefix === 'string' ? { pathPrefix: a.pathPrefix } : {}),
+            ...(typeof a.from === 'string' ? { from: a.from } : {}),
+            ...(typeof a.to === 'string' ? { to: a.to } : {}),
+            ...(typeof a.limit === 'number' ? { limit: a.limit } : {}),
+          }),
+          'narrow get_audit with pathPrefix, from/to or a smaller limit',
+        ),
+    },
+    {
+      name: 'verify_audit',
+      title: 'Verify audit trail',
+      description:
+        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record.",
+      inputSchema: input({ id }, ['id']),
+      outputSchema: output(
+        {
+          valid: { type: 'boolean' },
+          recordsChecked: { type: 'integer' },
+          firstBrokenSequence: { type: ['integer', 'null'] },
+          detail: { type: 'string' },
+        },
+        ['valid', 'recordsChecked'],
+      ),
+      annotations: READ,
+      run: async (a) => okResult(await service.verifyAudit(str(a.id))),
+    },
+    {
+      name: 'snapshot',
+      title: 'Snapshot',
+      description: "A point-in-time copy of a model's state; hand it back to restore.",
+      inputSchema: input({ id }, ['id']),
+      outputSchema: output(
+        {
+          modelId: { type: 'string' },
+          modelVersion: { type: 'string' },
+          baseDoc: { type: 'object' },
+          derivedCache: { type: 'object' },
+          metaCache: { type: 'object' },
+        },
+        ['modelId', 'baseDoc'],
+      ),
+      annotations: { ...READ, idempotentHint: false },
+      run: async (a) => okResult(await service.snapshot(str(a.id))),
+    },
+    {
+      name: 'restore',
+      title: 'Restore',
+      description:
+        'Put a model back to a snapshot returned by `snapshot` (checked against the schema first; history and traces are cleared).',
+      inputSchema: input(
+        { id, snapshot: { type: 'object', description: 'A snapshot exactly as `snapshot` returned it' } },
+        ['id', 'snapshot'],
+      ),
+      outputSchema: output({ restored: { type: 'boolean' } }, ['restored']),
+      annotations: { ...DESTRUCTIVE, idempotentHint: true },
+      run: async (a) => okResult(await service.restore(str(a.id), a.snapshot)),
+    },
+    {
+      name: 'evolve_spec',
+      title: 'Evolve spec',
+      description:
+        "Change a live model's spec with a SpecEvolution (targeted upserts/removals, schema and view edits, backfill). Pass expectedVersion to avoid clobbering a concurrent change. Returns the new version.",
+      inputSchema: input({ id, evolution: EVOLUTION }, ['id', 'evolution']),
+      outputSchema: output({ id: { type: 'string' }, version: { type: 'string' } }, ['id', 'version']),
+      annotations: DESTRUCTIVE,
+      run: async (a) => okResult(await service.evolveSpec(str(a.id), a.evolution)),
+    },
+    {
+      name: 'delete_model',
+      title: 'Delete model',
+      description: 'Remove a model and its audit trail.',
+      inputSchema: input({ id }, ['id']),
+      outputSchema: output({ deleted: { type: 'boolean' } }, ['deleted']),
+      annotations: { ...DESTRUCTIVE, idempotentHint: true },
+      run: async (a) => okResult(await service.deleteModel(str(a.id))),
+    },
+    {
+      name: 'get_view',
+      title: 'Get view',
+      description:
+        'A view of the model evaluated against its live state: components with bound values, visibility and read-only flags.',
+      inputSchema: input({ id, viewId: { type: 'string', description: 'Default: the spec default view' } }, [
+        'id',
+      ]),
+      outputSchema: output(
+        {
+          modelId: { type: 'string' },
+          viewId: { type: 'string' },
+          title: { type: 'string' },
+          layout: { type: 'string' },
+          components: { type: 'array' },
+        },
+        ['modelId', 'viewId'],
+      ),
+      annotations: READ,
+      run: async (a) => okResult(await service.getView(str(a.id), opt(a.viewId))),
+    },
+    {
+      name: 'get_library',
+      title: 'Get library',
+      description:
+        "The model's library: its layers and exports (functions with arity, constants with values).",
+      inputSchema: input({ id }, ['id']),
+      outputSchema: output(
+        { description: { type: 'string' }, layers: { type: 'array' }, exports: { type: 'array' } },
+        ['layers', 'exports'],
+      ),
+      annotations: READ,
+      run: async (a) => okResult(await service.getLibrary(str(a.id))),
+    },
+    {
+      name: 'upload_blob',
+      title: 'Upload blob',
+      description:
+        'Store binary content (base64) in the content-addressed blob store; returns a {$blobId, $mediaType, $bytes} reference to put in a model. For small files.',
+      inputSchema: input(
+        {
+          data: { type: 'string', description: 'Base64 bytes' },
+          mediaType: { type: 'string', default: 'application/octet-stream' },
+        },
+        ['data'],
+      ),
+      outputSchema: output(
+        { $blobId: { type: 'string' }, $mediaType: { type: 'string' }, $bytes: { type: 'integer' } },
+        ['$blobId'],
+      ),
+      annotations: { ...WRITE, idempotentHint: true },
+      run: async (a) => okResult(await service.uploadBlob(a.data, opt(a.mediaType))),
+    },
+    {
+      name: 'download_blob',
+      title: 'Download blob',
+      description: "A blob's bytes as base64. With modelId, only a blob that model's state references.",
+      inputSchema: input({ blobId: { type: 'string' }, modelId: { type: 'string' } }, ['blobId']),
+      outputSchema: output(
+        {
+          blobId: { type: 'string' },
+          bytes: { type: 'integer' },
+          data: { type: 'string' },
+          mediaType: { type: 'string' },
+        },
+        ['blobId', 'data'],
+      ),
+      annotations: READ,
+      run: async (a) =>
+        okResult(
+          await service.downloadBlob(str(a.blobId), opt(a.modelId)),
+          'blobs this large do not fit a tool result',
+        ),
+    },
+  ];
+}
+
+/** Authoring tools: pure, never touch the registry. */
+export function authoringTools(service: CalcService, topics: readonly GuidanceTopic[]): ToolDefinition[] {
+  return [
+    {
+      name: 'get_domain_guidance',
+      title: 'Get domain guidance',
+      description: `Vetted recipes for common modelling shapes; call before authoring. Topics: ${topics.map((t) => `${t.id} (${t.description})`).join('; ')}.`,
+      inputSchema: input(
+        { topics: { type: 'array', items: { enum: topics.map((t) => t.id) }, minItems: 1 } },
+        ['topics'],
+      ),
+      outputSchema: output(
+        { topics: { type: 'array', items: { type: 'string' } }, guidance: { type: 'string' } },
+        ['guidance'],
+      ),
+      annotations: READ,
+      run: (a) =>
+        Promise.resolve(
+          okResult(domainGuidance(topics, Array.isArray(a.topics) ? (a.topics as string[]) : [])),
+        ),
+    },
+    {
+      name: 'validate_spec',
+      title: 'Validate spec',
+      description:
+        'Check a ModelSpec without creating it (embedded tests included): {valid, errors[], warnings[]}, each finding with a location and a message.',
+      inputSchema: input({ spec: SPEC }, ['spec']),
+      outputSchema: output(
+        { valid: { type: 'boolean' }, errors: { type: 'array' }, warnings: { type: 'array' } },
+        ['valid', 'errors', 'warnings'],
+      ),
+      annotations: READ,
+      run: async (a) => okResult(await service.validateSpec(a.spec)),
+    },
+    {
+      name: 'eval_expression',
+      title: 'Evaluate expression',
+      description:
+        'Evaluate one JSONata expression against a sample input. Pass library and constants when it calls library functions or reads $const.',
+      inputSchema: input(
+        {
+          expr: { type: 'string' },
+          input: { description: 'Input document (default {})' },
+          library: { description: 'A library definition string or {define|layers}' },
+          constants: { type: 'object' },
+        },
+        ['expr'],
+      ),
+      outputSchema: output(
+        {
+          ok: { type: 'boolean' },
+          undefined: { type: 'boolean' },
+          result: {},
+          libraryExports: { type: 'array' },
+          message: { type: 'string' },
+        },
+        ['ok'],
+      ),
+      annotations: READ,
+      run: async (a) =>
+        okResult(
+          await service.evalExpression(
+            str(a.expr),
+            a.input,
+            a.library,
+            a.constants as Record<string, unknown> | undefined,
+          ),
+        ),
+    },
+    {
+      name: 'test_spec',
+      title: 'Test spec',
+      description:
+        "Run a spec's embedded tests, or the given ad-hoc cases ({given, expect} keyed by canonical address), each on a fresh throwaway runtime.",
+      inputSchema: input({ spec: SPEC, tests: { type: 'array', items: { type: 'object' } } }, ['spec']),
+      outputSchema: output(
+        {
+          total: { type: 'integer' },
+          passed: { type: 'integer' },
+          failed: { type: 'integer' },
+          results: { type: 'array' },
+        },
+        ['total', 'passed', 'failed', 'results'],
+      ),
+      annotations: READ,
+      run: async (a) => okResult(await service.testSpec(a.spec, a.tests)),
+    },
+    {
+      name: 'dry_run',
+      title: 'Dry run',
+      description:
+        'Compile a candidate spec in an isolated runtime, apply optional mutations as one cycle, and return the merged state. Nothing is registered.',
+      inputSchema: input({ spec: SPEC, mutations: { type: 'object' } }, ['spec']),
+      outputSchema: ANY_OBJECT,
+      annotations: READ,
+      narrowHint: 'dry_run returned a large state; test narrower cases with test_spec',
+      run: async (a) => okResult(await service.dryRun(a.spec, a.mutations)),
+    },
+  ];
+}
+
+/** Argument validation looks at the top level only; the spec validator judges specs in depth. */
+export function shallowInputSchema(schema: JsonSchema): JsonSchema {
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const shallow: Record<string, JsonSchema> = {};
+  for (const [k, v] of Object.entries(props))
+    shallow[k] = v === SPEC || v === EVOLUTION ? { type: 'object' } : v;
+  return { ...schema, properties: shallow };
+}

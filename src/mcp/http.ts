@@ -1,0 +1,166 @@
+/**
+ * Streamable HTTP at /mcp on node:http. `initialize` mints a session (Mcp-Session-Id); later
+ * requests carry it; an unknown session is 404; a request with neither a session nor initialize
+ * gets a one-off session. Origin and Host are checked against DNS rebinding.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+
+export const MAX_SESSIONS = 1000;
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface HttpMcpOptions {
+  host: string;
+  port: number;
+  /** Builds a fresh MCP server for each session. */
+  createServer: () => Server;
+  /** Browser origins allowed to call /mcp; empty = loopback origins only. */
+  allowedOrigins: readonly string[];
+  log: (message: string) => void;
+}
+
+export interface RunningHttpMcp {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function hostnameOf(hostHeader: string | undefined): string | undefined {
+  if (!hostHeader) return undefined;
+  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
+  return hostHeader.split(':')[0];
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', id: null, error: { code, message } });
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Starts the HTTP endpoint; resolves once it listens. */
+export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp> {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const loopbackBind = LOOPBACK_HOSTS.has(options.host);
+
+  const originAllowed = (origin: string | undefined): boolean => {
+    if (!origin) return true; // non-browser clients send none
+    if (options.allowedOrigins.length > 0) return options.allowedOrigins.includes(origin);
+    try {
+      return (
+        LOOPBACK_HOSTS.has(new URL(origin).hostname) || LOOPBACK_HOSTS.has(`[${new URL(origin).hostname}]`)
+      );
+    } catch {
+      return false;
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'Not found' });
+    // DNS rebinding: a loopback server answers only to loopback host names
+    const host = hostnameOf(req.headers.host);
+    if (loopbackBind && (!host || !LOOPBACK_HOSTS.has(host)))
+      return sendJson(res, 403, rpcError(-32000, 'Forbidden host'));
+    if (!originAllowed(req.headers.origin)) return sendJson(res, 403, rpcError(-32000, 'Forbidden origin'));
+
+    const sessionId = req.headers['mcp-session-id'];
+    const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (typeof sessionId === 'string' && !known)
+      return sendJson(res, 404, rpcError(-32001, 'Session not found'));
+
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch (err) {
+        const tooLarge = (err as Error).message === 'body too large';
+        return sendJson(
+          res,
+          tooLarge ? 413 : 400,
+          rpcError(-32700, tooLarge ? 'Request body too large' : 'Parse error'),
+        );
+      }
+    }
+    if (known) return known.transport.handleRequest(req, res, body);
+
+    const initializing =
+      req.method === 'POST' &&
+      (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body));
+    if (!initializing) {
+      // a request outside any session: answer it with a one-off server
+      if (req.method !== 'POST')
+        return sendJson(res, 400, rpcError(-32000, 'No session: send initialize first'));
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      const server = options.createServer();
+      await server.connect(transport);
+      res.on('close', () => void server.close());
+      return transport.handleRequest(req, res, body);
+    }
+    if (sessions.size >= MAX_SESSIONS)
+      return sendJson(res, 429, rpcError(-32000, `Too many sessions (${MAX_SESSIONS})`));
+    const server = options.createServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(req, res, body);
+  };
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      options.log(`mcp http: ${(err as Error).message}`);
+      if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'Internal error'));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}/mcp`,
+    port,
+    close: async () => {
+      for (const { server } of sessions.values()) await server.close().catch(() => {});
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Tool results as the product document shapes them: a pretty-printed text block, plus
+ * structuredContent when the payload is an object; a size guard; and the structured error shapes.
+ */
+import { CalcError } from '../calc/index.js';
+
+export const RESULT_LIMIT_CHARS = 50_000;
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A successful result; `hint` says how to narrow the call if the result is too large. */
+export function okResult(payload: unknown, hint = 'narrow the request'): ToolResult {
+  const text = payload === undefined || payload === null ? 'null' : JSON.stringify(payload, null, 2);
+  if (text.length > RESULT_LIMIT_CHARS) {
+    // withheld: an error so clients do not expect structured content for a declared output schema
+    const note = {
+      error: 'Result too large',
+      resultChars: text.length,
+      limitChars: RESULT_LIMIT_CHARS,
+      hint,
+    };
+    return { content: [{ type: 'text', text: JSON.stringify(note, null, 2) }], isError: true };
+  }
+  const result: ToolResult = { content: [{ type: 'text', text }] };
+  if (isPlainObject(payload)) result.structuredContent = payload;
+  return result;
+}
+
+function structuredError(shape: Record<string, unknown>): ToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(shape, null, 2) }],
+    structuredContent: shape,
+    isError: true,
+  };
+}
+
+export function textError(message: string): ToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** Maps a thrown error to the tool-error shape an agent can react to. */
+export function errorResult(err: unknown): ToolResult {
+  if (err instanceof CalcError) {
+    switch (err.code) {
+      case 'CONSTRAINT_VIOLATION':
+        return structuredError({ error: 'Constraint violation', violations: err.details.violations });
+      case 'SCHEMA_VIOLATION':
+        return structuredError({ error: 'Schema violation', violations: err.details.violations });
+      case 'VERSION_CONFLICT':
+        return structuredError({
+          error: 'Version conflict',
+          expected: err.details.expected,
+          actual: err.details.actual,
+          message: err.message,
+        });
+      case 'MODEL_EXISTS':
+        return structuredError({ error: 'Model exists', id: err.details.id, message: err.message });
+      case 'SPEC_INVALID':
+      case 'EVOLUTION_INVALID': {
+        const extra = err.details.errors ?? err.details.incompatibilities;
+        return textError(extra ? `${err.message}\n${JSON.stringify(extra, null, 2)}` : err.message);
+      }
+      default:
+        return textError(err.message);
+    }
+  }
+  return textError(err instanceof Error ? err.message : String(err));
+}

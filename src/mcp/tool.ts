@@ -1,0 +1,62 @@
+/** A tool as data: its listing (name, title, schemas, annotations) and the function behind it. */
+import type { ToolResult } from './results.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolContext {
+  /** Aborted when the client cancels the call. */
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint: false;
+  };
+  /** Hint for the "Result too large" note. */
+  narrowHint?: string;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** An input schema: an object with the given properties, `required` listing the mandatory ones. */
+export function input(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+/**
+ * An output schema listing the success fields; error results (which also carry structured content)
+ * satisfy the alternative that requires only `error`.
+ */
+export function output(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
+  return {
+    type: 'object',
+    properties: { ...properties, error: { type: 'string' } },
+    ...(required.length > 0 ? { anyOf: [{ required }, { required: ['error'] }] } : {}),
+  };
+}
+
+export const READ = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+export const WRITE = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
+export const DESTRUCTIVE = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;

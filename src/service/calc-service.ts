@@ -1,0 +1,431 @@
+/**
+ * CalcService: every model operation, one function per tool / endpoint / command. Surfaces only
+ * translate shapes; all behaviour lives here and in the engine.
+ */
+import {
+  CalcError,
+  capDepth,
+  compileModel,
+  dryRun,
+  evalExpression,
+  evaluateView,
+  evolveRuntime,
+  isObject,
+  ModelRuntime,
+  modelInfo,
+  normalizeSpec,
+  prepareModel,
+  projectPaths,
+  restoreSnapshot,
+  runTests,
+  startRuntime,
+  takeSnapshot,
+  translatePatch,
+  validateSpec,
+  type EvalExpressionResult,
+  type EvaluatedView,
+  type JsonObject,
+  type JsonValue,
+  type ModelInfo,
+  type MutationResult,
+  type Snapshot,
+  type SpecEvolution,
+  type TestReport,
+  type ValidationReport,
+  type ModelSpec,
+  type DerivationTrace,
+} from '../calc/index.js';
+import { GENESIS_HASH, type AuditRecord, type BlobRef, type Store } from '../store/store.js';
+import { buildAuditRecord, queryAudit, verifyChain, type AuditVerification } from './audit.js';
+import { KeyedLock } from './model-lock.js';
+
+export const MAX_MODELS = 1000;
+
+/** What `mutate` / `patch_model` return over MCP (traces only when asked for). */
+export type MutationSummary = Omit<MutationResult, 'traces'> & { traces?: DerivationTrace[] };
+
+export type ModelEvent =
+  | {
+      kind: 'mutation';
+      modelId: string;
+      mutatedPaths: string[];
+      derivedUpdated: string[];
+      flaggedConstraints: unknown[];
+      dispatchedEffects: unknown[];
+    }
+  | { kind: 'spec-evolved'; modelId: string; version: string }
+  | { kind: 'restored'; modelId: string }
+  | { kind: 'deleted'; modelId: string };
+
+export type ModelListener = (event: ModelEvent) => void;
+
+export interface LibraryVocabulary {
+  description?: string;
+  layers: { origin: string; ref?: string; version?: string; digest?: string; define: string }[];
+  exports: {
+    name: string;
+    kind: 'function' | 'constant';
+    signature?: string;
+    arity?: number;
+    value?: JsonValue;
+    origin: string;
+  }[];
+}
+
+function parseTimestamp(text: string): number {
+  const t = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(t)) {
+    throw new CalcError('INVALID_ARGUMENT', `Invalid ISO-8601 timestamp: ${text}`);
+  }
+  return t;
+}
+
+function requireObject(value: unknown, what: string): Record<string, unknown> {
+  if (!isObject(value)) throw new CalcError('INVALID_ARGUMENT', `${what} must be a JSON object`);
+  return value;
+}
+
+function containsBlobRef(value: unknown, blobId: string): boolean {
+  if (Array.isArray(value)) return value.some((v) => containsBlobRef(v, blobId));
+  if (!isObject(value)) return false;
+  if (value.$blobId === blobId) return true;
+  return Object.values(value).some((v) => containsBlobRef(v, blobId));
+}
+
+export class CalcService {
+  private readonly runtimes = new Map<string, ModelRuntime>();
+  private readonly lock = new KeyedLock();
+  private readonly listeners = new Map<string, Set<ModelListener>>();
+
+  constructor(readonly store: Store) {}
+
+  // ------------------------------------------------------------ registry
+
+  listModels(): Promise<string[]> {
+    return this.store.listModelIds();
+  }
+
+  /**
+   * Validates (no embedded tests), compiles, seeds and registers a model.
+   * @throws CalcError SPEC_INVALID, MODEL_EXISTS, BUSY, CONSTRAINT_VIOLATION (seeding refused)
+   */
+  async createModel(input: unknown): Promise<ModelInfo> {
+    const raw = requireObject(input, 'spec');
+    const id = typeof raw.id === 'string' ? raw.id : '';
+    const { model } = await prepareModel(raw);
+    return this.lock.run(id, async () => {
+      if (this.runtimes.has(id) || (await this.store.loadModel(id))) {
+        throw new CalcError(
+          'MODEL_EXISTS',
+          `Model '${id}' already exists: delete it with delete_model, change it with evolve_spec, or create it under another id`,
+          { error: 'Model exists', id },
+        );
+      }
+      if ((await this.store.listModelIds()).length >= MAX_MODELS) {
+        throw new CalcError('BUSY', `the server already holds ${MAX_MODELS} models; delete some first`);
+      }
+      const runtime = await startRuntime(model);
+      await this.store.insertModel(id, {
+        spec: model.spec,
+        state: runtime.exportState(),
+        nextSequence: 0,
+        lastHash: GENESIS_HASH,
+      });
+      this.runtimes.set(id, runtime);
+      return modelInfo(model.spec);
+    });
+  }
+
+  private async runtime(id: string): Promise<ModelRuntime> {
+    const live = this.runtimes.get(id);
+    if (live) return live;
+    const stored = await this.store.loadModel(id);
+    if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
+    const runtime = new ModelRuntime(await compileModel(stored.spec));
+    runtime.loadState(stored.state);
+    this.runtimes.set(id, runtime);
+    return runtime;
+  }
+
+  async getModelInfo(id: string): Promise<ModelInfo> {
+    return modelInfo((await this.runtime(id)).model.spec);
+  }
+
+  async getSpec(id: string): Promise<ModelSpec> {
+    return (await this.runtime(id)).model.spec;
+  }
+
+  async deleteModel(id: string): Promise<{ deleted: true }> {
+    return this.lock.run(id, async () => {
+      await this.runtime(id);
+      await this.store.deleteModel(id);
+      this.runtimes.delete(id);
+      this.emit(id, { kind: 'deleted', modelId: id });
+      return { deleted: true };
+    });
+  }
+
+  // ------------------------------------------------------------ reads
+
+  async getState(
+    id: string,
+    options: { at?: string; paths?: string[]; depth?: number } = {},
+  ): Promise<JsonObject | JsonValue> {
+    const runtime = await this.runtime(id);
+    let state: JsonValue =
+      options.at !== undefined ? await runtime.stateAt(parseTimestamp(options.at)) : await runtime.getState();
+    if (options.paths !== undefined) state = projectPaths(state, options.paths);
+    if (options.depth !== undefined) {
+      if (!Number.isInteger(options.depth) || options.depth < 0)
+        throw new CalcError('INVALID_ARGUMENT', 'depth must be an integer >= 0');
+      state = capDepth(state, options.depth);
+    }
+    return state;
+  }
+
+  async getField(id: string, path: string): Promise<JsonValue> {
+    const v = await (await this.runtime(id)).getValue(path);
+    return v === undefined ? null : v;
+  }
+
+  async getEffectiveSchema(id: string, path: string): Promise<JsonObject> {
+    return (await this.runtime(id)).getEffectiveSchema(path);
+  }
+
+  async explain(id: string, path: string, limit?: number): Promise<DerivationTrace[]> {
+    return (await this.runtime(id)).explain(path, limit);
+  }
+
+  async getHistory(id: string): Promise<string[]> {
+    return (await this.runtime(id)).historyTimestamps().map((t) => new Date(t).toISOString());
+  }
+
+  async getView(id: string, viewId?: string): Promise<EvaluatedView> {
+    return evaluateView(await this.runtime(id), viewId);
+  }
+
+  async getLibrary(id: string): Promise<LibraryVocabulary> {
+    const lib = (await this.runtime(id)).model.library;
+    if (!lib) throw new CalcError('LIBRARY_NOT_FOUND', `Model '${id}' has no library`);
+    const out: LibraryVocabulary = {
+      layers: lib.layers.map((l) => ({ ...l })),
+      exports: lib.exports.map((e) => ({ ...e })),
+    };
+    if (lib.description !== undefined) out.description = lib.description;
+    return out;
+  }
+
+  // ------------------------------------------------------------ writes
+
+  /**
+   * One reactive cycle, committed with its audit record.
+   * @throws CalcError SCHEMA_VIOLATION, CONSTRAINT_VIOLATION, DERIVED_TARGET_WRITE, INDEX_LIMIT, BUSY
+   */
+  mutate(
+    id: string,
+    mutations: unknown,
+    options: { includeTraces?: boolean; source?: AuditRecord['source'] } = {},
+  ): Promise<MutationSummary> {
+    const writes = requireObject(mutations, 'mutations');
+    return this.lock.run(id, () =>
+      this.commit(id, writes, options.source ?? 'client', options.includeTraces === true),
+    );
+  }
+
+  /** An RFC 6902 patch on the base document, run as one cycle (an empty translation is a no-op). */
+  patchModel(
+    id: string,
+    patch: unknown,
+    options: { includeTraces?: boolean } = {},
+  ): Promise<MutationSummary> {
+    return this.lock.run(id, async () => {
+      const runtime = await this.runtime(id);
+      const writes = translatePatch(runtime.baseDocument(), patch);
+      return this.commit(id, writes, 'patch', options.includeTraces === true);
+    });
+  }
+
+  private async commit(
+    id: string,
+    writes: Record<string, unknown>,
+    source: AuditRecord['source'],
+    includeTraces: boolean,
+  ): Promise<MutationSummary> {
+    const runtime = await this.runtime(id);
+    if (Object.keys(writes).length === 0) {
+      return {
+        success: true,
+        mutatedPaths: [],
+        derivedUpdated: [],
+        metaUpdated: [],
+        flaggedConstraints: [],
+        dispatchedEffects: [],
+        ...(includeTraces ? { traces: [] } : {}),
+      };
+    }
+    const stored = await this.store.loadModel(id);
+    if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
+    const result = await runtime.mutate(writes);
+    const record = buildAuditRecord({
+      modelId: id,
+      sequence: stored.nextSequence,
+      modelVersion: runtime.model.spec.version,
+      source,
+      mutations: writes,
+      result,
+      prevHash: stored.lastHash,
+    });
+    const committed = await this.store
+      .commitCycle(id, stored.nextSequence, () => runtime.exportState(), record)
+      .catch((err: unknown) => {
+        this.runtimes.delete(id); // the in-memory runtime is ahead of the store: reload next time
+        throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
+      });
+    if (!committed) {
+      this.runtimes.delete(id);
+      throw new CalcError(
+        'STORE_FAILURE',
+        `model '${id}' was changed by another writer; retry on fresh state`,
+      );
+    }
+    this.emit(id, {
+      kind: 'mutation',
+      modelId: id,
+      mutatedPaths: result.mutatedPaths,
+      derivedUpdated: result.derivedUpdated,
+      flaggedConstraints: result.flaggedConstraints,
+      dispatchedEffects: result.dispatchedEffects,
+    });
+    const { traces, ...summary } = result;
+    return includeTraces ? { ...summary, traces } : summary;
+  }
+
+  async snapshot(id: string): Promise<Snapshot> {
+    return takeSnapshot(await this.runtime(id));
+  }
+
+  restore(id: string, snapshot: unknown): Promise<{ restored: true }> {
+    return this.lock.run(id, async () => {
+      const runtime = await this.runtime(id);
+      restoreSnapshot(runtime, snapshot);
+      await this.store.replaceModel(id, runtime.model.spec, runtime.exportState());
+      this.emit(id, { kind: 'restored', modelId: id });
+      return { restored: true };
+    });
+  }
+
+  /**
+   * Applies a SpecEvolution; the model changes only if every step succeeds.
+   * @throws CalcError VERSION_CONFLICT, EVOLUTION_INVALID, and backfill mutation errors
+   */
+  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+    const ev = requireObject(evolution, 'evolution') as SpecEvolution;
+    return this.lock.run(id, async () => {
+      const { runtime } = await evolveRuntime(await this.runtime(id), ev);
+      await this.store.replaceModel(id, runtime.model.spec, runtime.exportState());
+      this.runtimes.set(id, runtime);
+      this.emit(id, { kind: 'spec-evolved', modelId: id, version: runtime.model.spec.version });
+      return { id, version: runtime.model.spec.version };
+    });
+  }
+
+  // ------------------------------------------------------------ audit
+
+  async getAudit(
+    id: string,
+    q: { pathPrefix?: string; from?: string; to?: string; limit?: number } = {},
+  ): Promise<AuditRecord[]> {
+    await this.runtime(id);
+    if (q.from !== undefined) parseTimestamp(q.from);
+    if (q.to !== undefined) parseTimestamp(q.to);
+    const limit = q.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new CalcError('INVALID_ARGUMENT', 'limit must be a positive integer');
+    return queryAudit(await this.store.auditRecords(id), { ...q, limit });
+  }
+
+  async verifyAudit(id: string): Promise<AuditVerification> {
+    await this.runtime(id);
+    return verifyChain(await this.store.auditRecords(id));
+  }
+
+  // ------------------------------------------------------------ blobs
+
+  uploadBlob(data: unknown, mediaType = 'application/octet-stream'): Promise<BlobRef> {
+    if (typeof data !== 'string' || !/^[A-Za-z0-9+/\r\n]*={0,2}$/.test(data)) {
+      return Promise.reject(new CalcError('INVALID_ARGUMENT', 'data must be base64 text'));
+    }
+    return this.store.putBlob(Buffer.from(data, 'base64'), mediaType);
+  }
+
+  async downloadBlob(
+    blobId: string,
+    modelId?: string,
+  ): Promise<{ blobId: string; bytes: number; data: string; mediaType: string }> {
+    if (modelId !== undefined) {
+      const state = await (await this.runtime(modelId)).getState();
+      if (!containsBlobRef(state, blobId))
+        throw new CalcError('BLOB_NOT_FOUND', `model '${modelId}' does not reference blob ${blobId}`);
+    }
+    const blob = await this.store.getBlob(blobId);
+    if (!blob) throw new CalcError('BLOB_NOT_FOUND', `no blob ${blobId}`);
+    return { blobId, bytes: blob.$bytes, data: blob.data.toString('base64'), mediaType: blob.$mediaType };
+  }
+
+  // ------------------------------------------------------------ subscriptions
+
+  subscribe(id: string, listener: ModelListener): () => void {
+    let set = this.listeners.get(id);
+    if (!set) this.listeners.set(id, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(id);
+    };
+  }
+
+  private emit(id: string, event: ModelEvent): void {
+    for (const l of this.listeners.get(id) ?? []) {
+      try {
+        l(event);
+      } catch {
+        // a subscriber's failure never affects the model
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ authoring (never touches the registry)
+
+  validateSpec(spec: unknown): Promise<ValidationReport> {
+    return validateSpec(spec, { runTests: true });
+  }
+
+  evalExpression(
+    expr: string,
+    input?: unknown,
+    library?: unknown,
+    constants?: Record<string, unknown>,
+  ): Promise<EvalExpressionResult> {
+    return evalExpression(expr, input ?? {}, library, constants ?? {});
+  }
+
+  /** Runs the spec's embedded tests, or the given cases instead. */
+  async testSpec(spec: unknown, tests?: unknown): Promise<TestReport> {
+    const { spec: normalized } = normalizeSpec(requireObject(spec, 'spec'));
+    if (tests === undefined) return runTests(normalized);
+    if (!Array.isArray(tests))
+      throw new CalcError('INVALID_ARGUMENT', 'tests must be an array of {description?, given, expect}');
+    const { spec: withTests } = normalizeSpec({ ...(spec as object), tests });
+    return runTests(normalized, withTests.tests);
+  }
+
+  async dryRun(spec: unknown, mutations?: unknown): Promise<JsonObject> {
+    const m =
+      mutations === undefined || mutations === null ? undefined : requireObject(mutations, 'mutations');
+    return (await dryRun(spec, m)).state;
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}
