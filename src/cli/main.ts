@@ -15,6 +15,5 @@ const program = new Command('modelworks')
 
 registerCalcCommands(program);
 registerMcpCommand(program);
-registerSynthCommands(program);
 
 await program.parseAsync(process.argv);
