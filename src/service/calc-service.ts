@@ -35,7 +35,7 @@ import {
   type ModelSpec,
   type DerivationTrace,
 } from '../calc/index.js';
-import { GENESIS_HASH, type AuditRecord, type BlobRef, type Store } from '../store/store.js';
+import type { AuditRecord, BlobRef, ModelHead, Store } from '../store/store.js';
 import { buildAuditRecord, queryAudit, verifyChain, type AuditVerification } from './audit.js';
 import { KeyedLock } from './model-lock.js';
 
@@ -55,7 +55,9 @@ export type ModelEvent =
     }
   | { kind: 'spec-evolved'; modelId: string; version: string }
   | { kind: 'restored'; modelId: string }
-  | { kind: 'deleted'; modelId: string };
+  | { kind: 'deleted'; modelId: string }
+  /** Changed by another process sharing the store (details unknown here). */
+  | { kind: 'changed'; modelId: string };
 
 export type ModelListener = (event: ModelEvent) => void;
 
@@ -92,12 +94,27 @@ function containsBlobRef(value: unknown, blobId: string): boolean {
   return Object.values(value).some((v) => containsBlobRef(v, blobId));
 }
 
+/** How often a cycle is retried when another process committed first. */
+export const MAX_COMMIT_ATTEMPTS = 8;
+
+interface LiveModel {
+  runtime: ModelRuntime;
+  head: ModelHead;
+}
+
 export class CalcService {
-  private readonly runtimes = new Map<string, ModelRuntime>();
+  private readonly live = new Map<string, LiveModel>();
   private readonly lock = new KeyedLock();
   private readonly listeners = new Map<string, Set<ModelListener>>();
+  private readonly unwatch: () => void;
 
-  constructor(readonly store: Store) {}
+  constructor(readonly store: Store) {
+    // another process changed a model: forget our copy and tell local subscribers
+    this.unwatch = store.watch((modelId) => {
+      this.live.delete(modelId);
+      this.emit(modelId, { kind: 'changed', modelId });
+    });
+  }
 
   // ------------------------------------------------------------ registry
 
@@ -114,7 +131,7 @@ export class CalcService {
     const id = typeof raw.id === 'string' ? raw.id : '';
     const { model } = await prepareModel(raw);
     return this.lock.run(id, async () => {
-      if (this.runtimes.has(id) || (await this.store.loadModel(id))) {
+      if (this.live.has(id) || (await this.store.head(id))) {
         throw new CalcError(
           'MODEL_EXISTS',
           `Model '${id}' already exists: delete it with delete_model, change it with evolve_spec, or create it under another id`,
@@ -125,26 +142,33 @@ export class CalcService {
         throw new CalcError('BUSY', `the server already holds ${MAX_MODELS} models; delete some first`);
       }
       const runtime = await startRuntime(model);
-      await this.store.insertModel(id, {
-        spec: model.spec,
-        state: runtime.exportState(),
-        nextSequence: 0,
-        lastHash: GENESIS_HASH,
-      });
-      this.runtimes.set(id, runtime);
+      await this.store.insertModel(id, model.spec, runtime.exportState());
+      const head = await this.store.head(id); // the store owns the head
+      if (head) this.live.set(id, { runtime, head });
       return modelInfo(model.spec);
     });
   }
 
-  private async runtime(id: string): Promise<ModelRuntime> {
-    const live = this.runtimes.get(id);
-    if (live) return live;
+  /** Our copy of a model, reloaded when the store has moved on (another process wrote it). */
+  private async fresh(id: string): Promise<LiveModel> {
+    const head = await this.store.head(id);
+    if (!head) {
+      this.live.delete(id);
+      throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
+    }
+    const cached = this.live.get(id);
+    if (cached && cached.head.revision === head.revision) return cached;
     const stored = await this.store.loadModel(id);
     if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
     const runtime = new ModelRuntime(await compileModel(stored.spec));
     runtime.loadState(stored.state);
-    this.runtimes.set(id, runtime);
-    return runtime;
+    const entry = { runtime, head: stored.head };
+    this.live.set(id, entry);
+    return entry;
+  }
+
+  private async runtime(id: string): Promise<ModelRuntime> {
+    return (await this.fresh(id)).runtime;
   }
 
   async getModelInfo(id: string): Promise<ModelInfo> {
@@ -157,9 +181,9 @@ export class CalcService {
 
   async deleteModel(id: string): Promise<{ deleted: true }> {
     return this.lock.run(id, async () => {
-      await this.runtime(id);
+      await this.fresh(id);
       await this.store.deleteModel(id);
-      this.runtimes.delete(id);
+      this.live.delete(id);
       this.emit(id, { kind: 'deleted', modelId: id });
       return { deleted: true };
     });
@@ -245,49 +269,67 @@ export class CalcService {
     });
   }
 
+  /**
+   * Runs the cycle on our copy and commits it with compare-and-set; when another process got there
+   * first, reloads and runs it again on the fresh state.
+   */
   private async commit(
     id: string,
     writes: Record<string, unknown>,
     source: AuditRecord['source'],
     includeTraces: boolean,
   ): Promise<MutationSummary> {
-    const runtime = await this.runtime(id);
     if (Object.keys(writes).length === 0) {
-      return {
-        success: true,
+      await this.fresh(id);
+      const empty = {
+        success: true as const,
         mutatedPaths: [],
         derivedUpdated: [],
         metaUpdated: [],
         flaggedConstraints: [],
         dispatchedEffects: [],
-        ...(includeTraces ? { traces: [] } : {}),
       };
+      return includeTraces ? { ...empty, traces: [] } : empty;
     }
-    const stored = await this.store.loadModel(id);
-    if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
-    const result = await runtime.mutate(writes);
-    const record = buildAuditRecord({
-      modelId: id,
-      sequence: stored.nextSequence,
-      modelVersion: runtime.model.spec.version,
-      source,
-      mutations: writes,
-      result,
-      prevHash: stored.lastHash,
-    });
-    const committed = await this.store
-      .commitCycle(id, stored.nextSequence, () => runtime.exportState(), record)
-      .catch((err: unknown) => {
-        this.runtimes.delete(id); // the in-memory runtime is ahead of the store: reload next time
-        throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
+    for (let attempt = 1; ; attempt++) {
+      const entry = await this.fresh(id);
+      const { runtime, head } = entry;
+      const result = await runtime.mutate(writes);
+      const record = buildAuditRecord({
+        modelId: id,
+        sequence: head.nextSequence,
+        modelVersion: runtime.model.spec.version,
+        source,
+        mutations: writes,
+        result,
+        prevHash: head.lastHash,
       });
-    if (!committed) {
-      this.runtimes.delete(id);
-      throw new CalcError(
-        'STORE_FAILURE',
-        `model '${id}' was changed by another writer; retry on fresh state`,
-      );
+      let committed: boolean;
+      try {
+        committed = await this.store.commitCycle(id, head.revision, () => runtime.exportState(), record);
+      } catch (err) {
+        this.live.delete(id); // our copy is ahead of the store: reload next time
+        throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
+      }
+      if (committed) {
+        entry.head = {
+          revision: head.revision + 1,
+          nextSequence: head.nextSequence + 1,
+          lastHash: record.hash ?? head.lastHash,
+        };
+        return this.finishCycle(id, result, includeTraces);
+      }
+      this.live.delete(id);
+      if (attempt >= MAX_COMMIT_ATTEMPTS) {
+        throw new CalcError(
+          'BUSY',
+          `model '${id}' kept changing under this write (${attempt} attempts); retry`,
+        );
+      }
     }
+  }
+
+  private finishCycle(id: string, result: MutationResult, includeTraces: boolean): MutationSummary {
     this.emit(id, {
       kind: 'mutation',
       modelId: id,
@@ -301,14 +343,38 @@ export class CalcService {
   }
 
   async snapshot(id: string): Promise<Snapshot> {
-    return takeSnapshot(await this.runtime(id));
+    const snapshot = takeSnapshot(await this.runtime(id));
+    await this.store.saveSnapshot(id, snapshot as unknown as JsonObject);
+    return snapshot;
+  }
+
+  /** Replaces spec and state under compare-and-set, recomputing `change` on fresh state if beaten. */
+  private async replace(
+    id: string,
+    change: (current: ModelRuntime) => Promise<ModelRuntime>,
+  ): Promise<ModelRuntime> {
+    for (let attempt = 1; ; attempt++) {
+      const entry = await this.fresh(id);
+      const next = await change(entry.runtime);
+      const ok = await this.store.replaceModel(id, entry.head.revision, next.model.spec, next.exportState());
+      if (ok) {
+        this.live.set(id, { runtime: next, head: { ...entry.head, revision: entry.head.revision + 1 } });
+        return next;
+      }
+      this.live.delete(id);
+      if (attempt >= MAX_COMMIT_ATTEMPTS) throw new CalcError('BUSY', `model '${id}' kept changing; retry`);
+    }
   }
 
   restore(id: string, snapshot: unknown): Promise<{ restored: true }> {
     return this.lock.run(id, async () => {
-      const runtime = await this.runtime(id);
-      restoreSnapshot(runtime, snapshot);
-      await this.store.replaceModel(id, runtime.model.spec, runtime.exportState());
+      await this.replace(id, (current) => {
+        // restore into a copy so a refused snapshot or a lost race leaves our runtime as it was
+        const copy = new ModelRuntime(current.model);
+        copy.loadState(current.exportState());
+        restoreSnapshot(copy, snapshot);
+        return Promise.resolve(copy);
+      });
       this.emit(id, { kind: 'restored', modelId: id });
       return { restored: true };
     });
@@ -321,9 +387,7 @@ export class CalcService {
   evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
     const ev = requireObject(evolution, 'evolution') as SpecEvolution;
     return this.lock.run(id, async () => {
-      const { runtime } = await evolveRuntime(await this.runtime(id), ev);
-      await this.store.replaceModel(id, runtime.model.spec, runtime.exportState());
-      this.runtimes.set(id, runtime);
+      const runtime = await this.replace(id, async (current) => (await evolveRuntime(current, ev)).runtime);
       this.emit(id, { kind: 'spec-evolved', modelId: id, version: runtime.model.spec.version });
       return { id, version: runtime.model.spec.version };
     });
@@ -426,6 +490,7 @@ export class CalcService {
   }
 
   async close(): Promise<void> {
+    this.unwatch();
     await this.store.close();
   }
 }

@@ -1,17 +1,29 @@
 /** The in-memory store: everything lives in this process and ends with it. */
 import { createHash } from 'node:crypto';
-import { cloneJson, type ModelSpec, type RuntimeState } from '../calc/index.js';
-import { CalcError } from '../calc/index.js';
-import type { AuditRecord, BlobRef, Store, StoredBlob, StoredModel } from './store.js';
+import { CalcError, cloneJson, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
+import {
+  GENESIS_HASH,
+  MAX_BLOB_BYTES,
+  type AuditRecord,
+  type BlobRef,
+  type ModelHead,
+  type SpecVersionEntry,
+  type Store,
+  type StoredBlob,
+  type StoredModel,
+} from './store.js';
 
-export const MAX_BLOB_BYTES = 50 * 1024 * 1024;
 export const BLOB_MEMORY_BUDGET = 512 * 1024 * 1024;
 
 interface Entry {
-  model: StoredModel;
-  audit: AuditRecord[];
+  spec: ModelSpec;
+  state: RuntimeState;
   /** The newest committed state, taken from the live runtime only when somebody asks. */
   currentState?: () => RuntimeState;
+  head: ModelHead;
+  audit: AuditRecord[];
+  versions: SpecVersionEntry[];
+  snapshots: JsonObject[];
 }
 
 export class MemoryStore implements Store {
@@ -24,46 +36,66 @@ export class MemoryStore implements Store {
     return Promise.resolve([...this.models.keys()].sort());
   }
 
+  head(id: string): Promise<ModelHead | undefined> {
+    const e = this.models.get(id);
+    return Promise.resolve(e ? { ...e.head } : undefined);
+  }
+
   loadModel(id: string): Promise<StoredModel | undefined> {
     const e = this.models.get(id);
     if (!e) return Promise.resolve(undefined);
     return Promise.resolve({
-      ...e.model,
-      state: e.currentState ? e.currentState() : cloneJson(e.model.state),
+      spec: e.spec,
+      state: e.currentState ? e.currentState() : cloneJson(e.state),
+      head: { ...e.head },
     });
   }
 
-  insertModel(id: string, model: StoredModel): Promise<void> {
+  insertModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void> {
     if (this.models.has(id))
       return Promise.reject(new CalcError('MODEL_EXISTS', `Model with id '${id}' already exists`, { id }));
-    this.models.set(id, { model: { ...model, state: cloneJson(model.state) }, audit: [] });
+    this.models.set(id, {
+      spec,
+      state: cloneJson(state),
+      head: { revision: 0, nextSequence: 0, lastHash: GENESIS_HASH },
+      audit: [],
+      versions: [{ version: spec.version, spec, createdAt: new Date().toISOString() }],
+      snapshots: [],
+    });
     return Promise.resolve();
   }
 
   commitCycle(
     id: string,
-    expectedSequence: number,
+    expectedRevision: number,
     state: () => RuntimeState,
     record: AuditRecord,
   ): Promise<boolean> {
     const e = this.models.get(id);
-    if (!e || e.model.nextSequence !== expectedSequence) return Promise.resolve(false);
+    if (!e || e.head.revision !== expectedRevision) return Promise.resolve(false);
     // Copying the whole state on every cycle would make the memory store the slowest part of a
     // write; keep the getter and read it when the model is loaded.
     e.currentState = state;
     e.audit.push(record);
-    e.model.nextSequence = expectedSequence + 1;
-    e.model.lastHash = record.hash ?? e.model.lastHash;
+    e.head = {
+      revision: expectedRevision + 1,
+      nextSequence: e.head.nextSequence + 1,
+      lastHash: record.hash ?? e.head.lastHash,
+    };
     return Promise.resolve(true);
   }
 
-  replaceModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void> {
+  replaceModel(id: string, expectedRevision: number, spec: ModelSpec, state: RuntimeState): Promise<boolean> {
     const e = this.models.get(id);
-    if (e) {
-      e.model = { ...e.model, spec, state: cloneJson(state) };
-      delete e.currentState;
+    if (!e || e.head.revision !== expectedRevision) return Promise.resolve(false);
+    if (spec.version !== e.spec.version || JSON.stringify(spec) !== JSON.stringify(e.spec)) {
+      e.versions.push({ version: spec.version, spec, createdAt: new Date().toISOString() });
     }
-    return Promise.resolve();
+    e.spec = spec;
+    e.state = cloneJson(state);
+    delete e.currentState;
+    e.head = { ...e.head, revision: expectedRevision + 1 };
+    return Promise.resolve(true);
   }
 
   deleteModel(id: string): Promise<boolean> {
@@ -72,6 +104,15 @@ export class MemoryStore implements Store {
 
   auditRecords(id: string): Promise<AuditRecord[]> {
     return Promise.resolve(this.models.get(id)?.audit.slice() ?? []);
+  }
+
+  specVersions(id: string): Promise<SpecVersionEntry[]> {
+    return Promise.resolve(this.models.get(id)?.versions.slice() ?? []);
+  }
+
+  saveSnapshot(id: string, snapshot: JsonObject): Promise<void> {
+    this.models.get(id)?.snapshots.push(cloneJson(snapshot));
+    return Promise.resolve();
   }
 
   putBlob(data: Buffer, mediaType: string): Promise<BlobRef> {
@@ -88,10 +129,7 @@ export class MemoryStore implements Store {
     if (known) return Promise.resolve({ $blobId: id, $mediaType: known.$mediaType, $bytes: known.$bytes });
     if (this.blobBytes + data.length > BLOB_MEMORY_BUDGET) {
       return Promise.reject(
-        new CalcError(
-          'BLOB_TOO_LARGE',
-          'the blob store memory budget (512 MB) is used up; nothing is evicted',
-        ),
+        new CalcError('BLOB_TOO_LARGE', 'the in-memory blob budget (512 MB) is used up; nothing is evicted'),
       );
     }
     this.blobs.set(id, { $blobId: id, $mediaType: mediaType, $bytes: data.length, data: Buffer.from(data) });
@@ -101,6 +139,10 @@ export class MemoryStore implements Store {
 
   getBlob(blobId: string): Promise<StoredBlob | undefined> {
     return Promise.resolve(this.blobs.get(blobId));
+  }
+
+  watch(): () => void {
+    return () => {};
   }
 
   close(): Promise<void> {
