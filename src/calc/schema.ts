@@ -58,14 +58,7 @@ export function effectiveSchema(
   address: string,
   meta: ReadonlyMap<string, unknown>,
 ): JsonObject {
-  const fragment = schemaAt(root, path);
-  if (meta.size === 0) return cloneJson(fragment);
-  const out = cloneJson(fragment);
-  for (const prop of META_PROPERTY_LIST) {
-    const v = meta.get(`${address}#${META_PROPERTIES[prop]}`);
-    if (v !== undefined && v !== null) out[META_KEYWORDS[prop]] = cloneJson(v) as never;
-  }
-  return out;
+  return cloneJson(writeSchema(root, path, address, meta));
 }
 
 /** The schema a write at `address` is checked against; shares the static fragment when no meta applies. */

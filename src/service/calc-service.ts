@@ -33,6 +33,7 @@ import {
   type TestReport,
   type ValidationReport,
   type ModelSpec,
+  type CompiledLibrary,
   type DerivationTrace,
 } from '../calc/index.js';
 import type { AuditRecord, BlobRef, ModelHead, Store } from '../store/store.js';
@@ -61,18 +62,8 @@ export type ModelEvent =
 
 export type ModelListener = (event: ModelEvent) => void;
 
-export interface LibraryVocabulary {
-  description?: string;
-  layers: { origin: string; ref?: string; version?: string; digest?: string; define: string }[];
-  exports: {
-    name: string;
-    kind: 'function' | 'constant';
-    signature?: string;
-    arity?: number;
-    value?: JsonValue;
-    origin: string;
-  }[];
-}
+/** What get_library answers: the compiled library without its runtime bindings. */
+export type LibraryVocabulary = Omit<CompiledLibrary, 'bindings'>;
 
 function parseTimestamp(text: string): number {
   const t = Date.parse(text);
