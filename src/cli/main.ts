@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { registerCalcCommands } from './calc-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
 const program = new Command('modelworks')
@@ -15,5 +16,6 @@ const program = new Command('modelworks')
 
 registerCalcCommands(program);
 registerMcpCommand(program);
+registerSynthCommands(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,123 @@
+// Benchmark: `synth grind` throughput on the 3d6-ability-scores model (18 d6 rolls per row, six
+// sums, CSV), against two baselines producing the same CSV shape:
+//   floor  a plain loop over our own RNG, no engine at all (the engine should reach >= 50% of it);
+//   faker  a seeded @faker-js/faker script (the engine should be >= 10x faster).
+// Rounds alternate the three contenders; we report the best round of each, then the ratios.
+// Last, memory at BENCH_MEMORY_ROWS rows: heap sampled every 10^6 rows must stay flat.
+import { faker } from '@faker-js/faker';
+import { SynthRun } from '../dist/synth/engine/run.js';
+import { parseModel } from '../dist/synth/model/io.js';
+import { renderChunks } from '../dist/synth/output/format.js';
+import { L64X128MixRandom } from '../dist/synth/random/l64x128-mix-random.js';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const MEMORY_ROWS = Number(process.env.BENCH_MEMORY_ROWS ?? 10_000_000);
+
+// Six ability scores, each the sum of three d6 (the cookbook's dnd-ability-scores, restated).
+const MODEL = `dataset.root = Scores
+Roll = Uniform(1, 7)
+Die = ToInteger(Roll, mode="floor")
+Three = Redimension(Die, dimension=3)
+Total = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")
+Score = Arrange(Total, columns=(0))
+Scores = Redimension(Score, dimension=6)
+`;
+
+/** Feeds output chunks to a sink that only counts bytes (as a fast pipe would). */
+function engine(seed) {
+  const run = new SynthRun(parseModel(MODEL), BigInt(seed));
+  let bytes = 0;
+  for (const chunk of renderChunks(run, { count: ROWS, format: 'csv', header: true }))
+    bytes += Buffer.byteLength(chunk);
+  return bytes;
+}
+
+function floorLoop(seed) {
+  const rng = new L64X128MixRandom(BigInt(seed));
+  let bytes = 0;
+  let buf = 'dim0,dim1,dim2,dim3,dim4,dim5\n';
+  for (let r = 0; r < ROWS; r++) {
+    let line = '';
+    for (let s = 0; s < 6; s++) {
+      let sum = 0;
+      for (let d = 0; d < 3; d++) sum += Math.floor(1 + 6 * rng.nextDouble());
+      line += (s === 0 ? '' : ',') + sum + '.0';
+    }
+    buf += line + '\n';
+    if ((r & 2047) === 2047) {
+      bytes += Buffer.byteLength(buf);
+      buf = '';
+    }
+  }
+  return bytes + Buffer.byteLength(buf);
+}
+
+function fakerScript(seed) {
+  faker.seed(seed);
+  let bytes = 0;
+  let buf = 'dim0,dim1,dim2,dim3,dim4,dim5\n';
+  for (let r = 0; r < ROWS; r++) {
+    const scores = [];
+    for (let s = 0; s < 6; s++) {
+      let sum = 0;
+      for (let d = 0; d < 3; d++) sum += faker.number.int({ min: 1, max: 6 });
+      scores.push(`${sum}.0`);
+    }
+    buf += scores.join(',') + '\n';
+    if ((r & 2047) === 2047) {
+      bytes += Buffer.byteLength(buf);
+      buf = '';
+    }
+  }
+  return bytes + Buffer.byteLength(buf);
+}
+
+const contenders = { engine, floor: floorLoop, faker: fakerScript };
+const best = {};
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [name, fn] of Object.entries(contenders)) {
+    const t0 = process.hrtime.bigint();
+    const bytes = fn(42 + round);
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (best[name] === undefined || seconds < best[name].seconds) best[name] = { seconds, bytes };
+  }
+}
+
+console.log(`synth-grind bench: ${ROWS} rows, best of ${ROUNDS} alternating rounds`);
+for (const [name, { seconds, bytes }] of Object.entries(best)) {
+  console.log(
+    `  ${name.padEnd(7)} ${(ROWS / seconds).toFixed(0).padStart(10)} rows/s  ${(bytes / seconds / 1e6).toFixed(1).padStart(7)} MB/s  (${seconds.toFixed(3)} s)`,
+  );
+}
+const vsFloor = best.floor.seconds / best.engine.seconds;
+const vsFaker = best.faker.seconds / best.engine.seconds;
+console.log(
+  `  engine / floor = ${(100 * vsFloor).toFixed(1)}% (target >= 50%)  ${vsFloor >= 0.5 ? 'OK' : 'BELOW TARGET'}`,
+);
+console.log(
+  `  engine / faker = ${vsFaker.toFixed(1)}x (target >= 10x)  ${vsFaker >= 10 ? 'OK' : 'BELOW TARGET'}`,
+);
+
+// Memory: stream MEMORY_ROWS rows, sampling the heap every 10^6 rows after a GC when exposed.
+const run = new SynthRun(parseModel(MODEL), 7n);
+const samples = [];
+let rows = 0;
+for (const chunk of renderChunks(run, {
+  count: MEMORY_ROWS,
+  format: 'csv',
+  header: false,
+  chunkRows: 4096,
+})) {
+  const before = rows;
+  rows += chunk.length > 0 ? 4096 : 0;
+  if (Math.floor(before / 1_000_000) !== Math.floor(rows / 1_000_000)) {
+    globalThis.gc?.();
+    samples.push(process.memoryUsage().heapUsed);
+  }
+}
+const mb = (b) => (b / 1e6).toFixed(1);
+console.log(
+  `  memory over ${MEMORY_ROWS} rows: heapUsed min ${mb(Math.min(...samples))} MB, max ${mb(Math.max(...samples))} MB ` +
+    `(first ${mb(samples[0])} MB, last ${mb(samples[samples.length - 1])} MB)${globalThis.gc ? '' : ' [run with --expose-gc for exact figures]'}`,
+);

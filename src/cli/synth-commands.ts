@@ -1,0 +1,348 @@
+/** `modelworks synth …`: grind, validate, analyze, components, convert and replay from the command line. */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Writable } from 'node:stream';
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import type { OutputFormat, SynthModel } from '../synth/index.js';
+import {
+  OUTPUT_FORMATS,
+  SynthError,
+  SynthRun,
+  analyzeModel,
+  componentsJson,
+  componentsMarkdown,
+  componentsText,
+  formatForPath,
+  formatReplayReport,
+  parseModel,
+  renderChunks,
+  replayCorpus,
+  resolveSeed,
+  validateModelText,
+  writeModel,
+} from '../synth/index.js';
+import { corpusFromDirectory } from './synth-files.js';
+
+/** Exit codes shared by every synth command. */
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+function parseCount(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
+  return Number(value);
+}
+
+function parseSeed(value: string): bigint {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer');
+  const seed = BigInt(value);
+  if (seed < -(1n << 63n) || seed >= 1n << 64n) throw new InvalidArgumentError('must fit in 64 bits');
+  return BigInt.asIntN(64, seed);
+}
+
+function freshSeed(): bigint {
+  // Positive 63-bit, so the reported seed reproduces the run when passed back as --seed.
+  return randomBytes(8).readBigUInt64BE() >> 1n || 1n;
+}
+
+function readModelText(path: string): string {
+  return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+}
+
+function fail(message: string, code = EXIT_FAILED): void {
+  process.stderr.write(`modelworks synth: ${message}\n`);
+  process.exitCode = code;
+}
+
+/** Writes with back-pressure: waits for 'drain' whenever the stream's buffer is full. */
+async function writeAll(out: Writable, chunk: string): Promise<void> {
+  if (!out.write(chunk)) await once(out, 'drain');
+}
+
+function progressBar(done: number, total: number): string {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  return `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${((100 * done) / total).toFixed(0)}%`;
+}
+
+interface GrindOptions {
+  seed?: bigint;
+  modelSeed: boolean;
+  count: number;
+  header: boolean;
+  quiet: boolean;
+  format: OutputFormat;
+  output?: string;
+}
+
+async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
+  let model: SynthModel;
+  let run: SynthRun;
+  let seedInfo: ReturnType<typeof resolveSeed>;
+  try {
+    model = parseModel(readModelText(modelPath));
+    seedInfo = resolveSeed(opts.seed, model, freshSeed, !opts.modelSeed);
+    run = new SynthRun(model, seedInfo.seed);
+  } catch (err) {
+    fail(err instanceof SynthError ? err.message : `cannot read ${modelPath}: ${(err as Error).message}`);
+    return;
+  }
+  if (!opts.quiet && seedInfo.seedSource === 'random')
+    process.stderr.write(`Using random seed ${seedInfo.seed}\n`);
+  const out: Writable = opts.output === undefined ? process.stdout : createWriteStream(opts.output);
+  const showProgress = !opts.quiet && process.stderr.isTTY && opts.count >= 1_000_000;
+  const started = performance.now();
+  let lastDraw = started;
+  let rows = 0;
+  const chunkRows = 2048;
+  try {
+    for (const chunk of renderChunks(run, {
+      count: opts.count,
+      format: opts.format,
+      header: opts.header,
+      chunkRows,
+    })) {
+      await writeAll(out, chunk);
+      rows = Math.min(opts.count, rows + chunkRows);
+      if (showProgress && performance.now() - lastDraw > 250) {
+        lastDraw = performance.now();
+        process.stderr.write(progressBar(rows, opts.count));
+      }
+    }
+  } catch (err) {
+    // A reader that stops early (`| head`) is not an error.
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
+    fail(err instanceof SynthError ? err.message : (err as Error).message);
+    return;
+  } finally {
+    if (showProgress) process.stderr.write('\r\x1b[K');
+    if (out !== process.stdout) {
+      out.end();
+      await once(out, 'finish');
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  if (!opts.quiet) {
+    const rate = seconds > 0 ? opts.count / seconds : 0;
+    process.stderr.write(
+      `Emitted ${opts.count} observation(s) in ${seconds.toFixed(3)}s (${rate.toFixed(1)} obs/s)\n`,
+    );
+  }
+}
+
+function validateFiles(files: string[], json: boolean): void {
+  const results = files.map((file) => {
+    let text: string;
+    try {
+      text = readModelText(file);
+    } catch (err) {
+      return {
+        model: file === '-' ? '-' : resolve(file),
+        valid: false,
+        rootName: null,
+        nodeCount: null,
+        failures: [],
+        loadError: `cannot read file: ${(err as Error).message}`,
+      };
+    }
+    return { model: file === '-' ? '-' : resolve(file), ...validateModelText(text) };
+  });
+  const success = results.every((r) => r.valid);
+  if (json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
+  else {
+    for (const r of results) {
+      if (r.valid) process.stdout.write(`OK   ${r.model} (root ${r.rootName}, ${r.nodeCount} nodes)\n`);
+      else {
+        process.stdout.write(`FAIL ${r.model}\n`);
+        if (r.loadError !== undefined) process.stdout.write(`  load error: ${r.loadError}\n`);
+        for (const f of r.failures) process.stdout.write(`  ${f.nodeType} "${f.nodeName}": ${f.message}\n`);
+      }
+    }
+  }
+  process.exitCode = success ? EXIT_OK : EXIT_FAILED;
+}
+
+interface AnalyzeOptions {
+  json: boolean;
+  throughput: boolean;
+  samples: number;
+  warmupMs: number;
+  isolate: boolean;
+  isolateRounds: number;
+  isolateIterations: number;
+  isolateWarmupRounds: number;
+  isolateThreshold: string;
+}
+
+function analyzeFiles(files: string[], opts: AnalyzeOptions): void {
+  const threshold = Number(opts.isolateThreshold);
+  if (!(threshold > 0)) {
+    fail('--isolate-threshold must be a positive number', EXIT_USAGE);
+    return;
+  }
+  const results = files.map((file) => {
+    const model = file === '-' ? '-' : resolve(file);
+    try {
+      const analysis = analyzeModel(parseModel(readModelText(file)), {
+        throughput: opts.throughput,
+        samples: opts.samples,
+        warmupMs: opts.warmupMs,
+        isolate: opts.isolate,
+        isolateRounds: opts.isolateRounds,
+        isolateIterations: opts.isolateIterations,
+        isolateWarmupRounds: opts.isolateWarmupRounds,
+        isolateThreshold: threshold,
+        now: () => performance.now(),
+        timestamp: new Date().toISOString(),
+      });
+      // Write-back of analysis.* into the file is not implemented yet, so nothing is written.
+      return { model, ...analysis, written: false, error: null };
+    } catch (err) {
+      return { model, error: err instanceof SynthError ? err.message : (err as Error).message };
+    }
+  });
+  const success = results.every((r) => r.error === null);
+  if (opts.json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
+  else {
+    for (const r of results) {
+      if ('complexity' in r) {
+        process.stdout.write(`${r.model}\n  ${r.complexity.summary}\n`);
+        if (r.throughput !== null) {
+          const t = r.throughput;
+          process.stdout.write(
+            `  throughput: ${t.sampleCount} in ${t.sampleDurationMs} ms (${t.observationsPerSecond.toFixed(3)} obs/s)\n`,
+          );
+        }
+        if (r.isolatedBenchmark !== null) {
+          const b = r.isolatedBenchmark;
+          process.stdout.write(
+            `  isolated: baseline ${b.baselineNanosPerCall.toFixed(1)} ns/call, ${b.problemNodeCount} problem node(s)\n`,
+          );
+          for (const p of b.problemNodes)
+            process.stdout.write(
+              `    ${p.label} x${p.relativeMultiplier.toFixed(1)} (confidence ${p.confidence.toFixed(2)})\n`,
+            );
+        }
+      } else process.stdout.write(`${r.model}\n  error: ${r.error}\n`);
+    }
+  }
+  process.exitCode = success ? EXIT_OK : EXIT_FAILED;
+}
+
+function convert(from: string, to: string): void {
+  const format = formatForPath(to);
+  if (format === undefined) {
+    fail(`cannot tell the format of "${to}" (use .xml, .json or .sgm)`, EXIT_USAGE);
+    return;
+  }
+  try {
+    const model = parseModel(readModelText(from));
+    const text = writeModel(model, format);
+    // Refuse to write a conversion that would not read back as the same model.
+    if (JSON.stringify(parseModel(text)) !== JSON.stringify(model))
+      throw new SynthError('SYNTH_PARSE', 'conversion is not lossless');
+    writeFileSync(to, text);
+  } catch (err) {
+    fail(err instanceof SynthError ? err.message : (err as Error).message);
+  }
+}
+
+/** Registers the `synth` command group on the program. */
+export function registerSynthCommands(program: Command): void {
+  const synth = program
+    .command('synth')
+    .description('Deterministic synthetic data from SpiceGrinder-format models');
+
+  synth
+    .command('grind')
+    .description('generate observations from a model (XML, JSON or .sgm; "-" reads stdin)')
+    .argument('<model>', 'model file, or - for stdin')
+    .option('--seed <n>', 'run seed (overrides the model seed)', parseSeed)
+    .option('--no-seed', "ignore the model's seed")
+    .requiredOption('--count <n>', 'observations to emit', parseCount)
+    .option('--header', 'emit the CSV header row dim0,dim1,...', false)
+    .option('--quiet', 'no summary or progress on stderr', false)
+    .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('csv'))
+    .option('--output <file>', 'write to a file instead of stdout')
+    .action(
+      async (
+        model: string,
+        opts: {
+          seed?: bigint | boolean;
+          count: number;
+          header: boolean;
+          quiet: boolean;
+          format: OutputFormat;
+          output?: string;
+        },
+      ) => {
+        // commander folds --seed N and --no-seed into one property: false means "--no-seed".
+        const seed = typeof opts.seed === 'bigint' ? opts.seed : undefined;
+        await grind(model, { ...opts, seed, modelSeed: opts.seed !== false });
+      },
+    );
+
+  synth
+    .command('validate')
+    .description('validate models; exit 1 when any is invalid')
+    .argument('<files...>', 'model files')
+    .option('--json', 'one JSON report on stdout', false)
+    .action((files: string[], opts: { json: boolean }) => validateFiles(files, opts.json));
+
+  synth
+    .command('analyze')
+    .description('complexity, throughput and (with --isolate) per-node cost of models')
+    .argument('<files...>', 'model files')
+    .option('--json', 'one JSON report on stdout', false)
+    .option('--no-throughput', 'skip the timed run')
+    .option('--samples <n>', 'timed observations', parseCount, 5000)
+    .option('--warmup-ms <n>', 'unmeasured generation first', parseCount, 0)
+    .option(
+      '--no-write',
+      'do not embed analysis.* (write-back is not implemented yet; accepted for compatibility)',
+    )
+    .option('--isolate', 'also time every node on its own', false)
+    .option('--isolate-rounds <n>', 'measured rounds per node', parseCount, 10)
+    .option('--isolate-iterations <n>', 'calls per round', parseCount, 50)
+    .option('--isolate-warmup-rounds <n>', 'unmeasured rounds per node', parseCount, 3)
+    .option('--isolate-threshold <x>', 'multiplier above which a node is a problem', '3.0')
+    .action((files: string[], opts: AnalyzeOptions) => analyzeFiles(files, opts));
+
+  synth
+    .command('components')
+    .description('list the available components')
+    .option('--json', 'descriptor JSON ({edition, totalCount, components})', false)
+    .option('--markdown', 'a Markdown reference', false)
+    .action((opts: { json: boolean; markdown: boolean }) => {
+      if (opts.json && opts.markdown) {
+        fail('give --json or --markdown, not both', EXIT_USAGE);
+        return;
+      }
+      process.stdout.write(
+        opts.json ? componentsJson() : opts.markdown ? componentsMarkdown() : componentsText(),
+      );
+    });
+
+  synth
+    .command('convert')
+    .description('rewrite a model in the syntax its target extension names (.xml, .json, .sgm)')
+    .argument('<from>', 'model file, or - for stdin')
+    .argument('<to>', 'target file')
+    .action((from: string, to: string) => convert(from, to));
+
+  synth
+    .command('replay')
+    .description('replay recorded outputs of a conformance folder byte for byte; exit 1 on any failure')
+    .argument('<dir>', 'corpus folder (paths starting samples/ map to it)')
+    .action((dir: string) => {
+      const cases = replayCorpus(corpusFromDirectory(resolve(dir)));
+      process.stdout.write(formatReplayReport(cases));
+      const failed = cases.some((c) => c.status === 'failed');
+      const passed = cases.some((c) => c.status === 'passed');
+      process.exitCode = failed || !passed ? EXIT_FAILED : EXIT_OK;
+    });
+}

@@ -1,0 +1,31 @@
+/** The component registry: every implemented component by (case-insensitive) name. */
+import type { ComponentImpl } from './component.js';
+import { BASIC_FILTERS } from './filters/basic.js';
+import { CHOICE_FILTERS } from './filters/choice.js';
+import { COPULA } from './filters/copula.js';
+import { CONTINUOUS } from './generators/continuous.js';
+import { DETERMINISTIC } from './generators/deterministic.js';
+import { DISCRETE } from './generators/discrete.js';
+import { MULTIVARIATE } from './generators/multivariate.js';
+
+const ALL: readonly ComponentImpl[] = [
+  ...CONTINUOUS,
+  ...DISCRETE,
+  ...MULTIVARIATE,
+  ...DETERMINISTIC,
+  ...BASIC_FILTERS,
+  ...CHOICE_FILTERS,
+  COPULA,
+];
+
+const BY_NAME = new Map(ALL.map((c) => [c.descriptor.name.toLowerCase(), c]));
+
+/** The implementation of a component type, or undefined. */
+export function findComponent(type: string): ComponentImpl | undefined {
+  return BY_NAME.get(type.toLowerCase());
+}
+
+/** All implemented components in catalog order. */
+export function listComponents(): readonly ComponentImpl[] {
+  return ALL;
+}

@@ -1,0 +1,103 @@
+/**
+ * Output formats (§8): CSV (`dim0,...` header, RFC 4180 quoting), raw, JSON Lines and a JSON array.
+ * Rows are rendered in chunks of text so a caller can stream them with back-pressure.
+ */
+import { INT, STRING } from '../engine/row.js';
+import type { Row } from '../engine/row.js';
+import type { SynthRun } from '../engine/run.js';
+import { javaDoubleToString } from '../random/java-double.js';
+
+export type OutputFormat = 'csv' | 'raw' | 'ndjson' | 'json';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'raw', 'ndjson', 'json'];
+
+/** A data point's text: ints in decimal, doubles as Java prints them, strings verbatim. */
+export function valueText(value: number | string, kind: number): string {
+  if (kind === STRING || typeof value === 'string') return String(value);
+  // Whole doubles in the plain range print as "15.0": the commonest case, kept cheap.
+  if (kind !== INT && Number.isInteger(value) && value < 1e7 && value > -1e7 && !Object.is(value, -0))
+    return value + '.0';
+  if (kind === INT) return Number.isSafeInteger(value) ? String(value) : BigInt(Math.trunc(value)).toString();
+  return javaDoubleToString(value);
+}
+
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function jsonValue(value: number | string, kind: number): string {
+  if (kind === STRING || typeof value === 'string') return JSON.stringify(String(value));
+  if (!Number.isFinite(value)) return JSON.stringify(javaDoubleToString(value));
+  // Java's text is valid JSON for finite numbers and keeps 15.0 distinct from 15.
+  return valueText(value, kind);
+}
+
+/** Renders one row in the given format (without the json array's brackets and commas). */
+export function renderRow(
+  row: Row,
+  dimension: number,
+  format: OutputFormat,
+  header: readonly string[],
+): string {
+  const { kinds } = row;
+  switch (format) {
+    case 'csv': {
+      let line = '';
+      for (let i = 0; i < dimension; i++) {
+        const kind = kinds[i]!;
+        // Only text can hold a comma, quote or line break; numbers never need quoting.
+        const text = kind === STRING ? csvField(row.strs[i] ?? '') : valueText(row.nums[i]!, kind);
+        line += i === 0 ? text : ',' + text;
+      }
+      return line + '\n';
+    }
+    case 'raw': {
+      // Values verbatim; several columns are separated by a tab (an undocumented case, §12.4).
+      let line = '';
+      for (let i = 0; i < dimension; i++) line += (i === 0 ? '' : '\t') + valueText(row.value(i), kinds[i]!);
+      return line + '\n';
+    }
+    case 'ndjson':
+    case 'json': {
+      let obj = '{';
+      for (let i = 0; i < dimension; i++)
+        obj += `${i === 0 ? '' : ','}"${header[i]}":${jsonValue(row.value(i), kinds[i]!)}`;
+      return obj + '}';
+    }
+  }
+}
+
+/** Options for `renderChunks`. */
+export interface RenderOptions {
+  count: number;
+  format: OutputFormat;
+  /** CSV only: emit the `dim0,...` header row first. */
+  header: boolean;
+  /** Rows per yielded chunk. */
+  chunkRows?: number;
+}
+
+/**
+ * Generates `count` observations and yields the output text chunk by chunk; memory stays flat for
+ * any count. Rows are produced only as chunks are requested.
+ */
+export function* renderChunks(run: SynthRun, options: RenderOptions): Generator<string, void, undefined> {
+  const { count, format } = options;
+  const chunkRows = options.chunkRows ?? 2048;
+  const names = run.header();
+  const dim = run.dimension;
+  let buf = '';
+  if (format === 'csv' && options.header) buf += names.join(',') + '\n';
+  if (format === 'json') buf += '[';
+  for (let i = 0; i < count; i++) {
+    const text = renderRow(run.next(), dim, format, names);
+    if (format === 'json') buf += (i === 0 ? '\n' : ',\n') + text;
+    else if (format === 'ndjson') buf += text + '\n';
+    else buf += text;
+    if ((i + 1) % chunkRows === 0) {
+      yield buf;
+      buf = '';
+    }
+  }
+  if (format === 'json') buf += count === 0 ? ']\n' : '\n]\n';
+  if (buf !== '') yield buf;
+}

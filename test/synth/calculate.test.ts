@@ -1,0 +1,46 @@
+/** Calculate's expression language (§5). */
+import { describe, expect, it } from 'vitest';
+import { compileExpression } from '../../src/synth/calculate/expression.js';
+
+function run(source: string, x: number[]): number[] {
+  const p = compileExpression(source);
+  const xs = Float64Array.from(x);
+  const y = Array.from(x);
+  for (const a of p.assignments) y[a.index] = a.evaluate(xs);
+  return y;
+}
+
+describe('Calculate expressions', () => {
+  it.each([
+    ['y[0] = x[0] + x[1] * x[2]', [1, 2, 3], 7],
+    ['y[0] = (x[0] + x[1]) * x[2]', [1, 2, 3], 9],
+    ['y[0] = x[0] - x[1] - x[2]', [10, 2, 3], 5],
+    ['y[0] = x[0] / x[1] / x[2]', [24, 2, 3], 4],
+    ['y[0] = -x[0] * -2', [3], 6],
+    ['y[0] = floor(2.7) + ceiling(2.1) + ceil(0.2) + abs(-4)', [0], 10],
+    ['y[0] = round(2.5) + round(-2.5)', [0], 1],
+    ['y[0] = sqrt(16) + exp(0) + log(1) + ln(1)', [0], 5],
+    ['y[0] = min(3, x[0]) + max(3, x[0]) + pow(2, 10)', [5], 1032],
+    ['y[0] = mod(-7, 3)', [0], -1],
+    ['y[0] = 1.5e2 + .5', [0], 150.5],
+  ])('%s', (source, x, expected) => {
+    expect(run(source, x)[0]).toBe(expected);
+  });
+
+  it('copies unassigned outputs and lets every assignment see the original x', () => {
+    expect(run('y[0] = x[1]; y[1] = x[0]', [1, 2, 3])).toEqual([2, 1, 3]);
+  });
+
+  it('follows IEEE rules for log(0), log(-1) and division by zero', () => {
+    expect(run('y[0] = log(0)', [0])[0]).toBe(-Infinity);
+    expect(run('y[0] = log(-1)', [0])[0]).toBeNaN();
+    expect(run('y[0] = 1 / 0', [0])[0]).toBe(Infinity);
+  });
+
+  it.each(['y[0] = ', 'z[0] = 1', 'y[0] = foo(1)', 'y[0] = min(1)', 'y[0] = x[0] +* 2', 'y[0] = (1'])(
+    'rejects %s',
+    (source) => {
+      expect(() => compileExpression(source)).toThrow(/expression/);
+    },
+  );
+});

@@ -1,0 +1,69 @@
+/**
+ * Conformance replay: our own bundled examples always; the shared corpus (../shared) when it is
+ * present, skipped with a printed reason otherwise.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { corpusFromDirectory } from '../../src/cli/synth-files.js';
+import {
+  checkAnalysis,
+  formatReplayReport,
+  parseRecipe,
+  replayCorpus,
+} from '../../src/synth/conformance/replay.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SHARED = join(ROOT, '..', 'shared', 'conformance', 'synth-examples');
+const sharedPresent = existsSync(SHARED);
+if (!sharedPresent) console.warn(`[synth replay] SKIPPED shared corpus: ${SHARED} not found`);
+
+describe('replay', () => {
+  it('reads recorder comment lines', () => {
+    expect(
+      parseRecipe('# seed=42 -- reproduce with: grind --seed 42 --count 10 samples/pro/phone.xml'),
+    ).toEqual({
+      seed: 42n,
+      count: 10,
+      format: 'csv',
+      modelPath: 'samples/pro/phone.xml',
+    });
+    expect(
+      parseRecipe('# seed=42 -- reproduce with: grind --count 10 a.xml (run from this directory)')?.modelPath,
+    ).toBe('a.xml');
+    expect(parseRecipe('# seed=1 -- reproduce with: grind --count 1 --format raw x.xml')?.format).toBe('raw');
+    expect(parseRecipe('dim0,dim1')).toBeUndefined();
+  });
+
+  it('checks embedded analysis.* blocks against our complexity figures', () => {
+    const model = (score: number): string =>
+      `<dataset analysis.node_count="3" analysis.min_depth="2" analysis.score="${score}"><root node="M"/><nodes>` +
+      '<Mix name="M"><input name="A"/><input name="B"/></Mix><Uniform name="A"/><Uniform name="B"/></nodes></dataset>';
+    expect(checkAnalysis('m.xml', model(30))).toEqual({
+      output: 'analysis.*',
+      model: 'm.xml',
+      status: 'passed',
+    });
+    expect(checkAnalysis('m.xml', model(31))).toMatchObject({
+      status: 'failed',
+      reason: 'analysis.score: recorded "31", ours "30"',
+    });
+    expect(
+      checkAnalysis('m.xml', '<dataset><root node="U"/><nodes><Uniform name="U"/></nodes></dataset>'),
+    ).toBeUndefined();
+  });
+
+  it('replays the bundled examples byte for byte (XML, JSON and .sgm)', () => {
+    const cases = replayCorpus(corpusFromDirectory(join(ROOT, 'examples', 'synth')));
+    console.log(formatReplayReport(cases));
+    expect(cases.filter((c) => c.status === 'failed')).toEqual([]);
+    expect(cases.filter((c) => c.status === 'passed').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.skipIf(!sharedPresent)('replays every Free example of ../shared byte for byte', () => {
+    const cases = replayCorpus(corpusFromDirectory(SHARED));
+    console.log(formatReplayReport(cases));
+    expect(cases.filter((c) => c.status === 'failed')).toEqual([]);
+    expect(cases.filter((c) => c.status === 'passed').length).toBeGreaterThan(0);
+  });
+});
