@@ -34,6 +34,65 @@ export function describeJsonataError(err: unknown): string {
   return String(err);
 }
 
+/**
+ * Start times of the evaluations running now. Library functions are lambdas created by the
+ * library's own one-time evaluation, so JSONata would time them against that evaluation's clock;
+ * instead their guard uses the newest running evaluation's start (see `guardLibraryFrames`).
+ */
+export const evaluationClock = {
+  running: new Map<number, number>(),
+  next: 0,
+  start(): number {
+    const token = this.next++;
+    this.running.set(token, Date.now());
+    return token;
+  },
+  end(token: number): void {
+    this.running.delete(token);
+  },
+  /** Start of the newest evaluation still running (now when none is). */
+  newestStart(): number {
+    let newest = 0;
+    for (const t of this.running.values()) if (t > newest) newest = t;
+    return newest === 0 ? Date.now() : newest;
+  },
+};
+
+/** The JSONata frame shape we touch: the evaluation base every nested frame points to. */
+interface JsonataBase {
+  depth: number;
+  guardrails: () => void;
+}
+
+/**
+ * Re-arms the guard of the frames a library's lambdas close over, so a call made from any later
+ * evaluation is limited by that evaluation's time and depth, not by the library's compile time.
+ */
+export function guardLibraryFrames(
+  values: Iterable<unknown>,
+  limits: ExpressionLimits = DEFAULT_LIMITS,
+): void {
+  for (const v of values) {
+    const base = (v as { environment?: { base?: JsonataBase } } | null)?.environment?.base;
+    if (!base || typeof base.guardrails !== 'function') continue;
+    base.guardrails = () => {
+      if (base.depth > limits.maxDepth) {
+        throw Object.assign(new Error('Stack overflow. Check for non-terminating recursive function.'), {
+          code: 'D1011',
+        });
+      }
+      if (Date.now() - evaluationClock.newestStart() > limits.timeoutMs) {
+        throw Object.assign(
+          new Error(`Evaluation timeout after ${limits.timeoutMs} milliseconds. Check for infinite loop`),
+          {
+            code: 'D1012',
+          },
+        );
+      }
+    };
+  }
+}
+
 const cache = new Map<string, CompileResult>();
 const CACHE_LIMIT = 20_000;
 
@@ -51,7 +110,14 @@ export function compileExpression(text: string, limits: ExpressionLimits = DEFAU
       expr: {
         text,
         ast,
-        evaluate: (input, bindings) => compiled.evaluate(input, bindings),
+        evaluate: async (input, bindings) => {
+          const started = evaluationClock.start();
+          try {
+            return await compiled.evaluate(input, bindings);
+          } finally {
+            evaluationClock.end(started);
+          }
+        },
       },
     };
   } catch (err) {

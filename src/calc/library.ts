@@ -2,7 +2,13 @@
  * Spec libraries: JSONata definitions that bind names and end with an array of export names.
  * Layers compile in order (inherited first, own last; a later export wins a clash).
  */
-import { compileExpression, JSONATA_BUILTINS, RESERVED_BINDINGS, type JsonataNode } from './expression.js';
+import {
+  compileExpression,
+  guardLibraryFrames,
+  JSONATA_BUILTINS,
+  RESERVED_BINDINGS,
+  type JsonataNode,
+} from './expression.js';
 import { cloneJson, isObject, type JsonValue } from './json.js';
 import type { LibraryObject } from './spec.js';
 
@@ -231,6 +237,7 @@ export async function compileLibrary(
       err(loc, `library failed to evaluate: ${describe(e)}`);
       continue;
     }
+    if (isObject(values)) guardLibraryFrames(Object.values(values));
     for (const name of list) {
       const value = isObject(values) ? values[name] : undefined;
       if (value === undefined) {
