@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', '**/*.cjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'web/dist/**', '.tmp/**', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

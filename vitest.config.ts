@@ -4,5 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
+    // servers spawned by tests keep models in memory unless a test chooses a store itself,
+    // so no test touches the user's default SQLite file
+    env: { MODELWORKS_STORE: 'memory' },
   },
 });

@@ -3,12 +3,18 @@
 // Run with `npm start` (it builds first) or `node examples/mcp-session.mjs` after `npm run build`.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// The embedded default is a SQLite file; the demo uses a fresh one so it can run again and again
+// without touching the models in your own data directory.
+const store = `sqlite:${join(mkdtempSync(join(tmpdir(), 'modelworks-demo-')), 'demo.db')}`;
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [cli, 'mcp'],
+  args: [cli, 'mcp', '--store', store],
   stderr: 'inherit',
 });
 const client = new Client({ name: 'modelworks-demo', version: '1.0.0' });
@@ -47,4 +53,4 @@ show(
 );
 
 await client.close();
-console.log('session complete');
+console.log(`session complete (store: ${store})`);

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CalcService } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
-import { MemoryStore } from '../store/memory-store.js';
+import { openStore } from '../store/open-store.js';
 import { serveHttp } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
@@ -32,7 +32,11 @@ export function registerMcpCommand(program: Command): void {
     .option('--host <host>', 'HTTP bind address', '127.0.0.1')
     .option('--port <port>', 'HTTP port (0 = any free port)', '8080')
     .option('--tools <groups>', 'tool groups to offer: calc, synth or calc,synth', 'calc,synth')
-    .action(async (opts: { http?: boolean; host: string; port: string; tools: string }) => {
+    .option(
+      '--store <store>',
+      'where models live: sqlite:PATH (default: a file under the user data directory), memory, or postgres://…; also MODELWORKS_STORE',
+    )
+    .action(async (opts: { http?: boolean; host: string; port: string; tools: string; store?: string }) => {
       let groups: Set<'calc' | 'synth'>;
       try {
         groups = parseGroups(opts.tools);
@@ -47,7 +51,14 @@ export function registerMcpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const store = new MemoryStore();
+      let store;
+      try {
+        store = await openStore(opts.store ?? process.env.MODELWORKS_STORE);
+      } catch (err) {
+        log(`cannot open the store: ${(err as Error).message}`);
+        process.exitCode = 2;
+        return;
+      }
       const calc = new CalcService(store);
       const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
       const modeLine = `embedded mode, ${store.kind} store`;

@@ -88,7 +88,11 @@ export function modelTools(service: CalcService): ToolDefinition[] {
       outputSchema: ANY_OBJECT,
       annotations: READ,
       narrowHint: 'read the model with get_model_info, or project state with get_state paths/depth',
-      run: async (a) => okResult(await service.getSpec(str(a.id))),
+      run: async (a) =>
+        okResult(
+          await service.getSpec(str(a.id)),
+          'read the model with get_model_info, or project state with get_state paths/depth',
+        ),
     },
     {
       name: 'get_state',
@@ -107,7 +111,8 @@ export function modelTools(service: CalcService): ToolDefinition[] {
         },
         ['id'],
       ),
-      outputSchema: ANY_OBJECT,
+      // no outputSchema: `depth: 0` collapses the whole state to a string, and a declared schema
+      // makes SDK clients reject a result without structuredContent
       annotations: READ,
       narrowHint: 'pass paths (e.g. ["$.totals"]) and/or depth (e.g. 2) to get_state',
       run: async (a) => {
@@ -478,7 +483,11 @@ export function authoringTools(service: CalcService, topics: readonly GuidanceTo
       outputSchema: ANY_OBJECT,
       annotations: READ,
       narrowHint: 'dry_run returned a large state; test narrower cases with test_spec',
-      run: async (a) => okResult(await service.dryRun(a.spec, a.mutations)),
+      run: async (a) =>
+        okResult(
+          await service.dryRun(a.spec, a.mutations),
+          'dry_run returned a large state; test narrower cases with test_spec',
+        ),
     },
   ];
 }

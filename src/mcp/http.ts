@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { announceReady } from './server.js';
 
 export const MAX_SESSIONS = 1000;
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -57,6 +58,20 @@ async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Calls `then` once `res` answers 200, i.e. a GET event stream has started: the SDK registers the
+ * stream before it writes the head, so a notification sent from then on reaches the client.
+ */
+function onEventStreamOpen(res: ServerResponse, then: () => void): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  const patched = (...args: unknown[]): ServerResponse => {
+    const out = writeHead(...args);
+    if (res.statusCode === 200) setImmediate(then);
+    return out;
+  };
+  res.writeHead = patched;
 }
 
 /** Starts the HTTP endpoint; resolves once it listens. */
@@ -104,7 +119,10 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
         );
       }
     }
-    if (known) return known.transport.handleRequest(req, res, body);
+    if (known) {
+      if (req.method === 'GET') onEventStreamOpen(res, () => announceReady(known.server));
+      return known.transport.handleRequest(req, res, body);
+    }
 
     const initializing =
       req.method === 'POST' &&

@@ -120,8 +120,13 @@ export async function readResource(uri: string, service: CalcService): Promise<R
   return undefined;
 }
 
-/** The model id of a `valem://state/{id}` URI. */
+/** The model id of a `valem://state/{id}` URI (undefined for anything else, or a malformed escape). */
 export function stateModelId(uri: string): string | undefined {
   const m = /^valem:\/\/state\/(.+)$/.exec(uri);
-  return m ? decodeURIComponent(m[1]!) : undefined;
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,7 +4,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
+  type CallToolRequest,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -14,12 +14,14 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { z } from 'zod';
 import type { CalcService } from '../service/calc-service.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { readPackageVersion } from '../version.js';
 import { authoringTools, modelTools, shallowInputSchema } from './calc-tools.js';
 import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from './resources.js';
 import { errorResult, textError } from './results.js';
+import { sheetTools } from './sheet-tools.js';
 import type { ToolDefinition } from './tool.js';
 
 /** JSON-RPC error for an unknown resource (what MCP clients expect). */
@@ -37,6 +39,13 @@ export interface McpServerOptions {
 }
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
+
+/**
+ * tools/call with only the method checked up front. The SDK's Server validates tools/call itself and
+ * answers a malformed one (no name, say) with -32602 Invalid params, but only if the registered
+ * schema lets the request through: the strict CallToolRequestSchema throws first, as -32603.
+ */
+const ToolsCallMethod = z.looseObject({ method: z.literal('tools/call') });
 
 const ajv = new Ajv({ strict: false, allErrors: false });
 const validators = new WeakMap<ToolDefinition, ValidateFunction>();
@@ -58,7 +67,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
   const tools: ToolDefinition[] = [];
   if (options.groups.has('calc'))
-    tools.push(...modelTools(options.calc), ...authoringTools(options.calc, options.guidanceTopics));
+    tools.push(
+      ...modelTools(options.calc),
+      ...authoringTools(options.calc, options.guidanceTopics),
+      ...sheetTools(),
+    );
   tools.push(...(options.extraTools ?? []));
   const byName = new Map(tools.map((t) => [t.name, t]));
 
@@ -73,7 +86,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(ToolsCallMethod, async (raw, extra) => {
+    const request = raw as unknown as CallToolRequest; // validated by the SDK's tools/call wrapper
     const tool = byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
     const args = request.params.arguments ?? {};
@@ -93,16 +107,36 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   if (options.groups.has('calc')) registerResources(server, options.calc);
 
-  server.oninitialized = () => {
+  let announced = false;
+  const announce = (): void => {
+    if (announced) return;
+    announced = true;
+    // levels are per session (logging/setLevel stores them under the session id)
     void server
-      .sendLoggingMessage({
-        level: 'info',
-        logger: 'modelworks',
-        data: `modelworks ready: ${options.modeLine}; ${tools.length} tools`,
-      })
+      .sendLoggingMessage(
+        {
+          level: 'info',
+          logger: 'modelworks',
+          data: `modelworks ready: ${options.modeLine}; ${tools.length} tools`,
+        },
+        server.transport?.sessionId,
+      )
       .catch(() => {});
   };
+  readinessAnnouncers.set(server, announce);
+  server.oninitialized = () => {
+    // A session transport (Streamable HTTP) can push a notification only on the client's GET event
+    // stream, which opens after `initialized`; http.ts calls announceReady when it does.
+    if (server.transport?.sessionId === undefined) announce();
+  };
   return server;
+}
+
+const readinessAnnouncers = new WeakMap<Server, () => void>();
+
+/** Sends the one-line readiness log of a server's session, unless it has gone out already. */
+export function announceReady(server: Server): void {
+  readinessAnnouncers.get(server)?.();
 }
 
 function registerResources(server: Server, calc: CalcService): void {

@@ -4,19 +4,22 @@
  * instead of vanishing. Only protocol messages go to stdout.
  */
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 export class LineGuard extends Transform {
   private buffer = '';
   private first = true;
+  /** Keeps a multi-byte character split across two chunks whole. */
+  private readonly decoder = new StringDecoder('utf8');
 
   constructor(private readonly out: Writable) {
     super();
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.buffer += chunk.toString('utf8');
+    this.buffer += this.decoder.write(chunk);
     if (this.first && this.buffer.length > 0) {
       if (this.buffer.charCodeAt(0) === 0xfeff) this.buffer = this.buffer.slice(1);
       this.first = false;
@@ -30,6 +33,7 @@ export class LineGuard extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
+    this.buffer += this.decoder.end();
     if (this.buffer.length > 0) this.line(this.buffer);
     done();
   }

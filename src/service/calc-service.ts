@@ -36,7 +36,7 @@ import {
   type CompiledLibrary,
   type DerivationTrace,
 } from '../calc/index.js';
-import type { AuditRecord, BlobRef, ModelHead, Store } from '../store/store.js';
+import { GENESIS_HASH, type AuditRecord, type BlobRef, type ModelHead, type Store } from '../store/store.js';
 import { buildAuditRecord, queryAudit, verifyChain, type AuditVerification } from './audit.js';
 import { KeyedLock } from './model-lock.js';
 
@@ -243,7 +243,7 @@ export class CalcService {
   ): Promise<MutationSummary> {
     const writes = requireObject(mutations, 'mutations');
     return this.lock.run(id, () =>
-      this.commit(id, writes, options.source ?? 'client', options.includeTraces === true),
+      this.commit(id, () => writes, options.source ?? 'client', options.includeTraces === true),
     );
   }
 
@@ -253,11 +253,15 @@ export class CalcService {
     patch: unknown,
     options: { includeTraces?: boolean } = {},
   ): Promise<MutationSummary> {
-    return this.lock.run(id, async () => {
-      const runtime = await this.runtime(id);
-      const writes = translatePatch(runtime.baseDocument(), patch);
-      return this.commit(id, writes, 'patch', options.includeTraces === true);
-    });
+    // translated against the state each attempt runs on, so a retry never applies a stale patch
+    return this.lock.run(id, () =>
+      this.commit(
+        id,
+        (runtime) => translatePatch(runtime.baseDocument(), patch),
+        'patch',
+        options.includeTraces === true,
+      ),
+    );
   }
 
   /**
@@ -266,25 +270,15 @@ export class CalcService {
    */
   private async commit(
     id: string,
-    writes: Record<string, unknown>,
+    writesFor: (runtime: ModelRuntime) => Record<string, unknown>,
     source: AuditRecord['source'],
     includeTraces: boolean,
   ): Promise<MutationSummary> {
-    if (Object.keys(writes).length === 0) {
-      await this.fresh(id);
-      const empty = {
-        success: true as const,
-        mutatedPaths: [],
-        derivedUpdated: [],
-        metaUpdated: [],
-        flaggedConstraints: [],
-        dispatchedEffects: [],
-      };
-      return includeTraces ? { ...empty, traces: [] } : empty;
-    }
     for (let attempt = 1; ; attempt++) {
       const entry = await this.fresh(id);
       const { runtime, head } = entry;
+      const writes = writesFor(runtime);
+      if (Object.keys(writes).length === 0) return this.noChange(includeTraces);
       const result = await runtime.mutate(writes);
       const record = buildAuditRecord({
         modelId: id,
@@ -318,6 +312,19 @@ export class CalcService {
         );
       }
     }
+  }
+
+  /** A write that changes nothing: success, no cycle, no audit record. */
+  private noChange(includeTraces: boolean): MutationSummary {
+    const empty = {
+      success: true as const,
+      mutatedPaths: [],
+      derivedUpdated: [],
+      metaUpdated: [],
+      flaggedConstraints: [],
+      dispatchedEffects: [],
+    };
+    return includeTraces ? { ...empty, traces: [] } : empty;
   }
 
   private finishCycle(id: string, result: MutationResult, includeTraces: boolean): MutationSummary {
@@ -400,8 +407,21 @@ export class CalcService {
   }
 
   async verifyAudit(id: string): Promise<AuditVerification> {
-    await this.runtime(id);
-    return verifyChain(await this.store.auditRecords(id));
+    const { head } = await this.fresh(id);
+    const records = await this.store.auditRecords(id);
+    const chain = verifyChain(records);
+    if (!chain.valid) return chain;
+    // a trail cut short at its end still chains; the model's head says how long it must be
+    const last = records[records.length - 1];
+    if (records.length !== head.nextSequence || (last?.hash ?? GENESIS_HASH) !== head.lastHash) {
+      return {
+        valid: false,
+        recordsChecked: records.length,
+        firstBrokenSequence: records.length,
+        detail: `the trail ends at sequence ${records.length - 1} but the model has committed ${head.nextSequence} cycles (records deleted from the end)`,
+      };
+    }
+    return chain;
   }
 
   // ------------------------------------------------------------ blobs

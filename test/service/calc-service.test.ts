@@ -173,6 +173,19 @@ describe('CalcService', () => {
     });
   });
 
+  it('verify_audit notices records deleted from the end of the trail', async () => {
+    const s = await service();
+    for (let i = 1; i <= 3; i++) await s.mutate('counter', { '$.n': i });
+    expect((await s.verifyAudit('counter')).valid).toBe(true);
+    const all = s.store.auditRecords.bind(s.store);
+    s.store.auditRecords = async (id) => (await all(id)).slice(0, 2);
+    expect(await s.verifyAudit('counter')).toMatchObject({
+      valid: false,
+      recordsChecked: 2,
+      firstBrokenSequence: 2,
+    });
+  });
+
   it('get_state: at, paths, depth; history timestamps', async () => {
     const s = await service();
     await s.mutate('counter', { '$.n': 1 });

@@ -1,0 +1,151 @@
+// Mutate round trips per second over stdio, against the floor any SDK server sets: the same SDK
+// Client calling a trivial `echo` tool of a minimal McpServer child, measured in the same run.
+// Mutate runs twice, on the in-memory store and on a SQLite file. Rounds alternate between the
+// sides (rotating which goes first); each side's figure is its fastest round (minimum time per op),
+// the least disturbed by the machine's noise. Target: mutate ≥ 0.8 × echo for a small model.
+// Run with `npm run bench:mcp-calc` (builds first). Knobs: BENCH_ROUNDS, BENCH_OPS.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const OPS = Number(process.env.BENCH_OPS ?? 500);
+
+const ECHO_SERVER = `
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+const server = new McpServer({ name: 'echo', version: '1.0.0' });
+server.registerTool('echo', { description: 'Echo the text', inputSchema: { text: z.string() } },
+  async ({ text }) => ({ content: [{ type: 'text', text }] }));
+await server.connect(new StdioServerTransport());
+`;
+
+async function connect(args, env = process.env) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    cwd: root,
+    env,
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  let ready = '';
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    ready ||= String(n.params.data);
+  });
+  await client.connect(transport);
+  await client.listTools(); // as a real client does; also caches output schemas for validation
+  return { client, ready: () => ready };
+}
+
+const check = (result, what) => {
+  if (result.isError) throw new Error(`${what} failed: ${result.content[0]?.text}`);
+  return result;
+};
+
+// two calc servers: the in-memory store (engine + MCP only) and a SQLite file (a durable store,
+// the CLI's default where the store option exists); each in a fresh place, so nothing is left behind
+const tmp = mkdtempSync(join(tmpdir(), 'modelworks-bench-'));
+const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const echo = (await connect(['--input-type=module', '-e', ECHO_SERVER])).client;
+const calcs = {};
+for (const [name, store] of [
+  ['mutate, memory store', 'memory'],
+  ['mutate, sqlite store', `sqlite:${join(tmp, 'bench.db')}`],
+]) {
+  const { client, ready } = await connect([cli, 'mcp'], { ...process.env, MODELWORKS_STORE: store });
+  check(
+    await client.callTool({
+      name: 'create_model',
+      arguments: {
+        spec: {
+          id: 'demo',
+          version: '1',
+          schema: {},
+          derivations: [{ path: '$.total', expr: 'price * qty' }],
+          constraints: [],
+          metaDerivations: [],
+          tests: [],
+        },
+      },
+    }),
+    'create_model',
+  );
+  // the server names its store in its readiness log; say so if it ignored MODELWORKS_STORE
+  const kind = /(\w+) store/.exec(ready())?.[1] ?? 'unknown';
+  calcs[kind === store.split(':')[0] ? name : `mutate, ${kind} store (asked for ${store.split(':')[0]})`] =
+    client;
+}
+
+let n = 0;
+const ops = {
+  'SDK echo tool': async () =>
+    check(await echo.callTool({ name: 'echo', arguments: { text: `hello ${n++}` } }), 'echo'),
+};
+for (const [name, client] of Object.entries(calcs)) {
+  ops[name] = async () =>
+    check(
+      await client.callTool({
+        name: 'mutate',
+        arguments: { id: 'demo', mutations: { '$.price': n++ % 100, '$.qty': 3 } },
+      }),
+      'mutate',
+    );
+}
+const names = Object.keys(ops);
+
+/** Milliseconds per op over one round of OPS sequential calls. */
+async function round(op) {
+  const t0 = performance.now();
+  for (let i = 0; i < OPS; i++) await op();
+  return (performance.now() - t0) / OPS;
+}
+
+// warm-up: JIT, compiled expressions, socket buffers
+for (const name of names) await round(ops[name]);
+
+const samples = Object.fromEntries(names.map((name) => [name, []]));
+for (let r = 0; r < ROUNDS; r++) {
+  // rotate which side goes first
+  const order = names.map((_, i) => names[(i + r) % names.length]);
+  for (const name of order) samples[name].push(await round(ops[name]));
+}
+
+for (const client of Object.values(calcs)) {
+  const state = check(await client.callTool({ name: 'get_state', arguments: { id: 'demo' } }), 'get_state');
+  const { price, qty, total } = state.structuredContent;
+  if (total !== price * qty) throw new Error(`model drifted: ${JSON.stringify(state.structuredContent)}`);
+  await client.close();
+}
+await echo.close();
+rmSync(tmp, { recursive: true, force: true });
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rate = (msPerOp) => 1000 / msPerOp;
+const fmt = (x) => Math.round(x).toLocaleString('en-US');
+const best = Object.fromEntries(names.map((name) => [name, Math.min(...samples[name])]));
+const width = Math.max(...names.map((x) => x.length));
+console.log(
+  `MCP over stdio, ${ROUNDS} rotating rounds × ${OPS} sequential calls each (after a warm-up round)`,
+);
+for (const name of names) {
+  console.log(
+    `${name.padEnd(width)}  best ${fmt(rate(best[name])).padStart(6)} calls/s (${best[name].toFixed(3)} ms/op)` +
+      `   median ${fmt(rate(median(samples[name]))).padStart(6)} calls/s`,
+  );
+}
+const echoName = names[0];
+for (const name of names.slice(1)) {
+  const ratio = best[echoName] / best[name];
+  const medianRatio = median(samples[echoName]) / median(samples[name]);
+  console.log(
+    `ratio ${name} / echo: ${ratio.toFixed(2)} (medians ${medianRatio.toFixed(2)}); target ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'}`,
+  );
+}
