@@ -57,7 +57,8 @@ async function run(action: () => Promise<number>): Promise<void> {
   }
 }
 
-export function registerCalcCommands(program: Command): void {
+/** Adds the `calc` command group and returns it, so other modules can add sub-commands. */
+export function registerCalcCommands(program: Command): Command {
   const calc = program
     .command('calc')
     .description('Reactive models: validate, test, evaluate and dry-run ModelSpecs');
@@ -156,4 +157,5 @@ export function registerCalcCommands(program: Command): void {
         return EXIT.ok;
       }),
     );
+  return calc;
 }

@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { registerCalcCommands } from './calc-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerSheetCommands } from './sheet-commands.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
@@ -14,7 +15,7 @@ const program = new Command('modelworks')
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
 
-registerCalcCommands(program);
+registerSheetCommands(registerCalcCommands(program));
 registerMcpCommand(program);
 registerSynthCommands(program);
 

@@ -1,0 +1,72 @@
+/**
+ * Chooses a store from its spec text (`--store` / `MODELWORKS_STORE`):
+ * - `memory`                         the in-process store (nothing survives the process)
+ * - `sqlite:PATH`, `sqlite://PATH`   a SQLite file (created with its folder when missing)
+ * - a bare path ending in .db, .sqlite or .sqlite3
+ * - `postgres://…`, `postgresql://…` a PostgreSQL database (schema migrated on open)
+ * - nothing (undefined or blank)     SQLite at `$XDG_DATA_HOME/modelworks/modelworks.db`, falling
+ *                                    back to `~/.local/share/modelworks/modelworks.db`
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { CalcError } from '../calc/index.js';
+import { MemoryStore } from './memory-store.js';
+import { PostgresStore } from './postgres-store.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
+
+/** The default SQLite file under the user's data directory. */
+export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_DATA_HOME;
+  // the XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored
+  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
+  return join(base, 'modelworks', 'modelworks.db');
+}
+
+export type StoreLocation =
+  { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+/**
+ * Parses a store spec without opening anything.
+ * @throws CalcError INVALID_ARGUMENT for an unknown scheme or an empty path
+ */
+export function parseStoreSpec(
+  spec: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): StoreLocation {
+  const text = (spec ?? '').trim();
+  if (text === '') return { kind: 'sqlite', path: defaultStorePath(env) };
+  if (text === 'memory') return { kind: 'memory' };
+  if (/^postgres(ql)?:\/\//i.test(text)) return { kind: 'postgres', url: text };
+  if (/^sqlite:/i.test(text)) {
+    let path = text.slice('sqlite:'.length);
+    if (path.startsWith('//')) path = path.slice(2);
+    if (path === '') {
+      throw new CalcError('INVALID_ARGUMENT', `store '${text}' names no file: use sqlite:PATH`);
+    }
+    return { kind: 'sqlite', path };
+  }
+  if (/\.(db|sqlite3?)$/i.test(text) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
+    return { kind: 'sqlite', path: text };
+  throw new CalcError(
+    'INVALID_ARGUMENT',
+    `unknown store '${text}': use memory, sqlite:PATH (or a path ending in .db), or postgres://USER@HOST:PORT/DB`,
+    { store: text },
+  );
+}
+
+/**
+ * Opens the store a spec names (see the module comment).
+ * @throws CalcError INVALID_ARGUMENT (unknown spec), STORE_FAILURE (cannot open or migrate)
+ */
+export async function openStore(spec: string | undefined): Promise<Store> {
+  const where = parseStoreSpec(spec);
+  switch (where.kind) {
+    case 'memory':
+      return new MemoryStore();
+    case 'sqlite':
+      return SqliteStore.open(where.path);
+    case 'postgres':
+      return PostgresStore.open(where.url);
+  }
+}
