@@ -1,0 +1,303 @@
+/** Excel formula text → a syntax tree (A1 references, the usual operators and function calls). */
+import { Rejection } from './errors.js';
+import { columnLetter, columnNumber } from './xlsx.js';
+
+export interface CellRef {
+  /** 0 for a whole-column reference (`B:B`). */
+  row: number;
+  col: number;
+  rowAbs: boolean;
+  colAbs: boolean;
+}
+
+export type Formula =
+  | { kind: 'number'; value: number }
+  | { kind: 'string'; value: string }
+  | { kind: 'boolean'; value: boolean }
+  | { kind: 'error'; value: string }
+  | { kind: 'ref'; sheet?: string; ref: CellRef }
+  | { kind: 'range'; sheet?: string; from: CellRef; to: CellRef }
+  | { kind: 'name'; name: string }
+  | { kind: 'call'; name: string; args: Formula[] }
+  | { kind: 'binary'; op: string; left: Formula; right: Formula }
+  | { kind: 'unary'; op: '-' | '+'; operand: Formula }
+  | { kind: 'percent'; operand: Formula }
+  | { kind: 'missing' };
+
+type Token =
+  | { t: 'num'; v: number }
+  | { t: 'str'; v: string }
+  | { t: 'err'; v: string }
+  | { t: 'ref'; v: string }
+  | { t: 'fn'; v: string }
+  | { t: 'op'; v: string };
+
+const syntax = (message: string): never => {
+  throw new Rejection('UNSUPPORTED_SYNTAX', message);
+};
+
+const REF = String.raw`(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?(?:\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3})`;
+const TOKEN = new RegExp(
+  [
+    String.raw`(?<ws>\s+)`,
+    String.raw`(?<num>(?:\d+\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?)(?![\w(])`,
+    String.raw`(?<str>"(?:[^"]|"")*")`,
+    String.raw`(?<err>#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA))`,
+    String.raw`(?<fn>(?:_xlfn\.|_xlws\.)?[A-Za-z][\w.]*)\s*\(`,
+    String.raw`(?<ref>${REF})(?![\w(])`,
+    String.raw`(?<name>[A-Za-z_\\][\w.]*)`,
+    String.raw`(?<op><>|<=|>=|[-+*/^&=<>%(),;{}:!])`,
+  ].join('|'),
+  'y',
+);
+
+function tokenize(src: string): Token[] {
+  const out: Token[] = [];
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < src.length) {
+    const at = TOKEN.lastIndex;
+    const m = TOKEN.exec(src);
+    if (!m?.groups) return syntax(`cannot read the formula at '${src.slice(at, at + 12)}'`);
+    const g = m.groups;
+    if (g.ws !== undefined) continue;
+    if (g.num !== undefined) out.push({ t: 'num', v: Number(g.num) });
+    else if (g.str !== undefined) out.push({ t: 'str', v: g.str.slice(1, -1).replace(/""/g, '"') });
+    else if (g.err !== undefined) out.push({ t: 'err', v: g.err });
+    else if (g.fn !== undefined) out.push({ t: 'fn', v: g.fn });
+    else if (g.ref !== undefined) out.push({ t: 'ref', v: g.ref });
+    else if (g.name !== undefined) {
+      const upper = g.name.toUpperCase();
+      if (upper === 'TRUE' || upper === 'FALSE') out.push({ t: 'fn', v: `=${upper}` });
+      else out.push({ t: 'ref', v: `#name:${g.name}` });
+    } else out.push({ t: 'op', v: g.op! });
+  }
+  return out;
+}
+
+function parseCellRef(s: string): CellRef {
+  const m = /^(\$?)([A-Za-z]{1,3})(\$?)(\d*)$/.exec(s)!;
+  return {
+    colAbs: m[1] === '$',
+    col: columnNumber(m[2]!),
+    rowAbs: m[3] === '$',
+    row: m[4] ? Number(m[4]) : 0,
+  };
+}
+
+function refNode(text: string): Formula {
+  if (text.startsWith('#name:')) return { kind: 'name', name: text.slice(6) };
+  let sheet: string | undefined;
+  let body = text;
+  const bang = text.lastIndexOf('!');
+  if (bang >= 0) {
+    sheet = text.slice(0, bang);
+    if (sheet.startsWith("'")) sheet = sheet.slice(1, -1).replace(/''/g, "'");
+    body = text.slice(bang + 1);
+  }
+  const [a, b] = body.split(':');
+  const from = parseCellRef(a!);
+  const node: Formula =
+    b === undefined ? { kind: 'ref', ref: from } : { kind: 'range', from, to: parseCellRef(b) };
+  if (sheet !== undefined) node.sheet = sheet;
+  return node;
+}
+
+/** Parses formula text (without the leading `=`). */
+export function parseFormula(src: string): Formula {
+  const tokens = tokenize(src);
+  let i = 0;
+  const peek = (): Token | undefined => tokens[i];
+  const isOp = (v: string): boolean => {
+    const t = tokens[i];
+    return t?.t === 'op' && t.v === v;
+  };
+  const expectOp = (v: string): void => {
+    if (!isOp(v)) syntax(`expected '${v}' in the formula`);
+    i++;
+  };
+  const binary = (ops: string[], next: () => Formula) => (): Formula => {
+    let left = next();
+    for (;;) {
+      const t = peek();
+      if (t?.t !== 'op' || !ops.includes(t.v)) return left;
+      i++;
+      left = { kind: 'binary', op: t.v, left, right: next() };
+    }
+  };
+  const primary = (): Formula => {
+    const t = tokens[i++];
+    if (!t) return syntax('the formula ends too early');
+    switch (t.t) {
+      case 'num':
+        return { kind: 'number', value: t.v };
+      case 'str':
+        return { kind: 'string', value: t.v };
+      case 'err':
+        return { kind: 'error', value: t.v };
+      case 'ref':
+        return refNode(t.v);
+      case 'fn': {
+        if (t.v.startsWith('=')) {
+          // TRUE / FALSE written bare; TRUE() as a call is handled below
+          return { kind: 'boolean', value: t.v === '=TRUE' };
+        }
+        const name = t.v.replace(/^_xl(?:fn|ws)\./i, '').toUpperCase();
+        const args: Formula[] = [];
+        if (isOp(')')) {
+          i++;
+        } else {
+          for (;;) {
+            args.push(isOp(',') || isOp(')') ? { kind: 'missing' } : comparison());
+            if (isOp(',') || isOp(';')) {
+              i++;
+              continue;
+            }
+            expectOp(')');
+            break;
+          }
+        }
+        if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
+          return { kind: 'boolean', value: name === 'TRUE' };
+        return { kind: 'call', name, args };
+      }
+      case 'op':
+        if (t.v === '(') {
+          const inner = comparison();
+          expectOp(')');
+          return inner;
+        }
+        if (t.v === '{') return syntax('array constants ({…}) are not supported');
+        return syntax(`unexpected '${t.v}' in the formula`);
+    }
+  };
+  const unary = (): Formula => {
+    if (isOp('-') || isOp('+')) {
+      const op = tokens[i++]!.v as '-' | '+';
+      return { kind: 'unary', op, operand: unary() };
+    }
+    return primary();
+  };
+  const percent = (): Formula => {
+    let e = unary();
+    while (isOp('%')) {
+      i++;
+      e = { kind: 'percent', operand: e };
+    }
+    return e;
+  };
+  const power = binary(['^'], percent);
+  const product = binary(['*', '/'], power);
+  const sum = binary(['+', '-'], product);
+  const concat = binary(['&'], sum);
+  const comparison = binary(['=', '<>', '<', '>', '<=', '>='], concat);
+  const tree = comparison();
+  if (i < tokens.length) syntax(`unexpected '${String(tokens[i]!.v)}' in the formula`);
+  return tree;
+}
+
+function shiftRef(r: CellRef, dr: number, dc: number): CellRef {
+  return {
+    ...r,
+    row: r.rowAbs || r.row === 0 ? r.row : r.row + dr,
+    col: r.colAbs ? r.col : r.col + dc,
+  };
+}
+
+/** The formula a shared-formula follower holds: the master's, relative references moved. */
+export function shiftFormula(f: Formula, dr: number, dc: number): Formula {
+  switch (f.kind) {
+    case 'ref':
+      return { ...f, ref: shiftRef(f.ref, dr, dc) };
+    case 'range':
+      return { ...f, from: shiftRef(f.from, dr, dc), to: shiftRef(f.to, dr, dc) };
+    case 'call':
+      return { ...f, args: f.args.map((a) => shiftFormula(a, dr, dc)) };
+    case 'binary':
+      return { ...f, left: shiftFormula(f.left, dr, dc), right: shiftFormula(f.right, dr, dc) };
+    case 'unary':
+    case 'percent':
+      return { ...f, operand: shiftFormula(f.operand, dr, dc) };
+    default:
+      return f;
+  }
+}
+
+const refText = (r: CellRef): string =>
+  `${r.colAbs ? '$' : ''}${columnLetter(r.col)}${r.row === 0 ? '' : `${r.rowAbs ? '$' : ''}${r.row}`}`;
+const sheetText = (s: string | undefined): string =>
+  s === undefined ? '' : /^[A-Za-z_][\w.]*$/.test(s) ? `${s}!` : `'${s.replace(/'/g, "''")}'!`;
+
+const PRECEDENCE: Record<string, number> = {
+  '=': 1,
+  '<>': 1,
+  '<': 1,
+  '>': 1,
+  '<=': 1,
+  '>=': 1,
+  '&': 2,
+  '+': 3,
+  '-': 3,
+  '*': 4,
+  '/': 4,
+  '^': 5,
+};
+const precedence = (f: Formula): number => (f.kind === 'binary' ? (PRECEDENCE[f.op] ?? 0) : 9);
+
+/** Formula text again (for messages), with the parentheses precedence needs. */
+export function printFormula(f: Formula): string {
+  switch (f.kind) {
+    case 'number':
+      return String(f.value);
+    case 'string':
+      return `"${f.value.replace(/"/g, '""')}"`;
+    case 'boolean':
+      return f.value ? 'TRUE' : 'FALSE';
+    case 'error':
+      return f.value;
+    case 'ref':
+      return sheetText(f.sheet) + refText(f.ref);
+    case 'range':
+      return `${sheetText(f.sheet)}${refText(f.from)}:${refText(f.to)}`;
+    case 'name':
+      return f.name;
+    case 'call':
+      return `${f.name}(${f.args.map(printFormula).join(',')})`;
+    case 'binary': {
+      const p = PRECEDENCE[f.op] ?? 0;
+      const l = printFormula(f.left);
+      const r = printFormula(f.right);
+      return `${precedence(f.left) < p ? `(${l})` : l}${f.op}${precedence(f.right) <= p ? `(${r})` : r}`;
+    }
+    case 'unary':
+      return `${f.op}${f.operand.kind === 'binary' ? `(${printFormula(f.operand)})` : printFormula(f.operand)}`;
+    case 'percent':
+      return `${f.operand.kind === 'binary' ? `(${printFormula(f.operand)})` : printFormula(f.operand)}%`;
+    case 'missing':
+      return '';
+  }
+}
+
+/**
+ * The formula as seen from its own row: a relative row becomes an offset, so every cell of a
+ * filled-down column gives the same text.
+ */
+export function rowRelativeKey(f: Formula, row: number): string {
+  const ref = (r: CellRef): string =>
+    `${columnLetter(r.col)}${r.row === 0 ? ':all' : r.rowAbs ? `$${r.row}` : `[${r.row - row}]`}`;
+  switch (f.kind) {
+    case 'ref':
+      return `${sheetText(f.sheet)}${ref(f.ref)}`;
+    case 'range':
+      return `${sheetText(f.sheet)}${ref(f.from)}:${ref(f.to)}`;
+    case 'call':
+      return `${f.name}(${f.args.map((a) => rowRelativeKey(a, row)).join(',')})`;
+    case 'binary':
+      return `(${rowRelativeKey(f.left, row)}${f.op}${rowRelativeKey(f.right, row)})`;
+    case 'unary':
+      return `${f.op}(${rowRelativeKey(f.operand, row)})`;
+    case 'percent':
+      return `(${rowRelativeKey(f.operand, row)})%`;
+    default:
+      return printFormula(f);
+  }
+}

@@ -1,0 +1,205 @@
+// The workbooks under workbooks/ were built and recalculated by LibreOffice (make-workbooks.mjs):
+// their stored values are a spreadsheet's own calculation, and the compiled spec must reproduce them.
+import { describe, expect, it } from 'vitest';
+import { runTests, validateSpec, type JsonObject } from '../../src/calc/index.js';
+import {
+  convertWorkbook,
+  readWorkbook,
+  REJECTION_REASONS,
+  SheetError,
+  type RejectedColumn,
+  type SheetConversion,
+} from '../../src/sheet/index.js';
+import { workbook } from './helpers.js';
+
+const convert = (name: string): Promise<SheetConversion> =>
+  convertWorkbook(workbook(name), { modelId: 'sheet-test', filename: name });
+
+const byColumn = (rejected: RejectedColumn[]): Record<string, string> =>
+  Object.fromEntries(rejected.map((r) => [r.column, r.reason]));
+
+/** Every value the workbook stored for a formula cell of the table, by `$.rows[i].field`. */
+function storedValues(name: string, conversion: SheetConversion): Record<string, unknown> {
+  const sheet = readWorkbook(workbook(name));
+  const out: Record<string, unknown> = {};
+  const props = ((conversion.spec.schema.properties as JsonObject).rows as JsonObject).items as JsonObject;
+  const fields = Object.entries(props.properties as JsonObject);
+  for (const d of conversion.spec.derivations) {
+    const m = /^\$\.rows\[\*\]\.(\w+)$/.exec(d.path);
+    if (!m) continue;
+    const col = fields.findIndex(([n]) => n === m[1]) + 1;
+    for (let r = 2; r <= sheet.maxRow; r++) {
+      const cell = sheet.cells.get(`${r}:${col}`);
+      if (cell?.formula) out[`$.rows[${r - 2}].${m[1]}`] = cell.value;
+    }
+  }
+  return out;
+}
+
+describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
+  it('functions.xlsx: every supported function compiles and reproduces the stored values', async () => {
+    const c = await convert('functions.xlsx');
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.compiledFields).toBe(c.formulaFields);
+    expect(c.spec.derivations.map((d) => d.path)).toEqual([
+      '$.rows[*].subtotal',
+      '$.rows[*].half_round',
+      '$.rows[*].abs_qty',
+      '$.rows[*].row_sum',
+      '$.rows[*].row_average',
+      '$.rows[*].row_min',
+      '$.rows[*].row_max',
+      '$.rows[*].number_count',
+      '$.rows[*].flag',
+      '$.rows[*].not_member',
+      '$.rows[*].label',
+      '$.rows[*].tail',
+      '$.rows[*].name_length',
+      '$.rows[*].is_code_a',
+      '$.rows[*].power',
+      '$.rows[*].category',
+      '$.rows[*].share',
+      '$.revenue',
+      '$.total_qty',
+      '$.average_price',
+      '$.qty_count',
+      '$.max_rate',
+      '$.min_price',
+      '$.doubled_revenue',
+    ]);
+    // the oracle: the spec's own tests, run by the calc engine, pass
+    const report = await runTests(c.spec);
+    expect(report.failed).toBe(0);
+    expect(report.total).toBe(1);
+    // and those tests hold exactly what the workbook stored, for every computed cell
+    const expect0 = c.spec.tests[0]!.expect;
+    expect(Object.keys(expect0)).toHaveLength(17 * 5 + 7);
+    for (const [path, value] of Object.entries(storedValues('functions.xlsx', c)))
+      expect(expect0[path]).toEqual(value);
+    // Excel semantics the workbook shows: ROUND half away from zero, case-insensitive =, TRIM, VLOOKUP
+    expect(expect0['$.rows[1].half_round']).toBe(5); // (10-1)/2 = 4.5
+    expect(expect0['$.rows[4].half_round']).toBe(-3); // (-4-1)/2 = -2.5
+    expect(expect0['$.rows[3].subtotal']).toBe(7.04); // 7 × 1.005
+    expect(expect0['$.rows[3].is_code_a']).toBe(true); // "a" = "a", and "A" = "a" in row 1
+    expect(expect0['$.rows[0].is_code_a']).toBe(true);
+    expect(expect0['$.rows[0].label']).toBe('APP-A');
+    expect(expect0['$.rows[3].category']).toBe('Pome'); // exact match ignores case
+    expect(expect0['$.rows[1].flag']).toBe('no');
+    expect(expect0['$.revenue']).toBe(7.335);
+  });
+
+  it('functions.xlsx: the spec is valid, typed, and carries its side table in the library', async () => {
+    const c = await convert('functions.xlsx');
+    const report = await validateSpec(c.spec);
+    expect(report.errors).toEqual([]);
+    expect(report.valid).toBe(true);
+    const rows = (c.spec.schema.properties as JsonObject).rows as JsonObject;
+    const props = (rows.items as JsonObject).properties as Record<string, JsonObject>;
+    expect(props.name).toMatchObject({ type: 'string', title: 'Name' });
+    expect(props.qty).toMatchObject({ type: 'number' });
+    expect(props.member).toMatchObject({ type: 'boolean' });
+    expect(props.subtotal).toMatchObject({ type: 'number', readOnly: true });
+    expect(props.label).toMatchObject({ type: 'string', readOnly: true });
+    expect(props.not_member).toMatchObject({ type: 'boolean', readOnly: true });
+    const library = c.spec.library as { define: string };
+    expect(library.define).toContain('$lookup_table_1 := [{"c1":"A","c2":"Pome"}');
+    expect(library.define).toContain('"vlookup_1"');
+    expect(c.spec.derivations.find((d) => d.path === '$.rows[*].category')!.expr).toBe(
+      '$vlookup_1($parent.code).c2',
+    );
+    expect(c.spec.derivations.find((d) => d.path === '$.revenue')!.expr).toBe(
+      '$xl_num($sum(rows.(qty * price)))',
+    );
+    expect(c.spec.derivations.find((d) => d.path === '$.rows[*].subtotal')!.expr).toBe(
+      '$xl_num($xl_round(($parent.qty * $parent.price), 2))',
+    );
+  });
+
+  it('orders.xlsx: a plain order table with a SUMPRODUCT total', async () => {
+    const c = await convert('orders.xlsx');
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.spec.id).toBe('sheet-test');
+    expect(c.spec.tests[0]!.given['$.rows']).toEqual([
+      { product: 'Widget', qty: 4, unit_price: 2.5 },
+      { product: 'Gadget', qty: 1, unit_price: 19.99 },
+      { product: 'Sprocket', qty: 12, unit_price: 0.75 },
+    ]);
+    expect(c.spec.tests[0]!.expect).toMatchObject({
+      '$.rows[1].line_total': 19.99,
+      '$.rows[1].with_vat': 23.99,
+      '$.rows[2].summary': 'Sprocket x12',
+      '$.revenue': 38.99,
+    });
+    expect((await runTests(c.spec)).failed).toBe(0);
+  });
+
+  it('rejections.xlsx: each unsupported column is named with its reason; the rest still compiles', async () => {
+    const c = await convert('rejections.xlsx');
+    expect(byColumn(c.rejectedColumns)).toEqual({
+      Root: 'UNSUPPORTED_FUNCTION',
+      Position: 'UNSUPPORTED_FUNCTION',
+      Approx: 'APPROXIMATE_VLOOKUP',
+      'Cross sheet': 'CROSS_SHEET_REFERENCE',
+      Running: 'CROSS_ROW_REFERENCE',
+      Array: 'ARRAY_FORMULA',
+      'Non uniform': 'NON_UNIFORM_FORMULA',
+      Param: 'UNSUPPORTED_REFERENCE',
+      'Array constant': 'UNSUPPORTED_SYNTAX',
+      'Per unit': 'ERROR_VALUE',
+      'Root plus one': 'DEPENDS_ON_REJECTED',
+      'Row average': 'VALUE_MISMATCH',
+      'Loop a': 'CIRCULAR_REFERENCE',
+      'Loop b': 'CIRCULAR_REFERENCE',
+    });
+    expect(c.spec.derivations.map((d) => d.path)).toEqual(['$.rows[*].good', '$.rows[*].shout']);
+    expect((await runTests(c.spec)).failed).toBe(0);
+    const position = c.rejectedColumns.find((r) => r.column === 'Position')!;
+    expect(position.message).toContain('MATCH');
+    expect(position.formula).toBe('=MATCH(A2,$X$2:$X$5,0)');
+    // the oracle's rejection shows both values
+    const mismatch = c.rejectedColumns.find((r) => r.reason === 'VALUE_MISMATCH')!;
+    expect(mismatch).toMatchObject({ address: 'Q', cell: 'Q3', expected: 1.5, actual: 1 });
+    expect(mismatch.message).toBe(
+      'Q3: the workbook stored 1.5, the compiled formula gives 1 (and 1 more cell)',
+    );
+    const divide = c.rejectedColumns.find((r) => r.reason === 'ERROR_VALUE')!;
+    expect(divide).toMatchObject({ cell: 'O3', expected: '#DIV/0!' });
+  });
+
+  it('the workbooks exercise every rejection reason', async () => {
+    const seen = new Set<string>();
+    for (const name of ['functions.xlsx', 'orders.xlsx', 'rejections.xlsx', 'all-rejected.xlsx']) {
+      for (const r of (await convert(name)).rejectedColumns) seen.add(r.reason);
+    }
+    expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());
+  });
+
+  it('all-rejected.xlsx: nothing compiles', async () => {
+    const c = await convert('all-rejected.xlsx');
+    expect(c.formulaFields).toBe(2);
+    expect(c.compiledFields).toBe(0);
+    expect(byColumn(c.rejectedColumns)).toEqual({
+      Root: 'UNSUPPORTED_FUNCTION',
+      Position: 'UNSUPPORTED_FUNCTION',
+    });
+  });
+
+  it.each([
+    ['too-many-columns.xlsx', 'TOO_MANY_COLUMNS'],
+    ['too-many-rows.xlsx', 'TOO_MANY_ROWS'],
+    ['no-table.xlsx', 'NO_TABLE'],
+    ['not-xlsx.ods', 'UNSUPPORTED_FORMAT'],
+  ])('%s is refused as %s', async (name, code) => {
+    const err = await convert(name).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SheetError);
+    expect((err as SheetError).code).toBe(code);
+  });
+
+  it('a truncated workbook is PARSE_FAILED', async () => {
+    const bytes = workbook('orders.xlsx');
+    const err = await convertWorkbook(bytes.subarray(0, Math.floor(bytes.length / 2)), {
+      modelId: 'x',
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'PARSE_FAILED' });
+  });
+});

@@ -1,0 +1,122 @@
+// The tool and the CLI command around the converter.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { registerSheetCommands } from '../../src/cli/sheet-commands.js';
+import { sheetTools } from '../../src/mcp/sheet-tools.js';
+import { convertSpreadsheet, modelIdFromFilename } from '../../src/service/sheet-service.js';
+import { workbook } from './helpers.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const book = (name: string) => join(here, 'workbooks', name);
+const b64 = (name: string) => Buffer.from(workbook(name)).toString('base64');
+const ctx = { signal: new AbortController().signal };
+
+describe('convert_spreadsheet tool', () => {
+  const tool = sheetTools().find((t) => t.name === 'convert_spreadsheet')!;
+
+  it('is listed read-only with its arguments', () => {
+    expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(tool.inputSchema).toMatchObject({ required: ['data'] });
+    expect(Object.keys(tool.inputSchema.properties as object)).toEqual(['data', 'filename', 'modelId']);
+  });
+
+  it('returns {valid:true, spec, rejectedColumns} and registers nothing', async () => {
+    const r = await tool.run(
+      { data: b64('rejections.xlsx'), filename: 'rejections.xlsx', modelId: 'acme/items' },
+      ctx,
+    );
+    expect(r.isError).toBeUndefined();
+    const s = r.structuredContent as { valid: boolean; spec: { id: string }; rejectedColumns: unknown[] };
+    expect(s.valid).toBe(true);
+    expect(s.spec.id).toBe('acme/items');
+    expect(s.rejectedColumns).toHaveLength(14);
+  });
+
+  it('returns {valid:false, reason, error} for refused files and when every column fails', async () => {
+    const notXlsx = await tool.run(
+      { data: Buffer.from('just text').toString('base64'), filename: 'a.xlsx' },
+      ctx,
+    );
+    expect(notXlsx.structuredContent).toMatchObject({ valid: false, reason: 'UNSUPPORTED_FORMAT' });
+    const none = await tool.run({ data: b64('all-rejected.xlsx'), filename: 'all-rejected.xlsx' }, ctx);
+    expect(none.structuredContent).toMatchObject({ valid: false, reason: 'UNSUPPORTED_FUNCTION' });
+    expect((none.structuredContent as { error: string }).error).toContain(
+      'every formula column was rejected',
+    );
+  });
+
+  it('refuses bad arguments without throwing', async () => {
+    expect(await convertSpreadsheet({ data: 42 })).toMatchObject({
+      valid: false,
+      reason: 'INVALID_ARGUMENT',
+    });
+    expect(await convertSpreadsheet({ data: '***' })).toMatchObject({
+      valid: false,
+      reason: 'INVALID_ARGUMENT',
+    });
+    expect(await convertSpreadsheet({ data: b64('orders.xlsx'), modelId: '9 bad' })).toMatchObject({
+      valid: false,
+      reason: 'INVALID_ARGUMENT',
+    });
+    expect(modelIdFromFilename('C:\\work\\Q3 budget.xlsx')).toBe('Q3-budget');
+    expect(modelIdFromFilename('2024.xlsx')).toBe('spreadsheet');
+  });
+});
+
+describe('modelworks calc from-xlsx', () => {
+  let out = '';
+  let err = '';
+  afterEach(() => {
+    vi.restoreAllMocks();
+    process.exitCode = undefined;
+  });
+  async function run(...args: string[]): Promise<number> {
+    out = '';
+    err = '';
+    vi.spyOn(process.stdout, 'write').mockImplementation(
+      (s: string | Uint8Array) => ((out += String(s)), true),
+    );
+    vi.spyOn(process.stderr, 'write').mockImplementation(
+      (s: string | Uint8Array) => ((err += String(s)), true),
+    );
+    const program = new Command().exitOverride();
+    registerSheetCommands(program.command('calc'));
+    await program.parseAsync(['node', 'modelworks', 'calc', 'from-xlsx', ...args]);
+    vi.restoreAllMocks();
+    const code = Number(process.exitCode ?? 0);
+    process.exitCode = undefined;
+    return code;
+  }
+
+  it('prints the spec, lists rejected columns on stderr, exits 0', async () => {
+    expect(await run(book('rejections.xlsx'))).toBe(0);
+    const spec = JSON.parse(out) as { id: string; derivations: unknown[] };
+    expect(spec.id).toBe('rejections');
+    expect(spec.derivations).toHaveLength(2);
+    expect(err).toContain('rejected Root (F): UNSUPPORTED_FUNCTION: SQRT');
+  });
+
+  it('writes --output and takes --model-id', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'modelworks-sheet-')), 'spec.json');
+    expect(await run(book('orders.xlsx'), '--model-id', 'shop/orders', '--output', file)).toBe(0);
+    expect(out).toBe('');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ id: 'shop/orders' });
+    expect(err).toContain('4 computed fields, 0 rejected');
+  });
+
+  it('exits 1 for an invalid workbook and 2 for an unreadable path', async () => {
+    expect(await run(book('not-xlsx.ods'))).toBe(1);
+    expect(err).toContain('UNSUPPORTED_FORMAT');
+    expect(await run(book('all-rejected.xlsx'))).toBe(1);
+    const missing = join(tmpdir(), 'no-such-book.xlsx');
+    expect(await run(missing)).toBe(2);
+    expect(err).toContain('cannot read');
+    const text = join(mkdtempSync(join(tmpdir(), 'modelworks-sheet-')), 'fake.xlsx');
+    writeFileSync(text, 'a,b\n1,2\n');
+    expect(await run(text)).toBe(1);
+  });
+});
