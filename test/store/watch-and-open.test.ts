@@ -54,8 +54,11 @@ async function notifiedAcross(a: Store, b: Store): Promise<void> {
   await a.insertModel('w', spec, state({ x: 0 }));
   await commitOne(a, 'w');
   await vi.waitFor(() => expect(seenByB).toContain('w'), { timeout: 5000, interval: 50 });
-  await a.deleteModel('w');
+  // let every notification of the insert and the commit arrive before counting, so the count
+  // below moves only because of the delete
+  await new Promise((r) => setTimeout(r, 400));
   const before = seenByB.length;
+  await a.deleteModel('w');
   await vi.waitFor(() => expect(seenByB.length).toBeGreaterThan(before), { timeout: 5000, interval: 50 });
   await new Promise((r) => setTimeout(r, 400));
   expect(seenByA).toEqual([]); // never told about its own changes
