@@ -3,7 +3,7 @@
  * rolled back (and history rewound) without copying the whole document.
  */
 import { WILDCARD, type Path, type Segment } from './address.js';
-import { isObject, type JsonValue } from './json.js';
+import { cloneJson, isObject, type JsonValue } from './json.js';
 
 /** Largest array index a write may create (a guard against `$.a[999999999]`). */
 export const MAX_ARRAY_INDEX = 1_000_000;
@@ -40,6 +40,31 @@ export type UndoEntry =
       depth: number;
     }
   | { kind: 'length'; array: unknown[]; length: number; path: Path | undefined; depth: number };
+
+/** What replaying needs of an undo entry: its address, not the live container (history may be stored). */
+export type ReplayEntry =
+  | { kind: 'key'; path: Path | undefined; depth: number; had: boolean; old: unknown }
+  | { kind: 'length'; path: Path | undefined; depth: number; length: number };
+
+/** An undo entry as JSON: its address cut to the key (or the array, for a length change). */
+export type StoredReplayEntry =
+  | { kind: 'key'; path: Segment[]; had: boolean; old?: JsonValue }
+  | { kind: 'length'; path: Segment[]; length: number };
+
+export function storeReplayEntry(e: ReplayEntry): StoredReplayEntry | undefined {
+  if (!e.path) return undefined;
+  const path = e.path.slice(0, e.depth);
+  if (e.kind === 'length') return { kind: 'length', path, length: e.length };
+  return e.had
+    ? { kind: 'key', path, had: true, old: cloneJson(e.old) as JsonValue }
+    : { kind: 'key', path, had: false };
+}
+
+export function loadReplayEntry(e: StoredReplayEntry): ReplayEntry {
+  return e.kind === 'length'
+    ? { kind: 'length', path: e.path, depth: e.path.length, length: e.length }
+    : { kind: 'key', path: e.path, depth: e.path.length, had: e.had, old: e.old };
+}
 
 export class UndoLog {
   entries: UndoEntry[] = [];
@@ -254,7 +279,7 @@ export function expandPattern(doc: unknown, pattern: Path): Path[] {
  */
 export function replayUndo(
   root: Record<string, unknown>,
-  entries: readonly UndoEntry[],
+  entries: readonly ReplayEntry[],
   clone: (v: unknown) => unknown,
 ): void {
   for (let i = entries.length - 1; i >= 0; i--) {

@@ -10,7 +10,9 @@ import {
   getAt,
   IndexLimitError,
   MAX_ARRAY_INDEX,
+  loadReplayEntry,
   replayUndo,
+  storeReplayEntry,
   setAt,
   spliceAt,
   UndoLog,
@@ -33,7 +35,14 @@ import {
   type SchemaViolation,
 } from './schema.js';
 import { META_PROPERTIES } from './spec.js';
-import { HISTORY_CAPACITY, Ring, TRACE_CAPACITY, type DerivationTrace, type HistoryEntry } from './traces.js';
+import {
+  HISTORY_CAPACITY,
+  Ring,
+  TRACE_CAPACITY,
+  type DerivationTrace,
+  type HistoryEntry,
+  type StoredHistoryEntry,
+} from './traces.js';
 
 export interface DispatchedEffect {
   effectId: string;
@@ -56,6 +65,8 @@ export interface RuntimeState {
   base: JsonObject;
   derived: Record<string, JsonValue>;
   meta: Record<string, JsonValue>;
+  /** Recent committed cycles, so `get_state` with `at` still answers after a reload. */
+  history?: StoredHistoryEntry[];
 }
 
 /** Undo for everything a cycle touches: both documents and the caches. */
@@ -282,6 +293,11 @@ export class ModelRuntime {
       base: cloneJson(this.base) as JsonObject,
       derived: Object.fromEntries([...this.derived].map(([k, v]) => [k, cloneJson(v)])),
       meta: Object.fromEntries([...this.meta].map(([k, v]) => [k, cloneJson(v)])),
+      history: this.history.map((h) => ({
+        timestamp: h.timestamp,
+        changes: h.changes.map(storeReplayEntry).filter((e) => e !== undefined),
+        after: h.after.map(storeReplayEntry).filter((e) => e !== undefined),
+      })),
     };
   }
 
@@ -334,7 +350,12 @@ export class ModelRuntime {
     this.staleLazy.clear();
     for (const d of this.model.derivations) if (d.lazy) this.staleLazy.add(d.id);
     if (!options.keepTraces) this.traces.clear();
-    this.history = [];
+    // history travels with the state; a state without it (a snapshot, an evolution) starts afresh
+    this.history = (state.history ?? []).map((h) => ({
+      timestamp: h.timestamp,
+      changes: h.changes.map(loadReplayEntry),
+      after: h.after.map(loadReplayEntry),
+    }));
   }
 
   // ---------------------------------------------------------------- writes

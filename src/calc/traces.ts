@@ -1,5 +1,5 @@
 /** Derivation traces, the bounded ring the explain tool reads, and the per-cycle history. */
-import type { UndoEntry } from './document.js';
+import type { ReplayEntry, StoredReplayEntry } from './document.js';
 
 export interface DerivationTrace {
   targetPath: string;
@@ -34,9 +34,16 @@ export class Ring<T> {
 export interface HistoryEntry {
   timestamp: number;
   /** Merged-document changes made by the cycle. */
-  changes: UndoEntry[];
+  changes: ReplayEntry[];
   /** Changes made after the cycle but before the next one (lazy values, create's recompute). */
-  after: UndoEntry[];
+  after: ReplayEntry[];
+}
+
+/** A history entry as JSON, kept with the state so history survives a restart. */
+export interface StoredHistoryEntry {
+  timestamp: number;
+  changes: StoredReplayEntry[];
+  after: StoredReplayEntry[];
 }
 
 export const TRACE_CAPACITY = 500;

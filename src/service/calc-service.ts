@@ -153,6 +153,12 @@ export class CalcService {
     if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
     const runtime = new ModelRuntime(await compileModel(stored.spec));
     runtime.loadState(stored.state);
+    // explain reads the trace ring; refill it from the durable trail (cycles of this spec version)
+    const version = stored.spec.version;
+    const traces = (await this.store.auditRecords(id))
+      .filter((r) => r.modelVersion === version)
+      .flatMap((r) => r.traces);
+    runtime.traces.push(...(traces.slice(-runtime.traces.capacity) as unknown as DerivationTrace[]));
     const entry = { runtime, head: stored.head };
     this.live.set(id, entry);
     return entry;

@@ -81,20 +81,30 @@ describe('history (calc-spec §11)', () => {
 });
 
 describe('exportState / loadState (calc-spec §12)', () => {
-  it('round-trips into a fresh runtime verbatim, with empty history and traces', async () => {
+  it('round-trips into a fresh runtime verbatim; history travels with the state, traces do not', async () => {
     const { runtime, model } = await live(SPEC);
     await runtime.mutate({ '$.x': 4, '$.items': [{ v: 1 }, { v: 2 }] });
+    const first = runtime.historyTimestamps().slice(-1)[0]!;
+    await new Promise((r) => setTimeout(r, 5));
+    await runtime.mutate({ '$.x': 5 });
     const exported = runtime.exportState();
-    expect(exported).toEqual({
-      base: { x: 4, items: [{ v: 1 }, { v: 2 }] },
-      derived: { '$.items[0].double': 2, '$.items[1].double': 4, '$.total': 6, '$.label': 'x=4' },
+    expect({ ...exported, history: undefined }).toEqual({
+      base: { x: 5, items: [{ v: 1 }, { v: 2 }] },
+      derived: { '$.items[0].double': 2, '$.items[1].double': 4, '$.total': 6, '$.label': 'x=5' },
       meta: {},
+      history: undefined,
     });
     const copy = new ModelRuntime(model);
-    copy.loadState(exported);
+    copy.loadState(JSON.parse(JSON.stringify(exported)) as typeof exported); // as a store keeps it
     expect(await copy.getState()).toEqual(await runtime.getState());
-    expect(copy.historyTimestamps()).toEqual([]);
+    expect(copy.historyTimestamps()).toEqual(runtime.historyTimestamps());
+    expect(await copy.stateAt(first)).toEqual(await runtime.stateAt(first));
+    expect(await copy.stateAt(first)).toMatchObject({ x: 4, label: 'x=4' });
     expect(copy.explain('$')).toEqual([]);
+    const withoutHistory = new ModelRuntime(model);
+    withoutHistory.loadState({ ...exported, history: undefined });
+    expect(withoutHistory.historyTimestamps()).toEqual([]);
+    await copy.mutate({ '$.x': 4 });
     // the restored runtime keeps working, and shrinking drops restored rows
     await copy.mutate({ '$.items': [{ v: 10 }] });
     expect(copy.exportState().derived).toEqual({ '$.items[0].double': 20, '$.total': 20, '$.label': 'x=4' });

@@ -18,6 +18,7 @@ import {
 
 async function everyRead(service: CalcService, blobId: string): Promise<Record<string, unknown>> {
   const audit = await service.getAudit('restart', { limit: 1000 });
+  const history = await service.getHistory('restart');
   return {
     models: await service.listModels(),
     info: await service.getModelInfo('restart'),
@@ -34,6 +35,9 @@ async function everyRead(service: CalcService, blobId: string): Promise<Record<s
     blobAnyModel: await service.downloadBlob(blobId),
     other: await service.getState('other'),
     specVersions: (await service.store.specVersions('restart')).map((v) => [v.version, v.spec]),
+    history,
+    stateAtEach: await Promise.all(history.map((at) => service.getState('restart', { at }))),
+    explain: await service.explain('restart', '$.total'),
   };
 }
 
@@ -60,6 +64,8 @@ async function scenario(open: () => Promise<Store>): Promise<void> {
     const after = await everyRead(second, blob.$blobId);
     expect(after).toEqual(before);
     expect(after.snapshot).toEqual(snap);
+    expect((after.history as string[]).length).toBe(2); // the two cycles since the evolution
+    expect((after.explain as unknown[]).length).toBeGreaterThan(0);
     expect(after.verify).toEqual({ valid: true, recordsChecked: 8, firstBrokenSequence: null, detail: 'ok' });
     expect((after.state as { total: number }).total).toBe(5 + 50 + 7);
     expect((after.specVersions as unknown[]).length).toBe(2);
@@ -84,11 +90,5 @@ describe('restart on the same store', () => {
       const schema = freshSchema();
       await scenario(() => openPostgres(schema));
     },
-  );
-
-  // get_history and get_state(at=…) come from the runtime's in-memory history ring, which the
-  // service does not persist or rebuild from the trail; after a restart they start empty.
-  it.todo(
-    'get_history / get_state(at=…) survive a restart (needs CalcService to rebuild history from the trail)',
   );
 });
