@@ -35,26 +35,24 @@ export function describeJsonataError(err: unknown): string {
 }
 
 /**
- * Start times of the evaluations running now. Library functions are lambdas created by the
- * library's own one-time evaluation, so JSONata would time them against that evaluation's clock;
- * instead their guard uses the newest running evaluation's start (see `guardLibraryFrames`).
+ * How many evaluations are running and when the newest began. Library functions are lambdas
+ * created by the library's own one-time evaluation, so JSONata would time them against that
+ * evaluation's clock; instead their guard uses the newest running evaluation's start (see
+ * `guardLibraryFrames`). A counter, not a set, because this runs on every evaluation.
  */
 export const evaluationClock = {
-  running: new Map<number, number>(),
-  next: 0,
-  start(): number {
-    const token = this.next++;
-    this.running.set(token, Date.now());
-    return token;
+  active: 0,
+  newest: 0,
+  start(): void {
+    this.active++;
+    this.newest = Date.now();
   },
-  end(token: number): void {
-    this.running.delete(token);
+  end(): void {
+    this.active--;
   },
-  /** Start of the newest evaluation still running (now when none is). */
+  /** Start of the newest evaluation begun while some are running (now when none is). */
   newestStart(): number {
-    let newest = 0;
-    for (const t of this.running.values()) if (t > newest) newest = t;
-    return newest === 0 ? Date.now() : newest;
+    return this.active > 0 ? this.newest : Date.now();
   },
 };
 
@@ -111,11 +109,11 @@ export function compileExpression(text: string, limits: ExpressionLimits = DEFAU
         text,
         ast,
         evaluate: async (input, bindings) => {
-          const started = evaluationClock.start();
+          evaluationClock.start();
           try {
             return await compiled.evaluate(input, bindings);
           } finally {
-            evaluationClock.end(started);
+            evaluationClock.end();
           }
         },
       },
