@@ -29,7 +29,7 @@ import {
   requireChained,
   sortIds,
   storeFailure,
-} from './sqlite-store.js';
+} from './row-codec.js';
 import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,

@@ -15,7 +15,6 @@
  * correctness (the service checks `head` before every read and write); it only lets subscribers in
  * this process hear about writes made by other processes, within about `POLL_MS`.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -32,6 +31,16 @@ import {
   type StoredBlob,
   type StoredModel,
 } from './store.js';
+import {
+  auditContent,
+  auditFromRow,
+  blobId,
+  blobTooLarge,
+  parseJson,
+  requireChained,
+  sortIds,
+  storeFailure,
+} from './row-codec.js';
 
 /** How long a write waits for another process's write lock before failing with STORE_FAILURE. */
 export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
@@ -96,104 +105,6 @@ interface AuditRow {
   record: string;
   prev_hash: string;
   hash: string;
-}
-
-/** Any failure that is not already a CalcError becomes STORE_FAILURE, with the backend's code. */
-export function storeFailure(err: unknown, what: string): CalcError {
-  if (err instanceof CalcError) return err;
-  const e = err as { message?: unknown; code?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  const details: Record<string, unknown> = {};
-  if (typeof e?.code === 'string') details.cause = e.code;
-  return new CalcError('STORE_FAILURE', `${what}: ${message}`, details);
-}
-
-export function parseJson<T>(text: string, what: string): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw new CalcError(
-      'STORE_FAILURE',
-      `the stored ${what} is not valid JSON (the store file was altered?)`,
-    );
-  }
-}
-
-/**
- * The stored text of an audit record: everything but `sequence`, `prevHash` and `hash`, which live
- * in their own columns (the columns are the truth; nothing is kept twice).
- */
-export function auditContent(record: AuditRecord): string {
-  const rest: Record<string, unknown> = { ...record };
-  delete rest.sequence;
-  delete rest.prevHash;
-  delete rest.hash;
-  return JSON.stringify(rest);
-}
-
-/**
- * Rebuilds a record from its row. A record whose text no longer parses is returned as an empty
- * record so that `verifyChain` names it (content hash mismatch) instead of the read failing.
- */
-export function auditFromRow(
-  modelId: string,
-  row: { sequence: number; record: string; prev_hash: string; hash: string },
-): AuditRecord {
-  let content: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(row.record);
-    content =
-      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>)
-        : {};
-  } catch {
-    content = {};
-  }
-  const base: AuditRecord = {
-    modelId,
-    sequence: row.sequence,
-    timestamp: '',
-    modelVersion: '',
-    source: 'client',
-    mutations: {},
-    derivedUpdated: [],
-    flaggedConstraints: [],
-    dispatchedEffects: [],
-    traces: [],
-  };
-  const out: AuditRecord = Object.assign(base, content);
-  out.sequence = row.sequence;
-  out.prevHash = row.prev_hash;
-  out.hash = row.hash;
-  return out;
-}
-
-/** The chain fields a record must carry before a durable store accepts it. */
-export function requireChained(record: AuditRecord): { prevHash: string; hash: string } {
-  if (
-    typeof record.hash !== 'string' ||
-    typeof record.prevHash !== 'string' ||
-    !Number.isInteger(record.sequence)
-  ) {
-    throw new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence, prevHash and hash');
-  }
-  return { prevHash: record.prevHash, hash: record.hash };
-}
-
-export function blobTooLarge(bytes: number): CalcError {
-  return new CalcError('BLOB_TOO_LARGE', `blob of ${bytes} bytes exceeds the ${MAX_BLOB_BYTES}-byte limit`, {
-    bytes,
-    limit: MAX_BLOB_BYTES,
-  });
-}
-
-export function blobId(data: Buffer): string {
-  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
-}
-
-/** JS string order (UTF-16 code units), as the memory store sorts; SQL collations differ. */
-export function sortIds(ids: string[]): string[] {
-  return ids.sort();
 }
 
 export interface SqliteStoreOptions {
