@@ -601,6 +601,19 @@ function rawItem(raw: Record<string, unknown>, section: string, i: number): Reco
   return isObject(item) ? item : {};
 }
 
+/** An id must be present (the loader reports a missing one), non-blank and unique in its section. */
+function checkId(
+  id: string,
+  location: string,
+  what: string,
+  seen: Map<string, string>,
+  report: Report,
+): void {
+  if (report.hasErrorAt(location)) return;
+  if (id.trim() === '') report.error(location, `${what} 'id' must not be blank`);
+  else checkUnique(seen, id, location, `${what} id`, report);
+}
+
 function checkConstraints(
   spec: ModelSpec,
   raw: Record<string, unknown>,
@@ -610,10 +623,7 @@ function checkConstraints(
   const seen = new Map<string, string>();
   spec.constraints.forEach((c, i) => {
     const loc = `constraints[${i}]`;
-    if (!report.hasErrorAt(`${loc}.id`)) {
-      if (c.id.trim() === '') report.error(`${loc}.id`, "constraint 'id' must not be blank");
-      else checkUnique(seen, c.id, `${loc}.id`, 'constraint id', report);
-    }
+    checkId(c.id, `${loc}.id`, 'constraint', seen, report);
     if (typeof c.path === 'string') checkAddress(c.path, `${loc}.path`, report);
     else if (Array.isArray(c.path)) c.path.forEach((p, j) => checkAddress(p, `${loc}.path[${j}]`, report));
     checkExpression(c.expr, `${loc}.expr`, names, report);
@@ -643,10 +653,7 @@ function checkEffects(
   spec.effects.forEach((e, i) => {
     const loc = `effects[${i}]`;
     const authored = rawItem(raw, 'effects', i);
-    if (!report.hasErrorAt(`${loc}.id`)) {
-      if (e.id.trim() === '') report.error(`${loc}.id`, "effect 'id' must not be blank");
-      else checkUnique(seen, e.id, `${loc}.id`, 'effect id', report);
-    }
+    checkId(e.id, `${loc}.id`, 'effect', seen, report);
     checkCommonEffectFields(e, loc, names, report);
     if (authored.executor !== undefined && typeof authored.executor !== 'string') {
       report.error(`${loc}.executor`, `'executor' must be a string, one of ${EXECUTORS.join(', ')}`);
