@@ -71,6 +71,18 @@ describe('MCP over stdio, raw', () => {
       error: { code: -32700, message: expect.any(String) },
     });
 
+    // valid JSON that is no JSON-RPC message is answered too (the SDK's transport drops it)
+    raw.write('{"hello":"world"}\n');
+    const invalidRequest = (await raw.waitFor(
+      (m) => (m as Json).error?.code === -32600,
+      'an invalid-request error',
+    )) as Json;
+    expect(invalidRequest).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.any(String) },
+    });
+
     // the session goes on: blank lines are ignored, CRLF endings are fine
     raw.write('\n\r\n');
     raw.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\r\n`);
