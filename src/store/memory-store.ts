@@ -1,5 +1,5 @@
 /** The in-memory store: everything lives in this process and ends with it. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { CalcError, cloneJson, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
 import {
   GENESIS_HASH,
@@ -124,7 +124,7 @@ export class MemoryStore implements Store {
         ),
       );
     }
-    const id = `sha256:${createHash('sha256').update(data).digest('hex')}`;
+    const id = `sha256:${hash('sha256', data, 'hex')}`;
     const known = this.blobs.get(id);
     if (known) return Promise.resolve({ $blobId: id, $mediaType: known.$mediaType, $bytes: known.$bytes });
     if (this.blobBytes + data.length > BLOB_MEMORY_BUDGET) {

@@ -2,7 +2,7 @@
  * Shared by the durable stores: how audit records, JSON and blobs are encoded in rows, and how a
  * backend failure becomes a structured error.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { CalcError } from '../calc/index.js';
 import { MAX_BLOB_BYTES, type AuditRecord } from './store.js';
 
@@ -96,7 +96,7 @@ export function blobTooLarge(bytes: number): CalcError {
 }
 
 export function blobId(data: Buffer): string {
-  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
+  return `sha256:${hash('sha256', data, 'hex')}`;
 }
 
 /** JS string order (UTF-16 code units), as the memory store sorts; SQL collations differ. */
