@@ -1,30 +1,21 @@
 /**
- * 64-bit unsigned arithmetic on pairs of 32-bit halves. The RNG's hot path runs on these so a draw
- * allocates nothing: results land in the module-level registers `hi` / `lo` (int32 bit patterns).
+ * 64-bit values as pairs of 32-bit halves (int32 bit patterns): the RNG's hot path runs on these so
+ * a draw allocates nothing.
  */
 
 /**
- * Result registers of the last operation: [0] upper word, [1] lower word (int32 bit patterns).
- * A typed array, because int32 values stored in object fields may be boxed on every write.
+ * High word of the unsigned 32x32-bit product a*b (int32 bit pattern). Schoolbook on 16-bit limbs:
+ * every partial product is below 2^32, so it stays in integer arithmetic (no float division).
  */
-export const reg = new Int32Array(2);
-
-/** Low 64 bits of (ah:al) * (bh:bl), into `reg`. */
-export function mul64(ah: number, al: number, bh: number, bl: number): void {
-  // High word of the unsigned 32x32 product al*bl: split al in 16-bit halves so every partial
-  // product stays below 2^53 (exact); floor(floor(x)/n) = floor(x/n) makes the two steps exact.
-  const a = al >>> 0;
-  const b = bl >>> 0;
-  const carry = Math.floor(((a >>> 16) * b + Math.floor(((a & 0xffff) * b) / 65536)) / 65536);
-  reg[0] = (carry + Math.imul(ah, bl) + Math.imul(al, bh)) | 0;
-  reg[1] = Math.imul(al, bl);
-}
-
-/** (ah:al) + (bh:bl) modulo 2^64, into `reg`. */
-export function add64(ah: number, al: number, bh: number, bl: number): void {
-  const lo = (al >>> 0) + (bl >>> 0);
-  reg[0] = (ah + bh + (lo > 0xffffffff ? 1 : 0)) | 0;
-  reg[1] = lo | 0;
+export function mulHigh32(a: number, b: number): number {
+  const a0 = a & 0xffff;
+  const a1 = a >>> 16;
+  const b0 = b & 0xffff;
+  const b1 = b >>> 16;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = ((a0 * b0) >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  return (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16)) | 0;
 }
 
 /** Splits a 64-bit BigInt (any sign: two's complement) into int32 halves. */

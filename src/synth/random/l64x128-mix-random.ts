@@ -3,7 +3,7 @@
  * mixed by the `lea64` finaliser), reproduced draw for draw. State lives in int32 halves so a draw
  * costs a few integer multiplies and allocates nothing.
  */
-import { add64, mul64, reg, splitBigInt } from './int64.js';
+import { mulHigh32, splitBigInt } from './int64.js';
 import type { RandomSource } from './random-source.js';
 import { boundedNextInt } from './bounded.js';
 import { nextExponential, nextGaussian } from './ziggurat.js';
@@ -61,27 +61,29 @@ export class L64X128MixRandom implements RandomSource {
 
   /** Advances one step; the 64-bit output is left in `hi` / `lo`. */
   step(): void {
+    // Everything inline on locals: this runs once per draw, and calls through the shared int64
+    // registers cost a third of its time.
     const st = this.st;
     const sh = st[SH]!;
     const sl = st[SL]!;
     const x0h = st[X0H]!;
     const x0l = st[X0L]!;
-    // Output: lea64(s + x0).
-    add64(sh, sl, x0h, x0l);
-    let zh = reg[0]!;
-    let zl = reg[1]! ^ zh;
-    mul64(zh, zl, LEA_H, LEA_L);
-    zh = reg[0]!;
-    zl = reg[1]! ^ zh;
-    mul64(zh, zl, LEA_H, LEA_L);
-    this.hi = reg[0]!;
-    this.lo = reg[1]! ^ reg[0]!;
+    // Output: lea64(s + x0), where lea64(z) = mix(mix(z)) and mix(z) = (z ^ (z >>> 32)) * LEA.
+    const zSum = (sl >>> 0) + (x0l >>> 0);
+    let zh = (sh + x0h + (zSum > 0xffffffff ? 1 : 0)) | 0;
+    let zl = (zSum | 0) ^ zh;
+    let h = (mulHigh32(zl, LEA_L) + Math.imul(zh, LEA_L) + Math.imul(zl, LEA_H)) | 0;
+    zl = Math.imul(zl, LEA_L) ^ h;
+    zh = h;
+    h = (mulHigh32(zl, LEA_L) + Math.imul(zh, LEA_L) + Math.imul(zl, LEA_H)) | 0;
+    this.hi = h;
+    this.lo = Math.imul(zl, LEA_L) ^ h;
 
     // LCG: s = MULT * s + a.
-    mul64(sh, sl, LCG_H, LCG_L);
-    add64(reg[0]!, reg[1]!, st[AH]!, st[AL]!);
-    st[SH] = reg[0]!;
-    st[SL] = reg[1]!;
+    const mh = (mulHigh32(sl, LCG_L) + Math.imul(sh, LCG_L) + Math.imul(sl, LCG_H)) | 0;
+    const sSum = (Math.imul(sl, LCG_L) >>> 0) + (st[AL]! >>> 0);
+    st[SH] = (mh + st[AH]! + (sSum > 0xffffffff ? 1 : 0)) | 0;
+    st[SL] = sSum | 0;
 
     // xoroshiro128 (24, 16, 37): q1 = x1 ^ x0; q0 = rotl(x0,24) ^ q1 ^ (q1 << 16); q1 = rotl(q1,37).
     const q1h = st[X1H]! ^ x0h;
