@@ -39,7 +39,8 @@ export type TokenPoll =
   | { status: 'failed'; error: 'expired_token' | 'invalid_grant' };
 
 export type ApproveOutcome =
-  | { status: 'approved' }
+  /** The browser's own session token, in the same namespace the agent's poll will get. */
+  | { status: 'approved'; browserToken: string; namespaceId: string }
   | { status: 'unknown_code' }
   | { status: 'expired' }
   | { status: 'too_many_attempts' };
@@ -49,7 +50,8 @@ interface Pairing {
   secretDigest: string;
   userCode: string;
   expiresAt: number;
-  approved: boolean;
+  /** Set by the approval: the namespace both sides share. */
+  namespaceId?: string;
   /** Set once the token has been handed out: a pairing yields one session. */
   redeemed: boolean;
 }
@@ -104,7 +106,6 @@ export class PairingService {
       secretDigest: digest(deviceSecret),
       userCode,
       expiresAt: this.now() + PAIRING_TTL_SEC * 1000,
-      approved: false,
       redeemed: false,
     });
     const display = `${userCode.slice(0, 4)}-${userCode.slice(4)}`;
@@ -129,13 +130,11 @@ export class PairingService {
       this.pairings.delete(pairing.pairDigest);
       return { status: 'failed', error: 'expired_token' };
     }
-    if (!pairing.approved) return { status: 'pending' };
+    const namespaceId = pairing.namespaceId;
+    if (namespaceId === undefined) return { status: 'pending' };
     pairing.redeemed = true;
     this.pairings.delete(pairing.pairDigest);
-    const sessionToken = randomBytes(32).toString('base64url');
-    const namespaceId = `ns${randomBytes(6).toString('hex')}`;
-    this.sessions.set(digest(sessionToken), { namespaceId, lastUsed: this.now() });
-    return { status: 'paired', sessionToken, namespaceId };
+    return { status: 'paired', sessionToken: this.openSession(namespaceId), namespaceId };
   }
 
   /** How long the pairing behind a user code has left (the peek endpoint); nothing else leaks. */
@@ -161,8 +160,10 @@ export class PairingService {
       return { status: 'unknown_code' };
     }
     if (now >= pairing.expiresAt) return { status: 'expired' };
-    pairing.approved = true;
-    return { status: 'approved' };
+    if (pairing.namespaceId !== undefined) return { status: 'unknown_code' }; // approved already
+    const namespaceId = `ns${randomBytes(6).toString('hex')}`;
+    pairing.namespaceId = namespaceId;
+    return { status: 'approved', browserToken: this.openSession(namespaceId), namespaceId };
   }
 
   /** The namespace of a live session token, or undefined. */
@@ -176,6 +177,12 @@ export class PairingService {
     }
     session.lastUsed = this.now();
     return session.namespaceId;
+  }
+
+  private openSession(namespaceId: string): string {
+    const token = randomBytes(32).toString('base64url');
+    this.sessions.set(digest(token), { namespaceId, lastUsed: this.now() });
+    return token;
   }
 
   private byUserCode(code: string): Pairing | undefined {

@@ -32,11 +32,18 @@ describe('PairingService', () => {
     const p = svc.start();
     expect(svc.poll(p.pairCode, p.deviceSecret)).toEqual({ status: 'pending' });
     // typed in lower case, without the dash
-    expect(svc.approve(p.userCode.toLowerCase().replace('-', ''), 'ip1')).toEqual({ status: 'approved' });
+    const approved = svc.approve(p.userCode.toLowerCase().replace('-', ''), 'ip1');
+    if (approved.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(approved)}`);
+    expect(approved.namespaceId).toMatch(/^ns[0-9a-f]{12}$/);
+    // approving twice does nothing more
+    expect(svc.approve(p.userCode, 'ip1')).toEqual({ status: 'unknown_code' });
     const paired = svc.poll(p.pairCode, p.deviceSecret);
     if (paired.status !== 'paired') throw new Error(`not paired: ${JSON.stringify(paired)}`);
-    expect(paired.namespaceId).toMatch(/^ns[0-9a-f]{12}$/);
+    // the browser and the agent share one namespace, with tokens of their own
+    expect(paired.namespaceId).toBe(approved.namespaceId);
+    expect(paired.sessionToken).not.toBe(approved.browserToken);
     expect(svc.sessionNamespace(paired.sessionToken)).toBe(paired.namespaceId);
+    expect(svc.sessionNamespace(approved.browserToken)).toBe(paired.namespaceId);
     // the token is handed out once; the pairing is gone
     expect(svc.poll(p.pairCode, p.deviceSecret)).toEqual({ status: 'failed', error: 'invalid_grant' });
     expect(svc.peek(p.userCode)).toBeUndefined();
@@ -86,7 +93,7 @@ describe('PairingService', () => {
     expect(svc.approve(p.userCode, 'guesser')).toEqual({ status: 'too_many_attempts' });
     expect(svc.poll(p.pairCode, p.deviceSecret)).toEqual({ status: 'pending' });
     // another client is not locked out by this one
-    expect(svc.approve(p.userCode, 'owner')).toEqual({ status: 'approved' });
+    expect(svc.approve(p.userCode, 'owner').status).toBe('approved');
     // the window slides
     c.advance(601);
     expect(svc.approve('BBBB-BBBB', 'guesser')).toEqual({ status: 'unknown_code' });
