@@ -4,13 +4,17 @@
  * their load options here; the engine itself never imports this folder.
  */
 import type { AccessPorts, Allowlists, LoadOptions } from '../synth/index.js';
+import { nodeDatabasePort } from './database.js';
 import { nodeFilePort } from './files.js';
+import { fetchServicePort } from './service.js';
 
+export { nodeDatabasePort } from './database.js';
 export { nodeFilePort } from './files.js';
+export { fetchServicePort } from './service.js';
 
 /** Every real adapter. */
 export function realPorts(): AccessPorts {
-  return { files: nodeFilePort };
+  return { files: nodeFilePort, database: nodeDatabasePort, service: fetchServicePort };
 }
 
 /**

@@ -21,10 +21,16 @@ export interface TableData {
   readonly rows: readonly (readonly Cell[])[];
 }
 
+/** A database URL reduced to what identifies the database (see urls.ts). */
+export type DatabaseTarget =
+  { kind: 'sqlite'; path: string } | { kind: 'postgres'; host: string; port: string; database: string };
+
 /** A database read that passed the URL allowlist and the query gate. */
 export interface DatabaseRequest {
   /** The URL as written (`jdbc:sqlite:…`, `jdbc:postgresql://…`, `postgres://…`). */
   readonly url: string;
+  /** The URL as the allowlist check understood it; adapters connect to exactly this. */
+  readonly target: DatabaseTarget;
   readonly user?: string;
   readonly password?: string;
   /** A validated table name (`name` or `schema.name`); the adapter reads `SELECT *` from it. */

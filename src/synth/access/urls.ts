@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { SynthError } from '../errors.js';
-import type { FilePort } from './ports.js';
+import type { DatabaseTarget, FilePort } from './ports.js';
 import { isInside } from './paths.js';
 
 export const SERVICE_SETTING = 'MODELWORKS_SYNTH_SERVICE_URL_ALLOWLIST (serviceUrlAllowlist)';
@@ -32,11 +32,12 @@ function segments(pathname: string): string[] {
 export function serviceUrlRefusal(text: string, allowlist: readonly string[]): string | undefined {
   if (allowlist.length === 0) return `service calls are disabled; list the URL in ${SERVICE_SETTING}`;
   const url = parseHttp(text);
-  if (url === undefined) return `"${text}" is not an http(s) URL`;
+  if (url === undefined)
+    return `"${text}" is not an http(s) URL (${SERVICE_SETTING} lists http(s) URLs only)`;
   if (url.username !== '' || url.password !== '')
-    return `"${text}" carries credentials (userinfo "@"); put them in headers instead`;
+    return `"${text}" carries credentials (userinfo "@"), which no ${SERVICE_SETTING} entry allows; put them in headers`;
   if (/%(2f|5c|2e|25)/i.test(url.pathname))
-    return `"${text}" has an encoded "/", "\\", "." or "%" in its path`;
+    return `"${text}" has an encoded "/", "\\", "." or "%" in its path, which no ${SERVICE_SETTING} entry allows`;
   const port = url.port || DEFAULT_PORTS[url.protocol]!;
   const path = segments(url.pathname);
   for (const entry of allowlist) {
@@ -50,10 +51,6 @@ export function serviceUrlRefusal(text: string, allowlist: readonly string[]): s
   }
   return `"${url.href}" is not on ${SERVICE_SETTING} (scheme, host, port and path prefix must match an entry)`;
 }
-
-/** A database URL reduced to what identifies the database. */
-export type DatabaseTarget =
-  { kind: 'sqlite'; path: string } | { kind: 'postgres'; host: string; port: string; database: string };
 
 /**
  * Parses `jdbc:sqlite:<path>`, `jdbc:postgresql://host[:port]/db`, `postgres://…`, `postgresql://…`.
