@@ -13,7 +13,7 @@ import { CLOSED_ALLOWLISTS } from '../../src/synth/access/allowlists.js';
 import type { Allowlists } from '../../src/synth/access/allowlists.js';
 import { loadSynthModel, prepareModel } from '../../src/synth/engine/prepare.js';
 import { SynthRun } from '../../src/synth/engine/run.js';
-import { SynthError } from '../../src/synth/errors.js';
+import type { SynthError } from '../../src/synth/errors.js';
 import { parseModel } from '../../src/synth/model/io.js';
 import { renderChunks } from '../../src/synth/output/format.js';
 import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
