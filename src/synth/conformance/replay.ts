@@ -185,6 +185,9 @@ function replayOne(
       return { output, model, status: 'skipped', reason: `needs Pro: ${err.message}` };
     if (err instanceof SynthError && /is not available in this build/.test(err.message))
       return { output, model, status: 'skipped', reason: err.message };
+    // A table neither the corpus, the original tables nor the stand-ins hold: nothing to compare.
+    if (err instanceof SynthError && /: file not found: /.test(err.message))
+      return { output, model, status: 'skipped', reason: `missing table: ${err.message}` };
     return { output, model, status: 'failed', reason: (err as Error).message };
   }
   used.clear();
