@@ -107,11 +107,18 @@ async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   let model: SynthModel;
   let run: SynthRun;
   let seedInfo: ReturnType<typeof resolveSeed>;
+  let load: LoadOptions;
+  try {
+    load = loadOptionsFor(modelPath, opts.edition);
+  } catch (err) {
+    fail((err as Error).message);
+    return;
+  }
   try {
     model = parseModel(readModelText(modelPath));
     seedInfo = resolveSeed(opts.seed, model, freshSeed, !opts.modelSeed);
     // The load phase reads every outside source first; generation then streams synchronously.
-    const prepared = await loadSynthModel(model, loadOptionsFor(modelPath, opts.edition));
+    const prepared = await loadSynthModel(model, load);
     run = new SynthRun(prepared, seedInfo.seed);
   } catch (err) {
     fail(err instanceof SynthError ? err.message : `cannot read ${modelPath}: ${(err as Error).message}`);
