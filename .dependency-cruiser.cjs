@@ -9,7 +9,7 @@ module.exports = {
       from: { path: ENGINES },
       to: {
         path: [
-          '^src/(service|store|mcp|http|cli)/',
+          '^src/(service|store|mcp|http|cli|synth-io)/',
           '@modelcontextprotocol',
           'fastify',
           'better-sqlite3',

@@ -8,6 +8,7 @@ export function corpusFromDirectory(root: string): CorpusFiles {
   return {
     list(): string[] {
       const out: string[] = [];
+      if (!existsSync(root)) return out;
       const walk = (dir: string): void => {
         for (const entry of readdirSync(dir, { withFileTypes: true })) {
           if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;

@@ -8,12 +8,29 @@ export type { SynthErrorCode } from './errors.js';
 export type { ModelFormat, ModelInput, ModelNode, SynthModel } from './model/types.js';
 export { formatForPath, parseModel, sniffFormat, writeModel } from './model/io.js';
 export { SynthRun, resolveSeed } from './engine/run.js';
+export { PreparedModel, loadSynthModel, prepareModel } from './engine/prepare.js';
+export type { LoadOptions } from './engine/prepare.js';
+export type { Edition } from './components/component.js';
+export { PREFIX_SEPARATOR } from './engine/compose.js';
+export type { Allowlists } from './access/allowlists.js';
+export { CLOSED_ALLOWLISTS } from './access/allowlists.js';
+export type {
+  AccessPorts,
+  Cell,
+  DatabasePort,
+  DatabaseRequest,
+  FilePort,
+  ServicePort,
+  ServiceRequest,
+  TableData,
+} from './access/ports.js';
+export { parseDatabaseUrl } from './access/urls.js';
 export type { SeedSource } from './engine/run.js';
 export { FREE_NODE_LIMIT } from './engine/loader.js';
 export type { NodeFailure } from './engine/loader.js';
 export { OUTPUT_FORMATS, renderChunks, renderRow, valueText } from './output/format.js';
 export type { OutputFormat, RenderOptions } from './output/format.js';
-export { validateModel, validateModelText } from './validate/validator.js';
+export { validateModel, validateModelAsync, validateModelText } from './validate/validator.js';
 export type { ValidationResult } from './validate/validator.js';
 export { analyzeModel, complexityOf } from './validate/analyzer.js';
 export type {
@@ -25,8 +42,14 @@ export type {
 } from './validate/analyzer.js';
 export { componentsJson, componentsMarkdown, componentsText } from './components/render.js';
 export type { ComponentDescriptor, ParameterDescriptor } from './components/descriptor.js';
-export { formatReplayReport, grindText, parseRecipe, replayCorpus } from './conformance/replay.js';
-export type { CorpusFiles, Recipe, ReplayCase } from './conformance/replay.js';
+export {
+  formatReplayReport,
+  grindText,
+  parseRecipe,
+  replayCorpus,
+  shapeDifference,
+} from './conformance/replay.js';
+export type { CorpusFiles, Recipe, ReplayCase, ReplayOptions } from './conformance/replay.js';
 export { L64X128MixRandom } from './random/l64x128-mix-random.js';
 export type { RandomSource } from './random/random-source.js';
 export { javaDoubleToString } from './random/java-double.js';

@@ -6,8 +6,8 @@ import { componentsJson, componentsMarkdown } from '../../src/synth/components/r
 import type { SynthError } from '../../src/synth/errors.js';
 import { grind, rows, xmlModel } from './helpers.js';
 
-function load(nodes: string, root = 'N'): () => string {
-  return () => grind(xmlModel(root, nodes), 1, 1);
+function load(nodes: string, root = 'N', edition: 'full' | 'free' = 'full'): () => string {
+  return () => grind(xmlModel(root, nodes), 1, 1, 'csv', false, { edition });
 }
 
 describe('catalog', () => {
@@ -16,13 +16,14 @@ describe('catalog', () => {
     expect(FREE_CATALOG.filter((d) => d.category === 'filter')).toHaveLength(10);
     expect(
       listComponents()
+        .filter((c) => c.descriptor.edition === 'Free')
         .map((c) => c.descriptor.name)
         .sort(),
     ).toEqual(FREE_CATALOG.map((d) => d.name).sort());
   });
 
   it('renders the §9.2 descriptor JSON and a Markdown table', () => {
-    const json = JSON.parse(componentsJson());
+    const json = JSON.parse(componentsJson('free'));
     expect(json.edition).toBe('Free');
     expect(json.totalCount).toBe(45);
     const binomial = json.components.find((c: { name: string }) => c.name === 'Binomial');
@@ -72,7 +73,7 @@ describe('attributes', () => {
     expect(load('<Uniform name="N" min="abc"/>')).toThrow(/"abc" is not a number/);
   });
 
-  it('gates Pro components, string constants and large models behind the Pro edition', () => {
+  it('gates Pro components, string constants and large models behind the Pro edition (--edition free)', () => {
     const licence = (f: () => string): string => {
       try {
         f();
@@ -81,10 +82,15 @@ describe('attributes', () => {
       }
       return 'none';
     };
-    expect(licence(load('<SSN name="N"/>'))).toBe('SYNTH_LICENSE');
-    expect(licence(load('<Constant name="N" value="x" type="string"/>'))).toBe('SYNTH_LICENSE');
+    expect(licence(load('<SSN name="N"/>', 'N', 'free'))).toBe('SYNTH_LICENSE');
+    expect(licence(load('<Constant name="N" value="x" type="string"/>', 'N', 'free'))).toBe('SYNTH_LICENSE');
     const many = Array.from({ length: 21 }, (_, i) => `<Uniform name="N${i}"/>`).join('');
-    expect(licence(() => grind(xmlModel('N0', many), 1, 1))).toBe('SYNTH_LICENSE');
+    expect(licence(() => grind(xmlModel('N0', many), 1, 1, 'csv', false, { edition: 'free' }))).toBe(
+      'SYNTH_LICENSE',
+    );
+    // The full edition has no node limit and prints string constants verbatim.
+    expect(grind(xmlModel('N0', many), 1, 1)).toMatch(/^0\.\d+\n$/);
+    expect(load('<Constant name="N" value="x,y" type="string"/>')()).toBe('"x,y"\n');
     expect(load('<Unifrom name="N"/>')).toThrow(
       /unknown component type "Unifrom" \("N"\) \(did you mean "Uniform"\?\)/,
     );

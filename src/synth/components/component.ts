@@ -2,6 +2,7 @@
 import type { Params } from '../engine/params.js';
 import type { Kind, Row, RuntimeNode } from '../engine/row.js';
 import type { RandomSource } from '../random/random-source.js';
+import type { AccessContext } from '../engine/access-context.js';
 import type { ComponentDescriptor } from './descriptor.js';
 import { findDescriptor } from './catalog.js';
 
@@ -13,13 +14,63 @@ export interface BuildContext {
   readonly inputs: readonly RuntimeNode[];
   readonly inputAttributes: readonly Record<string, string>[];
   readonly rng: RandomSource;
+  /** `"full"` (everything) or `"free"` (emulated Free gating, synth-spec §10). */
+  readonly edition: Edition;
+  /**
+   * Collaborate peers (synth-spec §1.6) by role: `collaborate.<role>="Target"` on this node puts the
+   * configured Target here under `<role>` (role text as written, lower-cased). The engine builds a
+   * target before the node naming it, checks that it exists and that it is a `CollaborateTarget`,
+   * and keeps these links out of the single-consumer and cycle checks. Reading a peer goes through
+   * `peer.collaborate(out, offset)` only, never `next()`, so the peer's state is unchanged.
+   */
+  readonly collaborators: ReadonlyMap<string, CollaborateTarget>;
+  /** Whatever this component's `load` hook returned during the load phase (tables, text, ...). */
+  readonly outside?: unknown;
+}
+
+/** Editions a run can emulate. */
+export type Edition = 'full' | 'free';
+
+/** What a component's load hook gets: its parameters and the run's checked outside access. */
+export interface LoadContext {
+  readonly name: string;
+  readonly type: string;
+  readonly params: Params;
+  /** Folder of the file that defined the node (its model or library); undefined for text models. */
+  readonly origin: string | undefined;
+  readonly access: AccessContext;
+  /**
+   * False in the synchronous load (`prepareModel`): a hook that would need to wait must throw a
+   * load error instead of starting IO (after its policy checks, so refusals read the same).
+   */
+  readonly async: boolean;
 }
 
 /** A component: descriptor, accepted per-input attributes, and the factory. */
 export interface ComponentImpl {
   readonly descriptor: ComponentDescriptor;
   readonly inputAttributes: readonly string[];
+  /**
+   * Optional load phase for components that read outside data. Runs before any node is built,
+   * after every policy check; a promise marks the data as asynchronous (databases, services), which
+   * only the async `loadSynthModel` can wait for. The result reaches `create` as `ctx.outside`.
+   */
+  load?(ctx: LoadContext): unknown;
   create(ctx: BuildContext): RuntimeNode;
+}
+
+/**
+ * A node that peers may read through a collaborate link (synth-spec §1.6). `collaborate` writes
+ * `collaborateDimension` data points describing the node's current state and must not advance it.
+ */
+export interface CollaborateTarget extends RuntimeNode {
+  readonly collaborateDimension: number;
+  collaborate(out: Row, offset: number): void;
+}
+
+/** True when the node answers collaborate reads. */
+export function isCollaborateTarget(node: RuntimeNode): node is CollaborateTarget {
+  return typeof (node as Partial<CollaborateTarget>).collaborate === 'function';
 }
 
 /** A node usable as a Copula marginal: it can map a probability to a value without drawing. */

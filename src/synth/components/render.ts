@@ -1,15 +1,28 @@
 /** Renderings of the component registry: descriptor JSON (§9.2), Markdown and plain text. */
+import type { Edition } from './component.js';
 import type { ComponentDescriptor } from './descriptor.js';
 import { listComponents } from './registry.js';
 
-function descriptors(): ComponentDescriptor[] {
-  return listComponents().map((c) => c.descriptor);
+/** What an edition can use: everything under "full", only Free components under "free" (§9.2). */
+function descriptors(edition: Edition = 'full'): ComponentDescriptor[] {
+  return listComponents()
+    .map((c) => c.descriptor)
+    .filter((d) => edition === 'full' || d.edition === 'Free');
 }
 
-/** `{"edition", "totalCount", "components"}` as `list_components` returns it. */
-export function componentsJson(): string {
-  const components = descriptors();
-  return JSON.stringify({ edition: 'Free', totalCount: components.length, components }, null, 2) + '\n';
+/**
+ * `{"edition", "totalCount", "components"}` as `list_components` returns it; the full edition
+ * reports itself as "Pro" (the wire names the vendor's editions).
+ */
+export function componentsJson(edition: Edition = 'full'): string {
+  const components = descriptors(edition);
+  return (
+    JSON.stringify(
+      { edition: edition === 'full' ? 'Pro' : 'Free', totalCount: components.length, components },
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 function paramSummary(d: ComponentDescriptor): string {
@@ -24,9 +37,9 @@ function paramSummary(d: ComponentDescriptor): string {
 }
 
 /** A Markdown reference: one table per category. */
-export function componentsMarkdown(): string {
+export function componentsMarkdown(edition: Edition = 'full'): string {
   const lines = [
-    '# Synth components (Free)',
+    `# Synth components (${edition === 'full' ? 'full edition' : 'Free edition'})`,
     '',
     'Notation: `name[aliases]=default {allowed}`, `*` = required.',
     '',
@@ -34,7 +47,7 @@ export function componentsMarkdown(): string {
   for (const category of ['generator', 'filter'] as const) {
     lines.push(`## ${category === 'generator' ? 'Generators' : 'Filters'}`, '');
     lines.push('| Component | Inputs | Parameters | Output |', '|---|---|---|---|');
-    for (const d of descriptors().filter((x) => x.category === category)) {
+    for (const d of descriptors(edition).filter((x) => x.category === category)) {
       const cell = (s: string): string => s.replace(/\|/g, '\\|');
       lines.push(
         `| ${d.name} | ${cell(d.input)} | ${cell(paramSummary(d) || '—')} | ${cell(d.description)} |`,
@@ -46,8 +59,8 @@ export function componentsMarkdown(): string {
 }
 
 /** One line per component. */
-export function componentsText(): string {
-  return descriptors()
+export function componentsText(edition: Edition = 'full'): string {
+  return descriptors(edition)
     .map((d) => `${d.name.padEnd(20)} ${d.category.padEnd(9)} ${paramSummary(d) || '(no parameters)'}\n`)
     .join('');
 }

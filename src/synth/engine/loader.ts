@@ -3,6 +3,8 @@
  * cycle checks, attribute resolution, and one configured node per model node.
  */
 import { PRO_COMPONENTS, findDescriptor } from '../components/catalog.js';
+import type { CollaborateTarget, Edition } from '../components/component.js';
+import { isCollaborateTarget } from '../components/component.js';
 import { findComponent, listComponents } from '../components/registry.js';
 import { SynthError } from '../errors.js';
 import type { SynthModel } from '../model/types.js';
@@ -34,22 +36,51 @@ export interface Graph {
   readonly nodes: ReadonlyMap<string, RuntimeNode>;
 }
 
+/** True for a `collaborate.<role>` attribute key (case-insensitive). */
+export function isCollaborateKey(key: string): boolean {
+  return key.toLowerCase().startsWith('collaborate.');
+}
+
+/** A node's attributes without its collaborate links (those are not component parameters). */
+export function componentAttributes(attributes: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(attributes)) if (!isCollaborateKey(k)) out[k] = v;
+  return out;
+}
+
+/** Options shared by the load-stage functions. */
+export interface GraphOptions {
+  /** `"full"` (default): everything; `"free"`: emulate the Free gating of synth-spec §10. */
+  readonly edition?: Edition;
+  /** Per node name, what the component's load hook returned (see prepare.ts). */
+  readonly outside?: ReadonlyMap<string, unknown>;
+}
+
 /**
- * Load-stage checks (§6.1) that make a model unusable before any node is configured.
+ * Load-stage checks (§6.1) that make a model unusable before any node is configured. Under the
+ * Free edition the §10 gates apply (Pro components, Import, declare, collaborate, customs, RNG
+ * override, more than 20 nodes); under `"full"` only what this build lacks is refused.
+ * Expects a composed model (imports inlined, declares substituted) under `"full"`.
  * @throws SynthError SYNTH_LOAD or SYNTH_LICENSE
  */
-export function checkLoad(model: SynthModel): void {
+export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
+  const free = edition === 'free';
   if (model.random !== undefined && !DEFAULT_RANDOM.has(model.random)) {
     throw new SynthError(
-      'SYNTH_LICENSE',
-      `dataset random="${model.random}" (RNG override) needs the Pro edition`,
+      free ? 'SYNTH_LICENSE' : 'SYNTH_LOAD',
+      free
+        ? `dataset random="${model.random}" (RNG override) needs the Pro edition`
+        : `dataset random="${model.random}": this build offers only the default RNG (L64X128MixRandom)`,
     );
   }
   if (model.customs.length > 0)
-    throw new SynthError('SYNTH_LICENSE', '<custom> definitions need the Pro edition');
-  if (model.declares.length > 0)
+    throw new SynthError(
+      free ? 'SYNTH_LICENSE' : 'SYNTH_LOAD',
+      free ? '<custom> definitions need the Pro edition' : '<custom> classes cannot be loaded by this build',
+    );
+  if (free && model.declares.length > 0)
     throw new SynthError('SYNTH_LICENSE', '<declare> parameters need the Pro edition');
-  if (model.nodes.length > FREE_NODE_LIMIT) {
+  if (free && model.nodes.length > FREE_NODE_LIMIT) {
     throw new SynthError(
       'SYNTH_LICENSE',
       `the Free edition allows ${FREE_NODE_LIMIT} nodes; this model has ${model.nodes.length}`,
@@ -59,9 +90,22 @@ export function checkLoad(model: SynthModel): void {
   for (const node of model.nodes) {
     if (names.has(node.name)) throw new SynthError('SYNTH_LOAD', `duplicate node name "${node.name}"`);
     names.add(node.name);
-    if (findComponent(node.type) === undefined) {
+    const impl = findComponent(node.type);
+    if (free && (impl?.descriptor.edition === 'Pro' || node.type.toLowerCase() === 'import'))
+      throw new SynthError('SYNTH_LICENSE', `${node.type} ("${node.name}") needs the Pro edition`);
+    if (impl === undefined) {
+      if (node.type.toLowerCase() === 'import')
+        throw new SynthError(
+          'SYNTH_LOAD',
+          `Import "${node.name}" was not resolved (imports are inlined before loading)`,
+        );
       if (PRO_COMPONENTS.has(node.type) || node.type.includes('.')) {
-        throw new SynthError('SYNTH_LICENSE', `${node.type} ("${node.name}") needs the Pro edition`);
+        throw new SynthError(
+          free ? 'SYNTH_LICENSE' : 'SYNTH_LOAD',
+          free
+            ? `${node.type} ("${node.name}") needs the Pro edition`
+            : `${node.type} ("${node.name}") is not available in this build`,
+        );
       }
       const hint = nearest(
         node.type,
@@ -74,12 +118,14 @@ export function checkLoad(model: SynthModel): void {
       );
     }
     for (const [k, v] of Object.entries(node.attributes)) {
-      if (k.startsWith('collaborate.'))
+      if (free && isCollaborateKey(k))
         throw new SynthError('SYNTH_LICENSE', `collaborate references ("${node.name}") need the Pro edition`);
-      if (/^\$\w/.test(v))
+      if (/^\$\w/.test(v.trim()))
         throw new SynthError(
-          'SYNTH_LICENSE',
-          `"$" references ("${node.name}".${k}) need <declare>, a Pro feature`,
+          free ? 'SYNTH_LICENSE' : 'SYNTH_LOAD',
+          free
+            ? `"$" references ("${node.name}".${k}) need <declare>, a Pro feature`
+            : `"${node.name}".${k}="${v}" names no declared parameter`,
         );
     }
   }
@@ -113,8 +159,18 @@ export function checkLoad(model: SynthModel): void {
         }
       }
     }
+    for (const [k, target] of Object.entries(node.attributes)) {
+      if (isCollaborateKey(k) && !names.has(target)) {
+        const hint = nearest(target, [...names]);
+        throw new SynthError(
+          'SYNTH_LOAD',
+          `${node.type} "${node.name}": ${k}="${target}" names no node` +
+            (hint === undefined ? '' : ` (did you mean "${hint}"?)`),
+        );
+      }
+    }
     // Resolve attributes now so unknown names fail the load, not the run.
-    new Params(findDescriptor(node.type)!, node.name, node.attributes);
+    new Params(findDescriptor(node.type)!, node.name, componentAttributes(node.attributes));
   }
 }
 
@@ -165,14 +221,33 @@ export function checkStructure(model: SynthModel): NodeFailure[] {
 export function configure(
   model: SynthModel,
   rng: RandomSource,
+  options: GraphOptions = {},
 ): { graph: Graph | null; failures: NodeFailure[] } {
   const failures = checkStructure(model);
   if (failures.length > 0) return { graph: null, failures };
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const built = new Map<string, RuntimeNode | null>();
+  const building = new Set<string>();
   const build = (name: string): RuntimeNode | null => {
     if (built.has(name)) return built.get(name)!;
     const node = byName.get(name)!;
+    const fail = (message: string): null => {
+      failures.push({ nodeName: node.name, nodeType: node.type, message });
+      built.set(name, null);
+      return null;
+    };
+    // Collaborate targets are built first; the links stay outside the input graph (§1.6).
+    building.add(name);
+    const collaborators = new Map<string, CollaborateTarget>();
+    for (const [k, target] of Object.entries(node.attributes)) {
+      if (!isCollaborateKey(k)) continue;
+      if (building.has(target) && !built.has(target)) return fail(`collaborate cycle through "${target}"`);
+      const peer = build(target);
+      if (peer === null) return fail(`collaborate target "${target}" failed to configure`);
+      if (!isCollaborateTarget(peer))
+        return fail(`${k}="${target}": ${peer.type} "${target}" cannot answer collaborate reads`);
+      collaborators.set(k.slice('collaborate.'.length).toLowerCase(), peer);
+    }
     const inputs: RuntimeNode[] = [];
     for (const input of node.inputs) {
       const n = build(input.name);
@@ -183,7 +258,7 @@ export function configure(
       inputs.push(n);
     }
     const impl = findComponent(node.type)!;
-    const params = new Params(impl.descriptor, node.name, node.attributes);
+    const params = new Params(impl.descriptor, node.name, componentAttributes(node.attributes));
     try {
       const runtime = impl.create({
         name: node.name,
@@ -192,6 +267,9 @@ export function configure(
         inputs,
         inputAttributes: node.inputs.map((i) => i.attributes),
         rng,
+        edition: options.edition ?? 'full',
+        collaborators,
+        outside: options.outside?.get(node.name),
       });
       built.set(name, runtime);
       return runtime;
@@ -216,9 +294,9 @@ export function configure(
  * Loads a model into a runnable graph.
  * @throws SynthError on any load error or validation failure
  */
-export function buildGraph(model: SynthModel, rng: RandomSource): Graph {
-  checkLoad(model);
-  const { graph, failures } = configure(model, rng);
+export function buildGraph(model: SynthModel, rng: RandomSource, options: GraphOptions = {}): Graph {
+  checkLoad(model, options.edition);
+  const { graph, failures } = configure(model, rng, options);
   if (graph === null) {
     throw new SynthError('SYNTH_INVALID', failures.map((f) => f.message).join('; '));
   }

@@ -3,6 +3,8 @@ import type { SynthModel } from '../model/types.js';
 import { L64X128MixRandom } from '../random/l64x128-mix-random.js';
 import type { Graph } from './loader.js';
 import { buildGraph } from './loader.js';
+import type { LoadOptions } from './prepare.js';
+import { PreparedModel, prepareModel } from './prepare.js';
 import { Row } from './row.js';
 
 /** Where the effective seed came from. */
@@ -32,9 +34,17 @@ export class SynthRun {
   readonly dimension: number;
   private readonly row: Row;
 
-  /** @throws SynthError when the model does not load or validate */
-  constructor(model: SynthModel, seed: bigint) {
-    this.graph = buildGraph(model, new L64X128MixRandom(seed));
+  /**
+   * A run of a prepared model (see `loadSynthModel`), or of a plain model loaded synchronously
+   * with `options` (enough for every model without databases or services).
+   * @throws SynthError when the model does not load or validate
+   */
+  constructor(model: SynthModel | PreparedModel, seed: bigint, options: LoadOptions = {}) {
+    const prepared = model instanceof PreparedModel ? model : prepareModel(model, options);
+    this.graph = buildGraph(prepared.model, new L64X128MixRandom(seed), {
+      edition: prepared.edition,
+      outside: prepared.outside,
+    });
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);
   }

@@ -3,7 +3,10 @@
  * optional per-node benchmark. Clock access is injected so the engine stays free of I/O.
  */
 import { findComponent } from '../components/registry.js';
-import { buildGraph, checkLoad, checkStructure } from '../engine/loader.js';
+import type { GraphOptions } from '../engine/loader.js';
+import { buildGraph, checkStructure } from '../engine/loader.js';
+import type { LoadOptions } from '../engine/prepare.js';
+import { PreparedModel, prepareModel } from '../engine/prepare.js';
 import { SynthError } from '../errors.js';
 import { parseDouble } from '../engine/params.js';
 import { Row } from '../engine/row.js';
@@ -57,6 +60,8 @@ export interface AnalysisOptions {
   now: () => number;
   /** ISO timestamp of the analysis. */
   timestamp: string;
+  /** How a plain model is loaded (edition, location, ports); ignored for a prepared model. */
+  load?: LoadOptions;
 }
 
 export interface Analysis {
@@ -93,7 +98,8 @@ export function complexityOf(model: SynthModel, rates = new Map<string, number>(
     const type = findComponent(node.type)?.descriptor.name ?? node.type;
     if (!reachable.has(name)) {
       reachable.add(name);
-      if (findComponent(node.type) === undefined) customs.push(`${name}:${node.type}`);
+      // Pro components count as custom (§7.2), implemented or not.
+      if (findComponent(node.type)?.descriptor.edition !== 'Free') customs.push(`${name}:${node.type}`);
     }
     cost += (WEIGHTS[type] ?? 1) * rate;
     rates.set(name, (rates.get(name) ?? 0) + rate);
@@ -177,8 +183,12 @@ function timeRun(root: RuntimeNode, count: number, now: () => number): number {
 }
 
 /** Timed generation of `samples` observations (§7.1 `throughput`). */
-export function measureThroughput(model: SynthModel, options: AnalysisOptions): Throughput {
-  const graph = buildGraph(model, new L64X128MixRandom(1));
+export function measureThroughput(
+  model: SynthModel,
+  options: AnalysisOptions,
+  graphOptions: GraphOptions = {},
+): Throughput {
+  const graph = buildGraph(model, new L64X128MixRandom(1), graphOptions);
   if (options.warmupMs > 0) {
     const end = options.now() + options.warmupMs;
     const row = new Row(graph.root.dimension);
@@ -199,8 +209,9 @@ export function isolatedBenchmark(
   model: SynthModel,
   options: AnalysisOptions,
   predictedDepth: number,
+  graphOptions: GraphOptions = {},
 ): IsolatedBenchmark {
-  const graph = buildGraph(model, new L64X128MixRandom(1));
+  const graph = buildGraph(model, new L64X128MixRandom(1), graphOptions);
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const rates = new Map<string, number>();
   complexityOf(model, rates);
@@ -264,26 +275,34 @@ export function isolatedBenchmark(
  * Analyzes a model (§7).
  * @throws SynthError when the model does not load
  */
-export function analyzeModel(model: SynthModel, options: AnalysisOptions): Analysis {
-  // Pro-only models still get their complexity figures; they just cannot be timed here.
-  let runnable = true;
-  try {
-    checkLoad(model);
-  } catch (err) {
-    if (!(err instanceof SynthError && err.code === 'SYNTH_LICENSE')) throw err;
-    runnable = false;
+export function analyzeModel(source: SynthModel | PreparedModel, options: AnalysisOptions): Analysis {
+  // Models using components this build lacks (or gated by --edition free) still get their
+  // complexity figures; they just cannot be timed.
+  let prepared: PreparedModel | undefined;
+  if (source instanceof PreparedModel) prepared = source;
+  else {
+    try {
+      prepared = prepareModel(source, options.load);
+    } catch (err) {
+      const missing = source.nodes.some(
+        (n) => findComponent(n.type) === undefined && n.type.toLowerCase() !== 'import',
+      );
+      if (!(err instanceof SynthError && (err.code === 'SYNTH_LICENSE' || missing))) throw err;
+    }
   }
+  const model = prepared?.model ?? (source as SynthModel);
   const structure = checkStructure(model);
   if (structure.length > 0) throw new SynthError('SYNTH_INVALID', structure.map((f) => f.message).join('; '));
   const complexity = complexityOf(model);
+  const graphOptions: GraphOptions = { edition: prepared?.edition, outside: prepared?.outside };
   return {
     rootName: model.root,
     timestamp: options.timestamp,
     complexity,
-    throughput: options.throughput && runnable ? measureThroughput(model, options) : null,
+    throughput: options.throughput && prepared ? measureThroughput(model, options, graphOptions) : null,
     isolatedBenchmark:
-      options.isolate && runnable
-        ? isolatedBenchmark(model, options, complexity.predictedAverageDepth)
+      options.isolate && prepared
+        ? isolatedBenchmark(model, options, complexity.predictedAverageDepth, graphOptions)
         : null,
   };
 }

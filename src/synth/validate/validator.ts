@@ -1,7 +1,9 @@
 /** The validator (§6): load checks, structure checks and per-node validation, as the §6.2 JSON. */
 import { SynthError } from '../errors.js';
 import type { NodeFailure } from '../engine/loader.js';
-import { checkLoad, configure } from '../engine/loader.js';
+import { configure } from '../engine/loader.js';
+import type { LoadOptions } from '../engine/prepare.js';
+import { PreparedModel, loadSynthModel, prepareModel } from '../engine/prepare.js';
 import { parseModel } from '../model/io.js';
 import type { SynthModel } from '../model/types.js';
 import { L64X128MixRandom } from '../random/l64x128-mix-random.js';
@@ -15,24 +17,54 @@ export interface ValidationResult {
   loadError?: string;
 }
 
-/** Validates a parsed model. Never throws for model problems; they become the result. */
-export function validateModel(model: SynthModel): ValidationResult {
+function loadFailure(err: unknown): ValidationResult {
+  if (err instanceof SynthError)
+    return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
+  throw err;
+}
+
+function validatePrepared(prepared: PreparedModel): ValidationResult {
+  const { model } = prepared;
+  // Validation never draws; any seed will do.
+  const { failures } = configure(model, new L64X128MixRandom(0), {
+    edition: prepared.edition,
+    outside: prepared.outside,
+  });
+  return { valid: failures.length === 0, rootName: model.root, nodeCount: model.nodes.length, failures };
+}
+
+/**
+ * Validates a parsed (or prepared) model synchronously; a model reading a database or a service
+ * needs `validateModelAsync`. Never throws for model problems; they become the result.
+ * `nodeCount` counts the composed model (imported nodes included).
+ */
+export function validateModel(
+  model: SynthModel | PreparedModel,
+  options: LoadOptions = {},
+): ValidationResult {
   try {
-    checkLoad(model);
-    // Validation never draws; any seed will do.
-    const { failures } = configure(model, new L64X128MixRandom(0));
-    return { valid: failures.length === 0, rootName: model.root, nodeCount: model.nodes.length, failures };
+    return validatePrepared(model instanceof PreparedModel ? model : prepareModel(model, options));
   } catch (err) {
-    if (err instanceof SynthError)
-      return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
-    throw err;
+    return loadFailure(err);
+  }
+}
+
+/** Validates a model after the full (asynchronous) load phase. */
+export async function validateModelAsync(
+  model: SynthModel,
+  options: LoadOptions = {},
+): Promise<ValidationResult> {
+  try {
+    return validatePrepared(await loadSynthModel(model, options));
+  } catch (err) {
+    return loadFailure(err);
   }
 }
 
 /** Validates model text of any syntax. */
-export function validateModelText(text: string): ValidationResult {
+export function validateModelText(text: string, options: LoadOptions = {}): ValidationResult {
   try {
-    return validateModel(parseModel(text));
+    return validateModel(parseModel(text), options);
   } catch (err) {
     if (err instanceof SynthError)
       return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };

@@ -1,0 +1,99 @@
+/**
+ * Database adapters for the synth database port: better-sqlite3 for `jdbc:sqlite:` (opened
+ * read-only, must exist) and pg for PostgreSQL. They connect to the target the allowlist check
+ * parsed, never to a re-parsed URL. Numbers come back as numbers; dates and other values as text.
+ */
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { Cell, DatabasePort, DatabaseRequest, TableData } from '../synth/index.js';
+
+function cell(value: unknown): Cell {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  if (Buffer.isBuffer(value)) return value.toString('hex');
+  return JSON.stringify(value);
+}
+
+function quoteName(name: string): string {
+  return name
+    .split('.')
+    .map((part) => `"${part.replace(/"/g, '""')}"`)
+    .join('.');
+}
+
+function sql(request: DatabaseRequest): string {
+  return request.query ?? `SELECT * FROM ${quoteName(request.table!)}`;
+}
+
+function readSqlite(path: string, request: DatabaseRequest): TableData {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const statement = db.prepare(sql(request));
+    if (!statement.reader)
+      throw new Error('the query returns no rows (only SELECT-like statements are read)');
+    const columns = statement.columns().map((c) => c.name);
+    const rows = (statement.raw(true).all() as unknown[][]).map((r) => r.map(cell));
+    return { columns, rows };
+  } finally {
+    db.close();
+  }
+}
+
+// PostgreSQL numeric types arrive as text by default; the engine wants numbers for them.
+const NUMERIC_TYPES = [20, 21, 23, 700, 701, 1700];
+const TEXT_TYPES = [1082, 1083, 1114, 1184, 1266];
+
+async function readPostgres(
+  target: { host: string; port: string; database: string },
+  request: DatabaseRequest,
+): Promise<TableData> {
+  let user = request.user;
+  let password = request.password;
+  // Credentials may also ride in the URL (postgres://user:pw@host/db).
+  const m = /^(?:jdbc:postgresql:|postgres:|postgresql:)(\/\/.*)$/i.exec(request.url.trim());
+  if (m !== null) {
+    const url = new URL('postgres:' + m[1]!);
+    if (user === undefined && url.username !== '') user = decodeURIComponent(url.username);
+    if (password === undefined && url.password !== '') password = decodeURIComponent(url.password);
+    user ??= url.searchParams.get('user') ?? undefined;
+    password ??= url.searchParams.get('password') ?? undefined;
+  }
+  const client = new pg.Client({
+    host: target.host,
+    port: Number(target.port),
+    database: target.database || undefined,
+    user,
+    password,
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: 60_000,
+    types: {
+      getTypeParser: ((oid: number, format?: string) => {
+        if (NUMERIC_TYPES.includes(oid)) return (v: string) => Number(v);
+        if (TEXT_TYPES.includes(oid)) return (v: string) => v;
+        return pg.types.getTypeParser(oid, format as 'text');
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  await client.connect();
+  try {
+    // Read-only: a query cannot change the database even when queries are allowed.
+    await client.query('BEGIN READ ONLY');
+    const result = await client.query({ text: sql(request), rowMode: 'array' });
+    await client.query('ROLLBACK');
+    const rows = (result.rows as unknown[][]).map((r) => r.map(cell));
+    return { columns: result.fields.map((f) => f.name), rows };
+  } finally {
+    await client.end();
+  }
+}
+
+export const nodeDatabasePort: DatabasePort = {
+  async read(request: DatabaseRequest): Promise<TableData> {
+    const target = request.target;
+    if (target.kind === 'sqlite') return readSqlite(target.path, request);
+    return readPostgres(target, request);
+  },
+};

@@ -1,0 +1,122 @@
+/**
+ * The load phase of a run: composition (imports, declares), edition gates, then every component
+ * load hook (outside data through checked ports). Generation afterwards is synchronous and
+ * streaming; anything asynchronous (databases, services) is awaited here, before the first row.
+ */
+import type { Allowlists } from '../access/allowlists.js';
+import type { AccessPorts } from '../access/ports.js';
+import { folderOf } from '../access/paths.js';
+import type { Edition } from '../components/component.js';
+import { findComponent } from '../components/registry.js';
+import { SynthError } from '../errors.js';
+import type { SynthModel } from '../model/types.js';
+import type { AccessContext } from './access-context.js';
+import { accessContext } from './access-context.js';
+import { composeModel } from './compose.js';
+import { checkLoad, componentAttributes } from './loader.js';
+import { Params } from './params.js';
+
+/** How a model is loaded. Every field is optional; the defaults read nothing from outside. */
+export interface LoadOptions {
+  /** `"full"` (default) or `"free"` to emulate the Free edition's gates (synth-spec §10). */
+  readonly edition?: Edition;
+  /** Canonical absolute path of the model file; relative paths resolve from its folder. */
+  readonly location?: string;
+  /** Working directory: the second place relative paths are searched, and a permitted root. */
+  readonly cwd?: string;
+  /** Outside-access policy; default: everything closed. */
+  readonly allowlists?: Allowlists;
+  /** IO adapters; default: none (a model needing one fails to load). */
+  readonly ports?: AccessPorts;
+}
+
+/** A model after the load phase: composed, gated, with its outside data in memory. */
+export class PreparedModel {
+  constructor(
+    /** The composed model (imports inlined, declares substituted). */
+    readonly model: SynthModel,
+    readonly edition: Edition,
+    /** Per node name, what its load hook produced. */
+    readonly outside: ReadonlyMap<string, unknown>,
+  ) {}
+}
+
+interface Staged {
+  model: SynthModel;
+  edition: Edition;
+  outside: Map<string, unknown>;
+  pending: [string, Promise<unknown>][];
+}
+
+function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged {
+  const edition = options.edition ?? 'full';
+  const folder = options.location === undefined ? undefined : folderOf(options.location);
+  const access: AccessContext = accessContext(options.ports ?? {}, options.allowlists, options.cwd, folder);
+  let model = source;
+  let origins: ReadonlyMap<string, string | undefined> = new Map();
+  if (edition === 'free') {
+    checkLoad(source, 'free');
+  } else {
+    const needsFiles = source.nodes.some((n) => n.type.toLowerCase() === 'import');
+    const composed = composeModel(
+      source,
+      options.location,
+      needsFiles ? access.fileScope('Import') : undefined,
+    );
+    model = composed.model;
+    origins = composed.origins;
+    checkLoad(model, 'full');
+  }
+  const outside = new Map<string, unknown>();
+  const pending: [string, Promise<unknown>][] = [];
+  for (const node of model.nodes) {
+    const impl = findComponent(node.type);
+    if (impl?.load === undefined) continue;
+    const params = new Params(impl.descriptor, node.name, componentAttributes(node.attributes));
+    const data = impl.load({
+      name: node.name,
+      type: impl.descriptor.name,
+      params,
+      origin: origins.get(node.name) ?? folder,
+      access,
+      async,
+    });
+    if (data instanceof Promise) {
+      // Handled here so a later load error leaves no unhandled rejection behind.
+      data.catch(() => undefined);
+      pending.push([node.name, data]);
+    } else outside.set(node.name, data);
+  }
+  return { model, edition, outside, pending };
+}
+
+/**
+ * The load phase without waiting: works for every model whose outside data is synchronous
+ * (files). A model with a Database or ServiceCall node fails with a load error pointing to
+ * `loadSynthModel`.
+ * @throws SynthError on any load error
+ */
+export function prepareModel(model: SynthModel, options: LoadOptions = {}): PreparedModel {
+  const s = stage(model, options, false);
+  return new PreparedModel(s.model, s.edition, s.outside);
+}
+
+/**
+ * The full load phase: composes, gates, and reads every outside source (awaiting databases and
+ * services). Refusals are raised before any read starts.
+ * @throws SynthError on any load error
+ */
+export async function loadSynthModel(model: SynthModel, options: LoadOptions = {}): Promise<PreparedModel> {
+  const s = stage(model, options, true);
+  const results = await Promise.allSettled(s.pending.map(([, p]) => p));
+  results.forEach((r, i) => {
+    const name = s.pending[i]![0];
+    if (r.status === 'fulfilled') s.outside.set(name, r.value);
+    else {
+      const err = r.reason as unknown;
+      if (err instanceof SynthError) throw err;
+      throw new SynthError('SYNTH_LOAD', `"${name}": ${(err as Error).message}`);
+    }
+  });
+  return new PreparedModel(s.model, s.edition, s.outside);
+}

@@ -1,0 +1,141 @@
+/**
+ * The engine side of collaborate links (synth-spec §1.6), with two small test components standing
+ * in for the beacon and watcher (the real ones are built elsewhere): targets are built first and
+ * reached through `ctx.collaborators`, links are outside the single-consumer and cycle checks, a
+ * read leaves the target's state unchanged, and a link cycle is a validation failure.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { BuildContext, CollaborateTarget, ComponentImpl } from '../../src/synth/components/component.js';
+import type * as Catalog from '../../src/synth/components/catalog.js';
+import type * as Registry from '../../src/synth/components/registry.js';
+import { DOUBLE } from '../../src/synth/engine/row.js';
+import type { Row, RuntimeNode } from '../../src/synth/engine/row.js';
+
+const TEST_COMPONENTS: ComponentImpl[] = [
+  {
+    descriptor: {
+      name: 'TestCounter',
+      className: 'test.TestCounter',
+      category: 'generator',
+      edition: 'Pro',
+      description: 'a counter peers can read',
+      input: 'none',
+      details: '',
+      parameters: [],
+    },
+    inputAttributes: [],
+    create(ctx: BuildContext): CollaborateTarget {
+      let value = 100;
+      const peers = [...ctx.collaborators.values()];
+      return {
+        name: ctx.name,
+        type: ctx.type,
+        dimension: 1,
+        synchronous: false,
+        collaborateDimension: 1,
+        next(out: Row, offset: number): void {
+          out.nums[offset] = value++;
+          out.kinds[offset] = DOUBLE;
+        },
+        collaborate(out: Row, offset: number): void {
+          // A counter that itself follows a peer reports the sum (to exercise chained links).
+          let v = value;
+          for (const p of peers) {
+            p.collaborate(out, offset);
+            v += out.nums[offset]!;
+          }
+          out.nums[offset] = v;
+          out.kinds[offset] = DOUBLE;
+        },
+      };
+    },
+  },
+  {
+    descriptor: {
+      name: 'TestWatcher',
+      className: 'test.TestWatcher',
+      category: 'filter',
+      edition: 'Pro',
+      description: 'its input, then each peer',
+      input: '1',
+      details: '',
+      parameters: [],
+    },
+    inputAttributes: [],
+    create(ctx: BuildContext): RuntimeNode {
+      const input = ctx.inputs[0]!;
+      const peers = [...ctx.collaborators.entries()].sort(([a], [b]) => a.localeCompare(b));
+      return {
+        name: ctx.name,
+        type: ctx.type,
+        dimension: input.dimension + peers.length,
+        synchronous: false,
+        next(out: Row, offset: number): void {
+          input.next(out, offset);
+          peers.forEach(([, p], i) => p.collaborate(out, offset + input.dimension + i));
+        },
+      };
+    },
+  },
+];
+
+vi.mock('../../src/synth/components/registry.js', async (importOriginal) => {
+  const real = await importOriginal<typeof Registry>();
+  return {
+    ...real,
+    findComponent: (type: string) =>
+      TEST_COMPONENTS.find((c) => c.descriptor.name.toLowerCase() === type.toLowerCase()) ??
+      real.findComponent(type),
+  };
+});
+vi.mock('../../src/synth/components/catalog.js', async (importOriginal) => {
+  const real = await importOriginal<typeof Catalog>();
+  return {
+    ...real,
+    findDescriptor: (type: string) =>
+      TEST_COMPONENTS.find((c) => c.descriptor.name.toLowerCase() === type.toLowerCase())?.descriptor ??
+      real.findDescriptor(type),
+  };
+});
+
+const { grind, xmlModel } = await import('./helpers.js');
+const { validateModel } = await import('../../src/synth/validate/validator.js');
+const { parseModel } = await import('../../src/synth/model/io.js');
+
+describe('collaborate links', () => {
+  it('reads peers without advancing them; peers need no consumer and may be unreachable', () => {
+    const model = xmlModel(
+      'W',
+      '<TestWatcher name="W" collaborate.primary="A" collaborate.secondary="B"><input name="S"/></TestWatcher>' +
+        '<Sequence name="S" start="1"/><TestCounter name="A"/><TestCounter name="B"/>',
+    );
+    expect(grind(model, 1, 3)).toBe('1.0,100.0,100.0\n2.0,100.0,100.0\n3.0,100.0,100.0\n');
+  });
+
+  it('lets a node be both an input and a collaborate target (links are not consumers)', () => {
+    const model = xmlModel(
+      'Both',
+      '<Append name="Both"><input name="W"/><input name="A"/></Append>' +
+        '<TestWatcher name="W" collaborate.peer="A"><input name="S"/></TestWatcher>' +
+        '<Sequence name="S"/><TestCounter name="A"/>',
+    );
+    // W reads A before Append pulls A: 100 each time, while A's own pulls advance it.
+    expect(grind(model, 1, 3)).toBe('0.0,100.0,100.0\n1.0,101.0,101.0\n2.0,102.0,102.0\n');
+  });
+
+  it('builds chained targets first and reports a link cycle as a validation failure', () => {
+    const chained = xmlModel(
+      'W',
+      '<TestWatcher name="W" collaborate.x="A"><input name="S"/></TestWatcher><Sequence name="S"/>' +
+        '<TestCounter name="A" collaborate.up="B"/><TestCounter name="B"/>',
+    );
+    expect(grind(chained, 1, 1)).toBe('0.0,200.0\n');
+    const cycle = validateModel(
+      parseModel(
+        xmlModel('A', '<TestCounter name="A" collaborate.p="B"/><TestCounter name="B" collaborate.p="A"/>'),
+      ),
+    );
+    expect(cycle.valid).toBe(false);
+    expect(cycle.failures.map((f) => f.message).join('; ')).toMatch(/collaborate cycle through "A"/);
+  });
+});
