@@ -8,6 +8,7 @@ import {
   cardState,
   explainValue,
   modelGraph,
+  outputValues,
   type CardState,
   type ModelGraph,
   type ValueExplanation,
@@ -237,9 +238,16 @@ export class CalcService {
   }
 
   /** What a model card shows of a stored model: spec, graph, state, meta, failing rules, views. */
-  async getCard(id: string): Promise<CardState & { spec: ModelSpec; graph: ModelGraph }> {
+  async getCard(
+    id: string,
+  ): Promise<CardState & { spec: ModelSpec; graph: ModelGraph; outputs: Record<string, JsonValue> }> {
     const runtime = await this.runtime(id);
-    return { spec: runtime.model.spec, graph: modelGraph(runtime.model), ...(await cardState(runtime)) };
+    return {
+      spec: runtime.model.spec,
+      graph: modelGraph(runtime.model),
+      ...(await cardState(runtime)),
+      outputs: await outputValues(runtime),
+    };
   }
 
   /** "Why is this number?" for one address of a stored model. */
