@@ -8,7 +8,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { isObject, MODEL_SPEC_SCHEMA, type JsonObject } from '../calc/index.js';
-import { CardError, issuesOf, specHash, type CardRunner, type ComputedCard } from '../service/card-runner.js';
+import {
+  CardError,
+  cardPayload,
+  issuesOf,
+  specHash,
+  type CardRunner,
+  type ComputedCard,
+} from '../service/card-runner.js';
+import { cardHtml } from '../service/card-assets.js';
 import type { CalcService } from '../service/calc-service.js';
 import type { ShareLinks } from '../service/share-links.js';
 import { GUIDES } from './resources.js';
@@ -23,8 +31,7 @@ export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const CARD_META_KEY = 'valem/card';
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** Built by `npm run build:card` (vite, one self-contained file). */
-export const CARD_HTML_PATH = `${packageRoot}dist/web/model-card.html`;
+export { CARD_HTML_PATH } from '../service/card-assets.js';
 
 /**
  * Does this client show cards? Yes when it lists the UI extension, or sends no extensions map at
@@ -34,18 +41,6 @@ export function clientShowsCards(capabilities: ClientCapabilities | undefined): 
   const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
   if (extensions === undefined || extensions === null) return true;
   return isObject(extensions) && extensions[UI_EXTENSION] !== undefined;
-}
-
-let cachedHtml: string | undefined;
-/** The card's HTML; re-read while it is missing so a build during a session is picked up. */
-export function cardHtml(): string {
-  if (cachedHtml !== undefined) return cachedHtml;
-  try {
-    cachedHtml = readFileSync(CARD_HTML_PATH, 'utf8');
-    return cachedHtml;
-  } catch {
-    throw new Error(`the model card is not built (${CARD_HTML_PATH}); run npm run build:card`);
-  }
 }
 
 export const CARD_RESOURCE = {
@@ -145,22 +140,8 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     return out;
   };
 
-  /** What the card renders from: everything it needs without asking the server again. */
-  const statelessPayload = (card: ComputedCard, given: Record<string, unknown>): JsonObject => ({
-    mode: 'stateless',
-    modelId: card.compiled.spec.id,
-    version: card.compiled.spec.version,
-    specHash: card.compiled.specHash,
-    spec: card.compiled.spec as unknown as JsonObject,
-    given: given as JsonObject,
-    state: card.state,
-    meta: card.meta,
-    flags: card.flags as unknown as JsonObject[],
-    views: card.views as unknown as JsonObject[],
-    graph: card.compiled.graph as unknown as JsonObject,
-    rejectedInputs: card.rejectedInputs as unknown as JsonObject[],
-    canShare: shareLinks !== undefined,
-  });
+  const statelessPayload = (card: ComputedCard, given: Record<string, unknown>): JsonObject =>
+    cardPayload(card, given, shareLinks !== undefined);
 
   const specGuide: ToolDefinition = {
     name: 'valem_spec_guide',

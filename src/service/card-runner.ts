@@ -22,6 +22,7 @@ import {
   type CardState,
   type CompiledModel,
   type ConstraintViolation,
+  type JsonObject,
   type JsonValue,
   type ModelGraph,
   type ModelRuntime,
@@ -141,6 +142,29 @@ export interface CardRunnerOptions {
   now?: () => number;
   maxSpecs?: number;
   idleMs?: number;
+}
+
+/** What the card renders from: everything it needs without asking the server again. */
+export function cardPayload(
+  card: ComputedCard,
+  given: Record<string, unknown>,
+  canShare: boolean,
+): JsonObject {
+  return {
+    mode: 'stateless',
+    modelId: card.compiled.spec.id,
+    version: card.compiled.spec.version,
+    specHash: card.compiled.specHash,
+    spec: card.compiled.spec as unknown as JsonObject,
+    given: given as JsonObject,
+    state: card.state,
+    meta: card.meta,
+    flags: card.flags as unknown as JsonObject[],
+    views: card.views as unknown as JsonObject[],
+    graph: card.compiled.graph as unknown as JsonObject,
+    rejectedInputs: card.rejectedInputs as unknown as JsonObject[],
+    canShare,
+  };
 }
 
 export class CardRunner {

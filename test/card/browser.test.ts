@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerShareRoutes } from '../../src/http/share-routes.js';
+import { CardRunner } from '../../src/service/card-runner.js';
+import { shareLinkBuilder } from '../../src/service/share-links.js';
 import { CARD_HTML_PATH } from '../../src/mcp/card-tools.js';
 import { serveHttp, type RunningHttpMcp } from '../../src/mcp/http.js';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -229,6 +233,34 @@ describe.skipIf(!CHROMIUM)(
 
     it('made no network request from the card frame', () => {
       expect(cardRequests).toEqual([]);
+    });
+
+    it('renders the same card at a share link outside any chat, computing edits on the server', async () => {
+      const app = Fastify();
+      registerShareRoutes(app, { runner: new CardRunner() });
+      const base = await app.listen({ host: '127.0.0.1', port: 0 });
+      try {
+        const url = shareLinkBuilder(base).shareUrl({ spec: carLoan(), inputs: { '$.deposit': 6000 } })!;
+        const share = await browser.newPage({ locale: 'en-US' });
+        const origins = new Set<string>();
+        share.on('request', (r) => origins.add(new URL(r.url()).origin));
+        await share.goto(url);
+        const expected = (await calc.dryRun(carLoan(), { '$.deposit': 6000 })).monthlyPayment as number;
+        await expect
+          .poll(() => share.locator('[data-testid="value-payment"]').textContent())
+          .toBe(usd(expected));
+        const deposit = share.getByLabel('Deposit', { exact: true });
+        await deposit.fill('2000');
+        await deposit.press('Enter');
+        const after = (await calc.dryRun(carLoan(), { '$.deposit': 2000 })).monthlyPayment as number;
+        await expect
+          .poll(() => share.locator('[data-testid="value-payment"]').textContent())
+          .toBe(usd(after));
+        expect([...origins]).toEqual([base]);
+        await share.close();
+      } finally {
+        await app.close();
+      }
     });
   },
 );
