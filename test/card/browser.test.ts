@@ -31,6 +31,78 @@ const ARTEFACTS = join(root, 'artefacts/card');
 interface BrowserDoc {
   document: { documentElement: { dataset: Record<string, string | undefined> } };
 }
+/** Two top-level views and an item view: rows with an input each, a total, a bar chart. */
+function multiView(): Record<string, unknown> {
+  return {
+    id: 'orders',
+    version: '1.0.0',
+    schema: {
+      type: 'object',
+      properties: {
+        items: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              price: { type: 'number' },
+              qty: { type: 'integer', minimum: 0 },
+            },
+          },
+        },
+      },
+    },
+    defaultValues: [
+      {
+        path: '$',
+        expr: '{"items": [{"name": "a", "price": 10, "qty": 1}, {"name": "b", "price": 5, "qty": 2}]}',
+      },
+    ],
+    derivations: [
+      { path: '$.items[*].lineTotal', expr: '$parent.price * $parent.qty' },
+      { path: '$.total', expr: '$sum(items.lineTotal)' },
+    ],
+    viewDefinition: {
+      defaultView: 'order',
+      views: [
+        {
+          id: 'line',
+          components: [{ id: 'qty', type: 'numericField', label: 'Qty', bind: '$.items[*].qty' }],
+        },
+        {
+          id: 'order',
+          label: 'Order',
+          components: [
+            { id: 'lines', type: 'sectionList', label: 'Lines', bind: '$.items', itemView: 'line' },
+            {
+              id: 'total',
+              type: 'statTile',
+              label: 'Total',
+              bind: '$.total',
+              format: 'currency',
+              currency: 'USD',
+            },
+          ],
+        },
+        {
+          id: 'chart',
+          label: 'Chart',
+          components: [
+            {
+              id: 'bars',
+              type: 'dataChart',
+              label: 'Line totals',
+              bind: '$.items',
+              chartType: 'bar',
+              chartX: 'name',
+              chartSeries: [{ field: 'lineTotal', label: 'Line total' }],
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
 const usd = (n: number): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(n);
 
@@ -229,6 +301,40 @@ describe.skipIf(!CHROMIUM)(
       const expected = (await calc.getField('car-loan-calculator', '$.monthlyPayment')) as number;
       await expect.poll(() => payment(frame).textContent()).toBe(usd(expected));
       expect((await calc.getAudit('car-loan-calculator'))[0]!.mutations).toEqual({ '$.deposit': 7000 });
+    });
+
+    it('gives several views tabs (an item view is not one), draws charts and section rows', async () => {
+      const frame = await open('render_model', { spec: multiView() });
+      const tabs = frame.getByRole('tab');
+      await expect.poll(() => tabs.allTextContents()).toEqual(['Order', 'Chart']);
+      expect(await frame.getByRole('tab', { name: 'Order' }).getAttribute('aria-selected')).toBe('true');
+      // rows of the section list, each with its own editable quantity
+      await expect.poll(() => frame.locator('.section-row').count()).toBe(2);
+      await expect.poll(() => frame.locator('[data-testid="value-total"]').textContent()).toBe(usd(20));
+      const qty = frame.locator('.section-row').nth(1).getByLabel('Qty');
+      await qty.fill('4');
+      await qty.press('Enter');
+      await expect.poll(() => frame.locator('[data-testid="value-total"]').textContent()).toBe(usd(30));
+      // keyboard: arrow to the next tab, which draws a recharts chart
+      await frame.getByRole('tab', { name: 'Order' }).focus();
+      await page.keyboard.press('ArrowRight');
+      await expect
+        .poll(() => frame.getByRole('tab', { name: 'Chart' }).getAttribute('aria-selected'))
+        .toBe('true');
+      await frame.locator('.chart svg.recharts-surface').waitFor();
+      expect(await frame.locator('.chart .recharts-bar-rectangle').count()).toBe(2);
+    });
+
+    it('renders the bundled insurance example (field sets, radios, selects) without errors', async () => {
+      const spec = JSON.parse(
+        readFileSync(join(root, 'examples/calc/insurance-quote.json'), 'utf8'),
+      ) as object;
+      const frame = await open('render_model', { spec });
+      await frame.getByRole('radio').first().waitFor();
+      expect(await frame.locator('fieldset legend').allTextContents()).toEqual(
+        expect.arrayContaining(['Driver', 'Vehicle']),
+      );
+      expect(await frame.locator('[role="alert"]').count()).toBe(0);
     });
 
     it('made no network request from the card frame', () => {
