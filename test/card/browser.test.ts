@@ -22,9 +22,13 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import { carLoan } from './helpers.js';
 
 const root = join(import.meta.dirname, '../..');
-const CHROMIUM = [process.env.MODELWORKS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => typeof p === 'string' && p !== '' && existsSync(p),
-);
+/** MODELWORKS_CHROMIUM names the browser (set it to a missing path to see the skip); else Debian's. */
+const CANDIDATES = process.env.MODELWORKS_CHROMIUM
+  ? [process.env.MODELWORKS_CHROMIUM]
+  : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
+const SKIP_REASON = `no chromium at ${CANDIDATES.join(' or ')} (install Debian's chromium, or set MODELWORKS_CHROMIUM)`;
+if (!CHROMIUM) console.warn(`test/card/browser.test.ts skipped: ${SKIP_REASON}`);
 /** Screenshots land here (git-ignored). */
 const ARTEFACTS = join(root, 'artefacts/card');
 /** The slice of the browser's globals the evaluated functions read (no DOM lib in this tsconfig). */
@@ -107,7 +111,9 @@ const usd = (n: number): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(n);
 
 describe.skipIf(!CHROMIUM)(
-  CHROMIUM ? 'model card in Chromium' : 'model card in Chromium (skipped: no chromium at /usr/bin/chromium)',
+  CHROMIUM
+    ? 'model card in Chromium'
+    : `model card in Chromium (skipped: no chromium at ${CANDIDATES.join(' or ')})`,
   () => {
     let calc: CalcService;
     let mcp: RunningHttpMcp;
