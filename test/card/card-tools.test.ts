@@ -298,7 +298,9 @@ describe('show_model and valem_card_edit on a stored model', () => {
     expect(shown.structuredContent!.outputs['$.monthlyPayment']).toBe(480.78);
     const card = shown._meta!['valem/card'];
     expect(card).toMatchObject({ mode: 'stored', modelId: 'car-loan-calculator' });
-    expect(card.graph.nodes.length).toBeGreaterThan(0);
+    // the card's graph is what CalcService.getGraph (GET /models/{id}/graph) answers
+    expect(card.graph).toEqual(await peer.calc.getGraph('car-loan-calculator'));
+    expect(card.graph).toMatchObject({ modelId: 'car-loan-calculator', levels: expect.any(Array) });
     const hash = card.specHash as string;
 
     const read = await peer.call('valem_card_edit', { id: 'car-loan-calculator', specHash: hash });
