@@ -32,3 +32,15 @@ export type { DerivationTrace } from './traces.js';
 export { validateSpec, type ValidationReport } from './validator.js';
 export { evaluateView, findView, type EvaluatedView } from './views.js';
 export { MODEL_SPEC_SCHEMA, SPEC_EVOLUTION_SCHEMA } from './spec-schemas.js';
+export { evaluateViews, itemViewIds, topLevelViewIds } from './views.js';
+export { modelGraph, type GraphNode, type GraphNodeKind, type ModelGraph } from './graph-export.js';
+export {
+  cardState,
+  explainValue,
+  failingConstraints,
+  inputValues,
+  outputValues,
+  type CardState,
+  type ExplainedInput,
+  type ValueExplanation,
+} from './card-state.js';

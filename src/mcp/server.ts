@@ -18,7 +18,10 @@ import { z } from 'zod';
 import type { CalcService } from '../service/calc-service.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { readPackageVersion } from '../version.js';
+import { CardRunner } from '../service/card-runner.js';
+import type { ShareLinks } from '../service/share-links.js';
 import { authoringTools, modelTools, shallowInputSchema } from './calc-tools.js';
+import { CARD_RESOURCE, CARD_URI, cardTools, clientShowsCards, readCardResource } from './card-tools.js';
 import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from './resources.js';
 import { errorResult, textError } from './results.js';
 import { sheetTools } from './sheet-tools.js';
@@ -36,7 +39,12 @@ export interface McpServerOptions {
   extraTools?: ToolDefinition[];
   /** One line for the readiness log, e.g. "embedded mode, memory store". */
   modeLine: string;
+  /** Model cards: the stateless runner (shared by every session) and share links when served. */
+  cards?: { runner?: CardRunner; shareLinks?: ShareLinks };
 }
+
+/** One runner for every server of the process, so sessions share compiled specs. */
+let sharedRunner: CardRunner | undefined;
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
 
@@ -53,7 +61,7 @@ const validators = new WeakMap<ToolDefinition, ValidateFunction>();
 function validatorFor(tool: ToolDefinition): ValidateFunction {
   let v = validators.get(tool);
   if (!v) {
-    v = ajv.compile(shallowInputSchema(tool.inputSchema));
+    v = ajv.compile(tool.argsSchema ?? shallowInputSchema(tool.inputSchema));
     validators.set(tool, v);
   }
   return v;
@@ -73,22 +81,44 @@ export function createMcpServer(options: McpServerOptions): Server {
       ...sheetTools(),
     );
   tools.push(...(options.extraTools ?? []));
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  // the card tools depend on whether the client shows cards (known once it has initialized)
+  const toolSets = new Map<boolean, { list: ToolDefinition[]; byName: Map<string, ToolDefinition> }>();
+  const currentTools = (): { list: ToolDefinition[]; byName: Map<string, ToolDefinition> } => {
+    const ui = clientShowsCards(server.getClientCapabilities());
+    let set = toolSets.get(ui);
+    if (!set) {
+      const list = options.groups.has('calc')
+        ? [
+            ...tools,
+            ...cardTools({
+              calc: options.calc,
+              runner: options.cards?.runner ?? (sharedRunner ??= new CardRunner()),
+              ui,
+              ...(options.cards?.shareLinks ? { shareLinks: options.cards.shareLinks } : {}),
+            }),
+          ]
+        : tools;
+      set = { list, byName: new Map(list.map((t) => [t.name, t])) };
+      toolSets.set(ui, set);
+    }
+    return set;
+  };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((t) => ({
+    tools: currentTools().list.map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
       inputSchema: t.inputSchema as { type: 'object' },
       ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: 'object' } } : {}),
       annotations: { title: t.title, ...t.annotations },
+      ...(t._meta ? { _meta: t._meta } : {}),
     })),
   }));
 
   server.setRequestHandler(ToolsCallMethod, async (raw, extra) => {
     const request = raw as unknown as CallToolRequest; // validated by the SDK's tools/call wrapper
-    const tool = byName.get(request.params.name);
+    const tool = currentTools().byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
     const args = request.params.arguments ?? {};
     const validate = validatorFor(tool);
@@ -117,7 +147,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         {
           level: 'info',
           logger: 'modelworks',
-          data: `modelworks ready: ${options.modeLine}; ${tools.length} tools`,
+          data: `modelworks ready: ${options.modeLine}; ${currentTools().list.length} tools`,
         },
         server.transport?.sessionId,
       )
@@ -141,11 +171,16 @@ export function announceReady(server: Server): void {
 
 function registerResources(server: Server, calc: CalcService): void {
   const subscriptions = new Map<string, () => void>();
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: STATIC_RESOURCES }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: clientShowsCards(server.getClientCapabilities())
+      ? [...STATIC_RESOURCES, CARD_RESOURCE]
+      : STATIC_RESOURCES,
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: RESOURCE_TEMPLATES,
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    if (request.params.uri === CARD_URI) return { contents: [readCardResource()] };
     const content = await readResource(request.params.uri, calc);
     if (!content)
       throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, {

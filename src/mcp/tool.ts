@@ -20,6 +20,10 @@ export interface ToolDefinition {
     idempotentHint?: boolean;
     openWorldHint: false;
   };
+  /** What the arguments are checked against when not the (shallow) input schema. */
+  argsSchema?: JsonSchema;
+  /** Listed with the tool (MCP Apps: `ui.resourceUri`, `ui.visibility`). */
+  _meta?: Record<string, unknown>;
   /** Hint for the "Result too large" note. */
   narrowHint?: string;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;

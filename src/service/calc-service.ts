@@ -5,6 +5,13 @@
 import {
   CalcError,
   capDepth,
+  cardState,
+  explainValue,
+  modelGraph,
+  outputValues,
+  type CardState,
+  type ModelGraph,
+  type ValueExplanation,
   compileModel,
   dryRun,
   evalExpression,
@@ -223,6 +230,30 @@ export class CalcService {
 
   async getView(id: string, viewId?: string): Promise<EvaluatedView> {
     return evaluateView(await this.runtime(id), viewId);
+  }
+
+  /** The dependency graph: nodes (kind, label, expression), edges and evaluation levels. */
+  async getGraph(id: string): Promise<ModelGraph> {
+    return modelGraph((await this.runtime(id)).model);
+  }
+
+  /** What a model card shows of a stored model: spec, graph, state, meta, failing rules, views. */
+  async getCard(
+    id: string,
+  ): Promise<CardState & { spec: ModelSpec; graph: ModelGraph; outputs: Record<string, JsonValue> }> {
+    const runtime = await this.runtime(id);
+    return {
+      spec: runtime.model.spec,
+      graph: modelGraph(runtime.model),
+      ...(await cardState(runtime)),
+      outputs: await outputValues(runtime),
+    };
+  }
+
+  /** "Why is this number?" for one address of a stored model. */
+  async explainValue(id: string, path: string): Promise<ValueExplanation> {
+    const runtime = await this.runtime(id);
+    return explainValue(runtime, modelGraph(runtime.model), path);
   }
 
   async getLibrary(id: string): Promise<LibraryVocabulary> {

@@ -658,7 +658,9 @@ describe.each([
 
   it('serves resources: guides, schemas, examples, live state; unknown URIs are -32002', async () => {
     const { resources } = await peer.client.listResources();
+    // the SDK client sends no extensions map, so it is offered the model card too (docs/cards.md)
     expect(resources.map((r) => r.uri).sort()).toEqual([
+      'ui://valem/model-card.html',
       'valem://guide/jsonata-gotchas',
       'valem://guide/model-spec-format',
       'valem://guide/spec-evolution',
@@ -667,7 +669,13 @@ describe.each([
       'valem://schema/spec-evolution',
     ]);
     for (const r of resources)
-      expect(r.mimeType).toBe(r.uri.includes('/guide/') ? 'text/markdown' : 'application/json');
+      expect(r.mimeType).toBe(
+        r.uri.startsWith('ui://')
+          ? 'text/html;profile=mcp-app'
+          : r.uri.includes('/guide/')
+            ? 'text/markdown'
+            : 'application/json',
+      );
 
     const { resourceTemplates } = await peer.client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([

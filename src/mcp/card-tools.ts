@@ -1,0 +1,363 @@
+/**
+ * Model cards (MCP Apps): the tools that hand a person a live model as an interactive card inside
+ * the chat, and the card resource itself. A spec the card holds runs on the stateless CardRunner;
+ * a stored model's edits are CalcService mutations. Clients that do not show cards get
+ * render_model as a text-only tool and none of the card-only tools.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { isObject, MODEL_SPEC_SCHEMA, type JsonObject } from '../calc/index.js';
+import {
+  CardError,
+  cardPayload,
+  issuesOf,
+  specHash,
+  type CardRunner,
+  type ComputedCard,
+} from '../service/card-runner.js';
+import { cardHtml } from '../service/card-assets.js';
+import type { CalcService } from '../service/calc-service.js';
+import type { ShareLinks } from '../service/share-links.js';
+import { GUIDES } from './resources.js';
+import { okResult, type ToolResult } from './results.js';
+import { input, output, READ, WRITE, type JsonSchema, type ToolDefinition } from './tool.js';
+
+export const CARD_URI = 'ui://valem/model-card.html';
+export const CARD_MIME = 'text/html;profile=mcp-app';
+/** The MCP Apps extension id a client lists under `capabilities.extensions`. */
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+/** Where a tool result carries the card's payload. */
+export const CARD_META_KEY = 'valem/card';
+
+const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
+export { CARD_HTML_PATH } from '../service/card-assets.js';
+
+/**
+ * Does this client show cards? Yes when it lists the UI extension, or sends no extensions map at
+ * all (older hosts that render `ui://` resources without advertising them).
+ */
+export function clientShowsCards(capabilities: ClientCapabilities | undefined): boolean {
+  const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
+  if (extensions === undefined || extensions === null) return true;
+  return isObject(extensions) && extensions[UI_EXTENSION] !== undefined;
+}
+
+export const CARD_RESOURCE = {
+  uri: CARD_URI,
+  name: 'model-card',
+  title: 'Model card',
+  mimeType: CARD_MIME,
+  description: 'The interactive model card (MCP Apps view) shown by render_model and show_model',
+};
+
+/** resources/read of the card: one self-contained HTML file that fetches nothing. */
+export function readCardResource(): { uri: string; mimeType: string; text: string; _meta: JsonObject } {
+  return {
+    uri: CARD_URI,
+    mimeType: CARD_MIME,
+    text: cardHtml(),
+    _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
+  };
+}
+
+/** The text an assistant reads before authoring a card: the guides plus the card notes. */
+export function specGuideText(): string {
+  const read = (name: string): string => readFileSync(`${packageRoot}docs/guides/${name}.md`, 'utf8');
+  const names = ['model-spec-format', 'view-system', 'jsonata-gotchas', 'model-cards'];
+  return names
+    .filter((n) => n === 'model-cards' || GUIDES.some((g) => g.name === n))
+    .map(read)
+    .join('\n\n---\n\n');
+}
+
+const embed = (schema: JsonObject): JsonSchema => {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+};
+const SPEC = embed(MODEL_SPEC_SCHEMA);
+const INPUTS = {
+  type: 'object',
+  description: 'Canonical address → value, layered on the defaults (e.g. {"$.deposit": 5000})',
+};
+const SPEC_HASH = { type: 'string', description: 'The specHash render_model returned' };
+const APP_ONLY = (): JsonObject => ({ ui: { resourceUri: CARD_URI, visibility: ['app'] } });
+const WITH_CARD = (): JsonObject => ({
+  ui: { resourceUri: CARD_URI, visibility: ['model', 'app'] },
+  'ui/resourceUri': CARD_URI,
+});
+
+function structuredError(payload: Record<string, unknown>): ToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(payload, null, 2) }],
+    structuredContent: payload,
+    isError: true,
+  };
+}
+
+/** Runs a tool body, turning card refusals into structured error results. */
+async function guarded(body: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof CardError) return structuredError(err.payload);
+    throw err;
+  }
+}
+
+const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export interface CardToolsOptions {
+  calc: CalcService;
+  runner: CardRunner;
+  /** Whether the client shows cards (see clientShowsCards). */
+  ui: boolean;
+  /** Present when the server can open a card from a link (modelworks serve). */
+  shareLinks?: ShareLinks;
+}
+
+/** Arguments are checked shallowly: a spec is judged by the spec validator, with its findings. */
+function shallow(tool: ToolDefinition): ToolDefinition {
+  const props = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const args = Object.fromEntries(
+    Object.entries(props).map(([k, v]) => [k, v === SPEC ? { type: 'object' } : v]),
+  );
+  return { ...tool, argsSchema: { ...tool.inputSchema, properties: args } };
+}
+
+/** The card tools for one client. */
+export function cardTools(options: CardToolsOptions): ToolDefinition[] {
+  const { calc, runner, ui, shareLinks } = options;
+
+  const links = (spec: unknown, inputs: Record<string, unknown>): Record<string, string> => {
+    if (!shareLinks || !isObject(spec)) return {};
+    const out: Record<string, string> = {};
+    const share = shareLinks.shareUrl({ spec, inputs });
+    const embedUrl = shareLinks.embedUrl({ spec, inputs });
+    if (share) out.shareUrl = share;
+    if (embedUrl) out.embedUrl = embedUrl;
+    return out;
+  };
+
+  const statelessPayload = (card: ComputedCard, given: Record<string, unknown>): JsonObject =>
+    cardPayload(card, given, shareLinks !== undefined);
+
+  const specGuide: ToolDefinition = {
+    name: 'valem_spec_guide',
+    title: 'Spec guide',
+    description:
+      'The ModelSpec format, the view system, JSONata gotchas and model-card notes in one text. Read it before authoring a spec for render_model.',
+    inputSchema: input({}),
+    annotations: READ,
+    run: () => Promise.resolve({ content: [{ type: 'text', text: specGuideText() }] }),
+  };
+
+  const renderModel: ToolDefinition = {
+    name: 'render_model',
+    title: 'Render model',
+    description: `Show a ModelSpec (with a viewDefinition) as ${ui ? 'an interactive card the user can edit' : 'computed values'}. Validates the spec and runs its embedded tests (a failing test is an error), computes it with the optional inputs (canonical address → value) and returns {modelId, version, specHash, inputs, outputs, flags, warnings}. Inputs a rollback rule or the schema rejects fall back to the defaults and are listed as rejectedInputs. An invalid spec returns {valid:false, errors[]} to fix. Limits: 64 KB spec, 200 expressions. Nothing is registered.`,
+    inputSchema: input({ spec: SPEC, inputs: INPUTS }, ['spec']),
+    outputSchema: output(
+      {
+        modelId: { type: 'string' },
+        version: { type: 'string' },
+        specHash: { type: 'string' },
+        inputs: { type: 'object' },
+        outputs: { type: 'object' },
+        flags: { type: 'array' },
+        warnings: { type: 'array' },
+        rejectedInputs: { type: 'array' },
+        shareUrl: { type: 'string' },
+        embedUrl: { type: 'string' },
+        valid: { type: 'boolean' },
+        errors: { type: 'array' },
+      },
+      ['modelId', 'specHash'],
+    ),
+    annotations: READ,
+    narrowHint: 'the model computes too many values for a tool result; render fewer rows',
+    run: (a) =>
+      guarded(async () => {
+        const given = obj(a.inputs);
+        const compiled = await runner.compile(a.spec);
+        const card = await runner.render(compiled, given);
+        const accepted = Object.fromEntries(
+          Object.entries(given).filter(([p]) => !card.rejectedInputs.some((r) => r.path === p)),
+        );
+        const result: Record<string, unknown> = {
+          modelId: compiled.spec.id,
+          version: compiled.spec.version,
+          specHash: compiled.specHash,
+          inputs: card.inputs,
+          outputs: card.outputs,
+          flags: card.flags,
+          warnings: compiled.warnings,
+        };
+        if (card.rejectedInputs.length > 0) result.rejectedInputs = card.rejectedInputs;
+        Object.assign(result, links(a.spec, accepted));
+        const out = okResult(result, 'the model computes too many values for a tool result');
+        if (ui && !out.isError) out._meta = { [CARD_META_KEY]: statelessPayload(card, accepted) };
+        return out;
+      }),
+  };
+
+  const explainValueTool: ToolDefinition = {
+    name: 'explain_value',
+    title: 'Explain value',
+    description:
+      'How a value of a rendered model was computed for the given inputs: {path, kind, label, value, expression, inputs[], baseInputs[]} and a one-line text to quote. A row is explained through its [*] rule with that row’s values; an input the user sets is reported as such; an unknown path lists the fields. Pass spec again when the answer is spec_unknown.',
+    inputSchema: input(
+      {
+        path: { type: 'string', description: 'Canonical address, e.g. "$.total" or "$.items[0].lineTotal"' },
+        specHash: SPEC_HASH,
+        inputs: INPUTS,
+        spec: SPEC,
+      },
+      ['path', 'specHash'],
+    ),
+    outputSchema: output(
+      {
+        path: { type: 'string' },
+        kind: { type: 'string' },
+        label: { type: 'string' },
+        value: {},
+        expression: { type: ['string', 'null'] },
+        inputs: { type: 'array' },
+        baseInputs: { type: 'array' },
+      },
+      ['path', 'kind'],
+    ),
+    annotations: READ,
+    run: (a) =>
+      guarded(async () => {
+        const { text, ...why } = await runner.explain(str(a.specHash), str(a.path), obj(a.inputs), a.spec);
+        return {
+          content: [{ type: 'text', text }],
+          structuredContent: why as unknown as Record<string, unknown>,
+        };
+      }),
+  };
+
+  const recompute: ToolDefinition = {
+    name: 'valem_recompute',
+    title: 'Recompute card',
+    description:
+      'Card-only: recompute a rendered spec with the inputs on screen → {specHash, state, meta, flags, views}, or {specHash, rejected, issues} when a rollback rule or the schema rejects the edit. Answers {error:"spec_unknown"} when the spec has left the cache; call again with spec. share:true adds shareUrl/embedUrl.',
+    inputSchema: input({ specHash: SPEC_HASH, inputs: INPUTS, spec: SPEC, share: { type: 'boolean' } }, [
+      'specHash',
+      'inputs',
+    ]),
+    annotations: READ,
+    narrowHint: 'the card state is too large',
+    run: (a) =>
+      guarded(async () => {
+        const inputs = obj(a.inputs);
+        const outcome = await runner.recompute(str(a.specHash), inputs, a.spec);
+        if (outcome.rejected)
+          return okResult({ specHash: outcome.specHash, rejected: true, issues: outcome.issues });
+        const { card } = outcome;
+        return okResult({
+          specHash: outcome.specHash,
+          state: card.state,
+          meta: card.meta,
+          flags: card.flags,
+          views: card.views,
+          outputs: card.outputs,
+          ...(a.share === true ? links(card.compiled.spec, inputs) : {}),
+        });
+      }),
+  };
+
+  /** A stored model as the card shows it; spec and graph only when the card's hash is stale. */
+  const storedCard = async (id: string, knownHash?: string): Promise<Record<string, unknown>> => {
+    const card = await calc.getCard(id);
+    const hash = specHash(card.spec);
+    const out: Record<string, unknown> = {
+      specHash: hash,
+      state: card.state,
+      meta: card.meta,
+      flags: card.flags.filter((f) => f.policy === 'flag'),
+      views: card.views,
+      outputs: card.outputs,
+      modelId: id,
+      version: card.spec.version,
+    };
+    if (knownHash !== hash) {
+      out.spec = card.spec;
+      out.graph = card.graph;
+    }
+    return out;
+  };
+
+  const showModel: ToolDefinition = {
+    name: 'show_model',
+    title: 'Show model',
+    description:
+      'Show a stored model (made with create_model) as an interactive card: its current state, the flag rules failing now and its graph. The user’s edits in the card are saved to the model as mutations. Returns {modelId, version, outputs, flags}. A model without a viewDefinition is an error: add one with evolve_spec.',
+    inputSchema: input({ id: { type: 'string', description: 'Model id' } }, ['id']),
+    outputSchema: output(
+      {
+        modelId: { type: 'string' },
+        version: { type: 'string' },
+        outputs: { type: 'object' },
+        flags: { type: 'array' },
+      },
+      ['modelId', 'version'],
+    ),
+    annotations: READ,
+    run: async (a) => {
+      const id = str(a.id);
+      const spec = await calc.getSpec(id);
+      if (!isObject(spec.viewDefinition) || !Array.isArray(spec.viewDefinition.views))
+        return structuredError({
+          error: 'No view',
+          message: `model '${id}' has no viewDefinition; add one with evolve_spec before show_model`,
+        });
+      const { outputs, ...card } = await storedCard(id);
+      const out = okResult({ modelId: id, version: card.version, outputs, flags: card.flags });
+      if (!out.isError) out._meta = { [CARD_META_KEY]: { mode: 'stored', ...card } as JsonObject };
+      return out;
+    },
+  };
+
+  const cardEdit: ToolDefinition = {
+    name: 'valem_card_edit',
+    title: 'Edit from card',
+    description:
+      'Card-only: save edits to a stored model as one mutate ({id, specHash, mutations}) → {specHash, state, meta, flags, views}, plus spec and graph when the model’s spec changed since specHash; {specHash, rejected, issues} when a rollback rule or the schema refuses (the model is unchanged). No mutations: read the model back.',
+    inputSchema: input({ id: { type: 'string' }, specHash: SPEC_HASH, mutations: INPUTS }, [
+      'id',
+      'specHash',
+    ]),
+    annotations: WRITE,
+    narrowHint: 'the card state is too large',
+    run: async (a) => {
+      const id = str(a.id);
+      const mutations = obj(a.mutations);
+      if (Object.keys(mutations).length > 0) {
+        try {
+          await calc.mutate(id, mutations);
+        } catch (err) {
+          const issues = issuesOf(err);
+          if (!issues) throw err;
+          const current = specHash(await calc.getSpec(id));
+          return okResult({ specHash: current, rejected: true, issues });
+        }
+      }
+      return okResult(await storedCard(id, str(a.specHash)));
+    },
+  };
+
+  if (!ui) return [specGuide, renderModel, explainValueTool].map(shallow);
+  return [specGuide, renderModel, explainValueTool, recompute, showModel, cardEdit].map(shallow).map((t) => {
+    const name = t.name;
+    const meta =
+      name === 'render_model' || name === 'show_model'
+        ? WITH_CARD()
+        : name === 'valem_recompute' || name === 'valem_card_edit'
+          ? APP_ONLY()
+          : undefined;
+    return meta ? { ...t, _meta: meta } : t;
+  });
+}

@@ -1,0 +1,229 @@
+/**
+ * The card: tabs over the model's top-level views, failing flag rules, the components, and the
+ * edit loop. A stateless card recomputes the inputs on screen with valem_recompute (sending the
+ * spec again when the server answers spec_unknown); a stored model's edits are saved with
+ * valem_card_edit. After each recompute the assistant is told the inputs and results.
+ */
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import type { Backend, ToolAnswer } from './backend';
+import { Components, rejectedFrom, TabStrip, type RenderContext } from './components';
+import { inputsOf, outputsOf, type CardPayload, type Json } from './model';
+
+function errorText(r: ToolAnswer): string {
+  const s = r.structuredContent;
+  if (s && typeof s.message === 'string') return s.message;
+  if (s && typeof s.error === 'string') return s.error;
+  return r.content?.map((c) => c.text ?? '').join(' ') || 'The server refused the request';
+}
+
+export function Card({
+  initial,
+  backend,
+  embedded = false,
+}: {
+  initial: CardPayload;
+  backend: Backend;
+  embedded?: boolean;
+}) {
+  const [card, setCard] = useState<CardPayload>(initial);
+  const [tab, setTab] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [rejected, setRejected] = useState(() => rejectedFrom(initial.rejectedInputs));
+  const [fullscreen, setFullscreen] = useState(false);
+  const cardRef = useRef(card);
+  cardRef.current = card;
+  const idBase = useId();
+
+  const tell = useCallback(
+    (next: CardPayload) => {
+      const inputs =
+        next.mode === 'stateless' ? { ...inputsOf(next), ...(next.given ?? {}) } : inputsOf(next);
+      const outputs = outputsOf(next);
+      const text = `The user's model card "${next.modelId}" now shows inputs ${JSON.stringify(inputs)} and results ${JSON.stringify(outputs)}.`;
+      void backend
+        .updateContext(text, { modelId: next.modelId, specHash: next.specHash, inputs, outputs })
+        .catch(() => {});
+    },
+    [backend],
+  );
+
+  /** Applies a successful answer; returns false for a refusal (shown on the edited field). */
+  const apply = useCallback(
+    (
+      r: ToolAnswer,
+      path: string | undefined,
+      value: Json | undefined,
+      given?: Record<string, Json>,
+    ): boolean => {
+      const s = r.structuredContent;
+      if (r.isError || !s) {
+        setError(errorText(r));
+        return false;
+      }
+      if (s.rejected === true) {
+        const issues = Array.isArray(s.issues) ? (s.issues as { message?: string }[]) : [];
+        if (path !== undefined)
+          setRejected((old) => ({
+            ...old,
+            [path]: { message: issues.map((i) => i.message).join('; ') || 'rejected', value: value ?? null },
+          }));
+        return false;
+      }
+      const prev = cardRef.current;
+      const next: CardPayload = {
+        ...prev,
+        specHash: String(s.specHash ?? prev.specHash),
+        state: s.state as CardPayload['state'],
+        meta: (s.meta as CardPayload['meta']) ?? {},
+        flags: (s.flags as CardPayload['flags']) ?? [],
+        views: (s.views as CardPayload['views']) ?? prev.views,
+        outputs: s.outputs as CardPayload['outputs'],
+        ...(given ? { given } : {}),
+        ...(s.spec ? { spec: s.spec as CardPayload['spec'] } : {}),
+        ...(s.graph ? { graph: s.graph as CardPayload['graph'] } : {}),
+        ...(typeof s.version === 'string' ? { version: s.version } : {}),
+      };
+      setCard(next);
+      setError(null);
+      if (path !== undefined)
+        setRejected((old) => {
+          const { [path]: _gone, ...rest } = old;
+          return rest;
+        });
+      tell(next);
+      return true;
+    },
+    [tell],
+  );
+
+  const commit = useCallback(
+    (path: string, value: Json) => {
+      const current = cardRef.current;
+      setBusy(true);
+      const run = async (): Promise<void> => {
+        if (current.mode === 'stateless') {
+          const given = { ...(current.given ?? {}), [path]: value };
+          let r = await backend.call('valem_recompute', { specHash: current.specHash, inputs: given });
+          if (r.isError && r.structuredContent?.error === 'spec_unknown')
+            r = await backend.call('valem_recompute', {
+              specHash: current.specHash,
+              inputs: given,
+              spec: current.spec,
+            });
+          apply(r, path, value, given);
+        } else {
+          const r = await backend.call('valem_card_edit', {
+            id: current.modelId,
+            specHash: current.specHash,
+            mutations: { [path]: value },
+          });
+          apply(r, path, value);
+        }
+      };
+      run()
+        .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)))
+        .finally(() => setBusy(false));
+    },
+    [apply, backend],
+  );
+
+  // a stored model's card reads the model back when it opens: it shows the model as it is now
+  useEffect(() => {
+    if (initial.mode !== 'stored') {
+      tell(initial);
+      return;
+    }
+    backend
+      .call('valem_card_edit', { id: initial.modelId, specHash: initial.specHash })
+      .then((r) => apply(r, undefined, undefined))
+      .catch(() => {});
+  }, [initial, backend, apply, tell]);
+
+  const openInBrowser = async (): Promise<void> => {
+    const current = cardRef.current;
+    const r = await backend.call('valem_recompute', {
+      specHash: current.specHash,
+      inputs: current.given ?? {},
+      spec: current.spec,
+      share: true,
+    });
+    const url = r.structuredContent?.shareUrl;
+    if (typeof url === 'string' && backend.openLink) await backend.openLink(url);
+    else setError('This model is too large to share as a link');
+  };
+
+  const views = card.views;
+  const active = views[Math.min(tab, views.length - 1)];
+  const ctx: RenderContext = {
+    card,
+    commit,
+    rejected,
+    busy,
+    navigate: (viewId) => {
+      const i = views.findIndex((v) => v.viewId === viewId);
+      if (i >= 0) setTab(i);
+    },
+    ...(backend.openLink ? { openLink: (url: string) => void backend.openLink!(url) } : {}),
+  };
+
+  return (
+    <main className={`card${embedded ? ' embedded' : ''}`} aria-busy={busy}>
+      <header>
+        <h1>{active?.title ?? card.modelId}</h1>
+        <div className="actions">
+          {busy && (
+            <span className="muted" role="status">
+              Computing…
+            </span>
+          )}
+          {card.mode === 'stateless' && card.canShare && backend.openLink && !embedded && (
+            <button type="button" onClick={() => void openInBrowser()}>
+              Open in browser
+            </button>
+          )}
+          {backend.toggleFullscreen && (
+            <button
+              type="button"
+              aria-pressed={fullscreen}
+              onClick={() => void backend.toggleFullscreen!().then((m) => setFullscreen(m === 'fullscreen'))}
+            >
+              {fullscreen ? 'Exit full screen' : 'Full screen'}
+            </button>
+          )}
+        </div>
+      </header>
+      {card.flags.length > 0 && (
+        <ul className="flags" aria-label="Warnings" role="status">
+          {card.flags.map((f) => (
+            <li key={f.constraintId} className="callout warning" data-flag={f.constraintId}>
+              ⚠ {f.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {error && (
+        <p className="callout error" role="alert">
+          {error}
+        </p>
+      )}
+      {views.length > 1 && (
+        <TabStrip
+          labels={views.map((v) => v.title ?? v.viewId)}
+          active={tab}
+          onSelect={setTab}
+          idBase={idBase}
+        />
+      )}
+      {active && (
+        <div
+          role={views.length > 1 ? 'tabpanel' : undefined}
+          id={`${idBase}-panel-${tab}`}
+          aria-labelledby={views.length > 1 ? `${idBase}-tab-${tab}` : undefined}
+        >
+          <Components list={active.components} ctx={ctx} layout={active.layout} columns={active.columns} />
+        </div>
+      )}
+    </main>
+  );
+}

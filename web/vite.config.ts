@@ -1,0 +1,19 @@
+// Builds the model card into ONE self-contained HTML file (scripts and styles inlined), which the
+// MCP server serves as ui://valem/model-card.html and the share routes serve outside any chat.
+import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import { viteSingleFile } from 'vite-plugin-singlefile';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root,
+  plugins: [react(), viteSingleFile()],
+  logLevel: 'warn',
+  build: {
+    outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
+    emptyOutDir: true,
+    rollupOptions: { input: fileURLToPath(new URL('model-card.html', import.meta.url)) },
+  },
+});
