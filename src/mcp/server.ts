@@ -20,6 +20,7 @@ import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { readPackageVersion } from '../version.js';
 import { authoringTools, modelTools, shallowInputSchema } from './calc-tools.js';
 import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from './resources.js';
+import type { ResourceProvider } from './resource-provider.js';
 import { errorResult, textError } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import type { ToolDefinition } from './tool.js';
@@ -34,6 +35,10 @@ export interface McpServerOptions {
   groups: ReadonlySet<'calc' | 'synth'>;
   /** Extra tools (e.g. synth) registered by their own modules. */
   extraTools?: ToolDefinition[];
+  /** Extra static resources (e.g. synth's guides), listed and read alongside calc's. */
+  extraResources?: ResourceProvider[];
+  /** Instructions for the extra tools, appended to (or, without calc, replacing) calc's. */
+  extraInstructions?: string;
   /** One line for the readiness log, e.g. "embedded mode, memory store". */
   modeLine: string;
 }
@@ -63,7 +68,12 @@ function validatorFor(tool: ToolDefinition): ValidateFunction {
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'modelworks', title: 'Modelworks', version: readPackageVersion() },
-    { capabilities: { tools: {}, resources: { subscribe: true }, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      instructions: [options.groups.has('calc') ? INSTRUCTIONS : '', options.extraInstructions ?? '']
+        .filter(Boolean)
+        .join('\n\n'),
+    },
   );
   const tools: ToolDefinition[] = [];
   if (options.groups.has('calc'))
@@ -105,7 +115,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   });
 
-  if (options.groups.has('calc')) registerResources(server, options.calc);
+  registerResources(
+    server,
+    options.groups.has('calc') ? options.calc : undefined,
+    options.extraResources ?? [],
+  );
 
   let announced = false;
   const announce = (): void => {
@@ -139,14 +153,18 @@ export function announceReady(server: Server): void {
   readinessAnnouncers.get(server)?.();
 }
 
-function registerResources(server: Server, calc: CalcService): void {
+function registerResources(server: Server, calc: CalcService | undefined, extra: ResourceProvider[]): void {
   const subscriptions = new Map<string, () => void>();
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: STATIC_RESOURCES }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [...(calc ? STATIC_RESOURCES : []), ...extra.flatMap((p) => p.resources)],
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: RESOURCE_TEMPLATES,
+    resourceTemplates: calc ? RESOURCE_TEMPLATES : [],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const content = await readResource(request.params.uri, calc);
+    const content =
+      extra.map((p) => p.read(request.params.uri)).find((c) => c !== undefined) ??
+      (calc ? await readResource(request.params.uri, calc) : undefined);
     if (!content)
       throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, {
         uri: request.params.uri,
@@ -157,7 +175,7 @@ function registerResources(server: Server, calc: CalcService): void {
     const uri = request.params.uri;
     const id = stateModelId(uri);
     // subscribing to anything else, or twice, is accepted silently
-    if (id !== undefined && !subscriptions.has(uri)) {
+    if (calc && id !== undefined && !subscriptions.has(uri)) {
       subscriptions.set(
         uri,
         calc.subscribe(id, () => {
