@@ -26,6 +26,7 @@ import {
   writeModel,
 } from '../synth/index.js';
 import { corpusFromDirectory } from './synth-files.js';
+import { registerSynthServe } from './synth-serve-command.js';
 
 /** Exit codes shared by every synth command. */
 const EXIT_OK = 0;
@@ -345,4 +346,6 @@ export function registerSynthCommands(program: Command): void {
       const passed = cases.some((c) => c.status === 'passed');
       process.exitCode = failed || !passed ? EXIT_FAILED : EXIT_OK;
     });
+
+  registerSynthServe(synth);
 }
