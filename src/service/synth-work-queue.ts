@@ -1,45 +1,55 @@
 /**
  * A bounded queue with one worker: jobs run strictly one after another, and a job offered while
- * `maxPending` are already waiting is refused at once (BUSY) rather than queued without limit.
+ * `maxPending` are already waiting behind the running one is refused at once (BUSY) rather than
+ * queued without limit.
  */
 import { SynthServiceError } from './synth-errors.js';
 
 export class WorkQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-  private waiting = 0;
-  private running = false;
+  private readonly pending: (() => void)[] = [];
+  private active = false;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(readonly maxPending: number) {}
 
   /** Runs `job` after every job offered before it. @throws SynthServiceError BUSY when full */
   run<T>(job: () => Promise<T>): Promise<T> {
-    if (this.waiting >= this.maxPending)
+    if (this.active && this.pending.length >= this.maxPending)
       throw new SynthServiceError(
         'BUSY',
         `the generation queue is full (${this.maxPending} waiting); retry shortly`,
         { maxPending: this.maxPending },
       );
-    this.waiting++;
-    const result = this.tail.then(async () => {
-      this.waiting--;
-      this.running = true;
-      try {
-        return await job();
-      } finally {
-        this.running = false;
-      }
+    return new Promise<T>((resolve, reject) => {
+      const start = (): void => {
+        this.active = true;
+        job()
+          .then(resolve, reject)
+          .finally(() => this.next());
+      };
+      if (this.active) this.pending.push(start);
+      else start();
     });
-    this.tail = result.catch(() => {});
-    return result;
+  }
+
+  private next(): void {
+    this.active = false;
+    const start = this.pending.shift();
+    if (start) start();
+    else {
+      for (const wake of this.idleWaiters) wake();
+      this.idleWaiters = [];
+    }
   }
 
   /** Jobs waiting plus the one running. */
   get depth(): number {
-    return this.waiting + (this.running ? 1 : 0);
+    return this.pending.length + (this.active ? 1 : 0);
   }
 
-  /** Resolves once every job offered so far has settled. */
-  async idle(): Promise<void> {
-    await this.tail;
+  /** Resolves once no job is running or waiting. */
+  idle(): Promise<void> {
+    if (!this.active) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 }
