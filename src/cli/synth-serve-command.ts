@@ -7,7 +7,6 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { ndjsonAuditFile } from '../service/synth-audit.js';
 import { bytesSetting, SynthService } from '../service/synth-service.js';
-import { buildSynthServiceApp } from '../synth-service-http/app.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks synth serve: ${message}\n`);
@@ -72,6 +71,8 @@ export function registerSynthServe(synth: Command): void {
         serviceMaxBytes: maxBytes,
         ...(auditPath ? { audit: ndjsonAuditFile(auditPath, log) } : {}),
       });
+      // loaded here so Fastify costs nothing to the other commands' start-up
+      const { buildSynthServiceApp } = await import('../synth-service-http/app.js');
       const app = buildSynthServiceApp({ service, ...(token ? { token } : {}) });
       let address: string;
       try {
