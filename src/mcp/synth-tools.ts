@@ -11,6 +11,7 @@ import {
   DEFAULT_PREVIEW_LIMIT,
   MAX_PAGE_LIMIT,
   MAX_PREVIEW_LIMIT,
+  modelTextArg,
   type SynthService,
 } from '../service/synth-service.js';
 import { PAGED_FORMATS } from '../service/synth-generation.js';
@@ -245,12 +246,8 @@ export function synthTools(options: SynthToolsOptions): ToolDefinition[] {
         guarded(() => {
           const args = { count: a.count, format: a.format, seed: a.seed, previewLimit: a.previewLimit };
           if (mode === 'embedded') return service.generateEmbedded(a.modelText, args, ctx.signal);
-          if (typeof a.modelText !== 'string' || a.modelText.trim() === '')
-            throw new SynthServiceError(
-              'BAD_REQUEST',
-              'modelText must be a non-empty string holding the model',
-            );
-          return remote.generate(a.modelText, args, ctx.signal);
+          // checked here too, so a bad or oversized text never travels to the Service
+          return remote.generate(modelTextArg(a.modelText), args, ctx.signal);
         }),
     },
     {

@@ -295,10 +295,8 @@ export class SynthService {
   analyze(modelText: unknown, args: AnalyzeArgs = {}): Analysis {
     const text = modelTextArg(modelText);
     const samples = intArg(args.samples, 'samples', 5000, 1, 1_000_000);
-    let model: SynthModel;
     try {
-      model = parseModel(text);
-      return analyzeModel(model, {
+      return analyzeModel(parseModel(text), {
         throughput: args.throughput ?? true,
         samples,
         warmupMs: 0,

@@ -80,7 +80,7 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? MAX_MODEL_TEXT_BYTES + 64 * 1024,
-    // model text in a JSON string can be long; nothing else is
+    // while closing, new requests get 503 and in-flight ones finish
     return503OnClosing: true,
   });
 
