@@ -1,12 +1,13 @@
 // The synth tools end to end in embedded mode: `modelworks mcp --tools synth` as a stdio child,
 // the official SDK Client on the other side. Generated data, read back page by page, must equal
 // what `modelworks synth grind` writes for the same model, seed and count.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  childEnv,
   cli,
   connectSynth,
   grindBytes,
@@ -254,6 +255,44 @@ describe('embedded limits', () => {
     for (const id of ids.slice(1)) {
       const page = await peer.ok('read_generation', { generationId: id });
       expect(page.rowCount).toBe(3);
+    }
+  });
+});
+
+describe('tool groups and settings', () => {
+  it('the default server offers calc and synth tools and both sets of resources', async () => {
+    const peer = await connectSynth({}, []);
+    try {
+      const names = (await peer.client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining([...SYNTH_TOOLS, 'create_model', 'mutate', 'get_state']));
+      const uris = (await peer.client.listResources()).resources.map((r) => r.uri);
+      expect(uris).toEqual(
+        expect.arrayContaining(['synth://guide/model-format', 'valem://guide/model-spec-format']),
+      );
+      expect(peer.client.getInstructions()).toContain('read_generation');
+      expect(peer.client.getInstructions()).toContain('create_model');
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it('a malformed synth setting stops the server at start with the variable named (exit 2)', () => {
+    for (const [name, value] of [
+      ['MODELWORKS_SYNTH_GENERATE_MODE', 'sideways'],
+      ['MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES', 'lots'],
+      ['MODELWORKS_SYNTH_SERVICE_URL', 'not a url'],
+      ['MODELWORKS_MCP_TRANSPORT', 'pigeon'],
+    ] as const) {
+      const r = spawnSync(process.execPath, [cli, 'mcp', '--tools', 'synth'], {
+        cwd: root,
+        env: childEnv({ [name]: value }),
+        input: '',
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(r.status, name).toBe(2);
+      expect(r.stderr).toContain(name);
+      expect(r.stdout).toBe('');
     }
   });
 });
