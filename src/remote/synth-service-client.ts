@@ -9,6 +9,8 @@ import { SynthServiceError, type SynthServiceErrorCode } from '../service/synth-
 import type { GenerateArgs, GenerateResult, GenerationPage } from '../service/synth-service.js';
 
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:8085';
+/** Registrations remembered per client; a forgotten one is simply registered again. */
+const MAX_REGISTRATIONS = 1000;
 
 export interface SynthServiceClientOptions {
   baseUrl: string;
@@ -62,10 +64,8 @@ function causeOf(err: unknown): string {
 export class SynthServiceClient {
   readonly baseUrl: string;
   private readonly token: string | undefined;
-  /** SHA-256 of model text → registered model id. */
+  /** SHA-256 of model text → registered model id (the oldest dropped past MAX_REGISTRATIONS). */
   private readonly registrations = new Map<string, string>();
-  /** How many registrations this client has made (observable in tests and logs). */
-  registrationCount = 0;
 
   constructor(options: SynthServiceClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -125,7 +125,6 @@ export class SynthServiceClient {
   /** Registers model text; a new registration every call (use `modelIdFor` to reuse). */
   async register(modelText: string, signal?: AbortSignal): Promise<string> {
     const info = (await this.request('POST', '/v1/models', { modelText }, signal)) as { modelId: string };
-    this.registrationCount++;
     return info.modelId;
   }
 
@@ -139,7 +138,7 @@ export class SynthServiceClient {
     const fresh = modelId === undefined;
     if (modelId === undefined) {
       modelId = await this.register(modelText, signal);
-      this.registrations.set(key, modelId);
+      this.remember(key, modelId);
     }
     const body = { modelId, ...args };
     try {
@@ -148,9 +147,15 @@ export class SynthServiceClient {
       if (fresh || !(err instanceof SynthServiceError) || err.code !== 'MODEL_NOT_FOUND') throw err;
       this.registrations.delete(key);
       modelId = await this.register(modelText, signal);
-      this.registrations.set(key, modelId);
+      this.remember(key, modelId);
       return (await this.request('POST', '/v1/generate', { ...body, modelId }, signal)) as GenerateResult;
     }
+  }
+
+  private remember(key: string, modelId: string): void {
+    this.registrations.set(key, modelId);
+    if (this.registrations.size > MAX_REGISTRATIONS)
+      this.registrations.delete(this.registrations.keys().next().value as string);
   }
 
   /** A page of a Service generation (`g-…`). */
