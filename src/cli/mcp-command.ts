@@ -1,4 +1,7 @@
-/** `modelworks mcp`: the MCP server over stdio (default) or Streamable HTTP (`--http`). */
+/**
+ * `modelworks mcp`: the MCP server over stdio (default) or Streamable HTTP (`--http`, or
+ * MODELWORKS_MCP_TRANSPORT=http; bind and port also from MODELWORKS_MCP_HTTP_BIND/_PORT).
+ */
 import type { Command } from 'commander';
 import { CalcService } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
@@ -6,6 +9,7 @@ import { openStore } from '../store/open-store.js';
 import { serveHttp } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
+import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -28,15 +32,15 @@ export function registerMcpCommand(program: Command): void {
   program
     .command('mcp')
     .description('Run the MCP server: stdio by default, Streamable HTTP at /mcp with --http')
-    .option('--http', 'serve Streamable HTTP instead of stdio')
-    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
-    .option('--port <port>', 'HTTP port (0 = any free port)', '8080')
+    .option('--http', 'serve Streamable HTTP instead of stdio (also MODELWORKS_MCP_TRANSPORT=http)')
+    .option('--host <host>', 'HTTP bind address (default MODELWORKS_MCP_HTTP_BIND or 127.0.0.1)')
+    .option('--port <port>', 'HTTP port, 0 = any free port (default MODELWORKS_MCP_HTTP_PORT or 8086)')
     .option('--tools <groups>', 'tool groups to offer: calc, synth or calc,synth', 'calc,synth')
     .option(
       '--store <store>',
       'where models live: sqlite:PATH (default: a file under the user data directory), memory, or postgres://…; also MODELWORKS_STORE',
     )
-    .action(async (opts: { http?: boolean; host: string; port: string; tools: string; store?: string }) => {
+    .action(async (opts: { http?: boolean; host?: string; port?: string; tools: string; store?: string }) => {
       let groups: Set<'calc' | 'synth'>;
       try {
         groups = parseGroups(opts.tools);
@@ -45,9 +49,18 @@ export function registerMcpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        log(`--port must be 0..65535 (got '${opts.port}')`);
+      const transport = (process.env.MODELWORKS_MCP_TRANSPORT ?? '').trim().toLowerCase();
+      if (transport !== '' && transport !== 'stdio' && transport !== 'http') {
+        log(`MODELWORKS_MCP_TRANSPORT must be stdio or http (got '${transport}')`);
+        process.exitCode = 2;
+        return;
+      }
+      const http = opts.http === true || transport === 'http';
+      const host = opts.host ?? (process.env.MODELWORKS_MCP_HTTP_BIND?.trim() || '127.0.0.1');
+      const portText = opts.port ?? (process.env.MODELWORKS_MCP_HTTP_PORT?.trim() || '8086');
+      const port = Number(portText);
+      if (!/^\d+$/.test(portText) || port > 65535) {
+        log(`--port / MODELWORKS_MCP_HTTP_PORT must be 0..65535 (got '${portText}')`);
         process.exitCode = 2;
         return;
       }
@@ -59,12 +72,34 @@ export function registerMcpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      let synth: SynthMcpGroup | undefined;
+      try {
+        if (groups.has('synth')) synth = synthMcpGroup(process.env, log);
+      } catch (err) {
+        log((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
       const calc = new CalcService(store);
       const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
-      const modeLine = `embedded mode, ${store.kind} store`;
-      const make = () => createMcpServer({ calc, guidanceTopics, groups, modeLine });
-      if (!opts.http) {
+      const modeLine = `embedded mode, ${store.kind} store${synth ? `, ${synth.describe}` : ''}`;
+      const make = () =>
+        createMcpServer({
+          calc,
+          guidanceTopics,
+          groups,
+          modeLine,
+          ...(synth
+            ? {
+                extraTools: synth.tools,
+                extraResources: [synth.resources],
+                extraInstructions: SYNTH_INSTRUCTIONS,
+              }
+            : {}),
+        });
+      if (!http) {
         await serveStdio(make());
+        await synth?.close();
         await calc.close();
         return;
       }
@@ -72,10 +107,13 @@ export function registerMcpCommand(program: Command): void {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-      const running = await serveHttp({ host: opts.host, port, createServer: make, allowedOrigins, log });
+      const running = await serveHttp({ host, port, createServer: make, allowedOrigins, log });
       log(`MCP over Streamable HTTP at ${running.url} (${modeLine})`);
       const stop = (): void => {
-        void running.close().then(() => calc.close());
+        void running
+          .close()
+          .then(() => synth?.close())
+          .then(() => calc.close());
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

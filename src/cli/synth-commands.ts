@@ -30,6 +30,7 @@ import {
   writeModel,
 } from '../synth/index.js';
 import { corpusFromDirectory } from './synth-files.js';
+import { registerSynthServe } from './synth-serve-command.js';
 
 /** Our own small stand-in tables (examples/synth/tables, laid out like the conformance corpus). */
 const STAND_IN_TABLES = fileURLToPath(new URL('../../examples/synth/tables', import.meta.url));
@@ -449,4 +450,6 @@ export function registerSynthCommands(program: Command): void {
       const passed = cases.some((c) => c.status === 'passed' || c.status === 'shape');
       process.exitCode = failed || !passed ? EXIT_FAILED : EXIT_OK;
     });
+
+  registerSynthServe(synth);
 }

@@ -23,6 +23,7 @@ import type { ShareLinks } from '../service/share-links.js';
 import { authoringTools, modelTools, shallowInputSchema } from './calc-tools.js';
 import { CARD_RESOURCE, CARD_URI, cardTools, clientShowsCards, readCardResource } from './card-tools.js';
 import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from './resources.js';
+import type { ResourceProvider } from './resource-provider.js';
 import { errorResult, textError } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import type { ToolDefinition } from './tool.js';
@@ -37,6 +38,10 @@ export interface McpServerOptions {
   groups: ReadonlySet<'calc' | 'synth'>;
   /** Extra tools (e.g. synth) registered by their own modules. */
   extraTools?: ToolDefinition[];
+  /** Extra static resources (e.g. synth's guides), listed and read alongside calc's. */
+  extraResources?: ResourceProvider[];
+  /** Instructions for the extra tools, appended to (or, without calc, replacing) calc's. */
+  extraInstructions?: string;
   /** One line for the readiness log, e.g. "embedded mode, memory store". */
   modeLine: string;
   /** Model cards: the stateless runner (shared by every session) and share links when served. */
@@ -71,7 +76,12 @@ function validatorFor(tool: ToolDefinition): ValidateFunction {
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'modelworks', title: 'Modelworks', version: readPackageVersion() },
-    { capabilities: { tools: {}, resources: { subscribe: true }, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      instructions: [options.groups.has('calc') ? INSTRUCTIONS : '', options.extraInstructions ?? '']
+        .filter(Boolean)
+        .join('\n\n'),
+    },
   );
   const tools: ToolDefinition[] = [];
   if (options.groups.has('calc'))
@@ -135,7 +145,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
   });
 
-  if (options.groups.has('calc')) registerResources(server, options.calc);
+  registerResources(
+    server,
+    options.groups.has('calc') ? options.calc : undefined,
+    options.extraResources ?? [],
+  );
 
   let announced = false;
   const announce = (): void => {
@@ -169,19 +183,23 @@ export function announceReady(server: Server): void {
   readinessAnnouncers.get(server)?.();
 }
 
-function registerResources(server: Server, calc: CalcService): void {
+function registerResources(server: Server, calc: CalcService | undefined, extra: ResourceProvider[]): void {
   const subscriptions = new Map<string, () => void>();
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: clientShowsCards(server.getClientCapabilities())
-      ? [...STATIC_RESOURCES, CARD_RESOURCE]
-      : STATIC_RESOURCES,
+    resources: [
+      ...(calc ? STATIC_RESOURCES : []),
+      ...(calc && clientShowsCards(server.getClientCapabilities()) ? [CARD_RESOURCE] : []),
+      ...extra.flatMap((p) => p.resources),
+    ],
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: RESOURCE_TEMPLATES,
+    resourceTemplates: calc ? RESOURCE_TEMPLATES : [],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    if (request.params.uri === CARD_URI) return { contents: [readCardResource()] };
-    const content = await readResource(request.params.uri, calc);
+    if (calc && request.params.uri === CARD_URI) return { contents: [readCardResource()] };
+    const content =
+      extra.map((p) => p.read(request.params.uri)).find((c) => c !== undefined) ??
+      (calc ? await readResource(request.params.uri, calc) : undefined);
     if (!content)
       throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, {
         uri: request.params.uri,
@@ -192,7 +210,7 @@ function registerResources(server: Server, calc: CalcService): void {
     const uri = request.params.uri;
     const id = stateModelId(uri);
     // subscribing to anything else, or twice, is accepted silently
-    if (id !== undefined && !subscriptions.has(uri)) {
+    if (calc && id !== undefined && !subscriptions.has(uri)) {
       subscriptions.set(
         uri,
         calc.subscribe(id, () => {

@@ -1,0 +1,58 @@
+/**
+ * The synth tool group as the MCP server runs it, configured from the environment:
+ * MODELWORKS_SYNTH_GENERATE_MODE (embedded, the default, or proxy), MODELWORKS_SYNTH_SERVICE_URL,
+ * MODELWORKS_SYNTH_SERVICE_TOKEN, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES, MODELWORKS_SYNTH_AUDIT_LOG.
+ */
+import { DEFAULT_SERVICE_URL, SynthServiceClient } from '../remote/synth-service-client.js';
+import { ndjsonAuditFile } from '../service/synth-audit.js';
+import { embeddedMaxBytesFromEnv, SynthService } from '../service/synth-service.js';
+import type { ResourceProvider } from './resource-provider.js';
+import { synthResources } from './synth-resources.js';
+import { type SynthGenerateMode, synthTools } from './synth-tools.js';
+import type { ToolDefinition } from './tool.js';
+
+export const SYNTH_ENV = {
+  mode: 'MODELWORKS_SYNTH_GENERATE_MODE',
+  serviceUrl: 'MODELWORKS_SYNTH_SERVICE_URL',
+  serviceToken: 'MODELWORKS_SYNTH_SERVICE_TOKEN',
+  auditLog: 'MODELWORKS_SYNTH_AUDIT_LOG',
+} as const;
+
+export const SYNTH_INSTRUCTIONS = `Synth generates deterministic synthetic data from small dataflow models. Typical flow: read synth://guide/model-format (and synth://guide/customization for recipes) or call list_components; write model text; validate_model until valid (analyze_model for cost); generate with a count and (to reproduce) a seed; the result carries only a preview, so page the rest with read_generation (offset = rows already read) while hasMore.`;
+
+export interface SynthMcpGroup {
+  tools: ToolDefinition[];
+  resources: ResourceProvider;
+  mode: SynthGenerateMode;
+  /** For the readiness line, e.g. "synth embedded". */
+  describe: string;
+  close(): Promise<void>;
+}
+
+/** @throws Error naming the variable when a setting is malformed */
+export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => void): SynthMcpGroup {
+  const modeText = (env[SYNTH_ENV.mode] ?? '').trim().toLowerCase() || 'embedded';
+  if (modeText !== 'embedded' && modeText !== 'proxy')
+    throw new Error(`${SYNTH_ENV.mode} must be embedded or proxy (got '${env[SYNTH_ENV.mode]}')`);
+  const mode: SynthGenerateMode = modeText;
+  const baseUrl = (env[SYNTH_ENV.serviceUrl] ?? '').trim() || DEFAULT_SERVICE_URL;
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new Error(`${SYNTH_ENV.serviceUrl} must be an http(s) URL (got '${baseUrl}')`);
+  }
+  const token = env[SYNTH_ENV.serviceToken]?.trim();
+  const auditPath = env[SYNTH_ENV.auditLog]?.trim();
+  const service = new SynthService({
+    embeddedMaxBytes: embeddedMaxBytesFromEnv(env),
+    ...(auditPath ? { audit: ndjsonAuditFile(auditPath, log) } : {}),
+  });
+  const remote = new SynthServiceClient({ baseUrl, ...(token ? { token } : {}) });
+  return {
+    tools: synthTools({ service, mode, remote }),
+    resources: synthResources(),
+    mode,
+    describe: mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded',
+    close: () => service.close(),
+  };
+}

@@ -1,0 +1,588 @@
+/**
+ * The synth operations behind the MCP tools and the HTTP Service: component listing, validation,
+ * analysis, allowlists, a registry of models (`m-…`, evicted after an idle timeout), Service
+ * generations (`g-…`) and embedded generations (`e-…`), both run one at a time by a bounded
+ * worker queue and paged out of bounded in-memory caches.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Allowlists } from '../synth/access/allowlists.js';
+import {
+  type Analysis,
+  type ComponentDescriptor,
+  type SynthModel,
+  type ValidationResult,
+  SynthError,
+  SynthRun,
+  analyzeModel,
+  componentsJson,
+  parseModel,
+  resolveSeed,
+  validateModel,
+  validateModelText,
+} from '../synth/index.js';
+import type { AuditSink } from './synth-audit.js';
+import { loadAllowlists } from './synth-allowlists.js';
+import { SynthServiceError } from './synth-errors.js';
+import {
+  type Generation,
+  type GenerationSeedSource,
+  type PagedFormat,
+  GenerationCache,
+  pageOf,
+  parseFormat,
+  parseSeedArgument,
+  produceGeneration,
+} from './synth-generation.js';
+import { WorkQueue } from './synth-work-queue.js';
+
+export { SynthServiceError } from './synth-errors.js';
+export type { SynthServiceErrorCode } from './synth-errors.js';
+
+export const EMBEDDED_MAX_BYTES_ENV = 'MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES';
+export const DEFAULT_EMBEDDED_MAX_BYTES = 64 * 1024 * 1024;
+export const EMBEDDED_CACHE_SIZE = 20;
+export const DEFAULT_PREVIEW_LIMIT = 100;
+export const MAX_PREVIEW_LIMIT = 10_000;
+/** The preview's JSON-escaped size budget: keeps a generate result well inside an MCP result. */
+export const PREVIEW_MAX_CHARS = 40_000;
+export const DEFAULT_PAGE_LIMIT = 1000;
+export const MAX_PAGE_LIMIT = 100_000;
+export const MAX_MODEL_TEXT_BYTES = 1024 * 1024;
+
+export interface ComponentList {
+  edition: string;
+  totalCount: number;
+  components: ComponentDescriptor[];
+}
+
+export interface ModelInfo {
+  modelId: string;
+  rootName: string;
+  nodeCount: number;
+  sha256: string;
+  registeredAt: string;
+  lastUsedAt: string;
+  idleTimeoutMs: number;
+}
+
+/** What `generate` returns, in both modes (the seed's shape). */
+export interface GenerateResult {
+  modelId: string;
+  generationId: string;
+  count: number;
+  rowCount: number;
+  totalCount: number;
+  hasMore: boolean;
+  format: PagedFormat;
+  seed: string;
+  seedSource: GenerationSeedSource;
+  preview: string;
+}
+
+/** One page of a generation. */
+export interface GenerationPage {
+  generationId: string;
+  modelId: string;
+  offset: number;
+  rowCount: number;
+  totalCount: number;
+  hasMore: boolean;
+  nextOffset: number | null;
+  format: PagedFormat;
+  data: string;
+}
+
+export interface GenerationInfo {
+  generationId: string;
+  modelId: string;
+  count: number;
+  format: PagedFormat;
+  seed: string;
+  seedSource: GenerationSeedSource;
+  bytes: number;
+  createdAt: string;
+}
+
+/** generate's arguments apart from the model. */
+export interface GenerateArgs {
+  count: unknown;
+  format?: unknown;
+  seed?: unknown;
+  previewLimit?: unknown;
+}
+
+export interface AnalyzeArgs {
+  throughput?: boolean;
+  samples?: number;
+  isolate?: boolean;
+}
+
+export interface SynthServiceOptions {
+  /** The outside-access policy; read per call so a malformed setting is reported where it is used. */
+  allowlists?: () => Allowlists;
+  /** Receives the mcp.embedded_generate.start/stop events. */
+  audit?: AuditSink;
+  /** Projected-size cap of an embedded generation (MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES). */
+  embeddedMaxBytes?: number;
+  /** Projected-size cap of a Service generation. */
+  serviceMaxBytes?: number;
+  /** Service generations kept for paging. */
+  serviceCacheSize?: number;
+  /** Idle time after which a registered model is forgotten. */
+  modelIdleTimeoutMs?: number;
+  maxModels?: number;
+  /** Generations that may wait behind the running one. */
+  maxQueue?: number;
+  /** Milliseconds clock for idle eviction (tests pass their own). */
+  now?: () => number;
+}
+
+interface ModelEntry {
+  info: ModelInfo;
+  model: SynthModel;
+  lastUsed: number;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A fresh positive 63-bit seed, so it reproduces the run when passed back. */
+function freshSeed(): bigint {
+  return randomBytes(8).readBigUInt64BE() >> 1n || 1n;
+}
+
+const newId = (prefix: string): string => `${prefix}-${randomBytes(8).toString('hex')}`;
+
+function intArg(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw new SynthServiceError(
+      'BAD_REQUEST',
+      `${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`,
+    );
+  return value;
+}
+
+function countArg(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new SynthServiceError(
+      'BAD_REQUEST',
+      `count must be a non-negative integer (got ${JSON.stringify(value)})`,
+    );
+  return value;
+}
+
+export function modelTextArg(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new SynthServiceError('BAD_REQUEST', 'modelText must be a non-empty string holding the model');
+  const bytes = Buffer.byteLength(value, 'utf8');
+  if (bytes > MAX_MODEL_TEXT_BYTES)
+    throw new SynthServiceError(
+      'TOO_LARGE',
+      `modelText is ${bytes} bytes; the limit is ${MAX_MODEL_TEXT_BYTES}`,
+      { bytes, maxBytes: MAX_MODEL_TEXT_BYTES },
+    );
+  return value;
+}
+
+/** A byte-size setting from the environment (a malformed value is an error naming it). */
+export function bytesSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text.trim() === '') return fallback;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
+    throw new Error(`${name} must be a positive number of bytes (got '${text}')`);
+  return Number(text);
+}
+
+/** The embedded size cap, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES (default 64 MiB). */
+export function embeddedMaxBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return bytesSetting(env, EMBEDDED_MAX_BYTES_ENV, DEFAULT_EMBEDDED_MAX_BYTES);
+}
+
+/** Parses and validates model text; a bad model is a MODEL_INVALID error carrying the report. */
+function loadModel(text: string): SynthModel {
+  let model: SynthModel;
+  try {
+    model = parseModel(text);
+  } catch (err) {
+    if (err instanceof SynthError) {
+      const validation = validateModelText(text);
+      throw new SynthServiceError('MODEL_INVALID', `the model does not load: ${err.message}`, { validation });
+    }
+    throw err;
+  }
+  const validation = validateModel(model);
+  if (!validation.valid) {
+    const why =
+      validation.loadError ??
+      validation.failures.map((f) => `${f.nodeType} "${f.nodeName}": ${f.message}`).join('; ');
+    throw new SynthServiceError('MODEL_INVALID', `the model is not valid: ${why}`, { validation });
+  }
+  return model;
+}
+
+export class SynthService {
+  private readonly models = new Map<string, ModelEntry>();
+  private readonly embedded = new GenerationCache(EMBEDDED_CACHE_SIZE);
+  private readonly served: GenerationCache;
+  private readonly queue: WorkQueue;
+  private readonly now: () => number;
+  private readonly idleTimeoutMs: number;
+  private readonly sweeper: NodeJS.Timeout;
+  private componentCache: ComponentList | undefined;
+  readonly embeddedMaxBytes: number;
+  readonly serviceMaxBytes: number;
+
+  constructor(private readonly options: SynthServiceOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.idleTimeoutMs = options.modelIdleTimeoutMs ?? 30 * 60_000;
+    this.embeddedMaxBytes = options.embeddedMaxBytes ?? DEFAULT_EMBEDDED_MAX_BYTES;
+    this.serviceMaxBytes = options.serviceMaxBytes ?? 256 * 1024 * 1024;
+    this.served = new GenerationCache(options.serviceCacheSize ?? 50);
+    this.queue = new WorkQueue(options.maxQueue ?? 16);
+    this.sweeper = setInterval(
+      () => this.evictIdleModels(),
+      Math.max(50, Math.min(this.idleTimeoutMs / 4, 30_000)),
+    );
+    this.sweeper.unref();
+  }
+
+  // --- discovery -----------------------------------------------------------------------------
+
+  /** The component list, whole or filtered by `name` or `category` (not both). */
+  components(filter: { name?: unknown; category?: unknown } = {}): ComponentList {
+    this.componentCache ??= JSON.parse(componentsJson()) as ComponentList;
+    const all = this.componentCache;
+    const { name, category } = filter;
+    if (name !== undefined && category !== undefined)
+      throw new SynthServiceError('BAD_REQUEST', 'give name or category, not both');
+    if (name !== undefined) {
+      if (typeof name !== 'string' || name === '')
+        throw new SynthServiceError('BAD_REQUEST', 'name must be a non-empty string');
+      const found = all.components.filter((c) => c.name.toLowerCase() === name.toLowerCase());
+      if (found.length === 0)
+        throw new SynthServiceError('COMPONENT_NOT_FOUND', `unknown component '${name}'`, { name });
+      return { edition: all.edition, totalCount: found.length, components: found };
+    }
+    if (category !== undefined) {
+      if (category !== 'generator' && category !== 'filter')
+        throw new SynthServiceError(
+          'BAD_REQUEST',
+          `category must be generator or filter (got ${JSON.stringify(category)})`,
+        );
+      const found = all.components.filter((c) => c.category === category);
+      return { edition: all.edition, totalCount: found.length, components: found };
+    }
+    return all;
+  }
+
+  allowlists(): Allowlists {
+    try {
+      return (this.options.allowlists ?? (() => loadAllowlists(process.env)))();
+    } catch (err) {
+      throw new SynthServiceError(
+        'CONFIG',
+        `the allowlist settings are malformed: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  validate(modelText: unknown): ValidationResult {
+    return validateModelText(modelTextArg(modelText));
+  }
+
+  /** analyze_model's result: the analyzer's report without the file-oriented fields. */
+  analyze(modelText: unknown, args: AnalyzeArgs = {}): Analysis {
+    const text = modelTextArg(modelText);
+    const samples = intArg(args.samples, 'samples', 5000, 1, 1_000_000);
+    try {
+      return analyzeModel(parseModel(text), {
+        throughput: args.throughput ?? true,
+        samples,
+        warmupMs: 0,
+        isolate: args.isolate ?? false,
+        isolateRounds: 10,
+        isolateIterations: 50,
+        isolateWarmupRounds: 3,
+        isolateThreshold: 3,
+        now: () => performance.now(),
+        timestamp: new Date().toISOString(),
+      });
+    } catch (err) {
+      if (err instanceof SynthError)
+        throw new SynthServiceError('MODEL_INVALID', `the model cannot be analysed: ${err.message}`);
+      throw err;
+    }
+  }
+
+  // --- the model registry --------------------------------------------------------------------
+
+  /** Registers inline model text (validated first); a new `m-…` id on every call. */
+  registerModel(modelText: unknown): ModelInfo {
+    const text = modelTextArg(modelText);
+    const model = loadModel(text);
+    this.evictIdleModels();
+    const limit = this.options.maxModels ?? 1000;
+    if (this.models.size >= limit)
+      throw new SynthServiceError(
+        'BUSY',
+        `too many registered models (${limit}); delete some or wait for idle ones to expire`,
+      );
+    const at = this.now();
+    const info: ModelInfo = {
+      modelId: newId('m'),
+      rootName: model.root,
+      nodeCount: model.nodes.length,
+      sha256: sha256(text),
+      registeredAt: new Date(at).toISOString(),
+      lastUsedAt: new Date(at).toISOString(),
+      idleTimeoutMs: this.idleTimeoutMs,
+    };
+    this.models.set(info.modelId, { info, model, lastUsed: at });
+    return { ...info };
+  }
+
+  listModels(): ModelInfo[] {
+    this.evictIdleModels();
+    return [...this.models.values()].map((e) => ({ ...e.info }));
+  }
+
+  getModel(modelId: string): ModelInfo {
+    return { ...this.touchModel(modelId).info };
+  }
+
+  deleteModel(modelId: string): void {
+    this.evictIdleModels();
+    if (!this.models.delete(modelId)) throw this.modelNotFound(modelId);
+  }
+
+  private modelNotFound(modelId: string): SynthServiceError {
+    return new SynthServiceError(
+      'MODEL_NOT_FOUND',
+      `unknown model '${modelId}' (never registered, deleted, or evicted after ${this.idleTimeoutMs} ms idle); register it again`,
+      { modelId },
+    );
+  }
+
+  private touchModel(modelId: string): ModelEntry {
+    this.evictIdleModels();
+    const entry = this.models.get(modelId);
+    if (!entry) throw this.modelNotFound(modelId);
+    entry.lastUsed = this.now();
+    entry.info.lastUsedAt = new Date(entry.lastUsed).toISOString();
+    return entry;
+  }
+
+  private evictIdleModels(): void {
+    const cutoff = this.now() - this.idleTimeoutMs;
+    for (const [id, entry] of this.models) if (entry.lastUsed < cutoff) this.models.delete(id);
+  }
+
+  // --- generation ----------------------------------------------------------------------------
+
+  /** A Service generation (`g-…`) of a registered model, run by the worker queue. */
+  async generate(modelId: string, args: GenerateArgs, signal?: AbortSignal): Promise<GenerateResult> {
+    const count = countArg(args.count);
+    const format = parseFormat(args.format);
+    const seedArg = parseSeedArgument(args.seed);
+    const previewLimit = intArg(
+      args.previewLimit,
+      'previewLimit',
+      DEFAULT_PREVIEW_LIMIT,
+      0,
+      MAX_PREVIEW_LIMIT,
+    );
+    const entry = this.touchModel(modelId);
+    const gen = await this.queue.run(async () => {
+      const { seed, seedSource } = resolveSeed(seedArg, entry.model, freshSeed);
+      return produceGeneration({
+        id: newId('g'),
+        modelId,
+        run: this.newRun(entry.model, seed),
+        seed,
+        seedSource: seedSource === 'cli' ? 'request' : seedSource,
+        count,
+        format,
+        maxBytes: this.serviceMaxBytes,
+        maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
+        ...(signal ? { signal } : {}),
+      });
+    });
+    this.served.add(gen);
+    return this.resultOf(gen, previewLimit);
+  }
+
+  /**
+   * An embedded generation (`e-…`): the model is loaded fresh from its text and discarded after;
+   * only the output stays, in a cache of at most 20. Bracketed by audit events.
+   */
+  async generateEmbedded(
+    modelText: unknown,
+    args: GenerateArgs,
+    signal?: AbortSignal,
+  ): Promise<GenerateResult> {
+    const text = modelTextArg(modelText);
+    const generationId = newId('e');
+    const modelId = `local-${sha256(text).slice(0, 16)}`;
+    const started = performance.now();
+    const audit = this.options.audit;
+    audit?.({
+      event: 'mcp.embedded_generate.start',
+      generationId,
+      modelId,
+      count: args.count ?? null,
+      format: args.format ?? 'csv',
+    });
+    try {
+      const count = countArg(args.count);
+      const format = parseFormat(args.format);
+      const seedArg = parseSeedArgument(args.seed);
+      const previewLimit = intArg(
+        args.previewLimit,
+        'previewLimit',
+        DEFAULT_PREVIEW_LIMIT,
+        0,
+        MAX_PREVIEW_LIMIT,
+      );
+      const model = loadModel(text);
+      const gen = await this.queue.run(async () => {
+        const { seed, seedSource } = resolveSeed(seedArg, model, freshSeed);
+        return produceGeneration({
+          id: generationId,
+          modelId,
+          run: this.newRun(model, seed),
+          seed,
+          seedSource: seedSource === 'cli' ? 'request' : seedSource,
+          count,
+          format,
+          maxBytes: this.embeddedMaxBytes,
+          maxBytesSetting: EMBEDDED_MAX_BYTES_ENV,
+          ...(signal ? { signal } : {}),
+        });
+      });
+      this.embedded.add(gen);
+      audit?.({
+        event: 'mcp.embedded_generate.stop',
+        generationId,
+        modelId,
+        outcome: 'ok',
+        count: gen.count,
+        format: gen.format,
+        seed: String(gen.seed),
+        seedSource: gen.seedSource,
+        bytes: gen.bytes,
+        durationMs: Math.round(performance.now() - started),
+      });
+      return this.resultOf(gen, previewLimit);
+    } catch (err) {
+      audit?.({
+        event: 'mcp.embedded_generate.stop',
+        generationId,
+        modelId,
+        outcome: 'error',
+        error: err instanceof SynthServiceError ? err.code : 'INTERNAL',
+        message: (err as Error).message,
+        durationMs: Math.round(performance.now() - started),
+      });
+      throw err;
+    }
+  }
+
+  private newRun(model: SynthModel, seed: bigint): SynthRun {
+    try {
+      return new SynthRun(model, seed);
+    } catch (err) {
+      if (err instanceof SynthError)
+        throw new SynthServiceError('MODEL_INVALID', `the model does not load: ${err.message}`);
+      throw err;
+    }
+  }
+
+  private resultOf(gen: Generation, previewLimit: number): GenerateResult {
+    const preview = pageOf(gen, 0, previewLimit, PREVIEW_MAX_CHARS);
+    return {
+      modelId: gen.modelId,
+      generationId: gen.id,
+      count: gen.count,
+      rowCount: preview.rowCount,
+      totalCount: gen.count,
+      hasMore: preview.rowCount < gen.count,
+      format: gen.format,
+      seed: String(gen.seed),
+      seedSource: gen.seedSource,
+      preview: preview.data,
+    };
+  }
+
+  private findGeneration(generationId: string): Generation {
+    const gen = generationId.startsWith('e-')
+      ? this.embedded.get(generationId)
+      : generationId.startsWith('g-')
+        ? this.served.get(generationId)
+        : undefined;
+    if (!gen)
+      throw new SynthServiceError(
+        'GENERATION_NOT_FOUND',
+        `unknown generation '${generationId}' (never created here, or evicted from the cache); call generate again`,
+        { generationId },
+      );
+    return gen;
+  }
+
+  /** A page of a generation held by this process (`e-…` or `g-…`). */
+  readGeneration(
+    generationId: string,
+    args: { offset?: unknown; limit?: unknown; maxChars: number },
+  ): GenerationPage {
+    const gen = this.findGeneration(generationId);
+    const offset = intArg(args.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = intArg(args.limit, 'limit', DEFAULT_PAGE_LIMIT, 1, MAX_PAGE_LIMIT);
+    const page = pageOf(gen, offset, limit, args.maxChars);
+    const end = page.offset + page.rowCount;
+    return {
+      generationId: gen.id,
+      modelId: gen.modelId,
+      offset: page.offset,
+      rowCount: page.rowCount,
+      totalCount: gen.count,
+      hasMore: end < gen.count,
+      nextOffset: end < gen.count ? end : null,
+      format: gen.format,
+      data: page.data,
+    };
+  }
+
+  generationInfo(generationId: string): GenerationInfo {
+    const gen = this.findGeneration(generationId);
+    return {
+      generationId: gen.id,
+      modelId: gen.modelId,
+      count: gen.count,
+      format: gen.format,
+      seed: String(gen.seed),
+      seedSource: gen.seedSource,
+      bytes: gen.bytes,
+      createdAt: gen.createdAt,
+    };
+  }
+
+  deleteGeneration(generationId: string): void {
+    this.findGeneration(generationId);
+    if (generationId.startsWith('e-')) this.embedded.delete(generationId);
+    else this.served.delete(generationId);
+  }
+
+  /** Jobs waiting or running in the worker queue. */
+  get queueDepth(): number {
+    return this.queue.depth;
+  }
+
+  /** Waits for running generations, then drops every cache and stops the idle sweeper. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.queue.idle();
+    this.models.clear();
+    this.embedded.clear();
+    this.served.clear();
+  }
+}

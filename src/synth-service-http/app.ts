@@ -1,0 +1,188 @@
+/**
+ * The synth Service's HTTP API (Fastify 5) over one SynthService:
+ *   GET    /v1/components[?name=|?category=]   component descriptors (as list_components)
+ *   GET    /v1/allowlists                       the outside-access policy (as get_allowlists)
+ *   POST   /v1/models                           register inline model text → {modelId: "m-…", …}
+ *   GET    /v1/models, GET/DELETE /v1/models/{id}
+ *   POST   /v1/generate                         {modelId, count, format?, seed?, previewLimit?} → g-…
+ *   GET    /v1/generate/{id}                    a generation's metadata
+ *   GET    /v1/generate/{id}/data?offset=&limit=&maxChars=   one page of rows
+ *   DELETE /v1/generate/{id}
+ *   GET    /health                              liveness (never needs the token)
+ * Every error is `{"error": {"code", "message", …}}`; with a token configured, /v1 needs
+ * `Authorization: Bearer <token>`.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { MAX_MODEL_TEXT_BYTES, SynthServiceError, type SynthService } from '../service/synth-service.js';
+
+export interface SynthServiceAppOptions {
+  service: SynthService;
+  /** Bearer token every /v1 request must carry; none = open (bind to loopback then). */
+  token?: string;
+  /** Largest request body in bytes (model text plus JSON framing). */
+  bodyLimit?: number;
+  /** Pino logger settings, or false. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+/** Default and largest page budget (JSON-escaped characters of `data`). */
+export const DEFAULT_PAGE_CHARS = 4 * 1024 * 1024;
+export const MAX_PAGE_CHARS = 64 * 1024 * 1024;
+
+function sendError(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  message: string,
+  extra = {},
+): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json')
+    .send({ error: { code, message, ...extra } });
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!m) return false;
+  const given = Buffer.from(m[1]!.trim(), 'utf8');
+  const expected = Buffer.from(token, 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A query or body number: integers only, given as a number or a decimal string. */
+function intParam(value: unknown, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n))
+    throw new SynthServiceError(
+      'BAD_REQUEST',
+      `${name} must be a non-negative integer (got ${JSON.stringify(value)})`,
+    );
+  return n;
+}
+
+const objectBody = (body: unknown): Record<string, unknown> => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new SynthServiceError('BAD_REQUEST', 'the request body must be a JSON object');
+  return body as Record<string, unknown>;
+};
+
+/** Builds the app (not listening yet). */
+export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyInstance {
+  const { service, token } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? MAX_MODEL_TEXT_BYTES + 64 * 1024,
+    // while closing, new requests get 503 and in-flight ones finish
+    return503OnClosing: true,
+  });
+
+  // Model text may also be posted as is (text/plain, application/xml, …).
+  app.addContentTypeParser(
+    ['text/plain', 'application/xml', 'text/xml', 'application/octet-stream'],
+    { parseAs: 'string' },
+    (_req, body, done) => done(null, body),
+  );
+
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!token || !req.url.startsWith('/v1/')) return;
+    if (!tokenMatches(req.headers.authorization, token)) {
+      const why = req.headers.authorization ? 'wrong token' : 'missing bearer token';
+      await sendError(reply, 401, 'UNAUTHORIZED', `${why}: send Authorization: Bearer <token>`);
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError | SynthServiceError, _req, reply) => {
+    if (err instanceof SynthServiceError)
+      return sendError(reply, err.status, err.code, err.message, err.details);
+    const fe = err;
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return sendError(
+        reply,
+        413,
+        'TOO_LARGE',
+        `the request body passes the limit of ${app.initialConfig.bodyLimit} bytes`,
+      );
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return sendError(
+        reply,
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'send application/json or model text as text/plain',
+      );
+    if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500)
+      return sendError(reply, fe.statusCode, 'BAD_REQUEST', fe.message);
+    app.log.error(err);
+    return sendError(reply, 500, 'INTERNAL', 'internal error');
+  });
+
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, 404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`),
+  );
+
+  app.get('/health', () => ({ status: 'ok', queueDepth: service.queueDepth }));
+
+  app.get('/v1/components', (req) => {
+    const q = req.query as Record<string, string | undefined>;
+    return service.components({ name: q.name, category: q.category });
+  });
+
+  app.get('/v1/allowlists', () => service.allowlists());
+
+  app.post('/v1/models', async (req, reply) => {
+    const text = typeof req.body === 'string' ? req.body : objectBody(req.body).modelText;
+    return reply.code(201).send(service.registerModel(text));
+  });
+  app.get('/v1/models', () => ({ models: service.listModels() }));
+  app.get('/v1/models/:id', (req) => service.getModel((req.params as { id: string }).id));
+  app.delete('/v1/models/:id', async (req, reply) => {
+    service.deleteModel((req.params as { id: string }).id);
+    return reply.code(204).send();
+  });
+
+  app.post('/v1/generate', async (req) => {
+    const body = objectBody(req.body);
+    if (typeof body.modelId !== 'string')
+      throw new SynthServiceError('BAD_REQUEST', 'modelId (from POST /v1/models) is required');
+    // a client that goes away cancels its queued or running generation
+    const abort = new AbortController();
+    const onClose = (): void => {
+      if (!req.raw.complete || req.raw.destroyed) abort.abort();
+    };
+    req.raw.socket.once('close', onClose);
+    try {
+      return await service.generate(
+        body.modelId,
+        { count: body.count, format: body.format, seed: body.seed, previewLimit: body.previewLimit },
+        abort.signal,
+      );
+    } finally {
+      req.raw.socket.off('close', onClose);
+    }
+  });
+  app.get('/v1/generate/:id', (req) => service.generationInfo((req.params as { id: string }).id));
+  app.get('/v1/generate/:id/data', (req) => {
+    const q = req.query as Record<string, string | undefined>;
+    const maxChars = intParam(q.maxChars, 'maxChars') ?? DEFAULT_PAGE_CHARS;
+    if (maxChars < 1 || maxChars > MAX_PAGE_CHARS)
+      throw new SynthServiceError('BAD_REQUEST', `maxChars must be from 1 to ${MAX_PAGE_CHARS}`);
+    return service.readGeneration((req.params as { id: string }).id, {
+      offset: intParam(q.offset, 'offset'),
+      limit: intParam(q.limit, 'limit'),
+      maxChars,
+    });
+  });
+  app.delete('/v1/generate/:id', async (req, reply) => {
+    service.deleteGeneration((req.params as { id: string }).id);
+    return reply.code(204).send();
+  });
+
+  return app;
+}
