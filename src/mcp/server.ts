@@ -15,7 +15,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
-import type { CalcService } from '../service/calc-service.js';
+import type { CalcApi, CalcModelApi } from '../service/calc-api.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { readPackageVersion } from '../version.js';
 import { authoringTools, modelTools, shallowInputSchema } from './calc-tools.js';
@@ -28,7 +28,8 @@ import type { ToolDefinition } from './tool.js';
 export const RESOURCE_NOT_FOUND = -32002;
 
 export interface McpServerOptions {
-  calc: CalcService;
+  /** The embedded CalcService, or a REST client in remote mode. */
+  calc: CalcApi;
   guidanceTopics: readonly GuidanceTopic[];
   /** Which tool groups to offer. */
   groups: ReadonlySet<'calc' | 'synth'>;
@@ -139,7 +140,7 @@ export function announceReady(server: Server): void {
   readinessAnnouncers.get(server)?.();
 }
 
-function registerResources(server: Server, calc: CalcService): void {
+function registerResources(server: Server, calc: CalcModelApi): void {
   const subscriptions = new Map<string, () => void>();
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: STATIC_RESOURCES }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
