@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { registerCalcCommands } from './calc-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerServeCommand } from './serve-command.js';
 import { registerSheetCommands } from './sheet-commands.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
@@ -17,6 +18,7 @@ const program = new Command('modelworks')
 
 registerSheetCommands(registerCalcCommands(program));
 registerMcpCommand(program);
+registerServeCommand(program);
 registerSynthCommands(program);
 
 await program.parseAsync(process.argv);
