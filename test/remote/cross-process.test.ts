@@ -31,8 +31,8 @@ function startServe(): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
     let err = '';
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
       err += chunk;
       const m = /serving (http:\/\/[^\s]+)/.exec(err);
       if (m) {
