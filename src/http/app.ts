@@ -10,6 +10,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { CalcError } from '../calc/index.js';
 import type { CalcService } from '../service/calc-service.js';
+import { MAX_BLOB_BYTES } from '../store/store.js';
 import { readPackageVersion } from '../version.js';
 import { registerBlobRoutes } from './blob-routes.js';
 import { registerMcpRoute } from './mcp-route.js';
@@ -38,8 +39,9 @@ function errorReplyFor(err: FastifyError): ErrorReply | undefined {
   if (err.validation) return problem(400, `Invalid request: ${err.message}`);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem(413, `Request body too large (limit ${MAX_JSON_BODY_BYTES} bytes)`);
     case 'FST_REQ_FILE_TOO_LARGE':
-      return problem(413, 'Request body too large', { code: 'BLOB_TOO_LARGE' });
+      return problem(413, `Blob too large (limit ${MAX_BLOB_BYTES} bytes)`, { code: 'BLOB_TOO_LARGE' });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return problem(415, 'Unsupported media type');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -3,7 +3,8 @@
  * status code and body shaping; errors go to the app's error handler (problems.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { canonicalize, CalcError } from '../calc/index.js';
+import { canonicalize, CalcError, type JsonObject } from '../calc/index.js';
+import type { MutationSummary } from '../service/calc-api.js';
 import type { CalcService } from '../service/calc-service.js';
 import { idParam, idPathParams, modelErrors, mutationErrors, reply } from './schemas.js';
 
@@ -20,9 +21,51 @@ export function addressOf(raw: string): string {
   return raw.startsWith('$') ? raw : canonicalize(raw);
 }
 
+/** The evaluated components (nested ones too) bound to an address the cycle changed, by id. */
+async function viewDelta(calc: CalcService, id: string, viewId: string, changed: Set<string>) {
+  const delta: Record<string, JsonObject> = {};
+  const walk = (components: unknown): void => {
+    if (!Array.isArray(components)) return;
+    for (const c of components as JsonObject[]) {
+      if (typeof c.bind === 'string' && changed.has(c.bind) && typeof c.id === 'string') delta[c.id] = c;
+      walk(c.components);
+    }
+  };
+  walk((await calc.getView(id, viewId)).components);
+  return delta;
+}
+
+/**
+ * The REST mutation body: traces unless `?traces=false`, and with `X-View: <viewId>` the changed
+ * components of that view. (`metaUpdated` stays, so remote MCP results keep their full shape.)
+ */
+async function mutationReply(
+  calc: CalcService,
+  id: string,
+  view: string | string[] | undefined,
+  result: MutationSummary,
+): Promise<MutationSummary & { viewDelta?: Record<string, JsonObject> }> {
+  if (typeof view !== 'string' || view === '') return result;
+  const changed = new Set([...result.mutatedPaths, ...result.derivedUpdated]);
+  return { ...result, viewDelta: await viewDelta(calc, id, view, changed) };
+}
+
+/** An unknown X-View is refused before anything is written. */
+async function checkView(calc: CalcService, id: string, view: string | string[] | undefined): Promise<void> {
+  if (typeof view === 'string' && view !== '') await calc.getView(id, view);
+}
+
 type IdParams = { Params: { id: string } };
 type IdPathParams = { Params: { id: string; path: string } };
-const flag = { type: 'boolean', description: 'Also return the cycle traces' } as const;
+const flag = {
+  type: 'boolean',
+  default: true,
+  description: 'Return the cycle traces (default true)',
+} as const;
+const xView = {
+  type: 'object',
+  properties: { 'x-view': { type: 'string', description: 'A view id: also return `viewDelta` for it' } },
+} as const;
 
 export function registerModelRoutes(app: FastifyInstance, calc: CalcService): void {
   const tags = ['models'];
@@ -133,6 +176,7 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
         summary: 'Write values as one reactive cycle',
         params: idParam,
         querystring: { type: 'object', properties: { traces: flag } },
+        headers: xView,
         body: { type: 'object', description: '{"$.address": value, …}' },
         response: {
           200: reply('MutationResult'),
@@ -141,12 +185,13 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
         },
       },
     },
-    async (req, res) =>
-      sendJson(
-        res,
-        200,
-        await calc.mutate(req.params.id, req.body, { includeTraces: req.query.traces === true }),
-      ),
+    async (req, res) => {
+      await checkView(calc, req.params.id, req.headers['x-view']);
+      const result = await calc.mutate(req.params.id, req.body, {
+        includeTraces: req.query.traces !== false,
+      });
+      return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
+    },
   );
 
   app.post<IdParams & { Querystring: { traces?: boolean } }>(
@@ -157,16 +202,18 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
         summary: 'Apply an RFC 6902 JSON Patch (application/json-patch+json) as one cycle',
         params: idParam,
         querystring: { type: 'object', properties: { traces: flag } },
+        headers: xView,
         body: { type: 'array', items: { type: 'object' }, description: 'RFC 6902 operations' },
         response: { 200: reply('MutationResult'), ...mutationErrors },
       },
     },
-    async (req, res) =>
-      sendJson(
-        res,
-        200,
-        await calc.patchModel(req.params.id, req.body, { includeTraces: req.query.traces === true }),
-      ),
+    async (req, res) => {
+      await checkView(calc, req.params.id, req.headers['x-view']);
+      const result = await calc.patchModel(req.params.id, req.body, {
+        includeTraces: req.query.traces !== false,
+      });
+      return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
+    },
   );
 
   app.get<IdParams & { Querystring: { at?: string; paths?: string; depth?: number } }>(

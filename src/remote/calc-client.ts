@@ -207,7 +207,7 @@ export class CalcClient implements CalcApi {
   ): Promise<MutationSummary> {
     return this.json('POST', this.model(id, '/mutations'), {
       body: mutations,
-      query: { traces: options.includeTraces === true ? true : undefined },
+      query: { traces: options.includeTraces === true },
     });
   }
 
@@ -219,7 +219,7 @@ export class CalcClient implements CalcApi {
     return this.json('POST', this.model(id, '/mutations/patch'), {
       body: patch,
       contentType: 'application/json-patch+json',
-      query: { traces: options.includeTraces === true ? true : undefined },
+      query: { traces: options.includeTraces === true },
     });
   }
 

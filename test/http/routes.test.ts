@@ -103,16 +103,37 @@ describe('models', () => {
 describe('mutations', () => {
   beforeAll(() => create('m-mut'));
 
-  it('runs a cycle and answers the mutation result', async () => {
+  it('runs a cycle and answers the mutation result, with traces unless ?traces=false', async () => {
     const res = await inject('POST', '/models/m-mut/mutations', {
       '$.items[0].price': 10,
       '$.items[0].qty': 2,
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ success: true, derivedUpdated: expect.arrayContaining(['$.total']) });
-    expect(res.json()).not.toHaveProperty('traces');
-    const traced = await inject('POST', '/models/m-mut/mutations?traces=true', { '$.items[0].qty': 3 });
-    expect(traced.json<Json>().traces.length).toBeGreaterThan(0);
+    expect(res.json<Json>().traces.length).toBeGreaterThan(0);
+    const lean = await inject('POST', '/models/m-mut/mutations?traces=false', { '$.items[0].qty': 3 });
+    expect(lean.json()).not.toHaveProperty('traces');
+  });
+
+  it('adds the changed components of the view named by X-View', async () => {
+    const res = await inject(
+      'POST',
+      '/models/m-mut/mutations',
+      { '$.customer.tier': 'gold' },
+      { 'x-view': 'main' },
+    );
+    expect(res.statusCode).toBe(200);
+    const delta = res.json<Json>().viewDelta;
+    expect(Object.keys(delta).sort()).toEqual(['tier', 'total']);
+    expect(delta.tier).toMatchObject({ bind: '$.customer.tier', value: 'gold' });
+    const unknown = await inject(
+      'POST',
+      '/models/m-mut/mutations',
+      { '$.customer.tier': 'standard' },
+      { 'x-view': 'nope' },
+    );
+    expect(unknown.statusCode).toBe(404);
+    expect((await inject('GET', '/models/m-mut/state/customer.tier')).json()).toBe('gold'); // nothing written
   });
 
   it('answers 422 Schema violation, 409 Constraint violation, 400 derived write, 422 index limit', async () => {
