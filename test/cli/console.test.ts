@@ -6,9 +6,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
 import { runLine } from '../../src/cli/console.js';
+import { CalcClient } from '../../src/remote/calc-client.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { testApp } from '../http/helpers.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'dist/cli/main.js');
@@ -129,5 +132,35 @@ describe('console commands (in-process)', () => {
     expect(lines.at(-1)).toBe('error (MODEL_NOT_FOUND): Model not found: nope');
     expect(await runLine(calc, 'quit', out)).toBe(false);
     await calc.close();
+  });
+
+  it('works the same against a server, through the REST client', async () => {
+    const t = await testApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const remote = new CalcClient({
+      url: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`,
+    });
+    const lines: string[] = [];
+    const out = (text: string) => lines.push(text);
+    try {
+      await runLine(
+        remote,
+        'create {"id":"r","version":"1","schema":{},"derivations":[{"path":"$.total","expr":"price * qty"}]}',
+        out,
+      );
+      await runLine(remote, 'set r $.price=2 $.qty=21', out);
+      await runLine(remote, 'get r $.total', out);
+      expect(lines.at(-1)).toBe('42');
+      expect(await t.calc.getField('r', '$.total')).toBe(42);
+      await runLine(remote, 'explain r $.total limit=1', out);
+      expect(JSON.parse(lines.at(-1)!)).toEqual([
+        expect.objectContaining({ targetPath: '$.total', result: 42 }),
+      ]);
+      await runLine(remote, 'list', out);
+      expect(JSON.parse(lines.at(-1)!)).toEqual(['r']);
+    } finally {
+      await remote.close();
+      await t.close();
+    }
   });
 });
