@@ -2,7 +2,9 @@
 /** The `modelworks` command: one program, a sub-command group per engine. */
 import { Command } from 'commander';
 import { registerCalcCommands } from './calc-commands.js';
+import { registerConsoleCommand } from './console.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerServeCommand } from './serve-command.js';
 import { registerSheetCommands } from './sheet-commands.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
@@ -15,8 +17,11 @@ const program = new Command('modelworks')
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
 
-registerSheetCommands(registerCalcCommands(program));
+const calcGroup = registerCalcCommands(program);
+registerSheetCommands(calcGroup);
+registerConsoleCommand(calcGroup);
 registerMcpCommand(program);
+registerServeCommand(program);
 registerSynthCommands(program);
 
 await program.parseAsync(process.argv);

@@ -3,6 +3,8 @@
  * MODELWORKS_MCP_TRANSPORT=http; bind and port also from MODELWORKS_MCP_HTTP_BIND/_PORT).
  */
 import type { Command } from 'commander';
+import { CalcClient } from '../remote/calc-client.js';
+import type { CalcApi } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
@@ -28,6 +30,39 @@ function parseGroups(text: string): Set<'calc' | 'synth'> {
   return groups;
 }
 
+interface McpOptions {
+  http?: boolean;
+  host?: string;
+  port?: string;
+  tools: string;
+  store?: string;
+  url?: string;
+  apiKey?: string;
+}
+
+/** The calc operations: a REST client in remote mode, else the embedded service on a store. */
+async function openCalc(
+  opts: McpOptions,
+): Promise<{ calc: CalcApi & { close(): Promise<void> }; modeLine: string }> {
+  const url = opts.url ?? process.env.MODELWORKS_SERVER_URL;
+  if (url) {
+    try {
+      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
+    } catch {
+      throw new Error(`--url must be an http(s) URL (got '${url}')`);
+    }
+    const calc = new CalcClient({ url, apiKey: opts.apiKey ?? process.env.MODELWORKS_API_KEY });
+    return { calc, modeLine: `remote mode, ${calc.baseUrl}` };
+  }
+  let store;
+  try {
+    store = await openStore(opts.store ?? process.env.MODELWORKS_STORE);
+  } catch (err) {
+    throw new Error(`cannot open the store: ${(err as Error).message}`);
+  }
+  return { calc: new CalcService(store), modeLine: `embedded mode, ${store.kind} store` };
+}
+
 export function registerMcpCommand(program: Command): void {
   program
     .command('mcp')
@@ -40,7 +75,12 @@ export function registerMcpCommand(program: Command): void {
       '--store <store>',
       'where models live: sqlite:PATH (default: a file under the user data directory), memory, or postgres://…; also MODELWORKS_STORE',
     )
-    .action(async (opts: { http?: boolean; host?: string; port?: string; tools: string; store?: string }) => {
+    .option(
+      '--url <url>',
+      'remote mode: send every model tool to a `modelworks serve` server (also MODELWORKS_SERVER_URL)',
+    )
+    .option('--api-key <key>', "the remote server's API key (prefer MODELWORKS_API_KEY)")
+    .action(async (opts: McpOptions) => {
       let groups: Set<'calc' | 'synth'>;
       try {
         groups = parseGroups(opts.tools);
@@ -64,11 +104,11 @@ export function registerMcpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      let store;
+      let opened;
       try {
-        store = await openStore(opts.store ?? process.env.MODELWORKS_STORE);
+        opened = await openCalc(opts);
       } catch (err) {
-        log(`cannot open the store: ${(err as Error).message}`);
+        log((err as Error).message);
         process.exitCode = 2;
         return;
       }
@@ -80,9 +120,9 @@ export function registerMcpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const calc = new CalcService(store);
+      const calc = opened.calc;
       const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
-      const modeLine = `embedded mode, ${store.kind} store${synth ? `, ${synth.describe}` : ''}`;
+      const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
       const make = () =>
         createMcpServer({
           calc,

@@ -3,7 +3,7 @@
  * document gives them. Every tool is one CalcService call plus result shaping.
  */
 import { MODEL_SPEC_SCHEMA, SPEC_EVOLUTION_SCHEMA, type JsonObject } from '../calc/index.js';
-import type { CalcService } from '../service/calc-service.js';
+import type { CalcAuthoringApi, CalcModelApi } from '../service/calc-api.js';
 import { domainGuidance } from '../service/guidance/catalog.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { okResult } from './results.js';
@@ -51,7 +51,7 @@ const str = (s: unknown): string => (typeof s === 'string' ? s : '');
 const opt = (s: unknown): string | undefined => (typeof s === 'string' ? s : undefined);
 
 /** Model tools: each maps one-to-one to a service operation. */
-export function modelTools(service: CalcService): ToolDefinition[] {
+export function modelTools(service: CalcModelApi): ToolDefinition[] {
   return [
     {
       name: 'list_models',
@@ -388,7 +388,10 @@ export function modelTools(service: CalcService): ToolDefinition[] {
 }
 
 /** Authoring tools: pure, never touch the registry. */
-export function authoringTools(service: CalcService, topics: readonly GuidanceTopic[]): ToolDefinition[] {
+export function authoringTools(
+  service: CalcAuthoringApi,
+  topics: readonly GuidanceTopic[],
+): ToolDefinition[] {
   return [
     {
       name: 'get_domain_guidance',

@@ -108,8 +108,12 @@ async function guarded(body: () => Promise<ToolResult>): Promise<ToolResult> {
 const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** What the stored-model card tools need: the embedded service (remote mode has no card endpoint). */
+export type CardModelSource = Pick<CalcService, 'getCard' | 'getSpec' | 'mutate'>;
+
 export interface CardToolsOptions {
-  calc: CalcService;
+  /** Omitted in remote mode: show_model and valem_card_edit are then not offered. */
+  calc?: CardModelSource;
   runner: CardRunner;
   /** Whether the client shows cards (see clientShowsCards). */
   ui: boolean;
@@ -129,6 +133,11 @@ function shallow(tool: ToolDefinition): ToolDefinition {
 /** The card tools for one client. */
 export function cardTools(options: CardToolsOptions): ToolDefinition[] {
   const { calc, runner, ui, shareLinks } = options;
+  // only the stored-model tools call this, and they are offered only when `calc` is there
+  const stored = (): CardModelSource => {
+    if (!calc) throw new Error('stored models are not available in this mode');
+    return calc;
+  };
 
   const links = (spec: unknown, inputs: Record<string, unknown>): Record<string, string> => {
     if (!shareLinks || !isObject(spec)) return {};
@@ -271,7 +280,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
 
   /** A stored model as the card shows it; spec and graph only when the card's hash is stale. */
   const storedCard = async (id: string, knownHash?: string): Promise<Record<string, unknown>> => {
-    const card = await calc.getCard(id);
+    const card = await stored().getCard(id);
     const hash = specHash(card.spec);
     const out: Record<string, unknown> = {
       specHash: hash,
@@ -308,7 +317,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     annotations: READ,
     run: async (a) => {
       const id = str(a.id);
-      const spec = await calc.getSpec(id);
+      const spec = await stored().getSpec(id);
       if (!isObject(spec.viewDefinition) || !Array.isArray(spec.viewDefinition.views))
         return structuredError({
           error: 'No view',
@@ -337,11 +346,11 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
       const mutations = obj(a.mutations);
       if (Object.keys(mutations).length > 0) {
         try {
-          await calc.mutate(id, mutations);
+          await stored().mutate(id, mutations);
         } catch (err) {
           const issues = issuesOf(err);
           if (!issues) throw err;
-          const current = specHash(await calc.getSpec(id));
+          const current = specHash(await stored().getSpec(id));
           return okResult({ specHash: current, rejected: true, issues });
         }
       }
@@ -350,7 +359,8 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
   };
 
   if (!ui) return [specGuide, renderModel, explainValueTool].map(shallow);
-  return [specGuide, renderModel, explainValueTool, recompute, showModel, cardEdit].map(shallow).map((t) => {
+  const storedTools = calc ? [showModel, cardEdit] : [];
+  return [specGuide, renderModel, explainValueTool, recompute, ...storedTools].map(shallow).map((t) => {
     const name = t.name;
     const meta =
       name === 'render_model' || name === 'show_model'

@@ -74,51 +74,44 @@ function onEventStreamOpen(res: ServerResponse, then: () => void): void {
   res.writeHead = patched;
 }
 
-/** Starts the HTTP endpoint; resolves once it listens. */
-export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp> {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
-  const loopbackBind = LOOPBACK_HOSTS.has(options.host);
+/** True when a browser Origin may call us: listed, or (with no list) a loopback origin. */
+export function originAllowed(origin: string | undefined, allowedOrigins: readonly string[]): boolean {
+  if (!origin) return true; // non-browser clients send none
+  if (allowedOrigins.length > 0) return allowedOrigins.includes(origin);
+  try {
+    const host = new URL(origin).hostname;
+    return LOOPBACK_HOSTS.has(host) || LOOPBACK_HOSTS.has(`[${host}]`);
+  } catch {
+    return false;
+  }
+}
 
-  const originAllowed = (origin: string | undefined): boolean => {
-    if (!origin) return true; // non-browser clients send none
-    if (options.allowedOrigins.length > 0) return options.allowedOrigins.includes(origin);
-    try {
-      return (
-        LOOPBACK_HOSTS.has(new URL(origin).hostname) || LOOPBACK_HOSTS.has(`[${new URL(origin).hostname}]`)
-      );
-    } catch {
-      return false;
-    }
-  };
+/** DNS rebinding: a server bound to loopback answers only to loopback host names. */
+export function hostAllowed(hostHeader: string | undefined, bindHost: string): boolean {
+  if (!LOOPBACK_HOSTS.has(bindHost)) return true;
+  const host = hostnameOf(hostHeader);
+  return host !== undefined && LOOPBACK_HOSTS.has(host);
+}
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'Not found' });
-    // DNS rebinding: a loopback server answers only to loopback host names
-    const host = hostnameOf(req.headers.host);
-    if (loopbackBind && (!host || !LOOPBACK_HOSTS.has(host)))
-      return sendJson(res, 403, rpcError(-32000, 'Forbidden host'));
-    if (!originAllowed(req.headers.origin)) return sendJson(res, 403, rpcError(-32000, 'Forbidden origin'));
+/**
+ * The Streamable HTTP session logic, independent of the HTTP framework: `modelworks mcp --http`
+ * (node:http) and `modelworks serve` (Fastify, after reply.hijack) both hand it requests whose
+ * body is already parsed and whose Host, Origin and credentials are already checked.
+ */
+export class McpSessionHost {
+  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
 
+  constructor(private readonly createServer: () => Server) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
-    const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const known = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     if (typeof sessionId === 'string' && !known)
       return sendJson(res, 404, rpcError(-32001, 'Session not found'));
-
-    let body: unknown;
-    if (req.method === 'POST') {
-      try {
-        body = JSON.parse(await readBody(req));
-      } catch (err) {
-        const tooLarge = (err as Error).message === 'body too large';
-        return sendJson(
-          res,
-          tooLarge ? 413 : 400,
-          rpcError(-32700, tooLarge ? 'Request body too large' : 'Parse error'),
-        );
-      }
-    }
     if (known) {
       if (req.method === 'GET') onEventStreamOpen(res, () => announceReady(known.server));
       return known.transport.handleRequest(req, res, body);
@@ -135,28 +128,61 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
-      const server = options.createServer();
+      const server = this.createServer();
       await server.connect(transport);
       res.on('close', () => void server.close());
       return transport.handleRequest(req, res, body);
     }
-    if (sessions.size >= MAX_SESSIONS)
+    if (this.sessions.size >= MAX_SESSIONS)
       return sendJson(res, 429, rpcError(-32000, `Too many sessions (${MAX_SESSIONS})`));
-    const server = options.createServer();
+    const server = this.createServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        this.sessions.set(id, { transport, server });
       },
       onsessionclosed: (id) => {
-        sessions.delete(id);
+        this.sessions.delete(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
     return transport.handleRequest(req, res, body);
+  }
+
+  async close(): Promise<void> {
+    for (const { server } of this.sessions.values()) await server.close().catch(() => {});
+    this.sessions.clear();
+  }
+}
+
+/** Starts the HTTP endpoint; resolves once it listens. */
+export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp> {
+  const host = new McpSessionHost(options.createServer);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'Not found' });
+    if (!hostAllowed(req.headers.host, options.host))
+      return sendJson(res, 403, rpcError(-32000, 'Forbidden host'));
+    if (!originAllowed(req.headers.origin, options.allowedOrigins))
+      return sendJson(res, 403, rpcError(-32000, 'Forbidden origin'));
+    if (req.method !== 'POST') return host.handle(req, res, undefined);
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch (err) {
+      const tooLarge = (err as Error).message === 'body too large';
+      return sendJson(
+        res,
+        tooLarge ? 413 : 400,
+        rpcError(-32700, tooLarge ? 'Request body too large' : 'Parse error'),
+      );
+    }
+    return host.handle(req, res, body);
   };
 
   const http: HttpServer = createServer((req, res) => {
@@ -175,8 +201,7 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     url: `http://${shownHost}:${port}/mcp`,
     port,
     close: async () => {
-      for (const { server } of sessions.values()) await server.close().catch(() => {});
-      sessions.clear();
+      await host.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MODEL_SPEC_SCHEMA, SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
-import type { CalcService } from '../service/calc-service.js';
+import type { CalcModelApi } from '../service/calc-api.js';
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -84,7 +84,7 @@ export function exampleNames(): string[] {
 }
 
 /** Reads a resource; undefined when the URI names nothing (the caller answers -32002). */
-export async function readResource(uri: string, service: CalcService): Promise<ResourceContent | undefined> {
+export async function readResource(uri: string, service: CalcModelApi): Promise<ResourceContent | undefined> {
   const guide = /^valem:\/\/guide\/([a-z-]+)$/.exec(uri);
   if (guide && GUIDES.some((g) => g.name === guide[1])) {
     return {

@@ -15,7 +15,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
-import type { CalcService } from '../service/calc-service.js';
+import type { CalcApi, CalcModelApi } from '../service/calc-api.js';
+import { CalcService } from '../service/calc-service.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { readPackageVersion } from '../version.js';
 import { CardRunner } from '../service/card-runner.js';
@@ -32,7 +33,8 @@ import type { ToolDefinition } from './tool.js';
 export const RESOURCE_NOT_FOUND = -32002;
 
 export interface McpServerOptions {
-  calc: CalcService;
+  /** The embedded CalcService, or a REST client in remote mode. */
+  calc: CalcApi;
   guidanceTopics: readonly GuidanceTopic[];
   /** Which tool groups to offer. */
   groups: ReadonlySet<'calc' | 'synth'>;
@@ -101,7 +103,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         ? [
             ...tools,
             ...cardTools({
-              calc: options.calc,
+              ...(options.calc instanceof CalcService ? { calc: options.calc } : {}),
               runner: options.cards?.runner ?? (sharedRunner ??= new CardRunner()),
               ui,
               ...(options.cards?.shareLinks ? { shareLinks: options.cards.shareLinks } : {}),
@@ -183,7 +185,7 @@ export function announceReady(server: Server): void {
   readinessAnnouncers.get(server)?.();
 }
 
-function registerResources(server: Server, calc: CalcService | undefined, extra: ResourceProvider[]): void {
+function registerResources(server: Server, calc: CalcModelApi | undefined, extra: ResourceProvider[]): void {
   const subscriptions = new Map<string, () => void>();
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [

@@ -13,22 +13,17 @@ import {
   type ModelGraph,
   type ValueExplanation,
   compileModel,
-  dryRun,
-  evalExpression,
   evaluateView,
   evolveRuntime,
   isObject,
   ModelRuntime,
   modelInfo,
-  normalizeSpec,
   prepareModel,
   projectPaths,
   restoreSnapshot,
-  runTests,
   startRuntime,
   takeSnapshot,
   translatePatch,
-  validateSpec,
   type EvalExpressionResult,
   type EvaluatedView,
   type JsonObject,
@@ -40,37 +35,18 @@ import {
   type TestReport,
   type ValidationReport,
   type ModelSpec,
-  type CompiledLibrary,
   type DerivationTrace,
 } from '../calc/index.js';
 import { GENESIS_HASH, type AuditRecord, type BlobRef, type ModelHead, type Store } from '../store/store.js';
 import { buildAuditRecord, queryAudit, verifyChain, type AuditVerification } from './audit.js';
+import type { CalcApi, LibraryVocabulary, ModelEvent, ModelListener, MutationSummary } from './calc-api.js';
+import { authoring } from './calc-authoring.js';
 import { KeyedLock } from './model-lock.js';
+import { verificationReport, type VerificationReport } from './verification.js';
 
 export const MAX_MODELS = 1000;
 
-/** What `mutate` / `patch_model` return over MCP (traces only when asked for). */
-export type MutationSummary = Omit<MutationResult, 'traces'> & { traces?: DerivationTrace[] };
-
-export type ModelEvent =
-  | {
-      kind: 'mutation';
-      modelId: string;
-      mutatedPaths: string[];
-      derivedUpdated: string[];
-      flaggedConstraints: unknown[];
-      dispatchedEffects: unknown[];
-    }
-  | { kind: 'spec-evolved'; modelId: string; version: string }
-  | { kind: 'restored'; modelId: string }
-  | { kind: 'deleted'; modelId: string }
-  /** Changed by another process sharing the store (details unknown here). */
-  | { kind: 'changed'; modelId: string };
-
-export type ModelListener = (event: ModelEvent) => void;
-
-/** What get_library answers: the compiled library without its runtime bindings. */
-export type LibraryVocabulary = Omit<CompiledLibrary, 'bindings'>;
+export type { LibraryVocabulary, ModelEvent, ModelListener, MutationSummary } from './calc-api.js';
 
 function parseTimestamp(text: string): number {
   const t = Date.parse(text);
@@ -100,7 +76,7 @@ interface LiveModel {
   head: ModelHead;
 }
 
-export class CalcService {
+export class CalcService implements CalcApi {
   private readonly live = new Map<string, LiveModel>();
   private readonly lock = new KeyedLock();
   private readonly listeners = new Map<string, Set<ModelListener>>();
@@ -183,6 +159,15 @@ export class CalcService {
     return (await this.runtime(id)).model.spec;
   }
 
+  async getLineage(id: string): Promise<JsonValue[]> {
+    return (await this.runtime(id)).model.spec.lineage;
+  }
+
+  /** Which embedded tests can be checked against this version, and whether they pass. */
+  async getVerification(id: string): Promise<VerificationReport> {
+    return verificationReport((await this.runtime(id)).model);
+  }
+
   async deleteModel(id: string): Promise<{ deleted: true }> {
     return this.lock.run(id, async () => {
       await this.fresh(id);
@@ -211,8 +196,10 @@ export class CalcService {
     return state;
   }
 
-  async getField(id: string, path: string): Promise<JsonValue> {
+  async getField(id: string, path: string, options: { missing?: 'null' | 'error' } = {}): Promise<JsonValue> {
     const v = await (await this.runtime(id)).getValue(path);
+    if (v === undefined && options.missing === 'error')
+      throw new CalcError('PATH_NOT_FOUND', `Nothing at ${path} in model '${id}'`, { id, path });
     return v === undefined ? null : v;
   }
 
@@ -464,6 +451,7 @@ export class CalcService {
   // ------------------------------------------------------------ blobs
 
   uploadBlob(data: unknown, mediaType = 'application/octet-stream'): Promise<BlobRef> {
+    if (data instanceof Uint8Array) return this.store.putBlob(Buffer.from(data), mediaType);
     if (typeof data !== 'string' || !/^[A-Za-z0-9+/\r\n]*={0,2}$/.test(data)) {
       return Promise.reject(new CalcError('INVALID_ARGUMENT', 'data must be base64 text'));
     }
@@ -509,7 +497,7 @@ export class CalcService {
   // ------------------------------------------------------------ authoring (never touches the registry)
 
   validateSpec(spec: unknown): Promise<ValidationReport> {
-    return validateSpec(spec, { runTests: true });
+    return authoring.validateSpec(spec);
   }
 
   evalExpression(
@@ -518,23 +506,16 @@ export class CalcService {
     library?: unknown,
     constants?: Record<string, unknown>,
   ): Promise<EvalExpressionResult> {
-    return evalExpression(expr, input ?? {}, library, constants ?? {});
+    return authoring.evalExpression(expr, input, library, constants);
   }
 
   /** Runs the spec's embedded tests, or the given cases instead. */
-  async testSpec(spec: unknown, tests?: unknown): Promise<TestReport> {
-    const { spec: normalized } = normalizeSpec(requireObject(spec, 'spec'));
-    if (tests === undefined) return runTests(normalized);
-    if (!Array.isArray(tests))
-      throw new CalcError('INVALID_ARGUMENT', 'tests must be an array of {description?, given, expect}');
-    const { spec: withTests } = normalizeSpec({ ...(spec as object), tests });
-    return runTests(normalized, withTests.tests);
+  testSpec(spec: unknown, tests?: unknown): Promise<TestReport> {
+    return authoring.testSpec(spec, tests);
   }
 
-  async dryRun(spec: unknown, mutations?: unknown): Promise<JsonObject> {
-    const m =
-      mutations === undefined || mutations === null ? undefined : requireObject(mutations, 'mutations');
-    return (await dryRun(spec, m)).state;
+  dryRun(spec: unknown, mutations?: unknown): Promise<JsonObject> {
+    return authoring.dryRun(spec, mutations);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,142 @@
+/**
+ * The Fastify app behind `modelworks serve`: the REST API of the calc models, WebSocket
+ * subscriptions, the MCP server at /mcp, health, and the OpenAPI document generated from the
+ * route schemas. Built without listening, so tests drive it with `app.inject`.
+ */
+import fastifyMultipart from '@fastify/multipart';
+import fastifySwagger from '@fastify/swagger';
+import fastifyWebsocket from '@fastify/websocket';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { CalcError } from '../calc/index.js';
+import type { CalcService } from '../service/calc-service.js';
+import { MAX_BLOB_BYTES } from '../store/store.js';
+import { readPackageVersion } from '../version.js';
+import { registerBlobRoutes } from './blob-routes.js';
+import { registerMcpRoute } from './mcp-route.js';
+import { registerModelRoutes } from './model-routes.js';
+import { calcErrorReply, problem, type ErrorReply } from './problems.js';
+import { redactUrl, registerSecurity } from './security.js';
+import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.js';
+
+/** JSON bodies (specs, mutations, patches, MCP messages); blobs have their own limit. */
+export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface AppOptions {
+  calc: CalcService;
+  /** Builds the MCP server of one /mcp session; omit to serve no /mcp. */
+  createMcpServer?: () => Server;
+  apiKey?: string | undefined;
+  allowedOrigins?: readonly string[];
+  /** The address the server binds: a loopback bind refuses non-loopback Host headers. */
+  bindHost?: string;
+  /** Request logging (JSON lines); none by default. */
+  log?: { level: string; stream: NodeJS.WritableStream };
+}
+
+function errorReplyFor(err: FastifyError): ErrorReply | undefined {
+  if (err instanceof CalcError) return calcErrorReply(err);
+  if (err.validation) return problem(400, `Invalid request: ${err.message}`);
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem(413, `Request body too large (limit ${MAX_JSON_BODY_BYTES} bytes)`);
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return problem(413, `Blob too large (limit ${MAX_BLOB_BYTES} bytes)`, { code: 'BLOB_TOO_LARGE' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problem(415, 'Unsupported media type');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return problem(400, 'Malformed or unreadable request body');
+  }
+  if (err instanceof SyntaxError) return problem(400, 'Malformed or unreadable request body');
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return problem(status, err.message);
+  return undefined;
+}
+
+const routeTables = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
+
+/** Every route the app registered (method, URL pattern): the OpenAPI test compares the document with it. */
+export function registeredRoutes(app: FastifyInstance): { method: string; url: string }[] {
+  return routeTables.get(app) ?? [];
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const apiKey = options.apiKey === '' ? undefined : options.apiKey;
+  const logger: FastifyServerOptions['logger'] = options.log
+    ? {
+        level: options.log.level,
+        stream: options.log.stream,
+        // method and redacted URL only: no headers (Authorization) and no `?token=` reach a log line
+        serializers: {
+          req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
+        },
+      }
+    : false;
+  const app = Fastify({ logger, bodyLimit: MAX_JSON_BODY_BYTES, forceCloseConnections: true });
+  const routes: { method: string; url: string }[] = [];
+  routeTables.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Modelworks calc API',
+        version: readPackageVersion(),
+        description:
+          'Live reactive models over HTTP. Send `Authorization: Bearer <key>` when the server has a key.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: apiKey ? [{ bearer: [] }] : [],
+    },
+  });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(fastifyMultipart);
+
+  // RFC 6902 bodies parse like JSON
+  app.addContentTypeParser(
+    'application/json-patch+json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
+
+  registerSecurity(app, {
+    apiKey,
+    allowedOrigins: options.allowedOrigins ?? [],
+    bindHost: options.bindHost ?? '127.0.0.1',
+  });
+
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const mapped = errorReplyFor(err);
+    if (!mapped) request.log.error({ err }, 'request failed');
+    else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
+    const out = mapped ?? problem(500, 'Internal server error');
+    return reply.code(out.status).type(out.contentType).send(out.body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const out = problem(404, `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    return reply.code(404).type(out.contentType).send(out.body);
+  });
+
+  const health = { schema: { tags: ['health'], summary: 'Liveness (no key needed)' } };
+  app.get('/health', health, () => ({ status: 'UP' }));
+  app.get('/actuator/health', health, () => ({ status: 'UP' }));
+  app.get('/actuator/info', { schema: { tags: ['health'], summary: 'Name and version' } }, () => ({
+    name: 'modelworks',
+    version: readPackageVersion(),
+  }));
+  app.get('/openapi.json', { schema: { hide: true } }, () => {
+    const doc = app.swagger() as { paths?: Record<string, unknown> };
+    return { ...doc, paths: { ...doc.paths, '/models/{id}/subscribe': { get: SUBSCRIBE_OPERATION } } };
+  });
+
+  registerModelRoutes(app, options.calc);
+  registerBlobRoutes(app, options.calc, apiKey !== undefined);
+  registerSubscribeRoute(app, options.calc);
+  if (options.createMcpServer) registerMcpRoute(app, options.createMcpServer);
+  return app;
+}

@@ -1,0 +1,80 @@
+/**
+ * Error bodies of the REST API. Most are RFC 7807 problem details; a few refusals keep the shapes
+ * agents already know from MCP (Schema violation, Constraint violation, the validation report).
+ * Every body carries the stable `code`, so a remote client can rebuild the CalcError.
+ */
+import { CALC_ERROR_CODES, type CalcError } from '../calc/index.js';
+
+export interface ErrorReply {
+  status: number;
+  body: Record<string, unknown>;
+  /** application/problem+json or application/json. */
+  contentType: string;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+};
+
+export function problem(status: number, detail: string, extra: Record<string, unknown> = {}): ErrorReply {
+  return {
+    status,
+    contentType: 'application/problem+json',
+    body: { type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail, ...extra },
+  };
+}
+
+const plain = (status: number, body: Record<string, unknown>): ErrorReply => ({
+  status,
+  contentType: 'application/json',
+  body,
+});
+
+/** The reply for a CalcError raised by a service call. */
+export function calcErrorReply(err: CalcError): ErrorReply {
+  const status = CALC_ERROR_CODES[err.code].status;
+  const code = err.code;
+  const detail = err.message;
+  switch (code) {
+    case 'SPEC_INVALID':
+      if (Array.isArray(err.details.errors))
+        return plain(status, {
+          message: 'Model spec validation failed',
+          errors: err.details.errors,
+          warnings: err.details.warnings ?? [],
+          code,
+          detail,
+        });
+      return problem(status, detail, { code });
+    case 'MODEL_EXISTS':
+      return plain(status, {
+        error: `Model with id '${String(err.details.id)}' already exists`,
+        id: err.details.id,
+        code,
+        detail,
+      });
+    case 'SCHEMA_VIOLATION':
+      return plain(status, { error: 'Schema violation', violations: err.details.violations, code, detail });
+    case 'CONSTRAINT_VIOLATION':
+      return plain(status, {
+        error: 'Constraint violation',
+        violations: err.details.violations,
+        code,
+        detail,
+      });
+    case 'STORE_FAILURE':
+      // the store's own words may name hosts or files: keep them in the server log only
+      return problem(500, 'Internal server error', { code });
+    default:
+      return problem(status, detail, { code, ...err.details });
+  }
+}

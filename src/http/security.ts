@@ -1,0 +1,63 @@
+/**
+ * The guards every request passes before a route runs: DNS-rebinding Host check, browser Origin
+ * allowlist, and the API key. The key is compared in constant time and never logged or echoed
+ * (request logs carry a redacted URL, since WebSocket clients may pass it as `?token=`).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hostAllowed, originAllowed } from '../mcp/http.js';
+import { problem, type ErrorReply } from './problems.js';
+
+export interface SecurityOptions {
+  /** Required as `Authorization: Bearer <key>` (or `?token=` on WebSocket upgrades) when set. */
+  apiKey: string | undefined;
+  /** Browser origins allowed; empty = loopback origins only. */
+  allowedOrigins: readonly string[];
+  /** The bind address: loopback binds refuse non-loopback Host headers. */
+  bindHost: string;
+}
+
+/** Paths anyone may call: liveness probes carry no key. */
+export const OPEN_PATHS = new Set(['/health', '/actuator/health', '/actuator/info']);
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** A URL with any `token` query value replaced, for logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+}
+
+function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+    return m ? m[1] : undefined;
+  }
+  if (request.headers.upgrade?.toLowerCase() === 'websocket') {
+    const token = new URL(request.url, 'http://localhost').searchParams.get('token');
+    return token ?? undefined;
+  }
+  return undefined;
+}
+
+/** Why a request is refused, or undefined when it may proceed. */
+export function refusal(request: FastifyRequest, options: SecurityOptions): ErrorReply | undefined {
+  const path = request.url.split('?')[0] ?? '';
+  if (OPEN_PATHS.has(path)) return undefined;
+  if (!hostAllowed(request.headers.host, options.bindHost)) return problem(403, 'Forbidden host');
+  if (!originAllowed(request.headers.origin, options.allowedOrigins)) return problem(403, 'Forbidden origin');
+  if (options.apiKey === undefined) return undefined;
+  const key = presentedKey(request);
+  if (key === undefined) return problem(401, 'Missing API key: send Authorization: Bearer <key>');
+  if (!timingSafeEqual(digest(key), digest(options.apiKey))) return problem(401, 'Invalid API key');
+  return undefined;
+}
+
+export function registerSecurity(app: FastifyInstance, options: SecurityOptions): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const refused = refusal(request, options);
+    if (!refused) return;
+    if (refused.status === 401) void reply.header('www-authenticate', 'Bearer');
+    await reply.code(refused.status).type(refused.contentType).send(refused.body);
+  });
+}

@@ -1,0 +1,338 @@
+/**
+ * The calc operations over the REST API of a `modelworks serve` server: remote mode of the MCP
+ * server and the console. REST error bodies become CalcErrors again (their `code` says which), so
+ * MCP results keep the structured error shapes of embedded mode. Authoring runs locally.
+ */
+import WebSocket from 'ws';
+import {
+  CALC_ERROR_CODES,
+  CalcError,
+  type CalcErrorCode,
+  type DerivationTrace,
+  type EvaluatedView,
+  type JsonObject,
+  type JsonValue,
+  type ModelInfo,
+  type ModelSpec,
+  type Snapshot,
+} from '../calc/index.js';
+import type { AuditVerification } from '../service/audit.js';
+import type {
+  AuditFilter,
+  CalcApi,
+  DownloadedBlob,
+  LibraryVocabulary,
+  ModelEvent,
+  ModelListener,
+  MutationSummary,
+  StateOptions,
+} from '../service/calc-api.js';
+import { authoring } from '../service/calc-authoring.js';
+import type { ModelGraph, VerificationReport } from '../service/verification.js';
+import type { AuditRecord, BlobRef } from '../store/store.js';
+
+export interface CalcClientOptions {
+  /** The server's base URL, e.g. http://127.0.0.1:8080. */
+  url: string;
+  apiKey?: string | undefined;
+}
+
+/** Fields of an error body that are envelope, not CalcError details. */
+const ENVELOPE = new Set(['type', 'title', 'status', 'detail', 'code', 'error', 'message', 'instance']);
+
+const isCode = (code: unknown): code is CalcErrorCode =>
+  typeof code === 'string' && Object.prototype.hasOwnProperty.call(CALC_ERROR_CODES, code);
+
+const enc = encodeURIComponent;
+
+interface RequestOptions {
+  body?: unknown;
+  contentType?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+export class CalcClient implements CalcApi {
+  readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly sockets = new Set<WebSocket>();
+
+  constructor(options: CalcClientOptions) {
+    this.baseUrl = options.url.replace(/\/+$/, '');
+    this.apiKey = options.apiKey || undefined;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return this.apiKey ? { ...extra, authorization: `Bearer ${this.apiKey}` } : extra;
+  }
+
+  private async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    const url = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(options.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    let body: string | FormData | undefined;
+    const headers: Record<string, string> = {};
+    if (options.body instanceof FormData) body = options.body;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = options.contentType ?? 'application/json';
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: this.headers(headers),
+        ...(body !== undefined ? { body } : {}),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(
+        `cannot reach the Modelworks server at ${this.baseUrl}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+      );
+    }
+    if (!res.ok) throw await this.errorOf(res);
+    return res;
+  }
+
+  /** A REST error answer as the error the embedded service would have thrown. */
+  private async errorOf(res: Response): Promise<Error> {
+    let body: Record<string, unknown> = {};
+    try {
+      body = (await res.json()) as Record<string, unknown>;
+    } catch {
+      // not JSON: the status says enough
+    }
+    const words = [body.detail, body.error, body.message].find((w): w is string => typeof w === 'string');
+    if (res.status === 401)
+      return new Error(
+        `the Modelworks server at ${this.baseUrl} refused the request (401): ${words ?? 'API key missing or wrong'}; set MODELWORKS_API_KEY or --api-key`,
+      );
+    if (isCode(body.code)) {
+      const details: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(body)) if (!ENVELOPE.has(k)) details[k] = v;
+      return new CalcError(body.code, words ?? body.code, details);
+    }
+    return new Error(
+      `the Modelworks server at ${this.baseUrl} answered ${res.status}: ${words ?? res.statusText}`,
+    );
+  }
+
+  private async json<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
+    return (await (await this.request(method, path, options)).json()) as T;
+  }
+
+  private model(id: string, rest = ''): string {
+    return `/models/${enc(id)}${rest}`;
+  }
+
+  // ------------------------------------------------------------ registry
+
+  listModels(): Promise<string[]> {
+    return this.json('GET', '/models');
+  }
+
+  async createModel(spec: unknown): Promise<ModelInfo> {
+    const created = await this.json<{ id: string }>('POST', '/models', { body: spec });
+    return this.getModelInfo(created.id);
+  }
+
+  getModelInfo(id: string): Promise<ModelInfo> {
+    return this.json('GET', this.model(id));
+  }
+
+  getSpec(id: string): Promise<ModelSpec> {
+    return this.json('GET', this.model(id, '/spec'));
+  }
+
+  getLineage(id: string): Promise<JsonValue[]> {
+    return this.json('GET', this.model(id, '/lineage'));
+  }
+
+  async deleteModel(id: string): Promise<{ deleted: true }> {
+    await this.request('DELETE', this.model(id));
+    return { deleted: true };
+  }
+
+  // ------------------------------------------------------------ reads
+
+  getState(id: string, options: StateOptions = {}): Promise<JsonValue> {
+    return this.json('GET', this.model(id, '/state'), {
+      query: { at: options.at, paths: options.paths?.join(','), depth: options.depth },
+    });
+  }
+
+  async getField(id: string, path: string, options: { missing?: 'null' | 'error' } = {}): Promise<JsonValue> {
+    try {
+      return await this.json<JsonValue>('GET', this.model(id, `/state/${enc(path)}`));
+    } catch (err) {
+      if (options.missing !== 'error' && err instanceof CalcError && err.code === 'PATH_NOT_FOUND')
+        return null;
+      throw err;
+    }
+  }
+
+  getEffectiveSchema(id: string, path: string): Promise<JsonObject> {
+    return this.json('GET', this.model(id, `/schema/${enc(path)}`));
+  }
+
+  explain(id: string, path: string, limit?: number): Promise<DerivationTrace[]> {
+    return this.json('GET', this.model(id, `/explain/${enc(path)}`), { query: { limit } });
+  }
+
+  getHistory(id: string): Promise<string[]> {
+    return this.json('GET', this.model(id, '/history'));
+  }
+
+  getGraph(id: string): Promise<ModelGraph> {
+    return this.json('GET', this.model(id, '/graph'));
+  }
+
+  getVerification(id: string): Promise<VerificationReport> {
+    return this.json('GET', this.model(id, '/verification'));
+  }
+
+  getView(id: string, viewId?: string): Promise<EvaluatedView> {
+    return this.json('GET', this.model(id, viewId === undefined ? '/view' : `/view/${enc(viewId)}`));
+  }
+
+  getLibrary(id: string): Promise<LibraryVocabulary> {
+    return this.json('GET', this.model(id, '/library'));
+  }
+
+  // ------------------------------------------------------------ writes
+
+  mutate(
+    id: string,
+    mutations: unknown,
+    options: { includeTraces?: boolean } = {},
+  ): Promise<MutationSummary> {
+    return this.json('POST', this.model(id, '/mutations'), {
+      body: mutations,
+      query: { traces: options.includeTraces === true },
+    });
+  }
+
+  patchModel(
+    id: string,
+    patch: unknown,
+    options: { includeTraces?: boolean } = {},
+  ): Promise<MutationSummary> {
+    return this.json('POST', this.model(id, '/mutations/patch'), {
+      body: patch,
+      contentType: 'application/json-patch+json',
+      query: { traces: options.includeTraces === true },
+    });
+  }
+
+  snapshot(id: string): Promise<Snapshot> {
+    return this.json('POST', this.model(id, '/snapshot'));
+  }
+
+  async restore(id: string, snapshot: unknown): Promise<{ restored: true }> {
+    await this.request('POST', this.model(id, '/restore'), { body: snapshot });
+    return { restored: true };
+  }
+
+  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+    return this.json('POST', this.model(id, '/spec/evolve'), { body: evolution });
+  }
+
+  getAudit(id: string, filter: AuditFilter = {}): Promise<AuditRecord[]> {
+    return this.json('GET', this.model(id, '/audit'), {
+      query: { path: filter.pathPrefix, from: filter.from, to: filter.to, limit: filter.limit },
+    });
+  }
+
+  verifyAudit(id: string): Promise<AuditVerification> {
+    return this.json('GET', this.model(id, '/audit/verify'));
+  }
+
+  // ------------------------------------------------------------ blobs
+
+  uploadBlob(data: unknown, mediaType = 'application/octet-stream'): Promise<BlobRef> {
+    let bytes: Uint8Array;
+    if (data instanceof Uint8Array) bytes = data;
+    else if (typeof data === 'string' && /^[A-Za-z0-9+/\r\n]*={0,2}$/.test(data))
+      bytes = Buffer.from(data, 'base64');
+    else return Promise.reject(new CalcError('INVALID_ARGUMENT', 'data must be base64 text'));
+    const form = new FormData();
+    form.set('mediaType', mediaType);
+    form.set('file', new Blob([bytes], { type: mediaType }), 'blob');
+    return this.json('POST', '/blobs', { body: form });
+  }
+
+  async downloadBlob(blobId: string, modelId?: string): Promise<DownloadedBlob> {
+    const path =
+      modelId === undefined ? `/blobs/${enc(blobId)}` : this.model(modelId, `/blobs/${enc(blobId)}`);
+    const res = await this.request('GET', path);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return {
+      blobId,
+      bytes: bytes.length,
+      data: bytes.toString('base64'),
+      mediaType: res.headers.get('content-type') ?? 'application/octet-stream',
+    };
+  }
+
+  // ------------------------------------------------------------ subscriptions
+
+  /** Events of one model through the server's WebSocket; the unsubscribe closes it. */
+  subscribe(id: string, listener: ModelListener): () => void {
+    const url = `${this.baseUrl.replace(/^http/, 'ws')}${this.model(id, '/subscribe')}`;
+    const socket = new WebSocket(url, { headers: this.headers() });
+    this.sockets.add(socket);
+    socket.on('message', (data: Buffer) => {
+      let event: ModelEvent | { kind: 'subscribed' };
+      try {
+        event = JSON.parse(data.toString()) as ModelEvent | { kind: 'subscribed' };
+      } catch {
+        return;
+      }
+      if (event.kind !== 'subscribed') listener(event);
+    });
+    // a refused or dropped subscription just stops sending updates; reads still work
+    socket.on('error', () => {});
+    socket.on('close', () => this.sockets.delete(socket));
+    return () => {
+      this.sockets.delete(socket);
+      socket.close();
+    };
+  }
+
+  /** Resolves once a subscription's socket is open (tests and the console wait for it). */
+  static opened(socket: WebSocket): Promise<void> {
+    return new Promise((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+  }
+
+  // ------------------------------------------------------------ authoring (local)
+
+  validateSpec(spec: unknown): ReturnType<CalcApi['validateSpec']> {
+    return authoring.validateSpec(spec);
+  }
+
+  evalExpression(
+    expr: string,
+    input?: unknown,
+    library?: unknown,
+    constants?: Record<string, unknown>,
+  ): ReturnType<CalcApi['evalExpression']> {
+    return authoring.evalExpression(expr, input, library, constants);
+  }
+
+  testSpec(spec: unknown, tests?: unknown): ReturnType<CalcApi['testSpec']> {
+    return authoring.testSpec(spec, tests);
+  }
+
+  dryRun(spec: unknown, mutations?: unknown): ReturnType<CalcApi['dryRun']> {
+    return authoring.dryRun(spec, mutations);
+  }
+
+  /** Closes every subscription socket. */
+  close(): Promise<void> {
+    for (const s of this.sockets) s.terminate();
+    this.sockets.clear();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The calc operations as an interface, so a surface does not care where the models live: the
+ * embedded CalcService implements it, and so does the REST client of remote mode
+ * (src/remote/calc-client.ts). MCP tools, resources and the console depend only on this.
+ */
+import type {
+  CompiledLibrary,
+  DerivationTrace,
+  MutationResult,
+  EvalExpressionResult,
+  EvaluatedView,
+  JsonObject,
+  JsonValue,
+  ModelInfo,
+  ModelSpec,
+  Snapshot,
+  TestReport,
+  ValidationReport,
+} from '../calc/index.js';
+import type { AuditRecord, BlobRef } from '../store/store.js';
+import type { AuditVerification } from './audit.js';
+import type { ModelGraph, VerificationReport } from './verification.js';
+
+/** What `mutate` / `patch_model` return over MCP (traces only when asked for). */
+export type MutationSummary = Omit<MutationResult, 'traces'> & { traces?: DerivationTrace[] };
+
+export type ModelEvent =
+  | {
+      kind: 'mutation';
+      modelId: string;
+      mutatedPaths: string[];
+      derivedUpdated: string[];
+      flaggedConstraints: unknown[];
+      dispatchedEffects: unknown[];
+    }
+  | { kind: 'spec-evolved'; modelId: string; version: string }
+  | { kind: 'restored'; modelId: string }
+  | { kind: 'deleted'; modelId: string }
+  /** Changed by another process sharing the store (details unknown here). */
+  | { kind: 'changed'; modelId: string };
+
+export type ModelListener = (event: ModelEvent) => void;
+
+/** What get_library answers: the compiled library without its runtime bindings. */
+export type LibraryVocabulary = Omit<CompiledLibrary, 'bindings'>;
+
+export interface AuditFilter {
+  pathPrefix?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+}
+
+export interface StateOptions {
+  at?: string;
+  paths?: string[];
+  depth?: number;
+}
+
+export interface DownloadedBlob {
+  blobId: string;
+  bytes: number;
+  /** Base64. */
+  data: string;
+  mediaType: string;
+}
+
+/** Operations on the model registry: each maps to one MCP tool and one REST endpoint. */
+export interface CalcModelApi {
+  listModels(): Promise<string[]>;
+  createModel(spec: unknown): Promise<ModelInfo>;
+  getModelInfo(id: string): Promise<ModelInfo>;
+  getSpec(id: string): Promise<ModelSpec>;
+  getLineage(id: string): Promise<JsonValue[]>;
+  deleteModel(id: string): Promise<{ deleted: true }>;
+  getState(id: string, options?: StateOptions): Promise<JsonValue>;
+  /** `missing: 'error'` refuses an absent address (PATH_NOT_FOUND) instead of answering null. */
+  getField(id: string, path: string, options?: { missing?: 'null' | 'error' }): Promise<JsonValue>;
+  getEffectiveSchema(id: string, path: string): Promise<JsonObject>;
+  explain(id: string, path: string, limit?: number): Promise<DerivationTrace[]>;
+  getHistory(id: string): Promise<string[]>;
+  getGraph(id: string): Promise<ModelGraph>;
+  getVerification(id: string): Promise<VerificationReport>;
+  getView(id: string, viewId?: string): Promise<EvaluatedView>;
+  getLibrary(id: string): Promise<LibraryVocabulary>;
+  mutate(id: string, mutations: unknown, options?: { includeTraces?: boolean }): Promise<MutationSummary>;
+  patchModel(id: string, patch: unknown, options?: { includeTraces?: boolean }): Promise<MutationSummary>;
+  snapshot(id: string): Promise<Snapshot>;
+  restore(id: string, snapshot: unknown): Promise<{ restored: true }>;
+  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }>;
+  getAudit(id: string, filter?: AuditFilter): Promise<AuditRecord[]>;
+  verifyAudit(id: string): Promise<AuditVerification>;
+  /** `data`: base64 text (MCP) or raw bytes (REST upload). */
+  uploadBlob(data: unknown, mediaType?: string): Promise<BlobRef>;
+  downloadBlob(blobId: string, modelId?: string): Promise<DownloadedBlob>;
+  /** Events of one model; returns the unsubscribe function. */
+  subscribe(id: string, listener: ModelListener): () => void;
+}
+
+/** Authoring operations: pure, never touch the registry; a remote client runs them locally. */
+export interface CalcAuthoringApi {
+  validateSpec(spec: unknown): Promise<ValidationReport>;
+  evalExpression(
+    expr: string,
+    input?: unknown,
+    library?: unknown,
+    constants?: Record<string, unknown>,
+  ): Promise<EvalExpressionResult>;
+  testSpec(spec: unknown, tests?: unknown): Promise<TestReport>;
+  dryRun(spec: unknown, mutations?: unknown): Promise<JsonObject>;
+}
+
+export type CalcApi = CalcModelApi & CalcAuthoringApi;

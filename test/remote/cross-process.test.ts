@@ -1,0 +1,145 @@
+// Cross-process: `modelworks serve` on PostgreSQL; two MCP servers in remote mode (stdio children
+// of SDK clients) and a WebSocket client on it. A mutate through one MCP process is seen by the
+// other's get_state and by the WebSocket frame; a wrong key is refused everywhere.
+// Needs MODELWORKS_TEST_POSTGRES_URL (skipped without it) and a build (dist/cli/main.js).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../mcp/helpers/peers.js';
+import { looseSpec } from '../mcp/helpers/specs.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+interface Result {
+  content: { type: string; text: string }[];
+  structuredContent?: Json;
+  isError?: boolean;
+}
+
+const PG = process.env.MODELWORKS_TEST_POSTGRES_URL;
+const KEY = 'cross-process-key';
+const MODEL = `xp-${process.pid}-${Date.now()}`;
+
+/** Starts `modelworks serve` and resolves with its base URL once it listens. */
+function startServe(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', PG!], {
+    env: { ...process.env, MODELWORKS_API_KEY: KEY },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /serving (http:\/\/[^\s]+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, child });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+async function remoteMcp(url: string, key: string): Promise<Client> {
+  const client = new Client({ name: 'cross-process', version: '1' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, 'mcp', '--url', url],
+      env: { ...process.env, MODELWORKS_API_KEY: key, MODELWORKS_STORE: 'memory' },
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Json) =>
+  (await client.callTool({ name, arguments: args })) as unknown as Result;
+
+describe.skipIf(!PG)('serve on PostgreSQL, shared by remote MCP processes and a WebSocket client', () => {
+  let serve: { url: string; child: ChildProcess };
+  let a: Client;
+  let b: Client;
+
+  beforeAll(async () => {
+    serve = await startServe();
+    [a, b] = await Promise.all([remoteMcp(serve.url, KEY), remoteMcp(serve.url, KEY)]);
+  }, 60_000);
+  afterAll(async () => {
+    await call(a, 'delete_model', { id: MODEL }).catch(() => {});
+    await Promise.all([a?.close(), b?.close()]);
+    serve?.child.kill('SIGTERM');
+  });
+
+  it('a mutate from one MCP process is seen by the other and by the WebSocket', async () => {
+    const created = await call(a, 'create_model', { spec: looseSpec(MODEL) });
+    expect(created.structuredContent).toMatchObject({ id: MODEL });
+
+    const ws = new WebSocket(`${serve.url.replace('http', 'ws')}/models/${MODEL}/subscribe?paths=total`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    const frames: Json[] = [];
+    const mutationFrame = new Promise<Json>((resolve) =>
+      ws.on('message', (data: Buffer) => {
+        const frame = JSON.parse(data.toString()) as Json;
+        frames.push(frame);
+        if (frame.kind === 'mutation') resolve(frame);
+      }),
+    );
+    await new Promise<void>((resolve) => {
+      const wait = () => (frames.some((f) => f.kind === 'subscribed') ? resolve() : setTimeout(wait, 20));
+      wait();
+    });
+
+    const mutated = await call(a, 'mutate', { id: MODEL, mutations: { '$.price': 6, '$.qty': 7 } });
+    expect(mutated.structuredContent).toMatchObject({ success: true, derivedUpdated: ['$.total'] });
+
+    const state = await call(b, 'get_state', { id: MODEL });
+    expect(JSON.parse(state.content[0]!.text)).toEqual({ price: 6, qty: 7, total: 42 });
+
+    expect(await mutationFrame).toEqual({
+      kind: 'mutation',
+      modelId: MODEL,
+      mutatedPaths: ['$.price', '$.qty'],
+      derivedUpdated: ['$.total'],
+      flaggedConstraints: [],
+      dispatchedEffects: [],
+    });
+    ws.close();
+  });
+
+  it('refuses a wrong key everywhere: REST, WebSocket, /mcp, and a remote MCP process', async () => {
+    const rest = await fetch(`${serve.url}/models`, { headers: { authorization: 'Bearer nope' } });
+    expect(rest.status).toBe(401);
+
+    const wsStatus = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${serve.url.replace('http', 'ws')}/models/${MODEL}/subscribe?token=nope`);
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+      ws.on('error', () => {});
+    });
+    expect(wsStatus).toBe(401);
+
+    const direct = new Client({ name: 'wrong-key', version: '1' });
+    await expect(
+      direct.connect(
+        new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
+          requestInit: { headers: { authorization: 'Bearer nope' } },
+        }),
+      ),
+    ).rejects.toThrow(/401/);
+
+    const wrong = await remoteMcp(serve.url, 'nope');
+    try {
+      const res = await call(wrong, 'get_state', { id: MODEL });
+      expect(res.isError).toBe(true);
+      expect(res.content[0]!.text).toContain(`server at ${serve.url} refused the request (401)`);
+    } finally {
+      await wrong.close();
+    }
+  });
+});
