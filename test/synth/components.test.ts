@@ -16,15 +16,20 @@ describe('catalog', () => {
     expect(FREE_CATALOG.filter((d) => d.category === 'filter')).toHaveLength(10);
     expect(
       listComponents()
+        .filter((c) => c.descriptor.edition === 'Free')
         .map((c) => c.descriptor.name)
         .sort(),
     ).toEqual(FREE_CATALOG.map((d) => d.name).sort());
   });
 
   it('renders the §9.2 descriptor JSON and a Markdown table', () => {
-    const json = JSON.parse(componentsJson());
+    const json = JSON.parse(componentsJson('free'));
     expect(json.edition).toBe('Free');
     expect(json.totalCount).toBe(45);
+    const full = JSON.parse(componentsJson());
+    expect(full.edition).toBe('full');
+    expect(full.totalCount).toBe(listComponents().length);
+    expect(full.components.find((c: { name: string }) => c.name === 'SSN').edition).toBe('Pro');
     const binomial = json.components.find((c: { name: string }) => c.name === 'Binomial');
     expect(binomial.parameters.map((p: { name: string }) => p.name)).toEqual(['n', 'p', 'mode']);
     expect(binomial.parameters[2]).toMatchObject({
@@ -72,7 +77,9 @@ describe('attributes', () => {
     expect(load('<Uniform name="N" min="abc"/>')).toThrow(/"abc" is not a number/);
   });
 
-  it('gates Pro components, string constants and large models behind the Pro edition', () => {
+  it('gates Pro components, string constants and large models under --edition free', () => {
+    const free = (nodes: string) => () =>
+      grind(xmlModel('N', nodes), 1, 1, 'csv', false, { edition: 'free' });
     const licence = (f: () => string): string => {
       try {
         f();
@@ -81,10 +88,15 @@ describe('attributes', () => {
       }
       return 'none';
     };
-    expect(licence(load('<SSN name="N"/>'))).toBe('SYNTH_LICENSE');
-    expect(licence(load('<Constant name="N" value="x" type="string"/>'))).toBe('SYNTH_LICENSE');
+    expect(licence(free('<SSN name="N"/>'))).toBe('SYNTH_LICENSE');
+    expect(licence(free('<Constant name="N" value="x" type="string"/>'))).toBe('SYNTH_LICENSE');
     const many = Array.from({ length: 21 }, (_, i) => `<Uniform name="N${i}"/>`).join('');
-    expect(licence(() => grind(xmlModel('N0', many), 1, 1))).toBe('SYNTH_LICENSE');
+    expect(licence(() => grind(xmlModel('N0', many), 1, 1, 'csv', false, { edition: 'free' }))).toBe(
+      'SYNTH_LICENSE',
+    );
+    // The full edition runs them.
+    expect(load('<Constant name="N" value="x" type="string"/>')()).toBe('x\n');
+    expect(load('<SSN name="N"/>')()).toMatch(/^\d{3}-\d{2}-\d{4}\n$/);
     expect(load('<Unifrom name="N"/>')).toThrow(
       /unknown component type "Unifrom" \("N"\) \(did you mean "Uniform"\?\)/,
     );

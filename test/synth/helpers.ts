@@ -1,4 +1,5 @@
 /** Small helpers shared by the synth tests. */
+import type { LoadOptions } from '../../src/synth/engine/loader.js';
 import { SynthRun } from '../../src/synth/engine/run.js';
 import { parseModel } from '../../src/synth/model/io.js';
 import type { OutputFormat } from '../../src/synth/output/format.js';
@@ -11,8 +12,9 @@ export function grind(
   count: number,
   format: OutputFormat = 'csv',
   header = false,
+  options: LoadOptions = {},
 ): string {
-  const run = new SynthRun(parseModel(text), BigInt(seed));
+  const run = new SynthRun(parseModel(text), BigInt(seed), options);
   let out = '';
   for (const chunk of renderChunks(run, { count, format, header, chunkRows: 7 })) out += chunk;
   return out;

@@ -13,6 +13,47 @@ export interface BuildContext {
   readonly inputs: readonly RuntimeNode[];
   readonly inputAttributes: readonly Record<string, string>[];
   readonly rng: RandomSource;
+  /** The edition the run enforces (`free` emulates the Free gating). */
+  readonly edition: 'free' | 'full';
+  /** Formats config entries (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...`). */
+  readonly formats: ReadonlyMap<string, string>;
+  /** Reads a text resource a node names (word lists); absent when the caller gave no port. */
+  readonly readText: ((path: string) => string) | undefined;
+  /** `collaborate.<role>` links of this node: role -> peer node name, in written order. */
+  readonly collaborate: ReadonlyMap<string, string>;
+  /** The configured runtime of another node by name (built on demand), or undefined. */
+  lookup(name: string): RuntimeNode | undefined;
+}
+
+/** A node that answers reads through a collaborate link (§1.6). */
+export interface CollaborationTarget extends RuntimeNode {
+  /** The value a peer sees; `role` is the reader's link name. */
+  collaborate(role: string): number | string;
+}
+
+/** True when the node can be a collaborate target. */
+export function isCollaborationTarget(node: RuntimeNode | undefined): node is CollaborationTarget {
+  return node !== undefined && typeof (node as Partial<CollaborationTarget>).collaborate === 'function';
+}
+
+/**
+ * The peer behind `collaborate.<role>`, checked when the node is set up.
+ * @throws SynthError SYNTH_INVALID when the link is missing or the target cannot answer
+ */
+export function collaborator(
+  ctx: BuildContext,
+  role: string,
+  required = true,
+): CollaborationTarget | undefined {
+  const target = ctx.collaborate.get(role);
+  if (target === undefined) {
+    if (required) ctx.params.reject(`needs collaborate.${role}`);
+    return undefined;
+  }
+  const node = ctx.lookup(target);
+  if (!isCollaborationTarget(node))
+    return ctx.params.reject(`collaborate.${role}="${target}" is not a node that answers collaborate reads`);
+  return node;
 }
 
 /** A component: descriptor, accepted per-input attributes, and the factory. */

@@ -7,6 +7,7 @@ import { CONTINUOUS } from './generators/continuous.js';
 import { DETERMINISTIC } from './generators/deterministic.js';
 import { DISCRETE } from './generators/discrete.js';
 import { MULTIVARIATE } from './generators/multivariate.js';
+import { PRO_IMPLEMENTATIONS } from './registry-pro.js';
 
 const ALL: readonly ComponentImpl[] = [
   ...CONTINUOUS,
@@ -16,6 +17,7 @@ const ALL: readonly ComponentImpl[] = [
   ...BASIC_FILTERS,
   ...CHOICE_FILTERS,
   COPULA,
+  ...PRO_IMPLEMENTATIONS,
 ];
 
 const BY_NAME = new Map(ALL.map((c) => [c.descriptor.name.toLowerCase(), c]));

@@ -2,14 +2,25 @@
 import type { ComponentDescriptor } from './descriptor.js';
 import { listComponents } from './registry.js';
 
-function descriptors(): ComponentDescriptor[] {
-  return listComponents().map((c) => c.descriptor);
+/** Which components a listing shows: all (`full`) or only the Free ones (`free`, §10). */
+export type ListingEdition = 'free' | 'full';
+
+function descriptors(edition: ListingEdition = 'full'): ComponentDescriptor[] {
+  return listComponents()
+    .map((c) => c.descriptor)
+    .filter((d) => edition === 'full' || d.edition === 'Free');
 }
 
 /** `{"edition", "totalCount", "components"}` as `list_components` returns it. */
-export function componentsJson(): string {
-  const components = descriptors();
-  return JSON.stringify({ edition: 'Free', totalCount: components.length, components }, null, 2) + '\n';
+export function componentsJson(edition: ListingEdition = 'full'): string {
+  const components = descriptors(edition);
+  return (
+    JSON.stringify(
+      { edition: edition === 'free' ? 'Free' : 'full', totalCount: components.length, components },
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 function paramSummary(d: ComponentDescriptor): string {
@@ -24,9 +35,9 @@ function paramSummary(d: ComponentDescriptor): string {
 }
 
 /** A Markdown reference: one table per category. */
-export function componentsMarkdown(): string {
+export function componentsMarkdown(edition: ListingEdition = 'full'): string {
   const lines = [
-    '# Synth components (Free)',
+    `# Synth components (${edition === 'free' ? 'Free' : 'Free and Pro'})`,
     '',
     'Notation: `name[aliases]=default {allowed}`, `*` = required.',
     '',
@@ -34,7 +45,7 @@ export function componentsMarkdown(): string {
   for (const category of ['generator', 'filter'] as const) {
     lines.push(`## ${category === 'generator' ? 'Generators' : 'Filters'}`, '');
     lines.push('| Component | Inputs | Parameters | Output |', '|---|---|---|---|');
-    for (const d of descriptors().filter((x) => x.category === category)) {
+    for (const d of descriptors(edition).filter((x) => x.category === category)) {
       const cell = (s: string): string => s.replace(/\|/g, '\\|');
       lines.push(
         `| ${d.name} | ${cell(d.input)} | ${cell(paramSummary(d) || '—')} | ${cell(d.description)} |`,
@@ -46,8 +57,8 @@ export function componentsMarkdown(): string {
 }
 
 /** One line per component. */
-export function componentsText(): string {
-  return descriptors()
+export function componentsText(edition: ListingEdition = 'full'): string {
+  return descriptors(edition)
     .map((d) => `${d.name.padEnd(20)} ${d.category.padEnd(9)} ${paramSummary(d) || '(no parameters)'}\n`)
     .join('');
 }

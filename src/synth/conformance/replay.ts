@@ -103,6 +103,9 @@ function replayOne(
     if (err instanceof SynthError && err.code === 'SYNTH_LICENSE') {
       return { output, model, status: 'skipped', reason: `needs Pro: ${err.message}` };
     }
+    if (err instanceof SynthError && /not implemented in this build/.test(err.message)) {
+      return { output, model, status: 'skipped', reason: err.message };
+    }
     return { output, model, status: 'failed', reason: (err as Error).message };
   }
   try {

@@ -21,6 +21,40 @@ const DEFAULT_RANDOM = new Set([
   'jdk.random.L64X128MixRandom',
 ]);
 
+// ---- Edition and engine options (synthpro). Kept apart so the Free-gating work can merge cleanly. ----
+
+/** `full` runs everything; `free` emulates the Free edition's gating (§10). */
+export type Edition = 'free' | 'full';
+
+/**
+ * What a load needs from outside the pure engine: the edition to enforce, the formats config
+ * (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...` entries, §4.5) and a text
+ * reader for word lists. None of them touches the file system itself.
+ */
+export interface LoadOptions {
+  edition?: Edition;
+  formats?: ReadonlyMap<string, string>;
+  /** Reads a word list or similar text resource named by a node (relative to the model). */
+  readText?: (path: string) => string;
+}
+
+/** Attribute keys that link a node to a collaborate peer (§1.6). */
+export const COLLABORATE_PREFIX = 'collaborate.';
+
+/** Splits `collaborate.<role>` links off a node's attributes, keeping written order. */
+export function splitCollaborate(attributes: Record<string, string>): {
+  params: Record<string, string>;
+  links: [string, string][];
+} {
+  const params: Record<string, string> = {};
+  const links: [string, string][] = [];
+  for (const [k, v] of Object.entries(attributes)) {
+    if (k.toLowerCase().startsWith(COLLABORATE_PREFIX)) links.push([k.slice(COLLABORATE_PREFIX.length), v]);
+    else params[k] = v;
+  }
+  return { params, links };
+}
+
 /** A node-level failure as the validator reports it. */
 export interface NodeFailure {
   nodeName: string;
@@ -38,7 +72,24 @@ export interface Graph {
  * Load-stage checks (§6.1) that make a model unusable before any node is configured.
  * @throws SynthError SYNTH_LOAD or SYNTH_LICENSE
  */
-export function checkLoad(model: SynthModel): void {
+export function checkLoad(model: SynthModel, options: LoadOptions = {}): void {
+  if ((options.edition ?? 'full') === 'free') checkFreeEdition(model);
+  else checkFullEdition(model);
+  checkNames(model);
+}
+
+/** Full edition: only what this build cannot do yet is refused (Import, declare substitution). */
+function checkFullEdition(model: SynthModel): void {
+  if (model.declares.length > 0)
+    throw new SynthError('SYNTH_LOAD', '<declare> substitution is not implemented in this build');
+  for (const node of model.nodes) {
+    if (findComponent(node.type) === undefined && PRO_COMPONENTS.has(node.type))
+      throw new SynthError('SYNTH_LOAD', `${node.type} ("${node.name}") is not implemented in this build`);
+  }
+}
+
+/** The Free edition's gates (§10). */
+function checkFreeEdition(model: SynthModel): void {
   if (model.random !== undefined && !DEFAULT_RANDOM.has(model.random)) {
     throw new SynthError(
       'SYNTH_LICENSE',
@@ -55,14 +106,32 @@ export function checkLoad(model: SynthModel): void {
       `the Free edition allows ${FREE_NODE_LIMIT} nodes; this model has ${model.nodes.length}`,
     );
   }
+  for (const node of model.nodes) {
+    const impl = findComponent(node.type);
+    if (PRO_COMPONENTS.has(impl?.descriptor.name ?? node.type) || node.type.includes('.')) {
+      throw new SynthError('SYNTH_LICENSE', `${node.type} ("${node.name}") needs the Pro edition`);
+    }
+    if (impl?.descriptor.name === 'Constant' && node.attributes['type']?.trim().toLowerCase() === 'string')
+      throw new SynthError('SYNTH_LICENSE', `Constant "${node.name}": type="string" needs the Pro edition`);
+    for (const [k, v] of Object.entries(node.attributes)) {
+      if (k.startsWith('collaborate.'))
+        throw new SynthError('SYNTH_LICENSE', `collaborate references ("${node.name}") need the Pro edition`);
+      if (/^\$\w/.test(v))
+        throw new SynthError(
+          'SYNTH_LICENSE',
+          `"$" references ("${node.name}".${k}) need <declare>, a Pro feature`,
+        );
+    }
+  }
+}
+
+/** Names, types, inputs and attributes (any edition). */
+function checkNames(model: SynthModel): void {
   const names = new Set<string>();
   for (const node of model.nodes) {
     if (names.has(node.name)) throw new SynthError('SYNTH_LOAD', `duplicate node name "${node.name}"`);
     names.add(node.name);
     if (findComponent(node.type) === undefined) {
-      if (PRO_COMPONENTS.has(node.type) || node.type.includes('.')) {
-        throw new SynthError('SYNTH_LICENSE', `${node.type} ("${node.name}") needs the Pro edition`);
-      }
       const hint = nearest(
         node.type,
         listComponents().map((c) => c.descriptor.name),
@@ -73,13 +142,11 @@ export function checkLoad(model: SynthModel): void {
           (hint === undefined ? '' : ` (did you mean "${hint}"?)`),
       );
     }
-    for (const [k, v] of Object.entries(node.attributes)) {
-      if (k.startsWith('collaborate.'))
-        throw new SynthError('SYNTH_LICENSE', `collaborate references ("${node.name}") need the Pro edition`);
-      if (/^\$\w/.test(v))
+    for (const [role, target] of splitCollaborate(node.attributes).links) {
+      if (!model.nodes.some((n) => n.name === target))
         throw new SynthError(
-          'SYNTH_LICENSE',
-          `"$" references ("${node.name}".${k}) need <declare>, a Pro feature`,
+          'SYNTH_LOAD',
+          `"${node.name}" collaborate.${role} names unknown node "${target}"`,
         );
     }
   }
@@ -114,7 +181,7 @@ export function checkLoad(model: SynthModel): void {
       }
     }
     // Resolve attributes now so unknown names fail the load, not the run.
-    new Params(findDescriptor(node.type)!, node.name, node.attributes);
+    new Params(findDescriptor(node.type)!, node.name, splitCollaborate(node.attributes).params);
   }
 }
 
@@ -165,6 +232,7 @@ export function checkStructure(model: SynthModel): NodeFailure[] {
 export function configure(
   model: SynthModel,
   rng: RandomSource,
+  options: LoadOptions = {},
 ): { graph: Graph | null; failures: NodeFailure[] } {
   const failures = checkStructure(model);
   if (failures.length > 0) return { graph: null, failures };
@@ -183,7 +251,10 @@ export function configure(
       inputs.push(n);
     }
     const impl = findComponent(node.type)!;
-    const params = new Params(impl.descriptor, node.name, node.attributes);
+    const { params: attributes, links } = splitCollaborate(node.attributes);
+    const params = new Params(impl.descriptor, node.name, attributes);
+    // Collaborate peers sit outside the input tree: built on first lookup, never pulled for it.
+    built.set(name, null);
     try {
       const runtime = impl.create({
         name: node.name,
@@ -192,6 +263,11 @@ export function configure(
         inputs,
         inputAttributes: node.inputs.map((i) => i.attributes),
         rng,
+        edition: options.edition ?? 'full',
+        formats: options.formats ?? new Map(),
+        readText: options.readText,
+        collaborate: new Map(links),
+        lookup: (peer) => (byName.has(peer) && peer !== name ? (build(peer) ?? undefined) : undefined),
       });
       built.set(name, runtime);
       return runtime;
@@ -216,9 +292,9 @@ export function configure(
  * Loads a model into a runnable graph.
  * @throws SynthError on any load error or validation failure
  */
-export function buildGraph(model: SynthModel, rng: RandomSource): Graph {
-  checkLoad(model);
-  const { graph, failures } = configure(model, rng);
+export function buildGraph(model: SynthModel, rng: RandomSource, options: LoadOptions = {}): Graph {
+  checkLoad(model, options);
+  const { graph, failures } = configure(model, rng, options);
   if (graph === null) {
     throw new SynthError('SYNTH_INVALID', failures.map((f) => f.message).join('; '));
   }

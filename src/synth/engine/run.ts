@@ -1,7 +1,7 @@
 /** A generation run: seed precedence, one shared RNG, and the root pulled once per observation. */
 import type { SynthModel } from '../model/types.js';
 import { L64X128MixRandom } from '../random/l64x128-mix-random.js';
-import type { Graph } from './loader.js';
+import type { Graph, LoadOptions } from './loader.js';
 import { buildGraph } from './loader.js';
 import { Row } from './row.js';
 
@@ -33,8 +33,8 @@ export class SynthRun {
   private readonly row: Row;
 
   /** @throws SynthError when the model does not load or validate */
-  constructor(model: SynthModel, seed: bigint) {
-    this.graph = buildGraph(model, new L64X128MixRandom(seed));
+  constructor(model: SynthModel, seed: bigint, options: LoadOptions = {}) {
+    this.graph = buildGraph(model, new L64X128MixRandom(seed), options);
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);
   }

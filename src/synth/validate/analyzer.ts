@@ -93,7 +93,8 @@ export function complexityOf(model: SynthModel, rates = new Map<string, number>(
     const type = findComponent(node.type)?.descriptor.name ?? node.type;
     if (!reachable.has(name)) {
       reachable.add(name);
-      if (findComponent(node.type) === undefined) customs.push(`${name}:${node.type}`);
+      // Pro components count as custom (V: the address model lists Address and both FlatFiles).
+      if (findComponent(node.type)?.descriptor.edition !== 'Free') customs.push(`${name}:${node.type}`);
     }
     cost += (WEIGHTS[type] ?? 1) * rate;
     rates.set(name, (rates.get(name) ?? 0) + rate);

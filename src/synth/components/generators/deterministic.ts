@@ -1,5 +1,5 @@
 /** Generators that draw little or nothing: Constant, Sequence, Polynomial. */
-import { DOUBLE, INT } from '../../engine/row.js';
+import { DOUBLE, INT, STRING } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
 import type { ComponentImpl } from '../component.js';
@@ -14,7 +14,18 @@ export const DETERMINISTIC: ComponentImpl[] = [
     const text = ctx.params.text('value') ?? '';
     const type = ctx.params.text('type');
     if (type === 'string') {
-      throw new SynthError('SYNTH_LICENSE', `Constant "${ctx.name}": type="string" needs the Pro edition`);
+      if (ctx.edition === 'free')
+        throw new SynthError('SYNTH_LICENSE', `Constant "${ctx.name}": type="string" needs the Pro edition`);
+      return {
+        name: ctx.name,
+        type: ctx.type,
+        dimension: 1,
+        synchronous: false,
+        next(out, offset): void {
+          out.kinds[offset] = STRING;
+          out.strs[offset] = text;
+        },
+      };
     }
     const value = parseDouble(text);
     if (value === undefined) return ctx.params.reject(`value "${text}" is not a number`);
