@@ -56,12 +56,11 @@ export function byRole(
     return i >= 0 ? i : undefined;
   });
   const known = new Set(roles.flat());
-  ctx.inputAttributes.forEach((a, i) => {
+  for (const a of ctx.inputAttributes) {
     const role = a['role'];
     if (role !== undefined && !known.has(role.toLowerCase()) && !role.includes('.'))
       ctx.params.reject(`unknown input role "${role}"; accepted: ${roles.map((r) => r[0]).join(', ')}`);
-    void i;
-  });
+  }
   let next = 0;
   const result = found.map((i) => {
     if (i !== undefined) return ctx.inputs[i];

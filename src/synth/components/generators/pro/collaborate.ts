@@ -1,0 +1,41 @@
+/**
+ * Collaborate targets that are generators: CollaborationBeacon (a counter whose collaborate reads
+ * leave it unchanged, verified by collaborate-demo) and FhirIdRegistry (one id sequence shared by the
+ * FHIR renderers; every read takes the next id).
+ */
+import { DOUBLE, INT } from '../../../engine/row.js';
+import type { CollaborationTarget, ComponentImpl } from '../../component.js';
+import { proImpl } from '../../pro-nodes.js';
+
+export const COLLABORATE_GENERATORS: ComponentImpl[] = [
+  proImpl('CollaborationBeacon', (ctx): CollaborationTarget => {
+    let value = ctx.params.double('initial');
+    return {
+      name: ctx.name,
+      type: ctx.type,
+      dimension: 1,
+      synchronous: false,
+      // Pulling emits the current value and advances the counter by one.
+      next(out, offset): void {
+        out.nums[offset] = value;
+        out.kinds[offset] = DOUBLE;
+        value += 1;
+      },
+      collaborate: () => value,
+    };
+  }),
+  proImpl('FhirIdRegistry', (ctx): CollaborationTarget => {
+    let next = ctx.params.int('startAt');
+    return {
+      name: ctx.name,
+      type: ctx.type,
+      dimension: 1,
+      synchronous: false,
+      next(out, offset): void {
+        out.nums[offset] = next++;
+        out.kinds[offset] = INT;
+      },
+      collaborate: () => next++,
+    };
+  }),
+];
