@@ -1,6 +1,11 @@
 /** The Pro components this build implements, registered next to the Free ones. */
 import type { ComponentImpl } from './component.js';
 import { COLLABORATION_WATCHER } from './filters/pro/collaborate.js';
+import { COMPOSITE_FILTERS } from './filters/pro/composites.js';
+import { CONTACT_FILTERS } from './filters/pro/contact.js';
+import { IDENTIFIER_FILTERS } from './filters/pro/identifiers.js';
+import { CREDIT_CARD } from './filters/pro/payment.js';
+import { PEOPLE_FILTERS } from './filters/pro/people.js';
 import { DATE_FILTERS } from './filters/pro/dates.js';
 import { PERTURB } from './filters/pro/perturb.js';
 import { COLLABORATE_GENERATORS } from './generators/pro/collaborate.js';
@@ -14,4 +19,9 @@ export const PRO_IMPLEMENTATIONS: readonly ComponentImpl[] = [
   ...DATE_FILTERS,
   PERTURB,
   COLLABORATION_WATCHER,
+  ...PEOPLE_FILTERS,
+  ...CONTACT_FILTERS,
+  CREDIT_CARD,
+  ...IDENTIFIER_FILTERS,
+  ...COMPOSITE_FILTERS,
 ];
