@@ -3,6 +3,8 @@ import type { ComponentImpl } from './component.js';
 import { COLLABORATION_WATCHER } from './filters/pro/collaborate.js';
 import { COMPOSITE_FILTERS } from './filters/pro/composites.js';
 import { CONTACT_FILTERS } from './filters/pro/contact.js';
+import { FHIR_FILTERS } from './filters/pro/fhir.js';
+import { NACHA_FILTERS } from './filters/pro/nacha.js';
 import { IDENTIFIER_FILTERS } from './filters/pro/identifiers.js';
 import { CREDIT_CARD } from './filters/pro/payment.js';
 import { PEOPLE_FILTERS } from './filters/pro/people.js';
@@ -24,4 +26,6 @@ export const PRO_IMPLEMENTATIONS: readonly ComponentImpl[] = [
   CREDIT_CARD,
   ...IDENTIFIER_FILTERS,
   ...COMPOSITE_FILTERS,
+  ...FHIR_FILTERS,
+  ...NACHA_FILTERS,
 ];

@@ -7,6 +7,7 @@ import { CONTINUOUS } from './generators/continuous.js';
 import { DETERMINISTIC } from './generators/deterministic.js';
 import { DISCRETE } from './generators/discrete.js';
 import { MULTIVARIATE } from './generators/multivariate.js';
+import { mixtureComponent } from './generators/pro/mixture.js';
 import { PRO_IMPLEMENTATIONS } from './registry-pro.js';
 
 const ALL: readonly ComponentImpl[] = [
@@ -18,6 +19,7 @@ const ALL: readonly ComponentImpl[] = [
   ...CHOICE_FILTERS,
   COPULA,
   ...PRO_IMPLEMENTATIONS,
+  mixtureComponent((type) => findComponent(type)),
 ];
 
 const BY_NAME = new Map(ALL.map((c) => [c.descriptor.name.toLowerCase(), c]));
