@@ -19,6 +19,7 @@ import {
   formatForPath,
   formatReplayReport,
   parseModel,
+  parseProperties,
   renderChunks,
   replayCorpus,
   resolveSeed,
@@ -77,6 +78,8 @@ interface GrindOptions {
   quiet: boolean;
   format: OutputFormat;
   output?: string;
+  /** A `.properties` formats config (`format.<type>.<locale>`, `address.unitLabels...`). */
+  formats?: string;
 }
 
 async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
@@ -86,7 +89,9 @@ async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   try {
     model = parseModel(readModelText(modelPath));
     seedInfo = resolveSeed(opts.seed, model, freshSeed, !opts.modelSeed);
-    run = new SynthRun(model, seedInfo.seed);
+    const formats =
+      opts.formats === undefined ? undefined : parseProperties(readFileSync(opts.formats, 'utf8'));
+    run = new SynthRun(model, seedInfo.seed, { formats });
   } catch (err) {
     fail(err instanceof SynthError ? err.message : `cannot read ${modelPath}: ${(err as Error).message}`);
     return;
@@ -268,6 +273,7 @@ export function registerSynthCommands(program: Command): void {
     .option('--quiet', 'no summary or progress on stderr', false)
     .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('csv'))
     .option('--output <file>', 'write to a file instead of stdout')
+    .option('--formats <file>', 'formats config (.properties: format.<type>.<locale>, address.unitLabels...)')
     .action(
       async (
         model: string,
@@ -278,6 +284,7 @@ export function registerSynthCommands(program: Command): void {
           quiet: boolean;
           format: OutputFormat;
           output?: string;
+          formats?: string;
         },
       ) => {
         // commander folds --seed N and --no-seed into one property: false means "--no-seed".

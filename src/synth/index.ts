@@ -10,7 +10,8 @@ export { formatForPath, parseModel, sniffFormat, writeModel } from './model/io.j
 export { SynthRun, resolveSeed } from './engine/run.js';
 export type { SeedSource } from './engine/run.js';
 export { FREE_NODE_LIMIT } from './engine/loader.js';
-export type { NodeFailure } from './engine/loader.js';
+export type { Edition, LoadOptions, NodeFailure } from './engine/loader.js';
+export { parseProperties } from './components/templates.js';
 export { OUTPUT_FORMATS, renderChunks, renderRow, valueText } from './output/format.js';
 export type { OutputFormat, RenderOptions } from './output/format.js';
 export { validateModel, validateModelText } from './validate/validator.js';
