@@ -4,6 +4,8 @@ import { PRO_CATALOG } from '../../src/synth/components/catalog-pro.js';
 import { PRO_COMPONENTS, findDescriptor } from '../../src/synth/components/catalog.js';
 import { findComponent } from '../../src/synth/components/registry.js';
 import { componentsMarkdown } from '../../src/synth/components/render.js';
+import { parseModel } from '../../src/synth/model/io.js';
+import { analyzeModel } from '../../src/synth/validate/analyzer.js';
 
 /** Outside data and composition, built elsewhere. */
 const ELSEWHERE = ['Database', 'FlatFile', 'Import', 'ServiceCall'];
@@ -51,5 +53,36 @@ describe('Pro catalog', () => {
     expect(componentsMarkdown()).toMatch(
       /\| NachaFileAssembler \| 1 \(entry records\) \| count\[entries\]=10; /,
     );
+  });
+});
+
+describe('analyzer on Pro models', () => {
+  const options = {
+    timestamp: 't',
+    throughput: true,
+    samples: 50,
+    warmupMs: 0,
+    now: () => performance.now(),
+    isolate: false,
+    isolateRounds: 1,
+    isolateIterations: 1,
+    isolateWarmupRounds: 0,
+    isolateThreshold: 3,
+  };
+  it('times implemented Pro models, lists Pro nodes as custom, and only scores models this build cannot run', () => {
+    const ssn = analyzeModel(
+      parseModel('<dataset><root node="S"/><nodes><SSN name="S"/></nodes></dataset>'),
+      options,
+    );
+    expect(ssn.complexity.customComponentNames).toEqual(['S:SSN']);
+    expect(ssn.throughput?.sampleCount).toBe(50);
+    const table = analyzeModel(
+      parseModel(
+        '<dataset><root node="P"/><nodes><Phone name="P"><input name="F"/></Phone><FlatFile name="F" file="a.csv"/></nodes></dataset>',
+      ),
+      options,
+    );
+    expect(table.complexity.customComponentCount).toBe(2);
+    expect(table.throughput).toBeNull();
   });
 });

@@ -4,7 +4,7 @@
  * the engine stays pure; the CLI and the tests supply a node:fs implementation.
  */
 import { SynthError } from '../errors.js';
-import { checkLoad } from '../engine/loader.js';
+import { checkLoad, isNotInBuild } from '../engine/loader.js';
 import { SynthRun } from '../engine/run.js';
 import { parseModel } from '../model/io.js';
 import type { OutputFormat } from '../output/format.js';
@@ -103,9 +103,7 @@ function replayOne(
     if (err instanceof SynthError && err.code === 'SYNTH_LICENSE') {
       return { output, model, status: 'skipped', reason: `needs Pro: ${err.message}` };
     }
-    if (err instanceof SynthError && /not implemented in this build/.test(err.message)) {
-      return { output, model, status: 'skipped', reason: err.message };
-    }
+    if (isNotInBuild(err)) return { output, model, status: 'skipped', reason: (err as Error).message };
     return { output, model, status: 'failed', reason: (err as Error).message };
   }
   try {

@@ -78,13 +78,20 @@ export function checkLoad(model: SynthModel, options: LoadOptions = {}): void {
   checkNames(model);
 }
 
+/** The phrase marking a load error about a feature this build lacks (not a model mistake). */
+const NOT_IN_BUILD = 'is not implemented in this build';
+
+/** True when the error says the model needs something this build does not have yet. */
+export function isNotInBuild(err: unknown): boolean {
+  return err instanceof SynthError && err.code === 'SYNTH_LOAD' && err.message.includes(NOT_IN_BUILD);
+}
+
 /** Full edition: only what this build cannot do yet is refused (Import, declare substitution). */
 function checkFullEdition(model: SynthModel): void {
-  if (model.declares.length > 0)
-    throw new SynthError('SYNTH_LOAD', '<declare> substitution is not implemented in this build');
+  if (model.declares.length > 0) throw new SynthError('SYNTH_LOAD', `<declare> substitution ${NOT_IN_BUILD}`);
   for (const node of model.nodes) {
     if (findComponent(node.type) === undefined && PRO_COMPONENTS.has(node.type))
-      throw new SynthError('SYNTH_LOAD', `${node.type} ("${node.name}") is not implemented in this build`);
+      throw new SynthError('SYNTH_LOAD', `${node.type} ("${node.name}") ${NOT_IN_BUILD}`);
   }
 }
 

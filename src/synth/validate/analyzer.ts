@@ -3,7 +3,7 @@
  * optional per-node benchmark. Clock access is injected so the engine stays free of I/O.
  */
 import { findComponent } from '../components/registry.js';
-import { buildGraph, checkLoad, checkStructure } from '../engine/loader.js';
+import { buildGraph, checkLoad, checkStructure, isNotInBuild } from '../engine/loader.js';
 import { SynthError } from '../errors.js';
 import { parseDouble } from '../engine/params.js';
 import { Row } from '../engine/row.js';
@@ -266,12 +266,13 @@ export function isolatedBenchmark(
  * @throws SynthError when the model does not load
  */
 export function analyzeModel(model: SynthModel, options: AnalysisOptions): Analysis {
-  // Pro-only models still get their complexity figures; they just cannot be timed here.
+  // Models this run cannot execute (Free gating, or a component this build lacks) still get their
+  // complexity figures; they just cannot be timed.
   let runnable = true;
   try {
     checkLoad(model);
   } catch (err) {
-    if (!(err instanceof SynthError && err.code === 'SYNTH_LICENSE')) throw err;
+    if (!(err instanceof SynthError && err.code === 'SYNTH_LICENSE') && !isNotInBuild(err)) throw err;
     runnable = false;
   }
   const structure = checkStructure(model);
