@@ -23,6 +23,7 @@ import {
   formatReplayReport,
   loadSynthModel,
   parseModel,
+  parseProperties,
   renderChunks,
   replayCorpus,
   resolveSeed,
@@ -102,6 +103,8 @@ interface GrindOptions {
   quiet: boolean;
   format: OutputFormat;
   output?: string;
+  /** A `.properties` formats config (`format.<type>.<locale>`, `address.unitLabels...`). */
+  formats?: string;
 }
 
 async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
@@ -118,8 +121,11 @@ async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   try {
     model = parseModel(readModelText(modelPath));
     seedInfo = resolveSeed(opts.seed, model, freshSeed, !opts.modelSeed);
+    // The formats config is the operator's own file (like --output), not model data: no allowlist.
+    const formats =
+      opts.formats === undefined ? undefined : parseProperties(readFileSync(opts.formats, 'utf8'));
     // The load phase reads every outside source first; generation then streams synchronously.
-    const prepared = await loadSynthModel(model, load);
+    const prepared = await loadSynthModel(model, { ...load, formats });
     run = new SynthRun(prepared, seedInfo.seed);
   } catch (err) {
     fail(err instanceof SynthError ? err.message : `cannot read ${modelPath}: ${(err as Error).message}`);
@@ -353,6 +359,7 @@ export function registerSynthCommands(program: Command): void {
     .addOption(editionOption())
     .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('csv'))
     .option('--output <file>', 'write to a file instead of stdout')
+    .option('--formats <file>', 'formats config (.properties: format.<type>.<locale>, address.unitLabels...)')
     .action(
       async (
         model: string,
@@ -364,6 +371,7 @@ export function registerSynthCommands(program: Command): void {
           format: OutputFormat;
           output?: string;
           edition: Edition;
+          formats?: string;
         },
       ) => {
         // commander folds --seed N and --no-seed into one property: false means "--no-seed".

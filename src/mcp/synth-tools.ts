@@ -29,6 +29,8 @@ export interface SynthToolsOptions {
 
 /** A page's JSON-escaped data budget: the page plus its other fields stays inside one result. */
 export const PAGE_MAX_CHARS = RESULT_LIMIT_CHARS - 10_000;
+/** list_components' own guard: room for the full catalogue of this build. */
+const COMPONENT_LIST_LIMIT_CHARS = 200_000;
 
 /** Errors as structured results: `error` is the message, `code` the stable code. */
 export function synthErrorResult(err: unknown): ToolResult {
@@ -47,21 +49,21 @@ export function synthErrorResult(err: unknown): ToolResult {
  * A successful result: the text block is the compact JSON of structuredContent (generated data is
  * mostly escaped newlines; pretty-printing would only spend the host's context window).
  */
-function synthResult(payload: Record<string, unknown>): ToolResult {
+function synthResult(payload: Record<string, unknown>, limit = RESULT_LIMIT_CHARS): ToolResult {
   const text = JSON.stringify(payload);
-  if (text.length > RESULT_LIMIT_CHARS)
+  if (text.length > limit)
     return synthErrorResult(
       new SynthServiceError(
         'TOO_LARGE',
-        `Result too large (${text.length} characters, limit ${RESULT_LIMIT_CHARS}); narrow the request`,
+        `Result too large (${text.length} characters, limit ${limit}); narrow the request`,
       ),
     );
   return { content: [{ type: 'text', text }], structuredContent: payload };
 }
 
-async function guarded(run: () => unknown): Promise<ToolResult> {
+async function guarded(run: () => unknown, limit = RESULT_LIMIT_CHARS): Promise<ToolResult> {
   try {
-    return synthResult((await run()) as Record<string, unknown>);
+    return synthResult((await run()) as Record<string, unknown>, limit);
   } catch (err) {
     return synthErrorResult(err);
   }
@@ -161,7 +163,10 @@ export function synthTools(options: SynthToolsOptions): ToolDefinition[] {
       }),
       outputSchema: COMPONENT_LIST,
       annotations: READ,
-      run: (a) => guarded(() => service.components({ name: a.name, category: a.category })),
+      // The whole catalogue (Free + Pro, ~60k characters) is fixed by the build, not by the caller,
+      // and the contract returns it unfiltered: the size guard is for caller-driven results.
+      run: (a) =>
+        guarded(() => service.components({ name: a.name, category: a.category }), COMPONENT_LIST_LIMIT_CHARS),
     },
     {
       name: 'validate_model',

@@ -10,17 +10,20 @@ import type { Allowlists } from '../synth/access/allowlists.js';
 import {
   type Analysis,
   type ComponentDescriptor,
-  type SynthModel,
+  type LoadOptions,
+  type PreparedModel,
   type ValidationResult,
   SynthError,
   SynthRun,
   analyzeModel,
   componentsJson,
+  loadSynthModel,
   parseModel,
   resolveSeed,
   validateModel,
-  validateModelText,
+  validateModelAsync,
 } from '../synth/index.js';
+import { realPorts } from '../synth-io/index.js';
 import type { AuditSink } from './synth-audit.js';
 import { loadAllowlists } from './synth-allowlists.js';
 import { SynthServiceError } from './synth-errors.js';
@@ -140,7 +143,8 @@ export interface SynthServiceOptions {
 
 interface ModelEntry {
   info: ModelInfo;
-  model: SynthModel;
+  /** Loaded once at registration: composed, gated, with its outside data in memory. */
+  prepared: PreparedModel;
   lastUsed: number;
 }
 
@@ -199,26 +203,36 @@ export function embeddedMaxBytesFromEnv(env: NodeJS.ProcessEnv = process.env): n
   return bytesSetting(env, EMBEDDED_MAX_BYTES_ENV, DEFAULT_EMBEDDED_MAX_BYTES);
 }
 
-/** Parses and validates model text; a bad model is a MODEL_INVALID error carrying the report. */
-function loadModel(text: string): SynthModel {
-  let model: SynthModel;
+/**
+ * Parses model text and runs the engine's load phase (imports, declares, edition gates, outside
+ * data through the real ports under the allowlists), then validates the result. A bad model is a
+ * MODEL_INVALID error carrying the validation report.
+ */
+async function loadModel(text: string, options: LoadOptions): Promise<PreparedModel> {
+  let prepared: PreparedModel;
   try {
-    model = parseModel(text);
+    prepared = await loadSynthModel(parseModel(text), options);
   } catch (err) {
     if (err instanceof SynthError) {
-      const validation = validateModelText(text);
+      const validation: ValidationResult = {
+        valid: false,
+        rootName: null,
+        nodeCount: null,
+        failures: [],
+        loadError: err.message,
+      };
       throw new SynthServiceError('MODEL_INVALID', `the model does not load: ${err.message}`, { validation });
     }
     throw err;
   }
-  const validation = validateModel(model);
+  const validation = validateModel(prepared);
   if (!validation.valid) {
     const why =
       validation.loadError ??
       validation.failures.map((f) => `${f.nodeType} "${f.nodeName}": ${f.message}`).join('; ');
     throw new SynthServiceError('MODEL_INVALID', `the model is not valid: ${why}`, { validation });
   }
-  return model;
+  return prepared;
 }
 
 export class SynthService {
@@ -287,16 +301,43 @@ export class SynthService {
     }
   }
 
-  validate(modelText: unknown): ValidationResult {
-    return validateModelText(modelTextArg(modelText));
+  /**
+   * How models given as text are loaded: the full edition, the current allowlists, the real ports,
+   * the process's working directory. Text has no folder, so relative Imports do not resolve; a
+   * relative FlatFile path is looked up in the working directory under the usual path rules.
+   */
+  loadOptions(): LoadOptions {
+    return { edition: 'full', cwd: process.cwd(), allowlists: this.allowlists(), ports: realPorts() };
+  }
+
+  /** validate_model: the §6.2 report after the full load phase (tables, databases, services). */
+  async validate(modelText: unknown): Promise<ValidationResult> {
+    const text = modelTextArg(modelText);
+    const options = this.loadOptions();
+    try {
+      return await validateModelAsync(parseModel(text), options);
+    } catch (err) {
+      if (err instanceof SynthError)
+        return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
+      throw err;
+    }
   }
 
   /** analyze_model's result: the analyzer's report without the file-oriented fields. */
-  analyze(modelText: unknown, args: AnalyzeArgs = {}): Analysis {
+  async analyze(modelText: unknown, args: AnalyzeArgs = {}): Promise<Analysis> {
     const text = modelTextArg(modelText);
     const samples = intArg(args.samples, 'samples', 5000, 1, 1_000_000);
+    const load = this.loadOptions();
     try {
-      return analyzeModel(parseModel(text), {
+      const model = parseModel(text);
+      // Outside data is read once here; a model the load refuses (a class this build lacks) is
+      // handed to the analyzer as parsed, which scores it untimed or reports why it cannot.
+      const source = await loadSynthModel(model, load).catch((err: unknown) => {
+        if (err instanceof SynthError) return model;
+        throw err;
+      });
+      return analyzeModel(source, {
+        load,
         throughput: args.throughput ?? true,
         samples,
         warmupMs: 0,
@@ -318,9 +359,10 @@ export class SynthService {
   // --- the model registry --------------------------------------------------------------------
 
   /** Registers inline model text (validated first); a new `m-…` id on every call. */
-  registerModel(modelText: unknown): ModelInfo {
+  async registerModel(modelText: unknown): Promise<ModelInfo> {
     const text = modelTextArg(modelText);
-    const model = loadModel(text);
+    const prepared = await loadModel(text, this.loadOptions());
+    const { model } = prepared;
     this.evictIdleModels();
     const limit = this.options.maxModels ?? 1000;
     if (this.models.size >= limit)
@@ -338,7 +380,7 @@ export class SynthService {
       lastUsedAt: new Date(at).toISOString(),
       idleTimeoutMs: this.idleTimeoutMs,
     };
-    this.models.set(info.modelId, { info, model, lastUsed: at });
+    this.models.set(info.modelId, { info, prepared, lastUsed: at });
     return { ...info };
   }
 
@@ -394,11 +436,11 @@ export class SynthService {
     );
     const entry = this.touchModel(modelId);
     const gen = await this.queue.run(async () => {
-      const { seed, seedSource } = resolveSeed(seedArg, entry.model, freshSeed);
+      const { seed, seedSource } = resolveSeed(seedArg, entry.prepared.model, freshSeed);
       return produceGeneration({
         id: newId('g'),
         modelId,
-        run: this.newRun(entry.model, seed),
+        run: this.newRun(entry.prepared, seed),
         seed,
         seedSource: seedSource === 'cli' ? 'request' : seedSource,
         count,
@@ -444,13 +486,13 @@ export class SynthService {
         0,
         MAX_PREVIEW_LIMIT,
       );
-      const model = loadModel(text);
+      const prepared = await loadModel(text, this.loadOptions());
       const gen = await this.queue.run(async () => {
-        const { seed, seedSource } = resolveSeed(seedArg, model, freshSeed);
+        const { seed, seedSource } = resolveSeed(seedArg, prepared.model, freshSeed);
         return produceGeneration({
           id: generationId,
           modelId,
-          run: this.newRun(model, seed),
+          run: this.newRun(prepared, seed),
           seed,
           seedSource: seedSource === 'cli' ? 'request' : seedSource,
           count,
@@ -488,9 +530,9 @@ export class SynthService {
     }
   }
 
-  private newRun(model: SynthModel, seed: bigint): SynthRun {
+  private newRun(prepared: PreparedModel, seed: bigint): SynthRun {
     try {
-      return new SynthRun(model, seed);
+      return new SynthRun(prepared, seed);
     } catch (err) {
       if (err instanceof SynthError)
         throw new SynthServiceError('MODEL_INVALID', `the model does not load: ${err.message}`);

@@ -138,7 +138,7 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
 
   app.post('/v1/models', async (req, reply) => {
     const text = typeof req.body === 'string' ? req.body : objectBody(req.body).modelText;
-    return reply.code(201).send(service.registerModel(text));
+    return reply.code(201).send(await service.registerModel(text));
   });
   app.get('/v1/models', () => ({ models: service.listModels() }));
   app.get('/v1/models/:id', (req) => service.getModel((req.params as { id: string }).id));

@@ -28,6 +28,7 @@ export { parseDatabaseUrl } from './access/urls.js';
 export type { SeedSource } from './engine/run.js';
 export { FREE_NODE_LIMIT } from './engine/loader.js';
 export type { NodeFailure } from './engine/loader.js';
+export { parseProperties } from './components/templates.js';
 export { OUTPUT_FORMATS, renderChunks, renderRow, valueText } from './output/format.js';
 export type { OutputFormat, RenderOptions } from './output/format.js';
 export { validateModel, validateModelAsync, validateModelText } from './validate/validator.js';

@@ -46,7 +46,7 @@ describe('synth Service HTTP app', () => {
     const a = make();
     const all = (await a.inject({ url: '/v1/components' })).json<Json>();
     expect(all).toEqual(service!.components());
-    expect(all.edition).toBe('Free');
+    expect(all.edition).toBe('Pro'); // the full build names itself as the vendor's Pro edition
     const one = (await a.inject({ url: '/v1/components?name=Poisson' })).json<Json>();
     expect(one.components.map((c: Json) => c.name)).toEqual(['Poisson']);
     const gens = (await a.inject({ url: '/v1/components?category=generator' })).json<Json>();

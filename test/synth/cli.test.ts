@@ -33,6 +33,17 @@ describe('modelworks synth', { timeout: 60_000 }, () => {
     expect(r.stderr).toMatch(/^Emitted 10 observation\(s\) in \d+\.\d{3}s \(\d+\.\d obs\/s\)\n$/);
   });
 
+  it('grinds Pro composites with a --formats config', () => {
+    const formats = join(work, 'formats.properties');
+    writeFileSync(formats, '# ours\nformat.phone = {areaCode}.{exchange}.{subscriber}\n');
+    const model =
+      '<dataset><root node="T"/><nodes><Phone name="T"><input name="A"/></Phone><Uniform name="A" min="200" max="1000"/></nodes></dataset>';
+    const plain = cli(['grind', '-', '--count', '2', '--quiet', '--seed', '1'], model);
+    expect(plain.stdout).toMatch(/^\(\d{3}\) \d{3}-\d{4}\n\(\d{3}\) \d{3}-\d{4}\n$/);
+    const dotted = cli(['grind', '-', '--count', '2', '--quiet', '--seed', '1', '--formats', formats], model);
+    expect(dotted.stdout).toBe(plain.stdout.replace(/\((\d{3})\) (\d{3})-/g, '$1.$2.'));
+  });
+
   it('reads a model from stdin and writes to --output', () => {
     const out = join(work, 'out.ndjson');
     const r = cli(
@@ -87,6 +98,9 @@ describe('modelworks synth', { timeout: 60_000 }, () => {
     });
     const c = cli(['components', '--json', '--edition', 'free']);
     expect(JSON.parse(c.stdout)).toMatchObject({ edition: 'Free', totalCount: 45 });
+    const all = JSON.parse(cli(['components', '--json']).stdout);
+    expect(all.edition).toBe('Pro');
+    expect(all.totalCount).toBeGreaterThan(45); // Free 45 plus outside data and the implemented Pro ones
     expect(cli(['components', '--json', '--markdown']).status).toBe(2);
   });
 

@@ -26,6 +26,10 @@ describe('catalog', () => {
     const json = JSON.parse(componentsJson('free'));
     expect(json.edition).toBe('Free');
     expect(json.totalCount).toBe(45);
+    const full = JSON.parse(componentsJson());
+    expect(full.edition).toBe('Pro');
+    expect(full.totalCount).toBe(listComponents().length);
+    expect(full.components.find((c: { name: string }) => c.name === 'SSN').edition).toBe('Pro');
     const binomial = json.components.find((c: { name: string }) => c.name === 'Binomial');
     expect(binomial.parameters.map((p: { name: string }) => p.name)).toEqual(['n', 'p', 'mode']);
     expect(binomial.parameters[2]).toMatchObject({
@@ -91,6 +95,9 @@ describe('attributes', () => {
     // The full edition has no node limit and prints string constants verbatim.
     expect(grind(xmlModel('N0', many), 1, 1)).toMatch(/^0\.\d+\n$/);
     expect(load('<Constant name="N" value="x,y" type="string"/>')()).toBe('"x,y"\n');
+    // ... and runs the Pro components.
+    expect(load('<Constant name="N" value="x" type="string"/>')()).toBe('x\n');
+    expect(load('<SSN name="N"/>')()).toMatch(/^\d{3}-\d{2}-\d{4}\n$/);
     expect(load('<Unifrom name="N"/>')).toThrow(
       /unknown component type "Unifrom" \("N"\) \(did you mean "Uniform"\?\)/,
     );

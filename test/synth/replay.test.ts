@@ -66,4 +66,13 @@ describe('replay', () => {
     expect(cases.filter((c) => c.status === 'failed')).toEqual([]);
     expect(cases.filter((c) => c.status === 'passed').length).toBeGreaterThan(0);
   });
+  it.skipIf(!sharedPresent)(
+    'replays every runnable example of ../shared byte for byte (Free and table-free Pro)',
+    () => {
+      const cases = replayCorpus(corpusFromDirectory(SHARED));
+      console.log(formatReplayReport(cases));
+      expect(cases.filter((c) => c.status === 'failed')).toEqual([]);
+      expect(cases.filter((c) => c.status === 'passed').length).toBeGreaterThan(0);
+    },
+  );
 });

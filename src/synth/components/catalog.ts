@@ -5,6 +5,7 @@
 import type { ComponentDescriptor } from './descriptor.js';
 import { param } from './descriptor.js';
 import { OUTSIDE_CATALOG } from './outside/catalog.js';
+import { PRO_CATALOG } from './catalog-pro.js';
 
 interface Entry {
   name: string;
@@ -336,7 +337,9 @@ function build(e: Entry): ComponentDescriptor {
 /** Every Free component, generators first, each group alphabetical. */
 export const FREE_CATALOG: readonly ComponentDescriptor[] = [...GENERATORS, ...FILTERS].map(build);
 
-const BY_NAME = new Map([...FREE_CATALOG, ...OUTSIDE_CATALOG].map((d) => [d.name.toLowerCase(), d]));
+const BY_NAME = new Map(
+  [...FREE_CATALOG, ...OUTSIDE_CATALOG, ...PRO_CATALOG].map((d) => [d.name.toLowerCase(), d]),
+);
 
 /** Names of Pro components (§4.2, §4.4): recognised so a Free run can say "needs Pro". */
 export const PRO_COMPONENTS: ReadonlySet<string> = new Set([

@@ -1,6 +1,7 @@
 /** What every component module provides: its descriptor and a factory for configured nodes. */
 import type { Params } from '../engine/params.js';
-import type { Kind, Row, RuntimeNode } from '../engine/row.js';
+import type { Kind, RuntimeNode } from '../engine/row.js';
+import { Row } from '../engine/row.js';
 import type { RandomSource } from '../random/random-source.js';
 import type { AccessContext } from '../engine/access-context.js';
 import type { ComponentDescriptor } from './descriptor.js';
@@ -18,7 +19,7 @@ export interface BuildContext {
   readonly edition: Edition;
   /**
    * Collaborate peers (synth-spec §1.6) by role: `collaborate.<role>="Target"` on this node puts the
-   * configured Target here under `<role>` (role text as written, lower-cased). The engine builds a
+   * configured Target here under `<role>` (role text as written, lower-cased, in written order). The engine builds a
    * target before the node naming it, checks that it exists and that it is a `CollaborateTarget`,
    * and keeps these links out of the single-consumer and cycle checks. Reading a peer goes through
    * `peer.collaborate(out, offset)` only, never `next()`, so the peer's state is unchanged.
@@ -26,6 +27,8 @@ export interface BuildContext {
   readonly collaborators: ReadonlyMap<string, CollaborateTarget>;
   /** Whatever this component's `load` hook returned during the load phase (tables, text, ...). */
   readonly outside?: unknown;
+  /** Formats config entries (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...`). */
+  readonly formats: ReadonlyMap<string, string>;
 }
 
 /** Editions a run can emulate. */
@@ -61,7 +64,9 @@ export interface ComponentImpl {
 
 /**
  * A node that peers may read through a collaborate link (synth-spec §1.6). `collaborate` writes
- * `collaborateDimension` data points describing the node's current state and must not advance it.
+ * `collaborateDimension` data points describing the node's current state and must not advance it
+ * (nor pull its inputs). The one deliberate exception is an allocator such as FhirIdRegistry, whose
+ * reads hand out the next id of a shared sequence.
  */
 export interface CollaborateTarget extends RuntimeNode {
   readonly collaborateDimension: number;
@@ -71,6 +76,30 @@ export interface CollaborateTarget extends RuntimeNode {
 /** True when the node answers collaborate reads. */
 export function isCollaborateTarget(node: RuntimeNode): node is CollaborateTarget {
   return typeof (node as Partial<CollaborateTarget>).collaborate === 'function';
+}
+
+/**
+ * The peer behind `collaborate.<role>` (role matched case-insensitively); the engine has already
+ * checked that it exists and answers collaborate reads.
+ * @throws SynthError SYNTH_INVALID when a required link is missing
+ */
+export function collaborator(
+  ctx: BuildContext,
+  role: string,
+  required = true,
+): CollaborateTarget | undefined {
+  const peer = ctx.collaborators.get(role.toLowerCase());
+  if (peer === undefined && required) ctx.params.reject(`needs collaborate.${role}`);
+  return peer;
+}
+
+/** A reader of a one-value peer: its first collaborate data point, number or text. */
+export function collaborateValue(peer: CollaborateTarget): () => number | string {
+  const row = new Row(Math.max(1, peer.collaborateDimension));
+  return () => {
+    peer.collaborate(row, 0);
+    return row.value(0);
+  };
 }
 
 /** A node usable as a Copula marginal: it can map a probability to a value without drawing. */

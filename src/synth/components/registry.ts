@@ -8,6 +8,8 @@ import { DETERMINISTIC } from './generators/deterministic.js';
 import { DISCRETE } from './generators/discrete.js';
 import { MULTIVARIATE } from './generators/multivariate.js';
 import { OUTSIDE_COMPONENTS } from './outside/index.js';
+import { mixtureComponent } from './generators/pro/mixture.js';
+import { PRO_IMPLEMENTATIONS } from './registry-pro.js';
 
 const ALL: readonly ComponentImpl[] = [
   ...CONTINUOUS,
@@ -18,6 +20,8 @@ const ALL: readonly ComponentImpl[] = [
   ...CHOICE_FILTERS,
   COPULA,
   ...OUTSIDE_COMPONENTS,
+  ...PRO_IMPLEMENTATIONS,
+  mixtureComponent((type) => findComponent(type)),
 ];
 
 const BY_NAME = new Map(ALL.map((c) => [c.descriptor.name.toLowerCase(), c]));

@@ -7,6 +7,7 @@ import type { FilePort } from '../access/ports.js';
 import { SynthError } from '../errors.js';
 import type { LoadOptions } from '../engine/prepare.js';
 import { prepareModel } from '../engine/prepare.js';
+import { isNotInBuild } from '../engine/loader.js';
 import { SynthRun } from '../engine/run.js';
 import { parseModel } from '../model/io.js';
 import type { OutputFormat } from '../output/format.js';
@@ -183,8 +184,7 @@ function replayOne(
   } catch (err) {
     if (err instanceof SynthError && err.code === 'SYNTH_LICENSE')
       return { output, model, status: 'skipped', reason: `needs Pro: ${err.message}` };
-    if (err instanceof SynthError && /is not available in this build/.test(err.message))
-      return { output, model, status: 'skipped', reason: err.message };
+    if (isNotInBuild(err)) return { output, model, status: 'skipped', reason: (err as Error).message };
     // A table neither the corpus, the original tables nor the stand-ins hold: nothing to compare.
     if (err instanceof SynthError && /: file not found: /.test(err.message))
       return { output, model, status: 'skipped', reason: `missing table: ${err.message}` };

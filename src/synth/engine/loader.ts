@@ -54,6 +54,16 @@ export interface GraphOptions {
   readonly edition?: Edition;
   /** Per node name, what the component's load hook returned (see prepare.ts). */
   readonly outside?: ReadonlyMap<string, unknown>;
+  /** Formats config (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...`, §4.5). */
+  readonly formats?: ReadonlyMap<string, string>;
+}
+
+/** The phrase marking a load error about a feature this build lacks (not a model mistake). */
+const NOT_IN_BUILD = 'is not implemented in this build';
+
+/** True when the error says the model needs something this build does not have yet. */
+export function isNotInBuild(err: unknown): boolean {
+  return err instanceof SynthError && err.code === 'SYNTH_LOAD' && err.message.includes(NOT_IN_BUILD);
 }
 
 /**
@@ -104,7 +114,7 @@ export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
           free ? 'SYNTH_LICENSE' : 'SYNTH_LOAD',
           free
             ? `${node.type} ("${node.name}") needs the Pro edition`
-            : `${node.type} ("${node.name}") is not available in this build`,
+            : `${node.type} ("${node.name}") ${NOT_IN_BUILD}`,
         );
       }
       const hint = nearest(
@@ -117,6 +127,12 @@ export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
           (hint === undefined ? '' : ` (did you mean "${hint}"?)`),
       );
     }
+    if (
+      free &&
+      impl.descriptor.name === 'Constant' &&
+      node.attributes['type']?.trim().toLowerCase() === 'string'
+    )
+      throw new SynthError('SYNTH_LICENSE', `Constant "${node.name}": type="string" needs the Pro edition`);
     for (const [k, v] of Object.entries(node.attributes)) {
       if (free && isCollaborateKey(k))
         throw new SynthError('SYNTH_LICENSE', `collaborate references ("${node.name}") need the Pro edition`);
@@ -270,6 +286,7 @@ export function configure(
         edition: options.edition ?? 'full',
         collaborators,
         outside: options.outside?.get(node.name),
+        formats: options.formats ?? new Map<string, string>(),
       });
       built.set(name, runtime);
       return runtime;

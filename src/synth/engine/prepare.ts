@@ -28,6 +28,8 @@ export interface LoadOptions {
   readonly allowlists?: Allowlists;
   /** IO adapters; default: none (a model needing one fails to load). */
   readonly ports?: AccessPorts;
+  /** Formats config for the Pro composites (`format.<type>.<locale>`, ..., §4.5); default: none. */
+  readonly formats?: ReadonlyMap<string, string>;
 }
 
 /** A model after the load phase: composed, gated, with its outside data in memory. */
@@ -38,6 +40,8 @@ export class PreparedModel {
     readonly edition: Edition,
     /** Per node name, what its load hook produced. */
     readonly outside: ReadonlyMap<string, unknown>,
+    /** Formats config handed to every node (§4.5). */
+    readonly formats: ReadonlyMap<string, string> = new Map(),
   ) {}
 }
 
@@ -98,7 +102,7 @@ function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged
  */
 export function prepareModel(model: SynthModel, options: LoadOptions = {}): PreparedModel {
   const s = stage(model, options, false);
-  return new PreparedModel(s.model, s.edition, s.outside);
+  return new PreparedModel(s.model, s.edition, s.outside, options.formats);
 }
 
 /**
@@ -118,5 +122,5 @@ export async function loadSynthModel(model: SynthModel, options: LoadOptions = {
       throw new SynthError('SYNTH_LOAD', `"${name}": ${(err as Error).message}`);
     }
   });
-  return new PreparedModel(s.model, s.edition, s.outside);
+  return new PreparedModel(s.model, s.edition, s.outside, options.formats);
 }

@@ -44,6 +44,7 @@ export class SynthRun {
     this.graph = buildGraph(prepared.model, new L64X128MixRandom(seed), {
       edition: prepared.edition,
       outside: prepared.outside,
+      formats: prepared.formats,
     });
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);

@@ -2,7 +2,7 @@
  * Output formats (§8): CSV (`dim0,...` header, RFC 4180 quoting), raw, JSON Lines and a JSON array.
  * Rows are rendered in chunks of text so a caller can stream them with back-pressure.
  */
-import { INT, STRING } from '../engine/row.js';
+import { INT, isText } from '../engine/row.js';
 import type { Row } from '../engine/row.js';
 import type { SynthRun } from '../engine/run.js';
 import { javaDoubleToString } from '../random/java-double.js';
@@ -10,9 +10,9 @@ import { javaDoubleToString } from '../random/java-double.js';
 export type OutputFormat = 'csv' | 'raw' | 'ndjson' | 'json';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'raw', 'ndjson', 'json'];
 
-/** A data point's text: ints in decimal, doubles as Java prints them, strings verbatim. */
+/** A data point's text: ints in decimal, doubles as Java prints them, strings and composites verbatim. */
 export function valueText(value: number | string, kind: number): string {
-  if (kind === STRING || typeof value === 'string') return String(value);
+  if (isText(kind) || typeof value === 'string') return String(value);
   // Whole doubles in the plain range print as "15.0": the commonest case, kept cheap.
   if (kind !== INT && Number.isInteger(value) && value < 1e7 && value > -1e7 && !Object.is(value, -0))
     return value + '.0';
@@ -25,7 +25,7 @@ function csvField(text: string): string {
 }
 
 function jsonValue(value: number | string, kind: number): string {
-  if (kind === STRING || typeof value === 'string') return JSON.stringify(String(value));
+  if (isText(kind) || typeof value === 'string') return JSON.stringify(String(value));
   if (!Number.isFinite(value)) return JSON.stringify(javaDoubleToString(value));
   // Java's text is valid JSON for finite numbers and keeps 15.0 distinct from 15.
   return valueText(value, kind);
@@ -45,7 +45,7 @@ export function renderRow(
       for (let i = 0; i < dimension; i++) {
         const kind = kinds[i]!;
         // Only text can hold a comma, quote or line break; numbers never need quoting.
-        const text = kind === STRING ? csvField(row.strs[i] ?? '') : valueText(row.nums[i]!, kind);
+        const text = isText(kind) ? csvField(row.strs[i] ?? '') : valueText(row.nums[i]!, kind);
         line += i === 0 ? text : ',' + text;
       }
       return line + '\n';

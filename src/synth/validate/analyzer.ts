@@ -4,7 +4,7 @@
  */
 import { findComponent } from '../components/registry.js';
 import type { GraphOptions } from '../engine/loader.js';
-import { buildGraph, checkStructure } from '../engine/loader.js';
+import { buildGraph, checkStructure, isNotInBuild } from '../engine/loader.js';
 import type { LoadOptions } from '../engine/prepare.js';
 import { PreparedModel, prepareModel } from '../engine/prepare.js';
 import { SynthError } from '../errors.js';
@@ -287,14 +287,19 @@ export function analyzeModel(source: SynthModel | PreparedModel, options: Analys
       const missing = source.nodes.some(
         (n) => findComponent(n.type) === undefined && n.type.toLowerCase() !== 'import',
       );
-      if (!(err instanceof SynthError && (err.code === 'SYNTH_LICENSE' || missing))) throw err;
+      if (!(err instanceof SynthError && (err.code === 'SYNTH_LICENSE' || missing)) && !isNotInBuild(err))
+        throw err;
     }
   }
   const model = prepared?.model ?? (source as SynthModel);
   const structure = checkStructure(model);
   if (structure.length > 0) throw new SynthError('SYNTH_INVALID', structure.map((f) => f.message).join('; '));
   const complexity = complexityOf(model);
-  const graphOptions: GraphOptions = { edition: prepared?.edition, outside: prepared?.outside };
+  const graphOptions: GraphOptions = {
+    edition: prepared?.edition,
+    outside: prepared?.outside,
+    formats: prepared?.formats,
+  };
   return {
     rootName: model.root,
     timestamp: options.timestamp,

@@ -29,6 +29,7 @@ function validatePrepared(prepared: PreparedModel): ValidationResult {
   const { failures } = configure(model, new L64X128MixRandom(0), {
     edition: prepared.edition,
     outside: prepared.outside,
+    formats: prepared.formats,
   });
   return { valid: failures.length === 0, rootName: model.root, nodeCount: model.nodes.length, failures };
 }
