@@ -240,17 +240,18 @@ function registerResources(server: Server, calc: CalcModelApi | undefined, extra
       });
     return { contents: [content] };
   });
-  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     const id = stateModelId(uri);
     // subscribing to anything else, or twice, is accepted silently
     if (calc && id !== undefined && !subscriptions.has(uri)) {
-      subscriptions.set(
-        uri,
-        calc.subscribe(id, () => {
-          void server.sendResourceUpdated({ uri }).catch(() => {});
-        }),
-      );
+      const off = calc.subscribe(id, () => {
+        void server.sendResourceUpdated({ uri }).catch(() => {});
+      });
+      subscriptions.set(uri, off);
+      // a remote subscription is in place once the server says so: answer after that (5 s at most),
+      // so the client sees every change made after its subscribe returns
+      if (off.ready) await Promise.race([off.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
     }
     return {};
   });

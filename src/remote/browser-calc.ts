@@ -4,7 +4,7 @@
  * and model ids are namespaced on the wire (`<namespaceId>__<id>`) and translated back, so the
  * agent sees its own ids and the browser sees the same models.
  */
-import type { CalcApi, ModelListener, StateOptions, AuditFilter } from '../service/calc-api.js';
+import type { AuditFilter, CalcApi, ModelListener, StateOptions, Unsubscribe } from '../service/calc-api.js';
 import { authoring } from '../service/calc-authoring.js';
 import type { BrowserPairing } from './browser-pairing.js';
 import { CalcClient } from './calc-client.js';
@@ -118,7 +118,7 @@ export class BrowserCalc implements CalcApi {
     return client.downloadBlob(blobId, modelId === undefined ? undefined : prefix + modelId);
   }
 
-  subscribe(id: string, listener: ModelListener): () => void {
+  subscribe(id: string, listener: ModelListener): Unsubscribe {
     const { client, wireId, prefix } = this.wire(id);
     return client.subscribe(wireId, (event) => listener(this.unwire(event, prefix)));
   }

@@ -26,6 +26,7 @@ import type {
   ModelListener,
   MutationSummary,
   StateOptions,
+  Unsubscribe,
 } from '../service/calc-api.js';
 import { authoring } from '../service/calc-authoring.js';
 import type { ModelGraph, VerificationReport } from '../service/verification.js';
@@ -284,10 +285,13 @@ export class CalcClient implements CalcApi {
   // ------------------------------------------------------------ subscriptions
 
   /** Events of one model through the server's WebSocket; the unsubscribe closes it. */
-  subscribe(id: string, listener: ModelListener): () => void {
+  subscribe(id: string, listener: ModelListener): Unsubscribe {
     const url = `${this.baseUrl.replace(/^http/, 'ws')}${this.model(id, '/subscribe')}`;
     const socket = new WebSocket(url, { headers: this.headers() });
     this.sockets.add(socket);
+    let registered: () => void = () => {};
+    // the server's first frame says the subscription is in place; a failure settles it too
+    const ready = new Promise<void>((resolve) => (registered = resolve));
     socket.on('message', (data: Buffer) => {
       let event: ModelEvent | { kind: 'subscribed' };
       try {
@@ -295,15 +299,20 @@ export class CalcClient implements CalcApi {
       } catch {
         return;
       }
-      if (event.kind !== 'subscribed') listener(event);
+      if (event.kind === 'subscribed') registered();
+      else listener(event);
     });
     // a refused or dropped subscription just stops sending updates; reads still work
-    socket.on('error', () => {});
-    socket.on('close', () => this.sockets.delete(socket));
-    return () => {
+    socket.on('error', () => registered());
+    socket.on('close', () => {
+      registered();
+      this.sockets.delete(socket);
+    });
+    const off = (): void => {
       this.sockets.delete(socket);
       socket.close();
     };
+    return Object.assign(off, { ready });
   }
 
   /** Resolves once a subscription's socket is open (tests and the console wait for it). */

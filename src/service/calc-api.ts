@@ -41,6 +41,10 @@ export type ModelEvent =
 
 export type ModelListener = (event: ModelEvent) => void;
 
+/** Ends a subscription. `ready` (remote subscriptions) settles once the server has registered it:
+ *  a caller that waits for it sees every change made after it. */
+export type Unsubscribe = (() => void) & { ready?: Promise<void> };
+
 /** What get_library answers: the compiled library without its runtime bindings. */
 export type LibraryVocabulary = Omit<CompiledLibrary, 'bindings'>;
 
@@ -94,7 +98,7 @@ export interface CalcModelApi {
   uploadBlob(data: unknown, mediaType?: string): Promise<BlobRef>;
   downloadBlob(blobId: string, modelId?: string): Promise<DownloadedBlob>;
   /** Events of one model; returns the unsubscribe function. */
-  subscribe(id: string, listener: ModelListener): () => void;
+  subscribe(id: string, listener: ModelListener): Unsubscribe;
 }
 
 /** Authoring operations: pure, never touch the registry; a remote client runs them locally. */
