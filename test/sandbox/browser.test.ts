@@ -68,6 +68,58 @@ describe.skipIf(!CHROMIUM)(
       return text === '' ? null : JSON.parse(text);
     };
     const demo = (id: string): Record<string, unknown> => ({ ...carLoan(), id });
+    /** Two top-level views and an item view (rows with an editable quantity). */
+    const orders = (id: string): Record<string, unknown> => ({
+      id,
+      version: '1.0.0',
+      schema: {
+        type: 'object',
+        properties: {
+          items: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { price: { type: 'number' }, qty: { type: 'integer', minimum: 0 } },
+            },
+          },
+        },
+      },
+      defaultValues: [{ path: '$', expr: '{"items": [{"price": 10, "qty": 1}, {"price": 5, "qty": 2}]}' }],
+      derivations: [
+        { path: '$.items[*].lineTotal', expr: '$parent.price * $parent.qty' },
+        { path: '$.total', expr: '$sum(items.lineTotal)' },
+      ],
+      viewDefinition: {
+        defaultView: 'order',
+        views: [
+          {
+            id: 'line',
+            components: [{ id: 'qty', type: 'numericField', label: 'Qty', bind: '$.items[*].qty' }],
+          },
+          {
+            id: 'order',
+            label: 'Order',
+            components: [
+              { id: 'lines', type: 'sectionList', label: 'Lines', bind: '$.items', itemView: 'line' },
+            ],
+          },
+          {
+            id: 'summary',
+            label: 'Summary',
+            components: [
+              {
+                id: 'grand',
+                type: 'statTile',
+                label: 'Total',
+                bind: '$.total',
+                format: 'currency',
+                currency: 'USD',
+              },
+            ],
+          },
+        ],
+      },
+    });
 
     beforeAll(async () => {
       if (!existsSync(SANDBOX_HTML_PATH))
@@ -211,6 +263,56 @@ describe.skipIf(!CHROMIUM)(
       await page.screenshot({ path: join(ARTEFACTS, 'sandbox-dark.png'), fullPage: true });
       await page.emulateMedia({ colorScheme: 'light' });
       expect(existsSync(join(ARTEFACTS, 'sandbox-dark.png'))).toBe(true);
+    });
+
+    it('gives several top-level views tabs (an item view is not one) and reads the chosen one', async () => {
+      await rest('POST', '/models', orders('nsabc__orders'));
+      const list = page.getByRole('navigation', { name: 'Models' });
+      await list.getByRole('button', { name: 'orders' }).click({ timeout: 10_000 });
+      const viewTabs = page.getByRole('region', { name: 'View' }).getByRole('tab');
+      await expect.poll(() => viewTabs.allTextContents()).toEqual(['Order', 'Summary']);
+      await expect.poll(() => page.locator('.section-row').count()).toBe(2);
+      const qty = page.locator('.section-row').nth(1).getByLabel('Qty');
+      await qty.fill('4');
+      await qty.press('Enter');
+      await expect
+        .poll(async () => ((await rest('GET', '/models/nsabc__orders/state')) as { total: number }).total)
+        .toBe(30);
+      await page.getByRole('region', { name: 'View' }).getByRole('tab', { name: 'Summary' }).click();
+      await expect.poll(() => page.locator('[data-testid="value-grand"]').textContent()).toBe(usd(30));
+      expect(requests.some((r) => r.url.endsWith('/models/nsabc__orders/view/summary'))).toBe(true);
+    });
+
+    it('falls back to polling when the change feed cannot open', async () => {
+      const other = await context.newPage();
+      await other.routeWebSocket(/\/subscribe/, (ws) => ws.close());
+      await other.goto(`${base}/sandbox`);
+      await other.getByRole('navigation', { name: 'Models' }).getByRole('button', { name: 'demo' }).click();
+      await expect
+        .poll(() => other.getByRole('status', { name: 'Updates' }).textContent())
+        .toBe('Polling every 2 s');
+      await rest('POST', '/models/nsabc__demo/mutations', { '$.deposit': 1000 });
+      const expected = (await calc.getField('nsabc__demo', '$.monthlyPayment')) as number;
+      await expect
+        .poll(() => other.locator('[data-testid="value-payment"]').textContent(), { timeout: 10_000 })
+        .toBe(usd(expected));
+      await other.close();
+    });
+
+    it('says the browser is no longer paired when the server refuses the token', async () => {
+      const other = await context.newPage();
+      await other.route(/\/models$/, (route) =>
+        route.fulfill({
+          status: 401,
+          contentType: 'application/problem+json',
+          body: JSON.stringify({ status: 401, detail: 'Unknown or expired session token' }),
+        }),
+      );
+      await other.goto(`${base}/sandbox`);
+      await expect
+        .poll(() => other.getByRole('alert').textContent())
+        .toBe('This browser is no longer paired: open the link your agent gave you');
+      await other.close();
     });
 
     it('talked to its own origin only, with the session token on every API call, and broke no CSP rule', () => {
