@@ -83,7 +83,15 @@ export function sandboxApi(token: string, origin: URL = new URL(window.location.
   };
   const m = (id: string): string => `/models/${encodeURIComponent(id)}`;
   return {
-    listModels: () => call<string[]>('GET', '/models'),
+    // ids; entries shaped {id} are accepted too, in case the list grows details
+    listModels: async () =>
+      (await call<unknown[]>('GET', '/models')).flatMap((m) =>
+        typeof m === 'string'
+          ? [m]
+          : m && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'string'
+            ? [(m as { id: string }).id]
+            : [],
+      ),
     view: (id, viewId) =>
       call<View>(
         'GET',
