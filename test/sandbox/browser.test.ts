@@ -53,6 +53,8 @@ describe.skipIf(!CHROMIUM)(
     let page: Page;
     /** Every request the page made, with the session header it carried. */
     const requests: { url: string; token: string | undefined }[] = [];
+    /** The WebSocket URLs the page opened. */
+    const sockets: string[] = [];
     /** Console errors (a CSP refusal would show here). */
     const consoleErrors: string[] = [];
 
@@ -147,6 +149,7 @@ describe.skipIf(!CHROMIUM)(
       );
       page = await context.newPage();
       page.on('request', (r) => requests.push({ url: r.url(), token: r.headers()['x-session-token'] }));
+      page.on('websocket', (ws) => sockets.push(ws.url()));
       page.on('console', (m) => {
         if (m.type() === 'error') consoleErrors.push(m.text());
       });
@@ -323,6 +326,11 @@ describe.skipIf(!CHROMIUM)(
       const api = requests.filter((r) => new URL(r.url).pathname.startsWith('/models'));
       expect(api.length).toBeGreaterThan(5);
       for (const r of api) expect(r.token, r.url).toBe(TOKEN);
+      expect(sockets.length).toBeGreaterThan(0);
+      for (const url of sockets) {
+        expect(new URL(url).origin).toBe(wsOrigin);
+        expect(new URL(url).searchParams.get('session')).toBe(TOKEN);
+      }
       expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
     });
   },
