@@ -111,7 +111,7 @@ function readMapped(doc: unknown, path: Path): unknown {
     const next: unknown[] = [];
     for (const n of nodes) {
       if (seg === WILDCARD) {
-        if (Array.isArray(n)) next.push(...(n as unknown[]));
+        if (Array.isArray(n)) for (const item of n as unknown[]) next.push(item);
         mapped = true;
       } else if (typeof seg === 'number') {
         if (Array.isArray(n) && seg < n.length) next.push(n[seg]);

@@ -253,7 +253,7 @@ function onLoop(dependents: number[][], done: Uint8Array, start: number): boolea
     if (i === start) return true;
     if (seen.has(i) || done[i]) continue;
     seen.add(i);
-    stack.push(...dependents[i]!);
+    for (const d of dependents[i]!) stack.push(d);
   }
   return false;
 }

@@ -24,7 +24,7 @@ import {
   type ConstraintViolation,
 } from './errors.js';
 import { compileExpression, describeJsonataError, isTruthy, type CompiledExpression } from './expression.js';
-import { cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
+import { appendAll, cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
 import type { CompiledModel, ConstraintNode, DerivationNode, EffectNode, MetaNode } from './program.js';
 import {
   checkValue,
@@ -180,7 +180,7 @@ export class ModelRuntime {
         (p) => this.model.derivedTargets.has(formatPath(p)),
         (p, v) => this.writeBase(p, v, tx),
       );
-      written.push(...seeded);
+      appendAll(written, seeded);
       if (written.length > 0) {
         result = await this.runCycle(written.map(formatPath), written, tx);
       }
@@ -389,7 +389,7 @@ export class ModelRuntime {
         continue;
       }
       const schema = writeSchema(this.model.spec.schema, parsed.path, address, this.meta);
-      violations.push(...checkValue(schema, value, address));
+      appendAll(violations, checkValue(schema, value, address));
     }
     return violations;
   }
@@ -440,7 +440,7 @@ export class ModelRuntime {
       });
       const defaulted: Path[] = [];
       if (newContainers.length > 0) await this.applyDefaultRules(newContainers, defaulted, tx);
-      written.push(...defaulted);
+      appendAll(written, defaulted);
       return await this.runCycle([...keys, ...defaulted.map(formatPath)], written, tx);
     } catch (err) {
       tx.rollback();
@@ -538,14 +538,14 @@ export class ModelRuntime {
           errorMessage: null,
         });
       }
-      this.traces.push(...traces);
+      this.traces.pushAll(traces);
       throw constraintViolationError(rollbacks);
     }
     const dispatchedEffects: DispatchedEffect[] = [];
     for (const id of dirty.effects) await this.dispatchEffect(this.effectById(id), dispatchedEffects);
 
     // commit
-    this.traces.push(...traces);
+    this.traces.pushAll(traces);
     this.history.push({ timestamp: Date.now(), changes: tx.merged.entries, after: [] });
     if (this.history.length > this.historyCapacity)
       this.history.splice(0, this.history.length - this.historyCapacity);
@@ -843,7 +843,7 @@ export class ModelRuntime {
 
   private appendAfter(log: UndoLog): void {
     const last = this.history[this.history.length - 1];
-    if (last) last.after.push(...log.entries);
+    if (last) appendAll(last.after, log.entries);
   }
 
   // ---------------------------------------------------------------- helpers for tests and evolution
@@ -860,7 +860,7 @@ function flattenLeaves(obj: JsonObject, at: Path): [Path, JsonValue][] {
   for (const [k, v] of Object.entries(obj)) {
     if (v === null) continue;
     const p = [...at, k];
-    if (isObject(v) && Object.keys(v).length > 0) out.push(...flattenLeaves(v, p));
+    if (isObject(v) && Object.keys(v).length > 0) appendAll(out, flattenLeaves(v, p));
     else out.push([p, v]);
   }
   return out;

@@ -15,7 +15,12 @@ export class Ring<T> {
   private items: T[] = [];
   constructor(readonly capacity: number) {}
   push(...values: T[]): void {
-    this.items.push(...values);
+    this.pushAll(values);
+  }
+  /** Appends a whole batch (a loop: spreading 10^5 items into push overflows the stack). */
+  pushAll(values: readonly T[]): void {
+    if (values.length > this.capacity) values = values.slice(-this.capacity);
+    for (const v of values) this.items.push(v);
     // trim in batches so a long run does not shift the array on every push
     if (this.items.length > this.capacity + 64) this.items = this.items.slice(-this.capacity);
   }

@@ -3,7 +3,11 @@
  * MODELWORKS_MCP_TRANSPORT=http; bind and port also from MODELWORKS_MCP_HTTP_BIND/_PORT).
  */
 import type { Command } from 'commander';
+import { BrowserCalc } from '../remote/browser-calc.js';
+import { BrowserPairing } from '../remote/browser-pairing.js';
 import { CalcClient } from '../remote/calc-client.js';
+import { pairBrowserTool } from '../mcp/pair-tool.js';
+import type { ToolDefinition } from '../mcp/tool.js';
 import type { CalcApi } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
@@ -38,13 +42,29 @@ interface McpOptions {
   store?: string;
   url?: string;
   apiKey?: string;
+  browser?: boolean;
 }
 
 /** The calc operations: a REST client in remote mode, else the embedded service on a store. */
 async function openCalc(
   opts: McpOptions,
-): Promise<{ calc: CalcApi & { close(): Promise<void> }; modeLine: string }> {
+): Promise<{ calc: CalcApi & { close(): Promise<void> }; modeLine: string; tools?: ToolDefinition[] }> {
   const url = opts.url ?? process.env.MODELWORKS_SERVER_URL;
+  if (opts.browser && !url) log('--browser needs --url (a `modelworks serve` server); running embedded');
+  if (url && opts.browser) {
+    try {
+      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
+    } catch {
+      throw new Error(`--url must be an http(s) URL (got '${url}')`);
+    }
+    const apiKey = opts.apiKey ?? process.env.MODELWORKS_API_KEY;
+    const pairing = new BrowserPairing({ baseUrl: url, apiKey });
+    return {
+      calc: new BrowserCalc(pairing, { url, apiKey }),
+      modeLine: `remote mode with a browser, ${url.replace(/\/+$/, '')}`,
+      tools: [pairBrowserTool(pairing)],
+    };
+  }
   if (url) {
     try {
       if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
@@ -80,6 +100,7 @@ export function registerMcpCommand(program: Command): void {
       'remote mode: send every model tool to a `modelworks serve` server (also MODELWORKS_SERVER_URL)',
     )
     .option('--api-key <key>', "the remote server's API key (prefer MODELWORKS_API_KEY)")
+    .option('--browser', 'with --url: pair with a browser sandbox first (adds the pair_browser tool)')
     .action(async (opts: McpOptions) => {
       let groups: Set<'calc' | 'synth'>;
       try {
@@ -129,13 +150,8 @@ export function registerMcpCommand(program: Command): void {
           guidanceTopics,
           groups,
           modeLine,
-          ...(synth
-            ? {
-                extraTools: synth.tools,
-                extraResources: [synth.resources],
-                extraInstructions: SYNTH_INSTRUCTIONS,
-              }
-            : {}),
+          extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
+          ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
         });
       if (!http) {
         await serveStdio(make());

@@ -2,12 +2,22 @@
  * `modelworks serve`: the REST API, WebSocket subscriptions and /mcp on one Fastify server, over a
  * store several processes may share. MODELWORKS_API_KEY turns the key check on.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { buildApp } from '../http/app.js';
 import { createMcpServer } from '../mcp/server.js';
 import { CalcService } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
+import { CardRunner } from '../service/card-runner.js';
+import { PairingService } from '../service/pairing.js';
+import { shareLinkBuilder } from '../service/share-links.js';
+
+/** The built sandbox page, when the build has one (web/ → dist/web/sandbox.html). */
+function loadSandboxHtml(): string {
+  return readFileSync(fileURLToPath(new URL('../web/sandbox.html', import.meta.url)), 'utf8');
+}
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -49,6 +59,11 @@ export function registerServeCommand(program: Command): void {
       const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
       const modeLine = `server mode, ${store.kind} store`;
       const apiKey = process.env.MODELWORKS_API_KEY || undefined;
+      // one card runner for /mcp sessions and the share pages; links point at this server
+      // (MODELWORKS_PUBLIC_URL when it sits behind a proxy), known once it listens
+      const runner = new CardRunner();
+      let publicUrl = process.env.MODELWORKS_PUBLIC_URL?.trim() || undefined;
+      const pairing = new PairingService({});
       const app = await buildApp({
         calc,
         apiKey,
@@ -56,7 +71,16 @@ export function registerServeCommand(program: Command): void {
           process.env.MODELWORKS_ALLOWED_ORIGINS ?? process.env.MODELWORKS_MCP_ALLOWED_ORIGINS,
         ),
         bindHost: opts.host,
-        createMcpServer: () => createMcpServer({ calc, guidanceTopics, groups: new Set(['calc']), modeLine }),
+        createMcpServer: () =>
+          createMcpServer({
+            calc,
+            guidanceTopics,
+            groups: new Set(['calc']),
+            modeLine,
+            cards: { runner, ...(publicUrl ? { shareLinks: shareLinkBuilder(publicUrl) } : {}) },
+          }),
+        sandbox: { pairing, sandboxHtml: loadSandboxHtml },
+        share: { runner },
         ...(opts.logLevel === 'silent' ? {} : { log: { level: opts.logLevel, stream: process.stderr } }),
       });
       try {
@@ -70,6 +94,7 @@ export function registerServeCommand(program: Command): void {
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+      publicUrl ??= `http://${shownHost}:${actualPort}`;
       log(
         `serving http://${shownHost}:${actualPort} (REST, /mcp, /openapi.json; ${modeLine}; ${apiKey ? 'API key required' : 'no API key: open to anyone who can reach it'})`,
       );

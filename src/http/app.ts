@@ -18,6 +18,10 @@ import { registerModelRoutes } from './model-routes.js';
 import { calcErrorReply, problem, type ErrorReply } from './problems.js';
 import { redactUrl, registerSecurity } from './security.js';
 import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.js';
+import { registerNamespaceGuard, registerSandboxRoutes } from './sandbox-routes.js';
+import { registerShareRoutes } from './share-routes.js';
+import type { PairingService } from '../service/pairing.js';
+import type { CardRunner } from '../service/card-runner.js';
 
 /** JSON bodies (specs, mutations, patches, MCP messages); blobs have their own limit. */
 export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
@@ -30,6 +34,10 @@ export interface AppOptions {
   allowedOrigins?: readonly string[];
   /** The address the server binds: a loopback bind refuses non-loopback Host headers. */
   bindHost?: string;
+  /** Browser pairing and the sandbox (issue 10); omitted: no /sandbox routes, no session tokens. */
+  sandbox?: { pairing: PairingService; sandboxHtml?: () => string };
+  /** Share links (model cards outside any chat): the card runner answering the share pages. */
+  share?: { runner: CardRunner };
   /** Request logging (JSON lines); none by default. */
   log?: { level: string; stream: NodeJS.WritableStream };
 }
@@ -108,7 +116,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     apiKey,
     allowedOrigins: options.allowedOrigins ?? [],
     bindHost: options.bindHost ?? '127.0.0.1',
+    ...(options.sandbox ? { sessions: (t: string) => options.sandbox?.pairing.sessionNamespace(t) } : {}),
   });
+  registerNamespaceGuard(app);
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const mapped = errorReplyFor(err);
@@ -138,5 +148,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerBlobRoutes(app, options.calc, apiKey !== undefined);
   registerSubscribeRoute(app, options.calc);
   if (options.createMcpServer) registerMcpRoute(app, options.createMcpServer);
+  if (options.sandbox)
+    registerSandboxRoutes(app, {
+      pairing: options.sandbox.pairing,
+      ...(options.sandbox.sandboxHtml ? { sandboxHtml: options.sandbox.sandboxHtml } : {}),
+    });
+  if (options.share) registerShareRoutes(app, { runner: options.share.runner });
   return app;
 }

@@ -7,6 +7,7 @@ import { canonicalize, CalcError, type JsonObject } from '../calc/index.js';
 import type { MutationSummary } from '../service/calc-api.js';
 import type { CalcService } from '../service/calc-service.js';
 import { idParam, idPathParams, modelErrors, mutationErrors, reply } from './schemas.js';
+import { listForRequest } from './sandbox-routes.js';
 
 /** Replies with JSON whatever the value (Fastify would send a bare string as text/plain). */
 export function sendJson(res: FastifyReply, status: number, value: unknown): FastifyReply {
@@ -73,7 +74,7 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
   app.get(
     '/models',
     { schema: { tags, summary: 'Model ids, sorted', response: { 200: reply('[id…]') } } },
-    async (_req, res) => sendJson(res, 200, await calc.listModels()),
+    async (req, res) => sendJson(res, 200, listForRequest(req, await calc.listModels())),
   );
 
   app.post(

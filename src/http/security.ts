@@ -15,16 +15,43 @@ export interface SecurityOptions {
   allowedOrigins: readonly string[];
   /** The bind address: loopback binds refuse non-loopback Host headers. */
   bindHost: string;
+  /** A paired browser session's token → its namespace (undefined: unknown or expired). */
+  sessions?: (token: string) => string | undefined;
 }
 
 /** Paths anyone may call: liveness probes carry no key. */
 export const OPEN_PATHS = new Set(['/health', '/actuator/health', '/actuator/info']);
 
+/**
+ * Pages a person opens from a link, without the server's key: the share pages (they compute the
+ * spec the link carries, nothing stored), the approve page and its expiry peek (the user code is
+ * the secret), and the sandbox page (its calls carry a session token). Host and Origin checks
+ * still apply.
+ */
+const KEYLESS_PATHS = new Set(['/sandbox', '/sandbox/approve', '/sandbox/pair/peek']);
+const KEYLESS_PREFIXES = ['/share/'];
+
+const sessionNamespaces = new WeakMap<FastifyRequest, string>();
+
+/** The namespace of the paired session a request came with, if it came with one. */
+export function sessionNamespace(request: FastifyRequest): string | undefined {
+  return sessionNamespaces.get(request);
+}
+
+function presentedSession(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-session-token'];
+  if (typeof header === 'string') return header;
+  if (request.headers.upgrade?.toLowerCase() === 'websocket') {
+    return new URL(request.url, 'http://localhost').searchParams.get('session') ?? undefined;
+  }
+  return undefined;
+}
+
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /** A URL with any `token` query value replaced, for logs. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:token|session)=)[^&#]*/gi, '$1[redacted]');
 }
 
 function presentedKey(request: FastifyRequest): string | undefined {
@@ -46,6 +73,15 @@ export function refusal(request: FastifyRequest, options: SecurityOptions): Erro
   if (OPEN_PATHS.has(path)) return undefined;
   if (!hostAllowed(request.headers.host, options.bindHost)) return problem(403, 'Forbidden host');
   if (!originAllowed(request.headers.origin, options.allowedOrigins)) return problem(403, 'Forbidden origin');
+  const session = presentedSession(request);
+  if (session !== undefined) {
+    // a session token stands in for the key, limited to its namespace (see sandbox-routes.ts)
+    const namespace = options.sessions?.(session);
+    if (namespace === undefined) return problem(401, 'Unknown or expired session: pair again');
+    sessionNamespaces.set(request, namespace);
+    return undefined;
+  }
+  if (KEYLESS_PATHS.has(path) || KEYLESS_PREFIXES.some((p) => path.startsWith(p))) return undefined;
   if (options.apiKey === undefined) return undefined;
   const key = presentedKey(request);
   if (key === undefined) return problem(401, 'Missing API key: send Authorization: Bearer <key>');

@@ -19,6 +19,7 @@ function touches(event: ModelEvent, prefixes: string[]): boolean {
 const QUERY = {
   paths: { type: 'string', description: 'Comma-separated address prefixes' },
   token: { type: 'string', description: 'The API key (browsers cannot set headers here)' },
+  session: { type: 'string', description: "A paired browser session's token (instead of the key)" },
 } as const;
 const SUMMARY = 'WebSocket: a frame per committed change (`?paths=` prefix filter, `?token=` API key)';
 

@@ -5,6 +5,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type CallToolRequest,
+  type ServerNotification,
+  type ServerRequest,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -27,7 +29,9 @@ import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from
 import type { ResourceProvider } from './resource-provider.js';
 import { errorResult, textError } from './results.js';
 import { sheetTools } from './sheet-tools.js';
-import type { ToolDefinition } from './tool.js';
+import type { ToolContext, ToolDefinition } from './tool.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { randomUUID } from 'node:crypto';
 
 /** JSON-RPC error for an unknown resource (what MCP clients expect). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -141,7 +145,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       return textError(`Invalid arguments for ${tool.name}: ${problems}`);
     }
     try {
-      return await tool.run(args, { signal: extra.signal });
+      return await tool.run(args, callContext(server, request, extra));
     } catch (err) {
       return errorResult(err);
     }
@@ -179,6 +183,34 @@ export function createMcpServer(options: McpServerOptions): Server {
 }
 
 const readinessAnnouncers = new WeakMap<Server, () => void>();
+
+/** What a tool may do while it runs: report progress, hand the person a link (URL elicitation). */
+function callContext(
+  server: Server,
+  request: CallToolRequest,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): ToolContext {
+  const token = request.params._meta?.progressToken;
+  const ctx: ToolContext = { signal: extra.signal };
+  if (token !== undefined)
+    ctx.progress = (progress, total, message) => {
+      void extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message },
+        })
+        .catch(() => {});
+    };
+  if (server.getClientCapabilities()?.elicitation?.url)
+    ctx.elicitUrl = (url, message) => {
+      const elicitationId = randomUUID();
+      // the answer (accept / decline) changes nothing here: pairing completes in the browser
+      void server.elicitInput({ mode: 'url', elicitationId, url, message }).catch(() => {});
+      const complete = server.createElicitationCompletionNotifier(elicitationId);
+      return () => void complete().catch(() => {});
+    };
+  return ctx;
+}
 
 /** Sends the one-line readiness log of a server's session, unless it has gone out already. */
 export function announceReady(server: Server): void {

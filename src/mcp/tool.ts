@@ -6,6 +6,13 @@ export type JsonSchema = Record<string, unknown>;
 export interface ToolContext {
   /** Aborted when the client cancels the call. */
   signal: AbortSignal;
+  /** notifications/progress for the call, when the client passed a progressToken. */
+  progress?: (progress: number, total: number | undefined, message: string) => void;
+  /**
+   * A URL-mode elicitation (elicitation/create, mode "url"), when the client supports it; returns
+   * the function that sends notifications/elicitation/complete.
+   */
+  elicitUrl?: (url: string, message: string) => () => void;
 }
 
 export interface ToolDefinition {

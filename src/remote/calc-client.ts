@@ -35,6 +35,8 @@ export interface CalcClientOptions {
   /** The server's base URL, e.g. http://127.0.0.1:8080. */
   url: string;
   apiKey?: string | undefined;
+  /** A paired browser session's token (sent as X-Session-Token; the server limits it to its namespace). */
+  sessionToken?: string | undefined;
 }
 
 /** Fields of an error body that are envelope, not CalcError details. */
@@ -54,15 +56,21 @@ interface RequestOptions {
 export class CalcClient implements CalcApi {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
+  private readonly sessionToken: string | undefined;
   private readonly sockets = new Set<WebSocket>();
 
   constructor(options: CalcClientOptions) {
     this.baseUrl = options.url.replace(/\/+$/, '');
     this.apiKey = options.apiKey || undefined;
+    this.sessionToken = options.sessionToken || undefined;
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return this.apiKey ? { ...extra, authorization: `Bearer ${this.apiKey}` } : extra;
+    return {
+      ...extra,
+      ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+      ...(this.sessionToken ? { 'x-session-token': this.sessionToken } : {}),
+    };
   }
 
   private async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {

@@ -73,8 +73,8 @@ export function normalizeUserCode(text: string): string {
 }
 
 export interface PairingOptions {
-  /** Absolute URL of the approve page, e.g. http://127.0.0.1:8080/sandbox/approve. */
-  verificationUri: string;
+  /** Absolute URL of the approve page, e.g. http://127.0.0.1:8080/sandbox/approve (or per start()). */
+  verificationUri?: string;
   now?: () => number;
 }
 
@@ -89,8 +89,12 @@ export class PairingService {
     this.now = options.now ?? Date.now;
   }
 
-  /** Starts a pairing (POST /sandbox/pair). */
-  start(): PairingStart {
+  /**
+   * Starts a pairing (POST /sandbox/pair).
+   * @param verificationUri the approve page as the caller reaches this server (default: the option)
+   */
+  start(verificationUri = this.options.verificationUri): PairingStart {
+    if (verificationUri === undefined) throw new Error('PairingService.start needs the approve page URL');
     this.sweep();
     const pairCode = randomBytes(16).toString('base64url');
     const deviceSecret = randomBytes(32).toString('base64url');
@@ -113,9 +117,9 @@ export class PairingService {
       pairCode,
       deviceSecret,
       userCode: display,
-      verificationUri: this.options.verificationUri,
+      verificationUri,
       // the fragment never reaches a server log; the page strips it from the address bar
-      verificationUriComplete: `${this.options.verificationUri}#code=${display}`,
+      verificationUriComplete: `${verificationUri}#code=${display}`,
       expiresInSec: PAIRING_TTL_SEC,
       intervalSec: POLL_INTERVAL_SEC,
     };

@@ -20,6 +20,15 @@ async function withTwoRows() {
 }
 
 describe('[*] derivations over rows (calc-spec §4)', () => {
+  it('a write far down an array (a sparse row 130000) runs its cycle instead of overflowing the stack', async () => {
+    // 130,001 rows make 130,002 traces and writes: spread into push() they overflowed the call stack
+    const { runtime } = await live(ROWS);
+    const r = await runtime.mutate({ '$.items[130000].price': 3 });
+    expect(r.derivedUpdated).toHaveLength(130_002); // every row, then the total
+    expect(await runtime.getValue('$.items[130000].lineTotal')).toBe(3);
+    expect(runtime.traces.size).toBeLessThanOrEqual(runtime.traces.capacity);
+  }, 60_000);
+
   it('computes every row with $parent and the aggregate after them', async () => {
     const runtime = await withTwoRows();
     expect(await runtime.getState()).toEqual({

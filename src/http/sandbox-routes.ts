@@ -1,0 +1,241 @@
+/**
+ * The browser sandbox: pairing in the device-flow shape (docs/sandbox.md) and the namespace guard
+ * that keeps a paired session to its own models.
+ *
+ *   POST /sandbox/pair         (API key)  start a pairing → {pairCode, deviceSecret, userCode, …}
+ *   POST /sandbox/pair/token   (API key)  poll → 200 {sessionToken, namespaceId} | 409 pending | 400 {error}
+ *   GET  /sandbox/pair/peek?code=…        → {expiresInSec} only
+ *   GET  /sandbox/approve                 the page a person approves on (code typed or in the fragment)
+ *   POST /sandbox/approve {userCode}      a person's click → {namespaceId, browserToken}
+ *   GET  /sandbox                         the sandbox page (models of the browser's session)
+ *
+ * A request carrying `X-Session-Token` (security.ts resolves it) may only touch model ids that
+ * start with `<namespaceId>__`; others answer 404 as if absent, and its model list holds only its own.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isObject } from '../calc/index.js';
+import type { PairingService } from '../service/pairing.js';
+import { problem, type ErrorReply } from './problems.js';
+import { sessionNamespace } from './security.js';
+
+export const NAMESPACE_SEPARATOR = '__';
+
+export interface SandboxRouteDeps {
+  pairing: PairingService;
+  /** The sandbox page's HTML (a built single file); omitted: a page saying it is not built. */
+  sandboxHtml?: () => string;
+}
+
+const send = (reply: FastifyReply, out: ErrorReply): FastifyReply =>
+  reply.code(out.status).type(out.contentType).send(out.body);
+
+/** Paths a session may use besides its namespace's models. */
+const SESSION_PATHS = [/^\/sandbox(\/|$)/, /^\/share\//, /^\/blobs(\/|$)/, /^\/health$/];
+
+/** Refuses what a paired session may not do; runs before every route handler. */
+async function guardNamespace(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const namespace = sessionNamespace(request);
+  if (namespace === undefined) return;
+  const prefix = `${namespace}${NAMESPACE_SEPARATOR}`;
+  const route = request.routeOptions.url ?? '';
+  const id = (request.params as { id?: unknown } | undefined)?.id;
+  if (route.includes(':id')) {
+    if (typeof id !== 'string' || !id.startsWith(prefix))
+      await send(reply, problem(404, `Model not found: ${String(id)}`, { code: 'MODEL_NOT_FOUND' }));
+    return;
+  }
+  if (route === '/models' && request.method === 'POST') {
+    const spec: unknown = request.body;
+    const specId = isObject(spec) ? spec.id : undefined;
+    if (typeof specId !== 'string' || !specId.startsWith(prefix))
+      await send(
+        reply,
+        problem(403, `In a paired session, model ids start with '${prefix}'`, { code: 'FORBIDDEN' }),
+      );
+    return;
+  }
+  if (route === '/models' && request.method === 'GET') return; // filtered by the list route below
+  if (!SESSION_PATHS.some((p) => p.test(route)))
+    await send(reply, problem(403, 'Not available to a paired session', { code: 'FORBIDDEN' }));
+}
+
+/** A model list trimmed to the session's namespace, when the request came with one. */
+export function listForRequest(request: FastifyRequest, ids: string[]): string[] {
+  const namespace = sessionNamespace(request);
+  if (namespace === undefined) return ids;
+  const prefix = `${namespace}${NAMESPACE_SEPARATOR}`;
+  return ids.filter((id) => id.startsWith(prefix));
+}
+
+/** Strict CSP for our own inline pages: no outside anything. */
+function pageCsp(scriptHash?: string): string {
+  return [
+    "default-src 'none'",
+    scriptHash ? `script-src '${scriptHash}'` : "script-src 'unsafe-inline'",
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The guard must see every route, so it is added before any is registered. */
+export function registerNamespaceGuard(app: FastifyInstance): void {
+  app.addHook('preHandler', guardNamespace);
+}
+
+export function registerSandboxRoutes(app: FastifyInstance, deps: SandboxRouteDeps): void {
+  const tags = ['sandbox'];
+  const { pairing } = deps;
+
+  app.post(
+    '/sandbox/pair',
+    { schema: { tags, summary: 'Start a browser pairing (device-flow shape)' } },
+    async (request, reply) => {
+      const uri = `${request.protocol}://${request.headers.host ?? '127.0.0.1'}/sandbox/approve`;
+      return reply.code(200).send(pairing.start(uri));
+    },
+  );
+
+  app.post<{ Body: { pairCode?: unknown; deviceSecret?: unknown } }>(
+    '/sandbox/pair/token',
+    {
+      schema: {
+        tags,
+        summary: 'Poll a pairing: 200 paired, 409 still pending, 400 failed',
+        body: {
+          type: 'object',
+          required: ['pairCode', 'deviceSecret'],
+          properties: { pairCode: { type: 'string' }, deviceSecret: { type: 'string' } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = pairing.poll(String(request.body.pairCode), String(request.body.deviceSecret));
+      if (outcome.status === 'paired')
+        return reply.code(200).send({ sessionToken: outcome.sessionToken, namespaceId: outcome.namespaceId });
+      if (outcome.status === 'pending') return reply.code(409).send({ error: 'authorization_pending' });
+      return reply.code(400).send({ error: outcome.error });
+    },
+  );
+
+  app.get<{ Querystring: { code?: string } }>(
+    '/sandbox/pair/peek',
+    {
+      schema: {
+        tags,
+        summary: 'How long a user code has left (nothing else)',
+        querystring: { type: 'object', properties: { code: { type: 'string' } } },
+      },
+    },
+    async (request, reply) => {
+      const peek = pairing.peek(request.query.code ?? '');
+      if (!peek) return send(reply, problem(404, 'No pending pairing has this code'));
+      return reply.code(200).send(peek);
+    },
+  );
+
+  app.post<{ Body: { userCode?: unknown } }>(
+    '/sandbox/approve',
+    {
+      schema: {
+        tags,
+        summary: "A person's approval of a user code",
+        body: { type: 'object', required: ['userCode'], properties: { userCode: { type: 'string' } } },
+      },
+    },
+    async (request, reply) => {
+      const outcome = pairing.approve(String(request.body.userCode), request.ip);
+      switch (outcome.status) {
+        case 'approved':
+          return reply
+            .code(200)
+            .send({ namespaceId: outcome.namespaceId, browserToken: outcome.browserToken });
+        case 'unknown_code':
+          return send(reply, problem(404, 'No pending pairing has this code: check it and try again'));
+        case 'expired':
+          return send(
+            reply,
+            problem(410, 'This code has expired: ask your agent to call pair_browser again'),
+          );
+        case 'too_many_attempts':
+          return send(reply, problem(429, 'Too many wrong codes: wait ten minutes'));
+      }
+    },
+  );
+
+  app.get('/sandbox/approve', { schema: { tags, summary: 'The approve page' } }, (_request, reply) =>
+    reply
+      .header('content-security-policy', pageCsp(APPROVE_SCRIPT_HASH))
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(APPROVE_PAGE),
+  );
+
+  app.get('/sandbox', { schema: { tags, summary: 'The sandbox page' } }, (_request, reply) => {
+    let html: string | undefined;
+    try {
+      html = deps.sandboxHtml?.();
+    } catch {
+      html = undefined; // not built: say so below
+    }
+    return reply
+      .header('content-security-policy', pageCsp())
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .type('text/html; charset=utf-8')
+      .send(html ?? '<!doctype html><title>Sandbox</title><p>The sandbox page is not built (npm run build).');
+  });
+}
+
+const APPROVE_SCRIPT = `
+const form = document.getElementById('approve');
+const input = document.getElementById('code');
+const status = document.getElementById('status');
+const m = /code=([A-Za-z-]+)/.exec(location.hash);
+if (m) {
+  input.value = m[1];
+  history.replaceState(null, '', location.pathname); // the code leaves the address bar and history
+  fetch('/sandbox/pair/peek?code=' + encodeURIComponent(m[1])).then(async (r) => {
+    if (r.ok) { const b = await r.json(); status.textContent = 'This code expires in ' + Math.ceil(b.expiresInSec / 60) + ' min.'; }
+    else status.textContent = 'This code is unknown or has expired.';
+  });
+}
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  status.textContent = 'Approving…';
+  const r = await fetch('/sandbox/approve', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userCode: input.value }) });
+  const b = await r.json().catch(() => ({}));
+  if (!r.ok) { status.textContent = b.detail || 'Approval failed'; return; }
+  sessionStorage.setItem('modelworks.sandboxToken', b.browserToken);
+  status.textContent = 'Paired. Opening the sandbox…';
+  location.assign('/sandbox');
+});
+`;
+
+const APPROVE_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Approve an agent — Modelworks</title>
+<style>
+:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+main { max-width: 28rem; margin: 4rem auto; padding: 0 1rem; }
+input { font: 1.5rem ui-monospace, monospace; letter-spacing: .15em; width: 100%; padding: .4rem; box-sizing: border-box; }
+button { font-size: 1.1rem; margin-top: 1rem; padding: .5rem 1.5rem; }
+</style></head>
+<body><main>
+<h1>Approve an agent</h1>
+<p>An agent asked to work with you on live models. Approve only if the code below is the one your agent showed you.</p>
+<form id="approve">
+<label for="code">Code</label>
+<input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" required placeholder="XXXX-XXXX">
+<button type="submit">Approve</button>
+</form>
+<p id="status" role="status" aria-live="polite"></p>
+</main><script>${APPROVE_SCRIPT}</script></body></html>`;
+
+/** CSP hash of the inline script: the page runs that script and nothing else. */
+const APPROVE_SCRIPT_HASH = `sha256-${createHash('sha256').update(APPROVE_SCRIPT).digest('base64')}`;

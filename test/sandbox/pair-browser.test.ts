@@ -1,0 +1,185 @@
+// pair_browser end to end over real processes: `modelworks serve` (memory store, with a key) and
+// `modelworks mcp --url … --browser` as an SDK client's stdio child. The person's approval is a
+// plain HTTP POST here (test/sandbox/browser.test.ts does it in Chromium).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  ElicitRequestSchema,
+  ElicitationCompleteNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../mcp/helpers/peers.js';
+import { looseSpec } from '../mcp/helpers/specs.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+interface Result {
+  content: { type: string; text: string }[];
+  structuredContent?: Json;
+  isError?: boolean;
+}
+
+const KEY = 'pairing-test-key';
+
+function startServe(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', 'memory'], {
+    env: { ...process.env, MODELWORKS_API_KEY: KEY },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /serving (http:\/\/[^\s]+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, child });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+async function mcp(url: string, args: string[], capabilities: Json = {}): Promise<Client> {
+  const client = new Client({ name: 'pairing-test', version: '1' }, { capabilities });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, 'mcp', '--url', url, ...args],
+      env: { ...process.env, MODELWORKS_API_KEY: KEY, MODELWORKS_STORE: 'memory' },
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Json = {}) =>
+  (await client.callTool({ name, arguments: args })) as unknown as Result;
+
+/** What the person does in the browser: approve the code (their own session comes back). */
+async function approve(base: string, userCode: string): Promise<Json> {
+  const res = await fetch(`${base}/sandbox/approve`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userCode }),
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as Json;
+}
+
+describe('pair_browser', () => {
+  let serve: { url: string; child: ChildProcess };
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    serve = await startServe();
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    serve?.child.kill('SIGTERM');
+  });
+
+  it('is offered only in remote mode with --browser', async () => {
+    const plain = await mcp(serve.url, []);
+    clients.push(plain);
+    expect((await plain.listTools()).tools.map((t) => t.name)).not.toContain('pair_browser');
+    const browser = await mcp(serve.url, ['--browser']);
+    clients.push(browser);
+    expect((await browser.listTools()).tools.map((t) => t.name)).toContain('pair_browser');
+  });
+
+  it('pairs while reporting progress; model tools wait for it, authoring tools do not', async () => {
+    const agent = await mcp(serve.url, ['--browser']);
+    clients.push(agent);
+    const before = await call(agent, 'list_models');
+    expect(before.isError).toBe(true);
+    expect(before.content[0]!.text).toMatch(/Not paired.*pair_browser/);
+    expect((await call(agent, 'validate_spec', { spec: looseSpec('x') })).isError).toBeFalsy();
+
+    const progress: Progress[] = [];
+    let approved: Json | undefined;
+    const paired = agent.callTool({ name: 'pair_browser', arguments: {} }, undefined, {
+      timeout: 60_000,
+      onprogress: (p) => {
+        progress.push(p);
+        const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(p.message ?? '')?.[1];
+        if (code && !approved) void approve(serve.url, code).then((a) => (approved = a));
+      },
+    }) as Promise<Result>;
+    const result = await paired;
+    expect(progress.length).toBeGreaterThan(0);
+    expect(result.structuredContent).toEqual({ status: 'paired', namespaceId: approved?.namespaceId });
+    expect((await call(agent, 'pair_browser')).structuredContent).toMatchObject({ status: 'already_paired' });
+
+    // the agent's model lives in the session's namespace: the browser sees it under the wire id
+    await call(agent, 'create_model', { spec: looseSpec('demo') });
+    expect(JSON.parse((await call(agent, 'list_models')).content[0]!.text)).toEqual(['demo']);
+    const ns = approved!.namespaceId as string;
+    const asBrowser = { 'x-session-token': approved!.browserToken as string };
+    const listed = await fetch(`${serve.url}/models`, { headers: asBrowser });
+    expect(await listed.json()).toEqual([`${ns}__demo`]);
+
+    // an edit in the browser reaches the subscribed agent and its get_state
+    const updated = new Promise<string>((resolve) =>
+      agent.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+    );
+    await agent.subscribeResource({ uri: 'valem://state/demo' });
+    const edit = await fetch(`${serve.url}/models/${ns}__demo/mutations`, {
+      method: 'POST',
+      headers: { ...asBrowser, 'content-type': 'application/json' },
+      body: JSON.stringify({ '$.price': 41, '$.qty': 1 }),
+    });
+    expect(edit.status).toBe(200);
+    expect(await updated).toBe('valem://state/demo');
+    const state = await call(agent, 'get_state', { id: 'demo' });
+    expect(JSON.parse(state.content[0]!.text)).toMatchObject({ price: 41, qty: 1, total: 41 });
+  }, 90_000);
+
+  it('hands the link over as a URL elicitation and completes it when paired', async () => {
+    const agent = await mcp(serve.url, ['--browser'], { elicitation: { url: {} } });
+    clients.push(agent);
+    let completed = '';
+    let elicitedId = '';
+    agent.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+      completed = n.params.elicitationId;
+    });
+    agent.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as Json;
+      expect(params.mode).toBe('url');
+      elicitedId = params.elicitationId as string;
+      const code = /#code=([A-Z]{4}-[A-Z]{4})$/.exec(params.url as string)?.[1];
+      await approve(serve.url, code!);
+      return { action: 'accept' };
+    });
+    const result = await call(agent, 'pair_browser');
+    expect(result.structuredContent).toMatchObject({ status: 'paired' });
+    await expect.poll(() => completed, { timeout: 5_000 }).toBe(elicitedId);
+  }, 60_000);
+
+  it('stops waiting at once when the call is cancelled', async () => {
+    const agent = await mcp(serve.url, ['--browser']);
+    clients.push(agent);
+    const controller = new AbortController();
+    let progressed = 0;
+    const started = Date.now();
+    const pending = agent.callTool({ name: 'pair_browser', arguments: {} }, undefined, {
+      signal: controller.signal,
+      onprogress: () => {
+        progressed++;
+        controller.abort();
+      },
+    });
+    await expect(pending).rejects.toThrow();
+    expect(progressed).toBe(1);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // the server is still there and answers
+    expect((await call(agent, 'validate_spec', { spec: looseSpec('y') })).isError).toBeFalsy();
+    // and a later call picks up the same pairing, still pending
+    const again = await call(agent, 'list_models');
+    expect(again.content[0]!.text).toMatch(/Not paired/);
+  }, 60_000);
+});
