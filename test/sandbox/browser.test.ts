@@ -1,8 +1,8 @@
-// The sandbox page in a real browser: headless Debian Chromium (playwright-core) opens the built
-// page served by the real app (buildApp over a memory-store CalcService) under the strict CSP the
-// /sandbox route uses. The pairing routes are not part of this test: the app runs without an API key
-// (so it ignores X-Session-Token) and the token is put in sessionStorage as the approve page would.
-// Skipped, with the reason in its name, when no Chromium is installed.
+// The sandbox page in a real browser: headless Debian Chromium (playwright-core) pairs through the
+// real approve page of the real app (buildApp over a memory-store CalcService, an API key, a
+// PairingService), lands on /sandbox with its session token, and works on the session's models while
+// the "agent" (REST with the API key) changes them. Skipped, with the reason in its name, when no
+// Chromium is installed.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { CalcService } from '../../src/service/calc-service.js';
+import { PairingService } from '../../src/service/pairing.js';
 import { SANDBOX_HTML_PATH, sandboxHtml } from '../../src/service/sandbox-assets.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { carLoan } from '../card/helpers.js';
@@ -24,18 +25,7 @@ if (!CHROMIUM)
   console.warn(`test/sandbox/browser.test.ts skipped: no chromium at ${CANDIDATES.join(' or ')}`);
 /** Screenshots land here (git-ignored). */
 const ARTEFACTS = join(root, 'artefacts/sandbox');
-const TOKEN = 'test-session-token-0123456789';
-/** The policy /sandbox is served with: inline script and style, the page's own origin only. */
-const CSP = [
-  "default-src 'none'",
-  "script-src 'unsafe-inline'",
-  "style-src 'unsafe-inline'",
-  'img-src data:',
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const KEY = 'server-key-for-sandbox-tests';
 
 const usd = (n: number): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(n);
@@ -51,6 +41,11 @@ describe.skipIf(!CHROMIUM)(
     let browser: Browser;
     let context: BrowserContext;
     let page: Page;
+    /** The paired session: its namespace, and the token the approve page gave the browser. */
+    let ns = '';
+    let browserToken = '';
+    /** `demo` in the session's namespace. */
+    const id = (name: string): string => `${ns}__${name}`;
     /** Every request the page made, with the session header it carried. */
     const requests: { url: string; token: string | undefined }[] = [];
     /** The WebSocket URLs the page opened. */
@@ -61,13 +56,27 @@ describe.skipIf(!CHROMIUM)(
     const rest = async (method: string, path: string, body?: unknown): Promise<unknown> => {
       const res = await fetch(`${base}${path}`, {
         method,
-        ...(body !== undefined
-          ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }
-          : {}),
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       const text = await res.text();
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
       return text === '' ? null : JSON.parse(text);
+    };
+    /** A new tab holding `token` in its sessionStorage, as the approve page leaves it. */
+    const tabWithToken = async (token: string): Promise<Page> => {
+      const tab = await context.newPage();
+      await tab.addInitScript(
+        ([key, value]) =>
+          (
+            globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }
+          ).sessionStorage.setItem(key, value),
+        ['modelworks.sandboxToken', token] as const,
+      );
+      return tab;
     };
     const demo = (id: string): Record<string, unknown> => ({ ...carLoan(), id });
     /** Two top-level views and an item view (rows with an editable quantity). */
@@ -127,26 +136,10 @@ describe.skipIf(!CHROMIUM)(
       if (!existsSync(SANDBOX_HTML_PATH))
         throw new Error(`${SANDBOX_HTML_PATH} is missing: run npm run build:sandbox`);
       calc = new CalcService(new MemoryStore());
-      app = await buildApp({ calc });
-      // stands in for the lead's GET /sandbox route until it exists in this branch
-      app.get('/sandbox', (_req, reply) =>
-        reply
-          .type('text/html; charset=utf-8')
-          .header('content-security-policy', CSP)
-          .header('cache-control', 'no-store')
-          .send(sandboxHtml()),
-      );
+      app = await buildApp({ calc, apiKey: KEY, sandbox: { pairing: new PairingService({}), sandboxHtml } });
       base = await app.listen({ host: '127.0.0.1', port: 0 });
       browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox'] });
       context = await browser.newContext({ locale: 'en-US', viewport: { width: 1100, height: 900 } });
-      await context.addInitScript(
-        ([key, token]) => {
-          (
-            globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }
-          ).sessionStorage.setItem(key, token);
-        },
-        ['modelworks.sandboxToken', TOKEN] as const,
-      );
       page = await context.newPage();
       page.on('request', (r) => requests.push({ url: r.url(), token: r.headers()['x-session-token'] }));
       page.on('websocket', (ws) => sockets.push(ws.url()));
@@ -172,15 +165,42 @@ describe.skipIf(!CHROMIUM)(
       await bare.close();
     });
 
+    it('pairs through the approve page and lands on the sandbox with the session token', async () => {
+      const started = (await rest('POST', '/sandbox/pair', {})) as {
+        verificationUriComplete: string;
+        pairCode: string;
+        deviceSecret: string;
+      };
+      await page.goto(started.verificationUriComplete.replace(/^https?:\/\/[^/]+/, base));
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await page.waitForURL(`${base}/sandbox`);
+      browserToken = (await page.evaluate(() =>
+        (
+          globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }
+        ).sessionStorage.getItem('modelworks.sandboxToken'),
+      ))!;
+      expect(browserToken).toMatch(/.{20,}/);
+      // the agent's side of the flow learns the namespace its models live in
+      const paired = (await rest('POST', '/sandbox/pair/token', {
+        pairCode: started.pairCode,
+        deviceSecret: started.deviceSecret,
+      })) as { namespaceId: string };
+      ns = paired.namespaceId;
+      await expect
+        .poll(() => page.getByRole('navigation', { name: 'Models' }).textContent())
+        .toContain('No models yet');
+    });
+
     it('lists the session models without their namespace, and shows the one the agent creates', async () => {
-      await page.goto(`${base}/sandbox`);
       const list = page.getByRole('navigation', { name: 'Models' });
       await expect.poll(() => list.textContent()).toContain('No models yet');
-      await rest('POST', '/models', demo('nsabc__demo'));
+      // another session's model stays out of the list
+      await rest('POST', '/models', demo('elsewhere__demo'));
+      await rest('POST', '/models', demo(id('demo')));
       await expect
         .poll(() => list.getByRole('button').allTextContents(), { timeout: 10_000 })
         .toEqual(['demo']);
-      expect(await page.getByText('session nsabc').count()).toBe(1);
+      expect(await page.getByText(`session ${ns}`).count()).toBe(1);
       // the first model is selected and rendered through the card's components
       await expect.poll(() => page.locator('[data-testid="value-payment"]').textContent()).toBe(usd(480.78));
       await expect.poll(() => page.getByRole('status', { name: 'Updates' }).textContent()).toBe('Live');
@@ -191,19 +211,19 @@ describe.skipIf(!CHROMIUM)(
       await deposit.fill('7000');
       await deposit.press('Enter');
       await expect
-        .poll(async () => (await rest('GET', '/models/nsabc__demo/state')) as Record<string, unknown>)
+        .poll(async () => (await rest('GET', `/models/${id('demo')}/state`)) as Record<string, unknown>)
         .toMatchObject({ deposit: 7000, amountFinanced: 17000 });
-      const expected = (await calc.getField('nsabc__demo', '$.monthlyPayment')) as number;
+      const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
       expect(expected).not.toBe(480.78);
       await expect
         .poll(() => page.locator('[data-testid="value-payment"]').textContent())
         .toBe(usd(expected));
-      const audit = (await calc.getAudit('nsabc__demo'))[0]!;
+      const audit = (await calc.getAudit(id('demo')))[0]!;
       expect(audit.mutations).toEqual({ '$.deposit': 7000 });
     });
 
     it('shows a refused edit with the server’s words and leaves the model as it was', async () => {
-      const before = await rest('GET', '/models/nsabc__demo/state');
+      const before = await rest('GET', `/models/${id('demo')}/state`);
       const deposit = page.getByLabel('Deposit', { exact: true });
       await deposit.fill('99999');
       await deposit.press('Enter');
@@ -213,12 +233,12 @@ describe.skipIf(!CHROMIUM)(
       await expect
         .poll(() => page.locator('[data-component="deposit"] [role="alert"]').textContent())
         .toContain('Rejected');
-      expect(await rest('GET', '/models/nsabc__demo/state')).toEqual(before);
+      expect(await rest('GET', `/models/${id('demo')}/state`)).toEqual(before);
     });
 
     it('follows a change the agent makes (WebSocket), in the view, the state and the audit timeline', async () => {
-      await rest('POST', '/models/nsabc__demo/mutations', { '$.deposit': 3000 });
-      const expected = (await calc.getField('nsabc__demo', '$.monthlyPayment')) as number;
+      await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 3000 });
+      const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
       await expect
         .poll(() => page.locator('[data-testid="value-payment"]').textContent())
         .toBe(usd(expected));
@@ -232,7 +252,7 @@ describe.skipIf(!CHROMIUM)(
 
     it('shows the spec and the dependency graph', async () => {
       await page.getByRole('tab', { name: 'Spec' }).click();
-      await expect.poll(() => page.getByLabel('Model spec').textContent()).toContain('"id": "nsabc__demo"');
+      await expect.poll(() => page.getByLabel('Model spec').textContent()).toContain(`"id": "${id('demo')}"`);
       await page.getByRole('tab', { name: 'Graph' }).click();
       const graph = page.getByRole('table', { name: 'Dependency graph' });
       await expect.poll(() => graph.textContent()).toContain('$.monthlyPayment');
@@ -242,7 +262,7 @@ describe.skipIf(!CHROMIUM)(
     });
 
     it('switches to a second model and saves light and dark screenshots', async () => {
-      await rest('POST', '/models', demo('nsabc__second'));
+      await rest('POST', '/models', demo(id('second')));
       const list = page.getByRole('navigation', { name: 'Models' });
       await expect
         .poll(() => list.getByRole('button').allTextContents(), { timeout: 10_000 })
@@ -269,7 +289,7 @@ describe.skipIf(!CHROMIUM)(
     });
 
     it('gives several top-level views tabs (an item view is not one) and reads the chosen one', async () => {
-      await rest('POST', '/models', orders('nsabc__orders'));
+      await rest('POST', '/models', orders(id('orders')));
       const list = page.getByRole('navigation', { name: 'Models' });
       await list.getByRole('button', { name: 'orders' }).click({ timeout: 10_000 });
       const viewTabs = page.getByRole('region', { name: 'View' }).getByRole('tab');
@@ -279,23 +299,23 @@ describe.skipIf(!CHROMIUM)(
       await qty.fill('4');
       await qty.press('Enter');
       await expect
-        .poll(async () => ((await rest('GET', '/models/nsabc__orders/state')) as { total: number }).total)
+        .poll(async () => ((await rest('GET', `/models/${id('orders')}/state`)) as { total: number }).total)
         .toBe(30);
       await page.getByRole('region', { name: 'View' }).getByRole('tab', { name: 'Summary' }).click();
       await expect.poll(() => page.locator('[data-testid="value-grand"]').textContent()).toBe(usd(30));
-      expect(requests.some((r) => r.url.endsWith('/models/nsabc__orders/view/summary'))).toBe(true);
+      expect(requests.some((r) => r.url.endsWith(`/models/${id('orders')}/view/summary`))).toBe(true);
     });
 
     it('falls back to polling when the change feed cannot open', async () => {
-      const other = await context.newPage();
+      const other = await tabWithToken(browserToken);
       await other.routeWebSocket(/\/subscribe/, (ws) => ws.close());
       await other.goto(`${base}/sandbox`);
       await other.getByRole('navigation', { name: 'Models' }).getByRole('button', { name: 'demo' }).click();
       await expect
         .poll(() => other.getByRole('status', { name: 'Updates' }).textContent())
         .toBe('Polling every 2 s');
-      await rest('POST', '/models/nsabc__demo/mutations', { '$.deposit': 1000 });
-      const expected = (await calc.getField('nsabc__demo', '$.monthlyPayment')) as number;
+      await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 1000 });
+      const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
       await expect
         .poll(() => other.locator('[data-testid="value-payment"]').textContent(), { timeout: 10_000 })
         .toBe(usd(expected));
@@ -303,14 +323,7 @@ describe.skipIf(!CHROMIUM)(
     });
 
     it('says the browser is no longer paired when the server refuses the token', async () => {
-      const other = await context.newPage();
-      await other.route(/\/models$/, (route) =>
-        route.fulfill({
-          status: 401,
-          contentType: 'application/problem+json',
-          body: JSON.stringify({ status: 401, detail: 'Unknown or expired session token' }),
-        }),
-      );
+      const other = await tabWithToken('a-token-no-pairing-gave');
       await other.goto(`${base}/sandbox`);
       await expect
         .poll(() => other.getByRole('alert').textContent())
@@ -325,11 +338,11 @@ describe.skipIf(!CHROMIUM)(
       for (const r of requests) expect([origin, wsOrigin]).toContain(new URL(r.url).origin);
       const api = requests.filter((r) => new URL(r.url).pathname.startsWith('/models'));
       expect(api.length).toBeGreaterThan(5);
-      for (const r of api) expect(r.token, r.url).toBe(TOKEN);
+      for (const r of api) expect(r.token, r.url).toBe(browserToken);
       expect(sockets.length).toBeGreaterThan(0);
       for (const url of sockets) {
         expect(new URL(url).origin).toBe(wsOrigin);
-        expect(new URL(url).searchParams.get('session')).toBe(TOKEN);
+        expect(new URL(url).searchParams.get('session')).toBe(browserToken);
       }
       expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
     });
