@@ -13,7 +13,8 @@ export default defineConfig({
   logLevel: 'warn',
   build: {
     outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
-    emptyOutDir: true,
+    // the sandbox (vite.sandbox.config.ts) builds into the same folder: keep its file
+    emptyOutDir: false,
     rollupOptions: { input: fileURLToPath(new URL('model-card.html', import.meta.url)) },
   },
 });

@@ -1,0 +1,284 @@
+/**
+ * The sandbox: the paired session's models on the left (refreshed on a timer, so a model the agent
+ * creates appears), and the selected one on the right: its view through the card's renderer, where
+ * edits are mutations, then its state, spec, audit timeline and graph. A change feed per model
+ * keeps everything current while the agent works on it.
+ */
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { Components, TabStrip, type RenderContext } from '../components';
+import type { CardPayload, Graph, Json, JsonObject, View } from '../model';
+import { ApiError, splitNamespaced, type AuditEntry, type SandboxApi } from './api';
+import { POLL_MS, useLiveModel } from './live';
+import { AuditTimeline, GraphPanel, JsonBlock } from './panels';
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The views a person moves between: all but those only used as a section list's item view. */
+export function topLevelViews(spec: JsonObject | undefined): { id: string; label: string }[] {
+  const vd = spec?.viewDefinition;
+  if (!vd || typeof vd !== 'object' || Array.isArray(vd) || !Array.isArray(vd.views)) return [];
+  const views = vd.views.filter((v): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v));
+  const items = new Set<string>();
+  const walk = (list: Json | undefined): void => {
+    if (!Array.isArray(list)) return;
+    for (const c of list)
+      if (c && typeof c === 'object' && !Array.isArray(c)) {
+        if (typeof c.itemView === 'string') items.add(c.itemView);
+        walk(c.components);
+      }
+  };
+  for (const v of views) walk(v.components);
+  const out = views
+    .filter((v) => typeof v.id === 'string' && !items.has(v.id))
+    .map((v) => ({ id: String(v.id), label: typeof v.label === 'string' ? v.label : String(v.id) }));
+  const first = out.findIndex((v) => v.id === vd.defaultView);
+  return first > 0 ? [out[first]!, ...out.filter((_, i) => i !== first)] : out;
+}
+
+interface Loaded {
+  view?: View;
+  viewError?: string;
+  state?: JsonObject;
+  spec?: JsonObject;
+  audit?: AuditEntry[];
+  graph?: Graph;
+  error?: string;
+}
+
+const DETAILS = ['State', 'Spec', 'Audit', 'Graph'] as const;
+
+function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
+  const [data, setData] = useState<Loaded>({});
+  const [viewId, setViewId] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [rejected, setRejected] = useState<RenderContext['rejected']>({});
+  const [detail, setDetail] = useState(0);
+  const loads = useRef(0);
+  const idBase = useId();
+
+  const load = useCallback(() => {
+    const mine = ++loads.current;
+    void Promise.allSettled([
+      api.view(id, viewId),
+      api.state(id),
+      api.spec(id),
+      api.audit(id),
+      api.graph(id),
+    ]).then(([view, state, spec, audit, graph]) => {
+      if (mine !== loads.current) return; // a newer read is on its way
+      const failed = [state, spec, audit, graph].find((r) => r.status === 'rejected');
+      setData({
+        ...(view.status === 'fulfilled' ? { view: view.value } : { viewError: errorText(view.reason) }),
+        ...(state.status === 'fulfilled' ? { state: state.value } : {}),
+        ...(spec.status === 'fulfilled' ? { spec: spec.value } : {}),
+        ...(audit.status === 'fulfilled' ? { audit: audit.value } : {}),
+        ...(graph.status === 'fulfilled' ? { graph: graph.value } : {}),
+        ...(failed ? { error: errorText(failed.reason) } : {}),
+      });
+    });
+  }, [api, id, viewId]);
+
+  useEffect(load, [load]);
+  const live = useLiveModel(api, id, load);
+
+  const commit = useCallback(
+    (path: string, value: Json) => {
+      setBusy(true);
+      api
+        .mutate(id, { [path]: value })
+        .then(() => {
+          setError(null);
+          setRejected(({ [path]: _gone, ...rest }) => rest);
+          load();
+        })
+        .catch((e: unknown) => {
+          setError(errorText(e));
+          const issues = e instanceof ApiError ? e.violations() : [];
+          if (issues.length > 0)
+            setRejected((old) => ({ ...old, [path]: { message: issues.join('; '), value } }));
+        })
+        .finally(() => setBusy(false));
+    },
+    [api, id, load],
+  );
+
+  const views = topLevelViews(data.spec);
+  const activeView = Math.max(
+    0,
+    views.findIndex((v) => v.id === (viewId ?? data.view?.viewId)),
+  );
+  const card: CardPayload = {
+    mode: 'stored',
+    modelId: id,
+    version: typeof data.spec?.version === 'string' ? data.spec.version : '',
+    specHash: '',
+    state: data.state ?? {},
+    meta: {},
+    flags: [],
+    views: data.view ? [data.view] : [],
+    graph: data.graph ?? { nodes: [], edges: [] },
+  };
+  const ctx: RenderContext = {
+    card,
+    commit,
+    rejected,
+    busy,
+    navigate: (target) => setViewId(target),
+  };
+  const { name } = splitNamespaced(id);
+
+  return (
+    <article className="model" aria-busy={busy} aria-labelledby={`${idBase}-title`}>
+      <header className="model-head">
+        <h2 id={`${idBase}-title`}>{name}</h2>
+        <span className={`badge live-${live}`} role="status" aria-label="Updates">
+          {live === 'live'
+            ? 'Live'
+            : live === 'polling'
+              ? `Polling every ${POLL_MS / 1000} s`
+              : 'Connecting…'}
+        </span>
+        {busy && (
+          <span className="muted" role="status">
+            Saving…
+          </span>
+        )}
+      </header>
+      {error && (
+        <p className="callout error" role="alert">
+          {error}
+        </p>
+      )}
+      {data.error && !error && (
+        <p className="callout error" role="alert">
+          {data.error}
+        </p>
+      )}
+      <section className="card sandbox-view" aria-label="View">
+        {views.length > 1 && (
+          <TabStrip
+            labels={views.map((v) => v.label)}
+            active={activeView}
+            onSelect={(i) => setViewId(views[i]?.id)}
+            idBase={`${idBase}-views`}
+          />
+        )}
+        {data.view ? (
+          <div
+            role={views.length > 1 ? 'tabpanel' : undefined}
+            id={`${idBase}-views-panel-${activeView}`}
+            aria-labelledby={views.length > 1 ? `${idBase}-views-tab-${activeView}` : undefined}
+          >
+            {data.view.title && <h3 className="view-title">{data.view.title}</h3>}
+            <Components
+              list={data.view.components}
+              ctx={ctx}
+              layout={data.view.layout}
+              columns={data.view.columns}
+            />
+          </div>
+        ) : (
+          <p className="muted">{data.viewError ?? 'Loading…'}</p>
+        )}
+      </section>
+      <section className="details" aria-label="Model details">
+        <TabStrip labels={[...DETAILS]} active={detail} onSelect={setDetail} idBase={`${idBase}-details`} />
+        <div
+          role="tabpanel"
+          id={`${idBase}-details-panel-${detail}`}
+          aria-labelledby={`${idBase}-details-tab-${detail}`}
+          className="detail-panel"
+        >
+          {DETAILS[detail] === 'State' && <JsonBlock value={data.state ?? null} label="Merged state" />}
+          {DETAILS[detail] === 'Spec' && <JsonBlock value={data.spec ?? null} label="Model spec" />}
+          {DETAILS[detail] === 'Audit' && <AuditTimeline records={data.audit ?? []} />}
+          {DETAILS[detail] === 'Graph' && data.graph && <GraphPanel graph={data.graph} />}
+        </div>
+      </section>
+    </article>
+  );
+}
+
+export function Sandbox({ api }: { api: SandboxApi }) {
+  const [models, setModels] = useState<string[] | null>(null);
+  const [listError, setListError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+
+  useEffect(() => {
+    let stopped = false;
+    const refresh = (): void => {
+      api
+        .listModels()
+        .then((ids) => {
+          if (stopped) return;
+          setModels((old) => (old && old.join('\n') === ids.join('\n') ? old : ids));
+          setListError(null);
+        })
+        .catch((e: unknown) => {
+          if (stopped) return;
+          const expired = e instanceof ApiError && (e.status === 401 || e.status === 403);
+          setListError(
+            expired
+              ? 'This browser is no longer paired: open the link your agent gave you'
+              : `Cannot list the models: ${errorText(e)}`,
+          );
+        });
+    };
+    refresh();
+    const timer = setInterval(refresh, POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [api]);
+
+  // keep a selection while its model exists; otherwise show the first
+  useEffect(() => {
+    if (models && (selected === undefined || !models.includes(selected))) setSelected(models[0]);
+  }, [models, selected]);
+
+  const namespace = models?.map((m) => splitNamespaced(m).namespace).find((n) => n !== undefined);
+
+  return (
+    <div className="sandbox">
+      <header className="sandbox-head">
+        <h1>Modelworks sandbox</h1>
+        {namespace && <span className="muted">session {namespace}</span>}
+      </header>
+      {listError && (
+        <p className="callout error" role="alert">
+          {listError}
+        </p>
+      )}
+      <div className="sandbox-body">
+        <nav aria-label="Models" className="model-list">
+          <h2>Models</h2>
+          {models === null ? (
+            <p className="muted">Loading…</p>
+          ) : models.length === 0 ? (
+            <p className="muted">No models yet: ask your agent to create one.</p>
+          ) : (
+            <ul>
+              {models.map((m) => (
+                <li key={m}>
+                  <button
+                    type="button"
+                    aria-current={m === selected ? 'true' : undefined}
+                    data-model={m}
+                    onClick={() => setSelected(m)}
+                  >
+                    {splitNamespaced(m).name}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </nav>
+        <main className="model-area">
+          {selected && <ModelPanel key={selected} api={api} id={selected} />}
+        </main>
+      </div>
+    </div>
+  );
+}
