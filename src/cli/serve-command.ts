@@ -2,8 +2,6 @@
  * `modelworks serve`: the REST API, WebSocket subscriptions and /mcp on one Fastify server, over a
  * store several processes may share. MODELWORKS_API_KEY turns the key check on.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { buildApp } from '../http/app.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -12,12 +10,8 @@ import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
 import { CardRunner } from '../service/card-runner.js';
 import { PairingService } from '../service/pairing.js';
+import { sandboxHtml } from '../service/sandbox-assets.js';
 import { shareLinkBuilder } from '../service/share-links.js';
-
-/** The built sandbox page, when the build has one (web/ → dist/web/sandbox.html). */
-function loadSandboxHtml(): string {
-  return readFileSync(fileURLToPath(new URL('../web/sandbox.html', import.meta.url)), 'utf8');
-}
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -79,7 +73,7 @@ export function registerServeCommand(program: Command): void {
             modeLine,
             cards: { runner, ...(publicUrl ? { shareLinks: shareLinkBuilder(publicUrl) } : {}) },
           }),
-        sandbox: { pairing, sandboxHtml: loadSandboxHtml },
+        sandbox: { pairing, sandboxHtml },
         share: { runner },
         ...(opts.logLevel === 'silent' ? {} : { log: { level: opts.logLevel, stream: process.stderr } }),
       });
