@@ -2,13 +2,14 @@
 // of SDK clients) and a WebSocket client on it. A mutate through one MCP process is seen by the
 // other's get_state and by the WebSocket frame; a wrong key is refused everywhere.
 // Needs MODELWORKS_TEST_POSTGRES_URL (skipped without it) and a build (dist/cli/main.js).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../mcp/helpers/peers.js';
+import { startServe } from '../mcp/helpers/serve.js';
 import { looseSpec } from '../mcp/helpers/specs.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -21,28 +22,6 @@ interface Result {
 const PG = process.env.MODELWORKS_TEST_POSTGRES_URL;
 const KEY = 'cross-process-key';
 const MODEL = `xp-${process.pid}-${Date.now()}`;
-
-/** Starts `modelworks serve` and resolves with its base URL once it listens. */
-function startServe(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', PG!], {
-    env: { ...process.env, MODELWORKS_API_KEY: KEY },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      err += chunk;
-      const m = /serving (http:\/\/[^\s]+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, child });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
 
 async function remoteMcp(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'cross-process', version: '1' });
@@ -66,7 +45,7 @@ describe.skipIf(!PG)('serve on PostgreSQL, shared by remote MCP processes and a 
   let b: Client;
 
   beforeAll(async () => {
-    serve = await startServe();
+    serve = await startServe(PG!, { MODELWORKS_API_KEY: KEY });
     [a, b] = await Promise.all([remoteMcp(serve.url, KEY), remoteMcp(serve.url, KEY)]);
   }, 60_000);
   afterAll(async () => {

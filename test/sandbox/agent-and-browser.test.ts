@@ -3,7 +3,7 @@
 // The agent calls pair_browser; the person opens the link it hands over (URL elicitation) and
 // approves; the agent's model appears in the sandbox; the person's edit there reaches the agent as
 // resources/updated and in get_state. Skipped, with the reason, when no Chromium is installed.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carLoan } from '../card/helpers.js';
 import { cli } from '../mcp/helpers/peers.js';
+import { startServe } from '../mcp/helpers/serve.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const CANDIDATES = process.env.MODELWORKS_CHROMIUM
@@ -21,27 +22,6 @@ const CANDIDATES = process.env.MODELWORKS_CHROMIUM
 const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
 const ARTEFACTS = join(import.meta.dirname, '../../artefacts/sandbox');
 const KEY = 'agent-and-browser-key';
-
-function startServe(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', 'memory'], {
-    env: { ...process.env, MODELWORKS_API_KEY: KEY },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      err += chunk;
-      const m = /serving (http:\/\/[^\s]+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, child });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
 
 describe.skipIf(!CHROMIUM)(
   CHROMIUM ? 'an agent and a person on the same models' : `agent and browser (skipped: no chromium)`,
@@ -53,7 +33,7 @@ describe.skipIf(!CHROMIUM)(
 
     beforeAll(async () => {
       mkdirSync(ARTEFACTS, { recursive: true });
-      serve = await startServe();
+      serve = await startServe('memory', { MODELWORKS_API_KEY: KEY });
       browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true });
       page = await (await browser.newContext()).newPage();
       agent = new Client({ name: 'agent', version: '1' }, { capabilities: { elicitation: { url: {} } } });

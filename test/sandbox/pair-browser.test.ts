@@ -1,7 +1,7 @@
 // pair_browser end to end over real processes: `modelworks serve` (memory store, with a key) and
 // `modelworks mcp --url … --browser` as an SDK client's stdio child. The person's approval is a
 // plain HTTP POST here (test/sandbox/browser.test.ts does it in Chromium).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../mcp/helpers/peers.js';
+import { startServe } from '../mcp/helpers/serve.js';
 import { looseSpec } from '../mcp/helpers/specs.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -22,27 +23,6 @@ interface Result {
 }
 
 const KEY = 'pairing-test-key';
-
-function startServe(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', 'memory'], {
-    env: { ...process.env, MODELWORKS_API_KEY: KEY },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      err += chunk;
-      const m = /serving (http:\/\/[^\s]+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, child });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
 
 async function mcp(url: string, args: string[], capabilities: Json = {}): Promise<Client> {
   const client = new Client({ name: 'pairing-test', version: '1' }, { capabilities });
@@ -76,11 +56,29 @@ describe('pair_browser', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    serve = await startServe();
+    serve = await startServe('memory', { MODELWORKS_API_KEY: KEY });
   }, 60_000);
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     serve?.child.kill('SIGTERM');
+  });
+
+  it('is absent in embedded mode, even when --browser is given without a URL', async () => {
+    for (const args of [[], ['--browser']]) {
+      const embedded = new Client({ name: 'embedded', version: '1' });
+      await embedded.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [cli, 'mcp', ...args],
+          env: { ...process.env, MODELWORKS_STORE: 'memory' },
+          stderr: 'ignore',
+        }),
+      );
+      clients.push(embedded);
+      const names = (await embedded.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('list_models');
+      expect(names).not.toContain('pair_browser');
+    }
   });
 
   it('is offered only in remote mode with --browser', async () => {
