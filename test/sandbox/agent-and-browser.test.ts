@@ -11,20 +11,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserSuite, CHROMIUM } from '../helpers/chromium.js';
 import { carLoan } from '../card/helpers.js';
 import { cli } from '../mcp/helpers/peers.js';
 import { startServe } from '../mcp/helpers/serve.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const CANDIDATES = process.env.MODELWORKS_CHROMIUM
-  ? [process.env.MODELWORKS_CHROMIUM]
-  : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
-const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
 const ARTEFACTS = join(import.meta.dirname, '../../artefacts/sandbox');
 const KEY = 'agent-and-browser-key';
 
 describe.skipIf(!CHROMIUM)(
-  CHROMIUM ? 'an agent and a person on the same models' : `agent and browser (skipped: no chromium)`,
+  browserSuite('an agent and a person on the same models', 'test/sandbox/agent-and-browser.test.ts'),
   () => {
     let serve: { url: string; child: ChildProcess };
     let agent: Client;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserSuite, CHROMIUM } from '../helpers/chromium.js';
 import { buildApp } from '../../src/http/app.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { PairingService } from '../../src/service/pairing.js';
@@ -16,13 +17,6 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import { carLoan } from '../card/helpers.js';
 
 const root = join(import.meta.dirname, '../..');
-/** MODELWORKS_CHROMIUM names the browser (set it to a missing path to see the skip); else Debian's. */
-const CANDIDATES = process.env.MODELWORKS_CHROMIUM
-  ? [process.env.MODELWORKS_CHROMIUM]
-  : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
-const CHROMIUM = CANDIDATES.find((p) => existsSync(p));
-if (!CHROMIUM)
-  console.warn(`test/sandbox/browser.test.ts skipped: no chromium at ${CANDIDATES.join(' or ')}`);
 /** Screenshots land here (git-ignored). */
 const ARTEFACTS = join(root, 'artefacts/sandbox');
 const KEY = 'server-key-for-sandbox-tests';
@@ -30,321 +24,312 @@ const KEY = 'server-key-for-sandbox-tests';
 const usd = (n: number): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(n);
 
-describe.skipIf(!CHROMIUM)(
-  CHROMIUM
-    ? 'sandbox page in Chromium'
-    : `sandbox page in Chromium (skipped: no chromium at ${CANDIDATES.join(' or ')})`,
-  () => {
-    let calc: CalcService;
-    let app: FastifyInstance;
-    let base = '';
-    let browser: Browser;
-    let context: BrowserContext;
-    let page: Page;
-    /** The paired session: its namespace, and the token the approve page gave the browser. */
-    let ns = '';
-    let browserToken = '';
-    /** `demo` in the session's namespace. */
-    const id = (name: string): string => `${ns}__${name}`;
-    /** Every request the page made, with the session header it carried. */
-    const requests: { url: string; token: string | undefined }[] = [];
-    /** The WebSocket URLs the page opened. */
-    const sockets: string[] = [];
-    /** Console errors (a CSP refusal would show here). */
-    const consoleErrors: string[] = [];
+describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbox/browser.test.ts'), () => {
+  let calc: CalcService;
+  let app: FastifyInstance;
+  let base = '';
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  /** The paired session: its namespace, and the token the approve page gave the browser. */
+  let ns = '';
+  let browserToken = '';
+  /** `demo` in the session's namespace. */
+  const id = (name: string): string => `${ns}__${name}`;
+  /** Every request the page made, with the session header it carried. */
+  const requests: { url: string; token: string | undefined }[] = [];
+  /** The WebSocket URLs the page opened. */
+  const sockets: string[] = [];
+  /** Console errors (a CSP refusal would show here). */
+  const consoleErrors: string[] = [];
 
-    const rest = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${KEY}`,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-      return text === '' ? null : JSON.parse(text);
-    };
-    /** A new tab holding `token` in its sessionStorage, as the approve page leaves it. */
-    const tabWithToken = async (token: string): Promise<Page> => {
-      const tab = await context.newPage();
-      await tab.addInitScript(
-        ([key, value]) =>
-          (
-            globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }
-          ).sessionStorage.setItem(key, value),
-        ['modelworks.sandboxToken', token] as const,
-      );
-      return tab;
-    };
-    const demo = (id: string): Record<string, unknown> => ({ ...carLoan(), id });
-    /** Two top-level views and an item view (rows with an editable quantity). */
-    const orders = (id: string): Record<string, unknown> => ({
-      id,
-      version: '1.0.0',
-      schema: {
-        type: 'object',
-        properties: {
-          items: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { price: { type: 'number' }, qty: { type: 'integer', minimum: 0 } },
-            },
-          },
-        },
+  const rest = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       },
-      defaultValues: [{ path: '$', expr: '{"items": [{"price": 10, "qty": 1}, {"price": 5, "qty": 2}]}' }],
-      derivations: [
-        { path: '$.items[*].lineTotal', expr: '$parent.price * $parent.qty' },
-        { path: '$.total', expr: '$sum(items.lineTotal)' },
-      ],
-      viewDefinition: {
-        defaultView: 'order',
-        views: [
-          {
-            id: 'line',
-            components: [{ id: 'qty', type: 'numericField', label: 'Qty', bind: '$.items[*].qty' }],
-          },
-          {
-            id: 'order',
-            label: 'Order',
-            components: [
-              { id: 'lines', type: 'sectionList', label: 'Lines', bind: '$.items', itemView: 'line' },
-            ],
-          },
-          {
-            id: 'summary',
-            label: 'Summary',
-            components: [
-              {
-                id: 'grand',
-                type: 'statTile',
-                label: 'Total',
-                bind: '$.total',
-                format: 'currency',
-                currency: 'USD',
-              },
-            ],
-          },
-        ],
-      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-
-    beforeAll(async () => {
-      if (!existsSync(SANDBOX_HTML_PATH))
-        throw new Error(`${SANDBOX_HTML_PATH} is missing: run npm run build:sandbox`);
-      calc = new CalcService(new MemoryStore());
-      app = await buildApp({ calc, apiKey: KEY, sandbox: { pairing: new PairingService({}), sandboxHtml } });
-      base = await app.listen({ host: '127.0.0.1', port: 0 });
-      browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox'] });
-      context = await browser.newContext({ locale: 'en-US', viewport: { width: 1100, height: 900 } });
-      page = await context.newPage();
-      page.on('request', (r) => requests.push({ url: r.url(), token: r.headers()['x-session-token'] }));
-      page.on('websocket', (ws) => sockets.push(ws.url()));
-      page.on('console', (m) => {
-        if (m.type() === 'error') consoleErrors.push(m.text());
-      });
-      mkdirSync(ARTEFACTS, { recursive: true });
-    }, 60_000);
-
-    afterAll(async () => {
-      await browser?.close();
-      await app?.close();
-    });
-
-    it('says how to pair, and nothing else, without a session token', async () => {
-      const bare = await browser.newPage();
-      await bare.goto(`${base}/sandbox`);
-      await expect
-        .poll(() => bare.getByRole('status').textContent())
-        .toBe('Not paired: open the link your agent gave you');
-      expect(await bare.getByRole('navigation').count()).toBe(0);
-      expect(await bare.locator('body').innerText()).toBe('Not paired: open the link your agent gave you');
-      await bare.close();
-    });
-
-    it('pairs through the approve page and lands on the sandbox with the session token', async () => {
-      const started = (await rest('POST', '/sandbox/pair', {})) as {
-        verificationUriComplete: string;
-        pairCode: string;
-        deviceSecret: string;
-      };
-      await page.goto(started.verificationUriComplete.replace(/^https?:\/\/[^/]+/, base));
-      await page.getByRole('button', { name: 'Approve' }).click();
-      await page.waitForURL(`${base}/sandbox`);
-      browserToken = (await page.evaluate(() =>
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text === '' ? null : JSON.parse(text);
+  };
+  /** A new tab holding `token` in its sessionStorage, as the approve page leaves it. */
+  const tabWithToken = async (token: string): Promise<Page> => {
+    const tab = await context.newPage();
+    await tab.addInitScript(
+      ([key, value]) =>
         (
-          globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }
-        ).sessionStorage.getItem('modelworks.sandboxToken'),
-      ))!;
-      expect(browserToken).toMatch(/.{20,}/);
-      // the agent's side of the flow learns the namespace its models live in
-      const paired = (await rest('POST', '/sandbox/pair/token', {
-        pairCode: started.pairCode,
-        deviceSecret: started.deviceSecret,
-      })) as { namespaceId: string };
-      ns = paired.namespaceId;
-      await expect
-        .poll(() => page.getByRole('navigation', { name: 'Models' }).textContent())
-        .toContain('No models yet');
-    });
+          globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }
+        ).sessionStorage.setItem(key, value),
+      ['modelworks.sandboxToken', token] as const,
+    );
+    return tab;
+  };
+  const demo = (id: string): Record<string, unknown> => ({ ...carLoan(), id });
+  /** Two top-level views and an item view (rows with an editable quantity). */
+  const orders = (id: string): Record<string, unknown> => ({
+    id,
+    version: '1.0.0',
+    schema: {
+      type: 'object',
+      properties: {
+        items: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { price: { type: 'number' }, qty: { type: 'integer', minimum: 0 } },
+          },
+        },
+      },
+    },
+    defaultValues: [{ path: '$', expr: '{"items": [{"price": 10, "qty": 1}, {"price": 5, "qty": 2}]}' }],
+    derivations: [
+      { path: '$.items[*].lineTotal', expr: '$parent.price * $parent.qty' },
+      { path: '$.total', expr: '$sum(items.lineTotal)' },
+    ],
+    viewDefinition: {
+      defaultView: 'order',
+      views: [
+        {
+          id: 'line',
+          components: [{ id: 'qty', type: 'numericField', label: 'Qty', bind: '$.items[*].qty' }],
+        },
+        {
+          id: 'order',
+          label: 'Order',
+          components: [
+            { id: 'lines', type: 'sectionList', label: 'Lines', bind: '$.items', itemView: 'line' },
+          ],
+        },
+        {
+          id: 'summary',
+          label: 'Summary',
+          components: [
+            {
+              id: 'grand',
+              type: 'statTile',
+              label: 'Total',
+              bind: '$.total',
+              format: 'currency',
+              currency: 'USD',
+            },
+          ],
+        },
+      ],
+    },
+  });
 
-    it('lists the session models without their namespace, and shows the one the agent creates', async () => {
-      const list = page.getByRole('navigation', { name: 'Models' });
-      await expect.poll(() => list.textContent()).toContain('No models yet');
-      // another session's model stays out of the list
-      await rest('POST', '/models', demo('elsewhere__demo'));
-      await rest('POST', '/models', demo(id('demo')));
-      await expect
-        .poll(() => list.getByRole('button').allTextContents(), { timeout: 10_000 })
-        .toEqual(['demo']);
-      expect(await page.getByText(`session ${ns}`).count()).toBe(1);
-      // the first model is selected and rendered through the card's components
-      await expect.poll(() => page.locator('[data-testid="value-payment"]').textContent()).toBe(usd(480.78));
-      await expect.poll(() => page.getByRole('status', { name: 'Updates' }).textContent()).toBe('Live');
+  beforeAll(async () => {
+    if (!existsSync(SANDBOX_HTML_PATH))
+      throw new Error(`${SANDBOX_HTML_PATH} is missing: run npm run build:sandbox`);
+    calc = new CalcService(new MemoryStore());
+    app = await buildApp({ calc, apiKey: KEY, sandbox: { pairing: new PairingService({}), sandboxHtml } });
+    base = await app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox'] });
+    context = await browser.newContext({ locale: 'en-US', viewport: { width: 1100, height: 900 } });
+    page = await context.newPage();
+    page.on('request', (r) => requests.push({ url: r.url(), token: r.headers()['x-session-token'] }));
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
     });
+    mkdirSync(ARTEFACTS, { recursive: true });
+  }, 60_000);
 
-    it('saves an edit in the view as a mutation the server keeps', async () => {
-      const deposit = page.getByLabel('Deposit', { exact: true });
-      await deposit.fill('7000');
-      await deposit.press('Enter');
-      await expect
-        .poll(async () => (await rest('GET', `/models/${id('demo')}/state`)) as Record<string, unknown>)
-        .toMatchObject({ deposit: 7000, amountFinanced: 17000 });
-      const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
-      expect(expected).not.toBe(480.78);
-      await expect
-        .poll(() => page.locator('[data-testid="value-payment"]').textContent())
-        .toBe(usd(expected));
-      const audit = (await calc.getAudit(id('demo')))[0]!;
-      expect(audit.mutations).toEqual({ '$.deposit': 7000 });
-    });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
 
-    it('shows a refused edit with the server’s words and leaves the model as it was', async () => {
-      const before = await rest('GET', `/models/${id('demo')}/state`);
-      const deposit = page.getByLabel('Deposit', { exact: true });
-      await deposit.fill('99999');
-      await deposit.press('Enter');
-      await expect
-        .poll(() => page.locator('.model > [role="alert"]').textContent())
-        .toContain('The deposit cannot exceed the vehicle price');
-      await expect
-        .poll(() => page.locator('[data-component="deposit"] [role="alert"]').textContent())
-        .toContain('Rejected');
-      expect(await rest('GET', `/models/${id('demo')}/state`)).toEqual(before);
-    });
+  it('says how to pair, and nothing else, without a session token', async () => {
+    const bare = await browser.newPage();
+    await bare.goto(`${base}/sandbox`);
+    await expect
+      .poll(() => bare.getByRole('status').textContent())
+      .toBe('Not paired: open the link your agent gave you');
+    expect(await bare.getByRole('navigation').count()).toBe(0);
+    expect(await bare.locator('body').innerText()).toBe('Not paired: open the link your agent gave you');
+    await bare.close();
+  });
 
-    it('follows a change the agent makes (WebSocket), in the view, the state and the audit timeline', async () => {
-      await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 3000 });
-      const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
-      await expect
-        .poll(() => page.locator('[data-testid="value-payment"]').textContent())
-        .toBe(usd(expected));
-      await page.getByRole('tab', { name: 'State' }).click();
-      await expect.poll(() => page.getByLabel('Merged state').textContent()).toContain('"deposit": 3000');
-      await page.getByRole('tab', { name: 'Audit' }).click();
-      const timeline = page.getByRole('list', { name: 'Audit timeline' });
-      await expect.poll(() => timeline.locator(':scope > li').count()).toBe(2);
-      expect(await timeline.locator(':scope > li').first().textContent()).toContain('$.deposit = 3000');
-    });
+  it('pairs through the approve page and lands on the sandbox with the session token', async () => {
+    const started = (await rest('POST', '/sandbox/pair', {})) as {
+      verificationUriComplete: string;
+      pairCode: string;
+      deviceSecret: string;
+    };
+    await page.goto(started.verificationUriComplete.replace(/^https?:\/\/[^/]+/, base));
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.waitForURL(`${base}/sandbox`);
+    browserToken = (await page.evaluate(() =>
+      (
+        globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }
+      ).sessionStorage.getItem('modelworks.sandboxToken'),
+    ))!;
+    expect(browserToken).toMatch(/.{20,}/);
+    // the agent's side of the flow learns the namespace its models live in
+    const paired = (await rest('POST', '/sandbox/pair/token', {
+      pairCode: started.pairCode,
+      deviceSecret: started.deviceSecret,
+    })) as { namespaceId: string };
+    ns = paired.namespaceId;
+    await expect
+      .poll(() => page.getByRole('navigation', { name: 'Models' }).textContent())
+      .toContain('No models yet');
+  });
 
-    it('shows the spec and the dependency graph', async () => {
-      await page.getByRole('tab', { name: 'Spec' }).click();
-      await expect.poll(() => page.getByLabel('Model spec').textContent()).toContain(`"id": "${id('demo')}"`);
-      await page.getByRole('tab', { name: 'Graph' }).click();
-      const graph = page.getByRole('table', { name: 'Dependency graph' });
-      await expect.poll(() => graph.textContent()).toContain('$.monthlyPayment');
-      expect(
-        await page.getByRole('list', { name: 'Evaluation levels' }).locator('li').count(),
-      ).toBeGreaterThan(1);
-    });
+  it('lists the session models without their namespace, and shows the one the agent creates', async () => {
+    const list = page.getByRole('navigation', { name: 'Models' });
+    await expect.poll(() => list.textContent()).toContain('No models yet');
+    // another session's model stays out of the list
+    await rest('POST', '/models', demo('elsewhere__demo'));
+    await rest('POST', '/models', demo(id('demo')));
+    await expect
+      .poll(() => list.getByRole('button').allTextContents(), { timeout: 10_000 })
+      .toEqual(['demo']);
+    expect(await page.getByText(`session ${ns}`).count()).toBe(1);
+    // the first model is selected and rendered through the card's components
+    await expect.poll(() => page.locator('[data-testid="value-payment"]').textContent()).toBe(usd(480.78));
+    await expect.poll(() => page.getByRole('status', { name: 'Updates' }).textContent()).toBe('Live');
+  });
 
-    it('switches to a second model and saves light and dark screenshots', async () => {
-      await rest('POST', '/models', demo(id('second')));
-      const list = page.getByRole('navigation', { name: 'Models' });
-      await expect
-        .poll(() => list.getByRole('button').allTextContents(), { timeout: 10_000 })
-        .toEqual(['demo', 'second']);
-      await list.getByRole('button', { name: 'second' }).click();
-      await expect.poll(() => page.getByRole('heading', { level: 2, name: 'second' }).count()).toBe(1);
-      await expect.poll(() => page.locator('[data-testid="value-payment"]').textContent()).toBe(usd(480.78));
-      await list.getByRole('button', { name: 'demo' }).click();
-      await page.getByRole('tab', { name: 'Audit' }).click();
-      await page.screenshot({ path: join(ARTEFACTS, 'sandbox-light.png'), fullPage: true });
-      await page.emulateMedia({ colorScheme: 'dark' });
-      await expect
-        .poll(() =>
-          page.evaluate(
-            () =>
-              (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } })
-                .document.documentElement.dataset.theme,
-          ),
-        )
-        .toBe('dark');
-      await page.screenshot({ path: join(ARTEFACTS, 'sandbox-dark.png'), fullPage: true });
-      await page.emulateMedia({ colorScheme: 'light' });
-      expect(existsSync(join(ARTEFACTS, 'sandbox-dark.png'))).toBe(true);
-    });
+  it('saves an edit in the view as a mutation the server keeps', async () => {
+    const deposit = page.getByLabel('Deposit', { exact: true });
+    await deposit.fill('7000');
+    await deposit.press('Enter');
+    await expect
+      .poll(async () => (await rest('GET', `/models/${id('demo')}/state`)) as Record<string, unknown>)
+      .toMatchObject({ deposit: 7000, amountFinanced: 17000 });
+    const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
+    expect(expected).not.toBe(480.78);
+    await expect.poll(() => page.locator('[data-testid="value-payment"]').textContent()).toBe(usd(expected));
+    const audit = (await calc.getAudit(id('demo')))[0]!;
+    expect(audit.mutations).toEqual({ '$.deposit': 7000 });
+  });
 
-    it('gives several top-level views tabs (an item view is not one) and reads the chosen one', async () => {
-      await rest('POST', '/models', orders(id('orders')));
-      const list = page.getByRole('navigation', { name: 'Models' });
-      await list.getByRole('button', { name: 'orders' }).click({ timeout: 10_000 });
-      const viewTabs = page.getByRole('region', { name: 'View' }).getByRole('tab');
-      await expect.poll(() => viewTabs.allTextContents()).toEqual(['Order', 'Summary']);
-      await expect.poll(() => page.locator('.section-row').count()).toBe(2);
-      const qty = page.locator('.section-row').nth(1).getByLabel('Qty');
-      await qty.fill('4');
-      await qty.press('Enter');
-      await expect
-        .poll(async () => ((await rest('GET', `/models/${id('orders')}/state`)) as { total: number }).total)
-        .toBe(30);
-      await page.getByRole('region', { name: 'View' }).getByRole('tab', { name: 'Summary' }).click();
-      await expect.poll(() => page.locator('[data-testid="value-grand"]').textContent()).toBe(usd(30));
-      expect(requests.some((r) => r.url.endsWith(`/models/${id('orders')}/view/summary`))).toBe(true);
-    });
+  it('shows a refused edit with the server’s words and leaves the model as it was', async () => {
+    const before = await rest('GET', `/models/${id('demo')}/state`);
+    const deposit = page.getByLabel('Deposit', { exact: true });
+    await deposit.fill('99999');
+    await deposit.press('Enter');
+    await expect
+      .poll(() => page.locator('.model > [role="alert"]').textContent())
+      .toContain('The deposit cannot exceed the vehicle price');
+    await expect
+      .poll(() => page.locator('[data-component="deposit"] [role="alert"]').textContent())
+      .toContain('Rejected');
+    expect(await rest('GET', `/models/${id('demo')}/state`)).toEqual(before);
+  });
 
-    it('falls back to polling when the change feed cannot open', async () => {
-      const other = await tabWithToken(browserToken);
-      await other.routeWebSocket(/\/subscribe/, (ws) => ws.close());
-      await other.goto(`${base}/sandbox`);
-      await other.getByRole('navigation', { name: 'Models' }).getByRole('button', { name: 'demo' }).click();
-      await expect
-        .poll(() => other.getByRole('status', { name: 'Updates' }).textContent())
-        .toBe('Polling every 2 s');
-      await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 1000 });
-      const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
-      await expect
-        .poll(() => other.locator('[data-testid="value-payment"]').textContent(), { timeout: 10_000 })
-        .toBe(usd(expected));
-      await other.close();
-    });
+  it('follows a change the agent makes (WebSocket), in the view, the state and the audit timeline', async () => {
+    await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 3000 });
+    const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
+    await expect.poll(() => page.locator('[data-testid="value-payment"]').textContent()).toBe(usd(expected));
+    await page.getByRole('tab', { name: 'State' }).click();
+    await expect.poll(() => page.getByLabel('Merged state').textContent()).toContain('"deposit": 3000');
+    await page.getByRole('tab', { name: 'Audit' }).click();
+    const timeline = page.getByRole('list', { name: 'Audit timeline' });
+    await expect.poll(() => timeline.locator(':scope > li').count()).toBe(2);
+    expect(await timeline.locator(':scope > li').first().textContent()).toContain('$.deposit = 3000');
+  });
 
-    it('says the browser is no longer paired when the server refuses the token', async () => {
-      const other = await tabWithToken('a-token-no-pairing-gave');
-      await other.goto(`${base}/sandbox`);
-      await expect
-        .poll(() => other.getByRole('alert').textContent())
-        .toBe('This browser is no longer paired: open the link your agent gave you');
-      await other.close();
-    });
+  it('shows the spec and the dependency graph', async () => {
+    await page.getByRole('tab', { name: 'Spec' }).click();
+    await expect.poll(() => page.getByLabel('Model spec').textContent()).toContain(`"id": "${id('demo')}"`);
+    await page.getByRole('tab', { name: 'Graph' }).click();
+    const graph = page.getByRole('table', { name: 'Dependency graph' });
+    await expect.poll(() => graph.textContent()).toContain('$.monthlyPayment');
+    expect(await page.getByRole('list', { name: 'Evaluation levels' }).locator('li').count()).toBeGreaterThan(
+      1,
+    );
+  });
 
-    it('talked to its own origin only, with the session token on every API call, and broke no CSP rule', () => {
-      const origin = new URL(base).origin;
-      const wsOrigin = origin.replace(/^http/, 'ws');
-      expect(requests.length).toBeGreaterThan(5);
-      for (const r of requests) expect([origin, wsOrigin]).toContain(new URL(r.url).origin);
-      const api = requests.filter((r) => new URL(r.url).pathname.startsWith('/models'));
-      expect(api.length).toBeGreaterThan(5);
-      for (const r of api) expect(r.token, r.url).toBe(browserToken);
-      expect(sockets.length).toBeGreaterThan(0);
-      for (const url of sockets) {
-        expect(new URL(url).origin).toBe(wsOrigin);
-        expect(new URL(url).searchParams.get('session')).toBe(browserToken);
-      }
-      expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
-    });
-  },
-);
+  it('switches to a second model and saves light and dark screenshots', async () => {
+    await rest('POST', '/models', demo(id('second')));
+    const list = page.getByRole('navigation', { name: 'Models' });
+    await expect
+      .poll(() => list.getByRole('button').allTextContents(), { timeout: 10_000 })
+      .toEqual(['demo', 'second']);
+    await list.getByRole('button', { name: 'second' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: 'second' }).count()).toBe(1);
+    await expect.poll(() => page.locator('[data-testid="value-payment"]').textContent()).toBe(usd(480.78));
+    await list.getByRole('button', { name: 'demo' }).click();
+    await page.getByRole('tab', { name: 'Audit' }).click();
+    await page.screenshot({ path: join(ARTEFACTS, 'sandbox-light.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { documentElement: { dataset: { theme?: string } } } })
+              .document.documentElement.dataset.theme,
+        ),
+      )
+      .toBe('dark');
+    await page.screenshot({ path: join(ARTEFACTS, 'sandbox-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(existsSync(join(ARTEFACTS, 'sandbox-dark.png'))).toBe(true);
+  });
+
+  it('gives several top-level views tabs (an item view is not one) and reads the chosen one', async () => {
+    await rest('POST', '/models', orders(id('orders')));
+    const list = page.getByRole('navigation', { name: 'Models' });
+    await list.getByRole('button', { name: 'orders' }).click({ timeout: 10_000 });
+    const viewTabs = page.getByRole('region', { name: 'View' }).getByRole('tab');
+    await expect.poll(() => viewTabs.allTextContents()).toEqual(['Order', 'Summary']);
+    await expect.poll(() => page.locator('.section-row').count()).toBe(2);
+    const qty = page.locator('.section-row').nth(1).getByLabel('Qty');
+    await qty.fill('4');
+    await qty.press('Enter');
+    await expect
+      .poll(async () => ((await rest('GET', `/models/${id('orders')}/state`)) as { total: number }).total)
+      .toBe(30);
+    await page.getByRole('region', { name: 'View' }).getByRole('tab', { name: 'Summary' }).click();
+    await expect.poll(() => page.locator('[data-testid="value-grand"]').textContent()).toBe(usd(30));
+    expect(requests.some((r) => r.url.endsWith(`/models/${id('orders')}/view/summary`))).toBe(true);
+  });
+
+  it('falls back to polling when the change feed cannot open', async () => {
+    const other = await tabWithToken(browserToken);
+    await other.routeWebSocket(/\/subscribe/, (ws) => ws.close());
+    await other.goto(`${base}/sandbox`);
+    await other.getByRole('navigation', { name: 'Models' }).getByRole('button', { name: 'demo' }).click();
+    await expect
+      .poll(() => other.getByRole('status', { name: 'Updates' }).textContent())
+      .toBe('Polling every 2 s');
+    await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 1000 });
+    const expected = (await calc.getField(id('demo'), '$.monthlyPayment')) as number;
+    await expect
+      .poll(() => other.locator('[data-testid="value-payment"]').textContent(), { timeout: 10_000 })
+      .toBe(usd(expected));
+    await other.close();
+  });
+
+  it('says the browser is no longer paired when the server refuses the token', async () => {
+    const other = await tabWithToken('a-token-no-pairing-gave');
+    await other.goto(`${base}/sandbox`);
+    await expect
+      .poll(() => other.getByRole('alert').textContent())
+      .toBe('This browser is no longer paired: open the link your agent gave you');
+    await other.close();
+  });
+
+  it('talked to its own origin only, with the session token on every API call, and broke no CSP rule', () => {
+    const origin = new URL(base).origin;
+    const wsOrigin = origin.replace(/^http/, 'ws');
+    expect(requests.length).toBeGreaterThan(5);
+    for (const r of requests) expect([origin, wsOrigin]).toContain(new URL(r.url).origin);
+    const api = requests.filter((r) => new URL(r.url).pathname.startsWith('/models'));
+    expect(api.length).toBeGreaterThan(5);
+    for (const r of api) expect(r.token, r.url).toBe(browserToken);
+    expect(sockets.length).toBeGreaterThan(0);
+    for (const url of sockets) {
+      expect(new URL(url).origin).toBe(wsOrigin);
+      expect(new URL(url).searchParams.get('session')).toBe(browserToken);
+    }
+    expect(consoleErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+  });
+});

@@ -2,39 +2,17 @@
 // synth-only server on Streamable HTTP, started the way the docs say: MODELWORKS_MCP_TRANSPORT=http
 // with MODELWORKS_MCP_HTTP_PORT (0 here, any free port). Every failure must be listed, with its
 // reason, in test/synth-mcp/conformance-baseline.yml.
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectConformance } from '../mcp/helpers/conformance.js';
 import { childEnv, cli, grindBytes, root, SKIRMISH, type Json } from './helpers.js';
-
-const require = createRequire(import.meta.url);
-const conformanceBin = join(
-  dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
-  (require('@modelcontextprotocol/conformance/package.json') as { bin: { conformance: string } }).bin
-    .conformance,
-);
-const baseline = join(root, 'test/synth-mcp/conformance-baseline.yml');
-
-function baselineEntries(): string[] {
-  return readFileSync(baseline, 'utf8')
-    .split('\n')
-    .map((l) => /^\s+-\s+([a-z0-9-]+)\s*(#.*)?$/.exec(l)?.[1])
-    .filter((n): n is string => n !== undefined);
-}
-
-interface Check {
-  status: string;
-}
 
 describe('synth-only MCP server over Streamable HTTP', () => {
   let url: string;
   let stop: () => Promise<void>;
-  let out: string;
   beforeAll(async () => {
     const child = spawn(process.execPath, [cli, 'mcp', '--tools', 'synth'], {
       cwd: root,
@@ -58,11 +36,9 @@ describe('synth-only MCP server over Streamable HTTP', () => {
         }
       });
     });
-    out = mkdtempSync(join(tmpdir(), 'synth-conformance-'));
   });
   afterAll(async () => {
     await stop?.();
-    if (out) rmSync(out, { recursive: true, force: true });
   });
 
   it('binds loopback by default and serves the six tools; generated pages equal grind', async () => {
@@ -106,45 +82,6 @@ describe('synth-only MCP server over Streamable HTTP', () => {
   });
 
   it('passes every conformance scenario not in the baseline, and every baseline entry still fails', async () => {
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        [conformanceBin, 'server', '--url', url, '-o', out, '--expected-failures', baseline],
-        { cwd: out, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => {
-          const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-    const report = `${run.stdout}\n${run.stderr}`;
-    expect(report).toContain('Baseline check passed');
-    expect(run.code, report.slice(-3000)).toBe(0);
-    const byScenario = new Map<string, Check[]>();
-    for (const dir of readdirSync(out)) {
-      const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T/.exec(dir)?.[1];
-      if (scenario)
-        byScenario.set(scenario, JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]);
-    }
-    const failing = [...byScenario].filter(([, checks]) => checks.some((c) => c.status !== 'SUCCESS'));
-    expect(failing.map(([name]) => name).sort()).toEqual(baselineEntries().sort());
-    for (const name of [
-      'server-initialize',
-      'ping',
-      'logging-set-level',
-      'tools-list',
-      'resources-list',
-      'resources-subscribe',
-      'resources-unsubscribe',
-      'server-sse-multiple-streams',
-      'dns-rebinding-protection',
-    ]) {
-      const checks = byScenario.get(name);
-      expect(checks?.length, name).toBeGreaterThan(0);
-      expect(
-        checks!.filter((c) => c.status !== 'SUCCESS'),
-        name,
-      ).toEqual([]);
-    }
+    await expectConformance(url, join(root, 'test/synth-mcp/conformance-baseline.yml'));
   }, 150_000);
 });
