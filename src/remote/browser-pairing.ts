@@ -5,6 +5,7 @@
  * pairing still pending after that is returned as such, and the next call picks it up again.
  * Calls are serialised: two overlapping pair_browser calls share one pairing.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface PendingPairing {
   pairCode: string;
@@ -122,7 +123,9 @@ export class BrowserPairing {
         maxWait,
         `Waiting for approval of code ${pairing.userCode} at ${pairing.verificationUri}`,
       );
-      await sleep(Math.min(pairing.intervalSec * 1000, maxWait - elapsed), hooks.signal);
+      await sleep(Math.min(pairing.intervalSec * 1000, maxWait - elapsed), undefined, {
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+      });
     }
   }
 
@@ -182,22 +185,4 @@ export class BrowserPairing {
     if (response.status === 409) return { kind: 'pending' };
     return { kind: 'failed', error: String(body.error ?? `HTTP ${response.status}`) };
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -190,13 +190,11 @@ export class PairingService {
   }
 
   private byUserCode(code: string): Pairing | undefined {
+    // digests have one length, so each comparison takes the same time whatever was guessed
+    const guess = digest(code);
     let found: Pairing | undefined;
-    // walk every pairing (no early exit) so the time taken does not tell how close a guess was
-    for (const p of this.pairings.values()) {
-      const a = Buffer.from(p.userCode);
-      const b = Buffer.from(code.padEnd(p.userCode.length, '_').slice(0, p.userCode.length));
-      if (timingSafeEqual(a, b) && code.length === p.userCode.length && !p.redeemed) found = p;
-    }
+    for (const p of this.pairings.values())
+      if (sameDigest(digest(p.userCode), guess) && !p.redeemed) found = p;
     return found;
   }
 
