@@ -1,12 +1,13 @@
 // Real peers for the synth tools: the built CLI (`npm run build` first) as an MCP server child over
 // stdio, `modelworks synth serve` as a child on a loopback port, and `modelworks synth grind` for
 // the bytes generated data must equal.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { cli, root } from '../mcp/helpers/peers.js';
+import { startAnnounced } from '../helpers/child.js';
 
 export { cli, root };
 
@@ -124,38 +125,17 @@ export interface ServiceChild {
 }
 
 /** `modelworks synth serve` on loopback (port 0 = any free port); resolves once it listens. */
-export function startService(args: string[] = [], env: Record<string, string> = {}): Promise<ServiceChild> {
-  const child = spawn(process.execPath, [cli, 'synth', 'serve', '--host', '127.0.0.1', ...args], {
-    cwd: root,
+export async function startService(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServiceChild> {
+  const started = await startAnnounced({
+    args: [cli, 'synth', 'serve', '--host', '127.0.0.1', ...args],
     env: childEnv(env),
-    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: root,
+    announce: /listening at (http:\/\/[^\s:]+:(\d+))/,
+    what: 'synth serve',
   });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const stop = async (): Promise<number | null> => {
-    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
-  };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      void stop();
-      reject(new Error(`synth serve did not listen within 20 s: ${stderr}`));
-    }, 20_000);
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8');
-      const m = /listening at (http:\/\/[^\s:]+:(\d+))/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, port: Number(m[2]), child, stderr: () => stderr, stop });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`synth serve exited (${code}) before listening: ${stderr}`));
-    });
-  });
+  const { match, child, stderr, stop } = started;
+  return { url: match[1]!, port: Number(match[2]), child, stderr, stop };
 }

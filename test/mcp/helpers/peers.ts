@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startAnnounced } from '../../helpers/child.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const cli = join(root, 'dist/cli/main.js');
@@ -106,42 +107,15 @@ export interface HttpServerChild {
 }
 
 /** `modelworks mcp --http --port 0`; resolves with the URL it prints on stderr. */
-export function startHttpServer(env: NodeJS.ProcessEnv = serverEnv): Promise<HttpServerChild> {
-  const child = spawn(process.execPath, [cli, 'mcp', '--http', '--host', '127.0.0.1', '--port', '0'], {
-    cwd: root,
+export async function startHttpServer(env: NodeJS.ProcessEnv = serverEnv): Promise<HttpServerChild> {
+  const started = await startAnnounced({
+    args: [cli, 'mcp', '--http', '--host', '127.0.0.1', '--port', '0'],
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    announce: /MCP over Streamable HTTP at (http:\/\/\S+\/mcp)/,
+    what: 'modelworks mcp --http',
   });
-  let stderr = '';
-  let stdout = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const stop = async (): Promise<number | null> => {
-    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
-  };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      void stop();
-      reject(new Error(`no URL on stderr within 20 s: ${stderr}`));
-    }, 20_000);
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8');
-      const m = /MCP over Streamable HTTP at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, child, stderr: () => stderr, stop });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code}) before listening: ${stderr}${stdout}`));
-    });
-  });
+  return { url: started.match[1]!, child: started.child, stderr: started.stderr, stop: started.stop };
 }
 
 /**
