@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isObject } from '../calc/index.js';
 import { cardHtml } from '../service/card-assets.js';
-import { CardError, cardPayload, type CardRunner } from '../service/card-runner.js';
+import { CardError, cardPayload, recomputeAnswer, type CardRunner } from '../service/card-runner.js';
 import { decodeSharePayload } from '../service/share-links.js';
 
 export interface ShareRouteDeps {
@@ -108,17 +108,7 @@ export function registerShareRoutes(app: FastifyInstance, deps: ShareRouteDeps):
     const b = body(req.body);
     try {
       const outcome = await deps.runner.recompute(String(b.specHash ?? ''), inputsOf(b.inputs), b.spec);
-      if (outcome.rejected)
-        return toolAnswer({ specHash: outcome.specHash, rejected: true, issues: outcome.issues });
-      const { card } = outcome;
-      return toolAnswer({
-        specHash: outcome.specHash,
-        state: card.state,
-        meta: card.meta,
-        flags: card.flags,
-        views: card.views,
-        outputs: card.outputs,
-      });
+      return toolAnswer(recomputeAnswer(outcome));
     } catch (err) {
       if (err instanceof CardError) return reply.code(200).send(toolAnswer(err.payload, true));
       throw err;

@@ -12,6 +12,7 @@ import {
   CardError,
   cardPayload,
   issuesOf,
+  recomputeAnswer,
   specHash,
   type CardRunner,
   type ComputedCard,
@@ -263,17 +264,9 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
       guarded(async () => {
         const inputs = obj(a.inputs);
         const outcome = await runner.recompute(str(a.specHash), inputs, a.spec);
-        if (outcome.rejected)
-          return okResult({ specHash: outcome.specHash, rejected: true, issues: outcome.issues });
-        const { card } = outcome;
         return okResult({
-          specHash: outcome.specHash,
-          state: card.state,
-          meta: card.meta,
-          flags: card.flags,
-          views: card.views,
-          outputs: card.outputs,
-          ...(a.share === true ? links(card.compiled.spec, inputs) : {}),
+          ...recomputeAnswer(outcome),
+          ...(!outcome.rejected && a.share === true ? links(outcome.card.compiled.spec, inputs) : {}),
         });
       }),
   };

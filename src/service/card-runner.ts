@@ -92,6 +92,20 @@ export type RecomputeOutcome =
   | { specHash: string; rejected: false; card: ComputedCard }
   | { specHash: string; rejected: true; issues: Issue[] };
 
+/** What valem_recompute answers (the MCP tool and the share page's endpoint alike). */
+export function recomputeAnswer(outcome: RecomputeOutcome): Record<string, unknown> {
+  if (outcome.rejected) return { specHash: outcome.specHash, rejected: true, issues: outcome.issues };
+  const { card } = outcome;
+  return {
+    specHash: outcome.specHash,
+    state: card.state,
+    meta: card.meta,
+    flags: card.flags,
+    views: card.views,
+    outputs: card.outputs,
+  };
+}
+
 /** The SHA-256 of a spec's canonical JSON (key order does not matter). */
 export function specHash(spec: unknown): string {
   return createHash('sha256').update(canonicalJson(spec)).digest('hex');
