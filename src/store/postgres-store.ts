@@ -26,7 +26,7 @@ import {
   blobId,
   blobTooLarge,
   parseJson,
-  requireChained,
+  sealForWrite,
   sortIds,
   storeFailure,
 } from './row-codec.js';
@@ -291,7 +291,7 @@ export class PostgresStore implements Store {
     record: AuditRecord,
   ): Promise<boolean> {
     return this.guard(`committing a cycle of model '${id}'`, async () => {
-      const { prevHash, hash } = requireChained(record);
+      const { prevHash, hash } = sealForWrite(record);
       const stateText = JSON.stringify(state());
       const recordText = auditContent(record);
       // one statement, so one round trip and its own transaction: the compare-and-set UPDATE, the

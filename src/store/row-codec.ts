@@ -4,6 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { CalcError } from '../calc/index.js';
+import { sealRecord } from './audit-chain.js';
 import { MAX_BLOB_BYTES, type AuditRecord } from './store.js';
 
 /** Any failure that is not already a CalcError becomes STORE_FAILURE, with the backend's code. */
@@ -76,16 +77,13 @@ export function auditFromRow(
   return out;
 }
 
-/** The chain fields a record must carry before a durable store accepts it. */
-export function requireChained(record: AuditRecord): { prevHash: string; hash: string } {
-  if (
-    typeof record.hash !== 'string' ||
-    typeof record.prevHash !== 'string' ||
-    !Number.isInteger(record.sequence)
-  ) {
-    throw new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence, prevHash and hash');
+/** Seals a record before a durable store writes it; it must say which record it follows. */
+export function sealForWrite(record: AuditRecord): { prevHash: string; hash: string } {
+  if (typeof record.prevHash !== 'string' || !Number.isInteger(record.sequence)) {
+    throw new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash');
   }
-  return { prevHash: record.prevHash, hash: record.hash };
+  const { prevHash, hash } = sealRecord(record as AuditRecord & { prevHash: string });
+  return { prevHash, hash };
 }
 
 export function blobTooLarge(bytes: number): CalcError {

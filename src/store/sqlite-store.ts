@@ -37,7 +37,7 @@ import {
   blobId,
   blobTooLarge,
   parseJson,
-  requireChained,
+  sealForWrite,
   sortIds,
   storeFailure,
 } from './row-codec.js';
@@ -258,11 +258,11 @@ export class SqliteStore implements Store {
     record: AuditRecord,
   ): Promise<boolean> {
     return this.guard(`committing a cycle of model '${id}'`, () => {
-      const { prevHash, hash } = requireChained(record);
-      // a cheap look first: when another process already moved on, skip serialising the state
+      // a cheap look first: when another process already moved on, skip sealing and serialising
       const current = this.stmt('SELECT revision FROM models WHERE id = ?').pluck().get(id) as
         number | undefined;
       if (current !== expectedRevision) return false;
+      const { prevHash, hash } = sealForWrite(record);
       const stateText = JSON.stringify(state());
       const recordText = auditContent(record);
       const commit = this.db.transaction((): boolean => {

@@ -77,7 +77,11 @@ export interface Store {
   insertModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void>;
   /**
    * Commits a cycle: the new state and its audit record together, or neither. Returns false (and
-   * writes nothing) when the model is no longer at `expectedRevision` or no longer exists.
+   * writes nothing) when the model is no longer at `expectedRevision` (or its chain no longer ends
+   * at `record.prevHash`) or no longer exists. The store seals the record (`sealRecord` sets its
+   * hash, in place): a durable store before it writes; the memory store once the caller is back in
+   * the event loop, and always before the record or the head can be read, which takes the hashing
+   * off the reply's path.
    */
   commitCycle(
     id: string,

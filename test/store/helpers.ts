@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, ModelSpec, MutationResult, RuntimeState } from '../../src/calc/index.js';
-import { buildAuditRecord, verifyChain } from '../../src/service/audit.js';
+import { buildAuditRecord, recordHash, verifyChain } from '../../src/service/audit.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { GENESIS_HASH, MAX_BLOB_BYTES, type AuditRecord, type Store } from '../../src/store/store.js';
@@ -223,6 +223,28 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       expect(await store.commitCycle('ghost', 0, () => state({}), record('ghost', 0, GENESIS_HASH, {}))).toBe(
         false,
       );
+    });
+
+    it('seals each record itself: a hash the caller supplies is not trusted', async () => {
+      await store.insertModel('m1', spec('m1'), state({ x: 0 }));
+      const forged = { ...record('m1', 0, GENESIS_HASH, { '$.x': 1 }), hash: 'f'.repeat(64) };
+      expect(await store.commitCycle('m1', 0, () => state({ x: 1 }), forged)).toBe(true);
+      const [stored] = await store.auditRecords('m1');
+      expect(stored!.hash).toBe(recordHash(GENESIS_HASH, forged));
+      expect((await store.head('m1'))!.lastHash).toBe(stored!.hash);
+      expect(verifyChain(await store.auditRecords('m1')).valid).toBe(true);
+    });
+
+    it('refuses a record that does not follow the end of the chain', async () => {
+      await store.insertModel('m1', spec('m1'), state({ x: 0 }));
+      const [first] = await cycles(store, 'm1', 1);
+      const h = (await store.head('m1'))!;
+      const astray = record('m1', h.nextSequence, GENESIS_HASH, { '$.x': 2 });
+      expect(await store.commitCycle('m1', h.revision, () => state({ x: 2 }), astray)).toBe(false);
+      const skipped = record('m1', h.nextSequence + 1, h.lastHash, { '$.x': 3 });
+      expect(await store.commitCycle('m1', h.revision, () => state({ x: 3 }), skipped)).toBe(false);
+      expect(await store.auditRecords('m1')).toEqual([first]);
+      expect(await store.head('m1')).toEqual(h);
     });
 
     it('lets exactly one of two racing cycles at the same revision commit', async () => {

@@ -1,0 +1,88 @@
+/**
+ * The memory store hashes a committed record after the caller has its answer (it is most of a small
+ * cycle's cost), yet nobody may ever see a record, or a head, without its hash.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { buildAuditRecord, recordHash, verifyChain } from '../../src/service/audit.js';
+import { CalcService } from '../../src/service/calc-service.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { GENESIS_HASH, type AuditRecord } from '../../src/store/store.js';
+
+const SPEC = {
+  id: 'demo',
+  version: '1',
+  schema: {},
+  derivations: [{ path: '$.total', expr: 'price * qty' }],
+  constraints: [],
+  metaDerivations: [],
+  tests: [],
+};
+
+const state = { base: {}, derived: {}, meta: {} };
+
+function draft(sequence: number, prevHash: string, x: number): AuditRecord {
+  return buildAuditRecord({
+    modelId: 'm',
+    sequence,
+    modelVersion: '1',
+    source: 'client',
+    mutations: { '$.x': x },
+    result: {
+      success: true,
+      mutatedPaths: ['$.x'],
+      derivedUpdated: [],
+      metaUpdated: [],
+      flaggedConstraints: [],
+      dispatchedEffects: [],
+      traces: [],
+    },
+    prevHash,
+  });
+}
+
+describe('memory store: sealing after the answer', () => {
+  it('hashes the record on the next turn of the event loop without being asked', async () => {
+    const store = new MemoryStore();
+    await store.insertModel('m', { ...SPEC, id: 'm' }, state);
+    const r = draft(0, GENESIS_HASH, 1);
+    expect(await store.commitCycle('m', 0, () => state, r)).toBe(true);
+    expect(r.hash).toBeUndefined(); // not yet: the caller answers first
+    await nextTurn();
+    expect(r.hash).toBe(recordHash(GENESIS_HASH, r));
+  });
+
+  it('seals before any read: the head, the trail and the next commit see the hash', async () => {
+    const store = new MemoryStore();
+    await store.insertModel('m', { ...SPEC, id: 'm' }, state);
+    const first = draft(0, GENESIS_HASH, 1);
+    await store.commitCycle('m', 0, () => state, first);
+    const head = (await store.head('m'))!; // same turn: sealed on demand
+    expect(head.lastHash).toBe(recordHash(GENESIS_HASH, first));
+    const second = draft(1, head.lastHash, 2);
+    expect(await store.commitCycle('m', head.revision, () => state, second)).toBe(true);
+    const trail = await store.auditRecords('m');
+    expect(trail.map((r) => r.hash)).toEqual([first.hash, recordHash(first.hash!, second)]);
+    expect(verifyChain(trail).valid).toBe(true);
+  });
+
+  it('a replace keeps the sealed end of the chain', async () => {
+    const store = new MemoryStore();
+    await store.insertModel('m', { ...SPEC, id: 'm' }, state);
+    const first = draft(0, GENESIS_HASH, 1);
+    await store.commitCycle('m', 0, () => state, first);
+    expect(await store.replaceModel('m', 1, { ...SPEC, id: 'm', version: '2' }, state)).toBe(true);
+    expect((await store.head('m'))!.lastHash).toBe(recordHash(GENESIS_HASH, first));
+  });
+
+  it('the service: get_audit and verify_audit straight after mutate, interleaved in one turn', async () => {
+    const service = new CalcService(new MemoryStore());
+    await service.createModel(SPEC);
+    // fire several writes without awaiting: each commit follows a record not yet sealed by the loop
+    await Promise.all([1, 2, 3, 4].map((n) => service.mutate('demo', { '$.price': n, '$.qty': 2 })));
+    const [audit, verdict] = await Promise.all([service.getAudit('demo'), service.verifyAudit('demo')]);
+    expect(verdict).toMatchObject({ valid: true, recordsChecked: 4 });
+    expect(audit.every((r) => typeof r.hash === 'string' && r.hash.length === 64)).toBe(true);
+    expect(await service.getState('demo')).toMatchObject({ price: 4, qty: 2, total: 8 });
+  });
+});
