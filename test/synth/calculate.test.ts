@@ -1,13 +1,13 @@
 /** Calculate's expression language (§5). */
 import { describe, expect, it } from 'vitest';
-import { compileExpression } from '../../src/synth/calculate/expression.js';
+import { compileExpression, MAX_NESTING } from '../../src/synth/calculate/expression.js';
 
 function run(source: string, x: number[]): number[] {
   const p = compileExpression(source);
   const xs = Float64Array.from(x);
-  const y = Array.from(x);
-  for (const a of p.assignments) y[a.index] = a.evaluate(xs);
-  return y;
+  const y = Float64Array.from(x);
+  p.run(xs, y);
+  return Array.from(y);
 }
 
 describe('Calculate expressions', () => {
@@ -35,6 +35,36 @@ describe('Calculate expressions', () => {
     expect(run('y[0] = log(0)', [0])[0]).toBe(-Infinity);
     expect(run('y[0] = log(-1)', [0])[0]).toBeNaN();
     expect(run('y[0] = 1 / 0', [0])[0]).toBe(Infinity);
+  });
+
+  it('keeps literals exact, double negation and long chains', () => {
+    expect(run('y[0] = 1e999 - -x[0]', [1])[0]).toBe(Infinity);
+    expect(run('y[0] = - - -x[0]', [2])[0]).toBe(-2);
+    expect(run('y[0] = 0.1 + 0.2', [0])[0]).toBe(0.1 + 0.2);
+    const chain = Array.from({ length: 500 }, (_, i) => `x[${i % 3}]`).join(' + ');
+    expect(run(`y[0] = ${chain}`, [1, 2, 3])[0]).toBe(167 * 1 + 167 * 2 + 166 * 3);
+  });
+
+  it('refuses nesting deeper than the limit with a load error, not a stack overflow', () => {
+    expect(run(`y[0] = ${'('.repeat(MAX_NESTING - 1)}x[0]${')'.repeat(MAX_NESTING - 1)}`, [4])[0]).toBe(4);
+    expect(() => compileExpression(`y[0] = ${'('.repeat(100_000)}1${')'.repeat(100_000)}`)).toThrow(
+      /nested deeper than 256 levels/,
+    );
+    expect(() => compileExpression(`y[0] = ${'-'.repeat(100_000)}1`)).toThrow(/nested deeper/);
+  });
+
+  it.each([
+    'y[0] = constructor(1)',
+    'y[0] = toString(1)',
+    'y[0] = hasOwnProperty(1, 2)',
+    'y[0] = x[0]; process.exit(1)',
+    'y[0] = x[0]) ; (globalThis.hacked = 1',
+    'y[0] = F[0](1)',
+    'y[0] = C[0]',
+    'y[0] = x["0"]',
+  ])('compiles nothing but its own grammar: %s is refused', (source) => {
+    expect(() => compileExpression(source)).toThrow(/expression/);
+    expect((globalThis as { hacked?: unknown }).hacked).toBeUndefined();
   });
 
   it.each(['y[0] = ', 'z[0] = 1', 'y[0] = foo(1)', 'y[0] = min(1)', 'y[0] = x[0] +* 2', 'y[0] = (1'])(

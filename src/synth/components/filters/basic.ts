@@ -37,8 +37,8 @@ function selected(ctx: BuildContext, dimension: number): number[] {
 
 /** Java's narrowing of a double to an integral value: NaN to 0, saturating at the long range. */
 function toIntegral(v: number): number {
-  if (Number.isNaN(v)) return 0;
-  return Math.max(-LONG_LIMIT, Math.min(LONG_LIMIT, v));
+  if (v !== v) return 0; // NaN
+  return v < -LONG_LIMIT ? -LONG_LIMIT : v > LONG_LIMIT ? LONG_LIMIT : v;
 }
 
 /** 2^63 as a double: where Java's long conversions saturate. */
@@ -95,11 +95,11 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     const scratch = new Row(dim);
     const x = new Float64Array(dim);
     const y = new Float64Array(dim);
+    const run = program.run;
     return node(ctx, dim, input.synchronous, (out, offset) => {
       input.next(scratch, 0);
       for (let i = 0; i < dim; i++) x[i] = y[i] = scratch.num(i);
-      // Every assignment sees the original x, never an earlier y.
-      for (const a of program.assignments) y[a.index] = a.evaluate(x);
+      run(x, y); // every assignment sees the original x, never an earlier y
       for (let i = 0; i < dim; i++) {
         out.nums[offset + i] = y[i]!;
         out.kinds[offset + i] = DOUBLE;
@@ -145,9 +145,10 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     const indexes = selected(ctx, input.dimension);
     return node(ctx, input.dimension, input.synchronous, (out, offset) => {
       input.next(out, offset);
-      for (const i of indexes) {
-        out.nums[offset + i] = toIntegral(round(out.num(offset + i)));
-        out.kinds[offset + i] = INT;
+      for (let k = 0; k < indexes.length; k++) {
+        const at = offset + indexes[k]!;
+        out.nums[at] = toIntegral(round(out.num(at)));
+        out.kinds[at] = INT;
       }
     });
   }),
