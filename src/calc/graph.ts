@@ -58,6 +58,10 @@ export class DependencyGraph {
   private readonly dirtyCache = new Map<string, DirtySet>();
   /** Parsed addresses are shared objects, so identity is a cheap first-level cache key. */
   private readonly byIdentity = new WeakMap<Path, DirtySet>();
+  /** Numbers for the cached dirty sets, and merges of several, keyed by those numbers. */
+  private readonly setNumbers = new WeakMap<DirtySet, number>();
+  private setsNumbered = 0;
+  private readonly mergedCache = new Map<string, DirtySet>();
 
   constructor(nodes: GraphInput[]) {
     this.nodes = nodes;
@@ -186,6 +190,25 @@ export class DependencyGraph {
   dirtyForAll(written: readonly Path[]): DirtySet {
     if (written.length === 1) return this.dirtyFor(written[0]!);
     const sets = written.map((w) => this.dirtyFor(w));
+    // the per-path sets are cached objects: the same writes give the same merge
+    let key = '';
+    for (const s of sets) key += `${this.setNumber(s)},`;
+    let merged = this.mergedCache.get(key);
+    if (!merged) {
+      merged = this.merge(sets);
+      if (this.mergedCache.size > 10_000) this.mergedCache.clear();
+      this.mergedCache.set(key, merged);
+    }
+    return merged;
+  }
+
+  private setNumber(set: DirtySet): number {
+    let n = this.setNumbers.get(set);
+    if (n === undefined) this.setNumbers.set(set, (n = this.setsNumbered++));
+    return n;
+  }
+
+  private merge(sets: readonly DirtySet[]): DirtySet {
     const merge = (pick: (s: DirtySet) => number[], byRank: boolean): number[] => {
       const all = new Set<number>();
       for (const s of sets) for (const id of pick(s)) all.add(id);

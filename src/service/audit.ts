@@ -8,6 +8,20 @@ import { GENESIS_HASH, type AuditQuery, type AuditRecord } from '../store/store.
 
 export { recordHash };
 
+let secondStart = Number.NaN;
+let secondText = '';
+
+/** `new Date(ms).toISOString()`, reusing the text up to the seconds within one second. */
+export function isoTimestamp(ms: number): string {
+  const millis = ((ms % 1000) + 1000) % 1000;
+  const start = ms - millis;
+  if (start !== secondStart) {
+    secondStart = start;
+    secondText = new Date(start).toISOString().slice(0, -4); // drops "mmmZ", keeps the dot
+  }
+  return `${secondText}${String(millis).padStart(3, '0')}Z`;
+}
+
 /**
  * Builds the record of one committed cycle, to follow the record whose hash is `prevHash`. Its own
  * hash is the store's to set (`Store.commitCycle`).
@@ -25,7 +39,7 @@ export function buildAuditRecord(input: {
   const record: AuditRecord = {
     modelId: input.modelId,
     sequence: input.sequence,
-    timestamp: (input.now ?? new Date()).toISOString(),
+    timestamp: isoTimestamp(input.now?.getTime() ?? Date.now()),
     modelVersion: input.modelVersion,
     source: input.source,
     mutations: input.mutations as Record<string, JsonValue>,

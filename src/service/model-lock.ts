@@ -25,8 +25,9 @@ export class KeyedLock {
       );
     }
     this.pending.set(key, waiting + 1);
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.then(task, task);
+    const previous = this.tails.get(key);
+    // nothing queued: start at once rather than a turn of the microtask queue later
+    const result = previous ? previous.then(task, task) : start(task);
     const tail = result.then(
       () => undefined,
       () => undefined,
@@ -40,5 +41,13 @@ export class KeyedLock {
       } else this.pending.set(key, left);
     });
     return result;
+  }
+}
+
+function start<T>(task: () => Promise<T>): Promise<T> {
+  try {
+    return task();
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }
 }
