@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildAuditRecord, recordHash, verifyChain } from '../../src/service/audit.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import type { ModelSpec } from '../../src/calc/index.js';
 import { GENESIS_HASH, type AuditRecord } from '../../src/store/store.js';
 
 const SPEC = {
@@ -17,7 +18,7 @@ const SPEC = {
   constraints: [],
   metaDerivations: [],
   tests: [],
-};
+} as unknown as ModelSpec; // the service normalises the rest
 
 const state = { base: {}, derived: {}, meta: {} };
 
