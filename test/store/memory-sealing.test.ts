@@ -9,16 +9,10 @@ import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import type { ModelSpec } from '../../src/calc/index.js';
 import { GENESIS_HASH, type AuditRecord } from '../../src/store/store.js';
+import { DEMO } from '../mcp/helpers/specs.js';
 
-const SPEC = {
-  id: 'demo',
-  version: '1',
-  schema: {},
-  derivations: [{ path: '$.total', expr: 'price * qty' }],
-  constraints: [],
-  metaDerivations: [],
-  tests: [],
-} as unknown as ModelSpec; // the service normalises the rest
+/** The seed's worked example (the service normalises the rest of the spec). */
+const SPEC = DEMO as unknown as ModelSpec;
 
 const state = { base: {}, derived: {}, meta: {} };
 
