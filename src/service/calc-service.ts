@@ -435,20 +435,35 @@ export class CalcService implements CalcApi {
   }
 
   async verifyAudit(id: string): Promise<AuditVerification> {
-    const { head } = await this.fresh(id);
+    let { head } = await this.fresh(id);
     const records = await this.store.auditRecords(id);
     const chain = verifyChain(records);
     if (!chain.valid) return chain;
-    // a trail cut short at its end still chains; the model's head says how long it must be
-    const last = records[records.length - 1];
-    if (records.length !== head.nextSequence || (last?.hash ?? GENESIS_HASH) !== head.lastHash) {
-      return {
-        valid: false,
-        recordsChecked: records.length,
-        firstBrokenSequence: records.length,
-        detail: `the trail ends at sequence ${records.length - 1} but the model has committed ${head.nextSequence} cycles (records deleted from the end)`,
-      };
-    }
+    // a cycle committed between the two reads makes the trail longer than the head said: ask again
+    if (records.length > head.nextSequence) head = (await this.store.head(id)) ?? head;
+    // a trail cut or extended at its end still chains; the model's head says where it ends
+    const committed = head.nextSequence;
+    const broken = (firstBrokenSequence: number, detail: string): AuditVerification => ({
+      valid: false,
+      recordsChecked: records.length,
+      firstBrokenSequence,
+      detail,
+    });
+    if (records.length < committed)
+      return broken(
+        records.length,
+        `the trail ends at sequence ${records.length - 1} but the model has committed ${committed} cycles (records deleted from the end)`,
+      );
+    if (records.length > committed)
+      return broken(
+        committed,
+        `the trail runs to sequence ${records.length - 1} but the model has committed ${committed} cycles (records added at the end)`,
+      );
+    if ((records[records.length - 1]?.hash ?? GENESIS_HASH) !== head.lastHash)
+      return broken(
+        records.length - 1,
+        'the newest record is not the one the model committed (replaced at the end)',
+      );
     return chain;
   }
 

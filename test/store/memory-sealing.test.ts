@@ -6,6 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { buildAuditRecord, recordHash, verifyChain } from '../../src/service/audit.js';
 import { CalcService } from '../../src/service/calc-service.js';
+import { sealRecord } from '../../src/store/audit-chain.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import type { ModelSpec } from '../../src/calc/index.js';
 import { GENESIS_HASH, type AuditRecord } from '../../src/store/store.js';
@@ -79,5 +80,52 @@ describe('memory store: sealing after the answer', () => {
     expect(verdict).toMatchObject({ valid: true, recordsChecked: 4 });
     expect(audit.every((r) => typeof r.hash === 'string' && r.hash.length === 64)).toBe(true);
     expect(await service.getState('demo')).toMatchObject({ price: 4, qty: 2, total: 8 });
+  });
+});
+
+describe('verify_audit while cycles commit', () => {
+  /** A store that lets one more cycle commit just before the trail is read. */
+  class CommitBeforeTrail extends MemoryStore {
+    before?: () => Promise<unknown>;
+    override async auditRecords(id: string): Promise<AuditRecord[]> {
+      const hook = this.before;
+      this.before = undefined;
+      await hook?.();
+      return super.auditRecords(id);
+    }
+  }
+
+  it('still names records added at the end that chain correctly', async () => {
+    const store = new (class extends MemoryStore {
+      override async auditRecords(id: string): Promise<AuditRecord[]> {
+        const trail = await super.auditRecords(id);
+        const last = trail[trail.length - 1]!;
+        const forged = { ...draft(trail.length, last.hash!, 99), modelId: id, prevHash: last.hash! };
+        return [...trail, sealRecord(forged)];
+      }
+    })();
+    const service = new CalcService(store);
+    await service.createModel(SPEC);
+    await service.mutate('demo', { '$.price': 1, '$.qty': 1 });
+    expect(await service.verifyAudit('demo')).toEqual({
+      valid: false,
+      recordsChecked: 2,
+      firstBrokenSequence: 1,
+      detail: 'the trail runs to sequence 1 but the model has committed 1 cycles (records added at the end)',
+    });
+  });
+
+  it('does not call a trail that grew between its reads of the head and the trail broken', async () => {
+    const store = new CommitBeforeTrail();
+    const service = new CalcService(store);
+    await service.createModel(SPEC);
+    await service.mutate('demo', { '$.price': 1, '$.qty': 1 });
+    store.before = () => service.mutate('demo', { '$.price': 2, '$.qty': 1 });
+    expect(await service.verifyAudit('demo')).toEqual({
+      valid: true,
+      recordsChecked: 2,
+      firstBrokenSequence: null,
+      detail: 'ok',
+    });
   });
 });
