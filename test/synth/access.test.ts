@@ -4,11 +4,10 @@
  * URLs off the list and queries while queries are off. The real adapters are wrapped only to count
  * what reaches them; every refusal must be a load error naming the setting to change.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Allowlists } from '../../src/synth/access/allowlists.js';
@@ -22,17 +21,9 @@ import { SynthError } from '../../src/synth/errors.js';
 import { parseModel } from '../../src/synth/model/io.js';
 import { renderChunks } from '../../src/synth/output/format.js';
 import { fetchServicePort, nodeDatabasePort, nodeFilePort } from '../../src/synth-io/index.js';
-import { xmlModel } from './helpers.js';
+import { scratchDir, xmlModel } from './helpers.js';
 
-const work = mkdtempSync(join(tmpdir(), 'mw-access-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function put(rel: string, text: string): string {
-  const full = join(work, rel);
-  mkdirSync(dirname(full), { recursive: true });
-  writeFileSync(full, text);
-  return full;
-}
+const { dir: work, put } = scratchDir('mw-access-');
 
 /** The real ports, counting what reaches them. */
 function countingPorts(): { ports: AccessPorts; reads: string[] } {

@@ -3,26 +3,17 @@
  * typing (textColumns), weight columns by index or name, and the draw count per row checked
  * against a recorded corpus output.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { parseDelimited } from '../../src/synth/components/outside/flat-file.js';
 import type { LoadOptions } from '../../src/synth/engine/prepare.js';
 import { SynthError } from '../../src/synth/errors.js';
 import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
 import { nodeFilePort } from '../../src/synth-io/index.js';
-import { grind, xmlModel } from './helpers.js';
+import { grind, scratchDir, xmlModel } from './helpers.js';
 
-const work = mkdtempSync(join(tmpdir(), 'mw-flatfile-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function put(rel: string, text: string): string {
-  const full = join(work, rel);
-  mkdirSync(dirname(full), { recursive: true });
-  writeFileSync(full, text);
-  return full;
-}
+const { put } = scratchDir('mw-flatfile-');
 
 /** Writes a model next to its tables and runs it with the real file port. */
 function runModel(rel: string, nodes: string, root: string, seed: number, count: number): string {

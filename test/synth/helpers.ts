@@ -1,4 +1,8 @@
 /** Small helpers shared by the synth tests. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 import type { LoadOptions } from '../../src/synth/engine/prepare.js';
 import { SynthRun } from '../../src/synth/engine/run.js';
 import { parseModel } from '../../src/synth/model/io.js';
@@ -31,4 +35,19 @@ export function rows(csv: string): number[][] {
     .trim()
     .split('\n')
     .map((l) => l.split(',').map(Number));
+}
+
+/** A scratch directory for one test file, removed after it; `put` writes a file under it. */
+export function scratchDir(prefix: string): { dir: string; put: (rel: string, text: string) => string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    dir,
+    put(rel, text) {
+      const full = join(dir, rel);
+      mkdirSync(dirname(full), { recursive: true });
+      writeFileSync(full, text);
+      return full;
+    },
+  };
 }

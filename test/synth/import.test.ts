@@ -3,10 +3,9 @@
  * substitution and overrides, cycles, libraries that run standalone, collaborate links, and the
  * --edition free gates. Real files in a temporary folder, read through the real node:fs port.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { corpusFromDirectory } from '../../src/cli/synth-files.js';
 import { CLOSED_ALLOWLISTS } from '../../src/synth/access/allowlists.js';
 import { formatReplayReport, replayCorpus } from '../../src/synth/conformance/replay.js';
@@ -16,17 +15,9 @@ import { SynthError } from '../../src/synth/errors.js';
 import { parseModel } from '../../src/synth/model/io.js';
 import { validateModel } from '../../src/synth/validate/validator.js';
 import { fileLoadOptions, nodeFilePort } from '../../src/synth-io/index.js';
-import { grind, xmlModel } from './helpers.js';
+import { grind, scratchDir, xmlModel } from './helpers.js';
 
-const work = mkdtempSync(join(tmpdir(), 'mw-import-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function put(rel: string, text: string): string {
-  const full = join(work, rel);
-  mkdirSync(dirname(full), { recursive: true });
-  writeFileSync(full, text);
-  return full;
-}
+const { dir: work, put } = scratchDir('mw-import-');
 
 function options(path: string, extra: Partial<LoadOptions> = {}): LoadOptions {
   return {

@@ -3,10 +3,9 @@
  * `tables`), shape-only on stand-ins, failing with a reason when a stand-in has the wrong shape;
  * and the shared corpus on our bundled stand-ins has no failures.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { corpusFromDirectory } from '../../src/cli/synth-files.js';
 import {
   formatReplayReport,
@@ -16,18 +15,10 @@ import {
   valuePattern,
 } from '../../src/synth/conformance/replay.js';
 import { nodeFilePort } from '../../src/synth-io/index.js';
-import { xmlModel } from './helpers.js';
+import { scratchDir, xmlModel } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const work = mkdtempSync(join(tmpdir(), 'mw-replay-tables-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function put(rel: string, text: string): string {
-  const full = join(work, rel);
-  mkdirSync(dirname(full), { recursive: true });
-  writeFileSync(full, text);
-  return full;
-}
+const { dir: work, put } = scratchDir('mw-replay-tables-');
 
 const MODEL = xmlModel(
   'Row',
