@@ -115,6 +115,23 @@ export interface GenerateArgs {
   previewLimit?: unknown;
 }
 
+/** A generate call's arguments, checked. */
+interface GenerateRequest {
+  count: number;
+  format: ReturnType<typeof parseFormat>;
+  seedArg: ReturnType<typeof parseSeedArgument>;
+  previewLimit: number;
+}
+
+function parseGenerateArgs(args: GenerateArgs): GenerateRequest {
+  return {
+    count: countArg(args.count),
+    format: parseFormat(args.format),
+    seedArg: parseSeedArgument(args.seed),
+    previewLimit: intArg(args.previewLimit, 'previewLimit', DEFAULT_PREVIEW_LIMIT, 0, MAX_PREVIEW_LIMIT),
+  };
+}
+
 export interface AnalyzeArgs {
   throughput?: boolean;
   samples?: number;
@@ -424,34 +441,36 @@ export class SynthService {
 
   /** A Service generation (`g-…`) of a registered model, run by the worker queue. */
   async generate(modelId: string, args: GenerateArgs, signal?: AbortSignal): Promise<GenerateResult> {
-    const count = countArg(args.count);
-    const format = parseFormat(args.format);
-    const seedArg = parseSeedArgument(args.seed);
-    const previewLimit = intArg(
-      args.previewLimit,
-      'previewLimit',
-      DEFAULT_PREVIEW_LIMIT,
-      0,
-      MAX_PREVIEW_LIMIT,
-    );
+    const request = parseGenerateArgs(args);
     const entry = this.touchModel(modelId);
-    const gen = await this.queue.run(async () => {
-      const { seed, seedSource } = resolveSeed(seedArg, entry.prepared.model, freshSeed);
-      return produceGeneration({
-        id: newId('g'),
-        modelId,
-        run: this.newRun(entry.prepared, seed),
-        seed,
-        seedSource: seedSource === 'cli' ? 'request' : seedSource,
-        count,
-        format,
-        maxBytes: this.serviceMaxBytes,
-        maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
-        ...(signal ? { signal } : {}),
-      });
+    const gen = await this.produce(entry.prepared, request, {
+      id: newId('g'),
+      modelId,
+      maxBytes: this.serviceMaxBytes,
+      maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
+      ...(signal ? { signal } : {}),
     });
     this.served.add(gen);
-    return this.resultOf(gen, previewLimit);
+    return this.resultOf(gen, request.previewLimit);
+  }
+
+  /** One generation on the worker queue, its seed settled when it starts. */
+  private produce(
+    prepared: PreparedModel,
+    request: GenerateRequest,
+    target: { id: string; modelId: string; maxBytes: number; maxBytesSetting: string; signal?: AbortSignal },
+  ): Promise<Generation> {
+    return this.queue.run(async () => {
+      const { seed, seedSource } = resolveSeed(request.seedArg, prepared.model, freshSeed);
+      return produceGeneration({
+        ...target,
+        run: this.newRun(prepared, seed),
+        seed,
+        seedSource: seedSource === 'cli' ? 'request' : seedSource,
+        count: request.count,
+        format: request.format,
+      });
+    });
   }
 
   /**
@@ -476,31 +495,14 @@ export class SynthService {
       format: args.format ?? 'csv',
     });
     try {
-      const count = countArg(args.count);
-      const format = parseFormat(args.format);
-      const seedArg = parseSeedArgument(args.seed);
-      const previewLimit = intArg(
-        args.previewLimit,
-        'previewLimit',
-        DEFAULT_PREVIEW_LIMIT,
-        0,
-        MAX_PREVIEW_LIMIT,
-      );
+      const request = parseGenerateArgs(args);
       const prepared = await loadModel(text, this.loadOptions());
-      const gen = await this.queue.run(async () => {
-        const { seed, seedSource } = resolveSeed(seedArg, prepared.model, freshSeed);
-        return produceGeneration({
-          id: generationId,
-          modelId,
-          run: this.newRun(prepared, seed),
-          seed,
-          seedSource: seedSource === 'cli' ? 'request' : seedSource,
-          count,
-          format,
-          maxBytes: this.embeddedMaxBytes,
-          maxBytesSetting: EMBEDDED_MAX_BYTES_ENV,
-          ...(signal ? { signal } : {}),
-        });
+      const gen = await this.produce(prepared, request, {
+        id: generationId,
+        modelId,
+        maxBytes: this.embeddedMaxBytes,
+        maxBytesSetting: EMBEDDED_MAX_BYTES_ENV,
+        ...(signal ? { signal } : {}),
       });
       this.embedded.add(gen);
       audit?.({
@@ -515,7 +517,7 @@ export class SynthService {
         bytes: gen.bytes,
         durationMs: Math.round(performance.now() - started),
       });
-      return this.resultOf(gen, previewLimit);
+      return this.resultOf(gen, request.previewLimit);
     } catch (err) {
       audit?.({
         event: 'mcp.embedded_generate.stop',
