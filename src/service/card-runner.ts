@@ -321,20 +321,12 @@ export class CardRunner {
   /** Every input applied in one cycle, or the refusal as issues (nothing half-applied). */
   async recompute(hash: string, inputs: Record<string, unknown>, spec?: unknown): Promise<RecomputeOutcome> {
     const compiled = await this.resolve(hash, spec);
-    const runtime = await startRuntime(compiled.model, { historyCapacity: 0 });
-    if (Object.keys(inputs).length > 0) {
-      try {
-        await runtime.mutate(inputs);
-      } catch (err) {
-        const issues = issuesOf(err);
-        if (!issues) throw err;
-        return { specHash: compiled.specHash, rejected: true, issues };
-      }
-    }
+    const applied = await withInputs(compiled, inputs);
+    if ('issues' in applied) return { specHash: compiled.specHash, rejected: true, issues: applied.issues };
     return {
       specHash: compiled.specHash,
       rejected: false,
-      card: await this.computed(compiled, runtime, []),
+      card: await this.computed(compiled, applied.runtime, []),
     };
   }
 
@@ -346,29 +338,15 @@ export class CardRunner {
     spec?: unknown,
   ): Promise<ValueExplanation> {
     const compiled = await this.resolve(hash, spec);
-    const { runtime } = await this.renderRuntime(compiled, inputs);
-    return explainValue(runtime, compiled.graph, path);
-  }
-
-  private async renderRuntime(
-    compiled: CompiledCard,
-    inputs: Record<string, unknown>,
-  ): Promise<{ runtime: ModelRuntime }> {
-    const runtime = await startRuntime(compiled.model, { historyCapacity: 0 });
-    if (Object.keys(inputs).length > 0) {
-      try {
-        await runtime.mutate(inputs);
-      } catch (err) {
-        const issues = issuesOf(err);
-        if (!issues) throw err;
-        throw new CardError({
-          error: 'Inputs rejected',
-          issues,
-          message: issues.map((i) => i.message).join('; '),
-        });
-      }
+    const applied = await withInputs(compiled, inputs);
+    if ('issues' in applied) {
+      throw new CardError({
+        error: 'Inputs rejected',
+        issues: applied.issues,
+        message: applied.issues.map((i) => i.message).join('; '),
+      });
     }
-    return { runtime };
+    return explainValue(applied.runtime, compiled.graph, path);
   }
 
   private async computed(
@@ -385,5 +363,22 @@ export class CardRunner {
       outputs: await outputValues(runtime),
       rejectedInputs,
     };
+  }
+}
+
+/** A fresh runtime of the card with every input applied in one cycle, or why they were refused. */
+async function withInputs(
+  compiled: CompiledCard,
+  inputs: Record<string, unknown>,
+): Promise<{ runtime: ModelRuntime } | { issues: NonNullable<ReturnType<typeof issuesOf>> }> {
+  const runtime = await startRuntime(compiled.model, { historyCapacity: 0 });
+  if (Object.keys(inputs).length === 0) return { runtime };
+  try {
+    await runtime.mutate(inputs);
+    return { runtime };
+  } catch (err) {
+    const issues = issuesOf(err);
+    if (!issues) throw err;
+    return { issues };
   }
 }
