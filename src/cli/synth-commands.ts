@@ -203,33 +203,25 @@ interface ValidateEntry {
 
 async function validateFile(file: string, edition: Edition): Promise<ValidateEntry> {
   const model = file === '-' ? '-' : resolve(file);
+  const unloadable = (loadError: string): ValidateEntry => ({
+    model,
+    valid: false,
+    rootName: null,
+    nodeCount: null,
+    failures: [],
+    loadError,
+  });
   let text: string;
   try {
     text = readModelText(file);
   } catch (err) {
-    return {
-      model,
-      valid: false,
-      rootName: null,
-      nodeCount: null,
-      failures: [],
-      loadError: `cannot read file: ${(err as Error).message}`,
-    };
+    return unloadable(`cannot read file: ${(err as Error).message}`);
   }
   try {
     return { model, ...(await validateModelAsync(parseModel(text), loadOptionsFor(file, edition))) };
   } catch (err) {
-    if (err instanceof SynthError)
-      return { model, valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
-    // A malformed allowlist setting: report it as this file's load error.
-    return {
-      model,
-      valid: false,
-      rootName: null,
-      nodeCount: null,
-      failures: [],
-      loadError: (err as Error).message,
-    };
+    // a SynthError, or a malformed allowlist setting: this file's load error either way
+    return unloadable((err as Error).message);
   }
 }
 

@@ -1,7 +1,7 @@
 /** What every component module provides: its descriptor and a factory for configured nodes. */
 import type { Params } from '../engine/params.js';
 import type { Kind, RuntimeNode } from '../engine/row.js';
-import { Row } from '../engine/row.js';
+import { Row, STRING } from '../engine/row.js';
 import type { RandomSource } from '../random/random-source.js';
 import type { AccessContext } from '../engine/access-context.js';
 import type { ComponentDescriptor } from './descriptor.js';
@@ -138,6 +138,20 @@ export function scalarNode(
     },
   };
   return quantile === undefined ? node : Object.assign(node, { quantile, integerValued: kind !== 0 });
+}
+
+/** A one-column generator emitting text. */
+export function textNode(ctx: BuildContext, draw: () => string): RuntimeNode {
+  return {
+    name: ctx.name,
+    type: ctx.type,
+    dimension: 1,
+    synchronous: false,
+    next(out: Row, offset: number): void {
+      out.kinds[offset] = STRING;
+      out.strs[offset] = draw();
+    },
+  };
 }
 
 /** A generator node emitting a fixed-size vector per call. */

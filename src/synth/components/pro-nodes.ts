@@ -1,27 +1,14 @@
 /** Node helpers shared by the Pro components: text generators, composite writers, role lookup. */
-import type { Composite, Row, RuntimeNode } from '../engine/row.js';
-import { STRING } from '../engine/row.js';
+import type { Composite, RuntimeNode } from '../engine/row.js';
 import type { BuildContext, ComponentImpl } from './component.js';
-import { descriptorOf } from './component.js';
+import { descriptorOf, textNode } from './component.js';
+
+export { textNode };
 import { PRO_INPUT_ATTRIBUTES } from './catalog-pro.js';
 
 /** A Pro component implementation from its catalog entry. */
 export function proImpl(name: string, create: ComponentImpl['create']): ComponentImpl {
   return { descriptor: descriptorOf(name), inputAttributes: PRO_INPUT_ATTRIBUTES[name] ?? [], create };
-}
-
-/** A one-column generator emitting text. */
-export function textNode(ctx: BuildContext, draw: () => string): RuntimeNode {
-  return {
-    name: ctx.name,
-    type: ctx.type,
-    dimension: 1,
-    synchronous: false,
-    next(out: Row, offset: number): void {
-      out.kinds[offset] = STRING;
-      out.strs[offset] = draw();
-    },
-  };
 }
 
 /** A node with the given dimension and step function. */

@@ -1,10 +1,9 @@
 /** Generators that draw little or nothing: Constant, Sequence, Polynomial. */
-import { DOUBLE, INT, STRING } from '../../engine/row.js';
-import type { Row } from '../../engine/row.js';
+import { DOUBLE, INT } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
 import type { ComponentImpl } from '../component.js';
-import { descriptorOf, scalarNode } from '../component.js';
+import { descriptorOf, scalarNode, textNode } from '../component.js';
 
 function impl(name: string, create: ComponentImpl['create']): ComponentImpl {
   return { descriptor: descriptorOf(name), inputAttributes: [], create };
@@ -17,16 +16,7 @@ export const DETERMINISTIC: ComponentImpl[] = [
     if (type === 'string') {
       if (ctx.edition === 'free')
         throw new SynthError('SYNTH_LICENSE', `Constant "${ctx.name}": type="string" needs the Pro edition`);
-      return {
-        name: ctx.name,
-        type: ctx.type,
-        dimension: 1,
-        synchronous: false,
-        next(out: Row, offset: number): void {
-          out.strs[offset] = text;
-          out.kinds[offset] = STRING;
-        },
-      };
+      return textNode(ctx, () => text);
     }
     const value = parseDouble(text);
     if (value === undefined) return ctx.params.reject(`value "${text}" is not a number`);
