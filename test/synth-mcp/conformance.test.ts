@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectConformance } from '../mcp/helpers/conformance.js';
-import { childEnv, cli, grindBytes, root, SKIRMISH, type Json } from './helpers.js';
+import { SKIRMISH, SYNTH_TOOLS, childEnv, cli, grindBytes, root, type Json } from './helpers.js';
 
 describe('synth-only MCP server over Streamable HTTP', () => {
   let url: string;
@@ -48,14 +48,7 @@ describe('synth-only MCP server over Streamable HTTP', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([
-        'analyze_model',
-        'generate',
-        'get_allowlists',
-        'list_components',
-        'read_generation',
-        'validate_model',
-      ]);
+      expect(tools.map((t) => t.name).sort()).toEqual(SYNTH_TOOLS);
       const g = (
         await client.callTool({
           name: 'generate',

@@ -7,26 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  SKIRMISH,
+  SUPPORT_QUEUE,
+  SYNTH_TOOLS,
   childEnv,
   cli,
   connectSynth,
   grindBytes,
   readAll,
   root,
-  SKIRMISH,
-  SUPPORT_QUEUE,
   type Json,
   type SynthPeer,
 } from './helpers.js';
-
-const SYNTH_TOOLS = [
-  'analyze_model',
-  'generate',
-  'get_allowlists',
-  'list_components',
-  'read_generation',
-  'validate_model',
-];
 
 describe('synth tools, embedded mode, over stdio', () => {
   let peer: SynthPeer;

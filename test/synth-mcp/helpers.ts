@@ -139,3 +139,13 @@ export async function startService(
   const { match, child, stderr, stop } = started;
   return { url: match[1]!, port: Number(match[2]), child, stderr, stop };
 }
+
+/** The six synth tools, sorted by name. */
+export const SYNTH_TOOLS = [
+  'analyze_model',
+  'generate',
+  'get_allowlists',
+  'list_components',
+  'read_generation',
+  'validate_model',
+];

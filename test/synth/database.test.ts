@@ -15,11 +15,10 @@ import { loadSynthModel, prepareModel } from '../../src/synth/engine/prepare.js'
 import { SynthRun } from '../../src/synth/engine/run.js';
 import type { SynthError } from '../../src/synth/errors.js';
 import { parseModel } from '../../src/synth/model/io.js';
-import { renderChunks } from '../../src/synth/output/format.js';
 import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
 import { validateModelAsync } from '../../src/synth/validate/validator.js';
 import { realPorts } from '../../src/synth-io/index.js';
-import { xmlModel } from './helpers.js';
+import { render, xmlModel } from './helpers.js';
 
 const POSTGRES_URL = process.env.MODELWORKS_TEST_POSTGRES_URL;
 const PG_SKIP = 'MODELWORKS_TEST_POSTGRES_URL is not set (.ci/run starts a throwaway PostgreSQL and sets it)';
@@ -34,14 +33,7 @@ async function grindDb(node: string, allow: Partial<Allowlists>, seed = 3, count
     allowlists: { ...CLOSED_ALLOWLISTS, ...allow },
     ports: realPorts(),
   });
-  let out = '';
-  for (const chunk of renderChunks(new SynthRun(prepared, BigInt(seed)), {
-    count,
-    format: 'csv',
-    header: false,
-  }))
-    out += chunk;
-  return out;
+  return render(new SynthRun(prepared, BigInt(seed)), count);
 }
 
 /** Every mode against one engine; `url` must be allowlisted by `allow`, `table` holds the rows. */

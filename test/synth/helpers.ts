@@ -18,7 +18,11 @@ export function grind(
   header = false,
   options: LoadOptions = {},
 ): string {
-  const run = new SynthRun(parseModel(text), BigInt(seed), options);
+  return render(new SynthRun(parseModel(text), BigInt(seed), options), count, format, header);
+}
+
+/** The whole output of `count` rows of a run (small chunks, so chunk joins are exercised too). */
+export function render(run: SynthRun, count: number, format: OutputFormat = 'csv', header = false): string {
   let out = '';
   for (const chunk of renderChunks(run, { count, format, header, chunkRows: 7 })) out += chunk;
   return out;

@@ -11,10 +11,9 @@ import { responseRows } from '../../src/synth/components/outside/service-call.js
 import { loadSynthModel } from '../../src/synth/engine/prepare.js';
 import { SynthRun } from '../../src/synth/engine/run.js';
 import { parseModel } from '../../src/synth/model/io.js';
-import { renderChunks } from '../../src/synth/output/format.js';
 import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
 import { realPorts } from '../../src/synth-io/index.js';
-import { xmlModel } from './helpers.js';
+import { render, xmlModel } from './helpers.js';
 
 let server: Server;
 let base = '';
@@ -55,14 +54,7 @@ async function run(nodes: string, root = 'S', count = 6, seed = 5): Promise<stri
     allowlists: { ...CLOSED_ALLOWLISTS, serviceUrlAllowlist: [base] },
     ports: realPorts(),
   });
-  let out = '';
-  for (const chunk of renderChunks(new SynthRun(prepared, BigInt(seed)), {
-    count,
-    format: 'csv',
-    header: false,
-  }))
-    out += chunk;
-  return out;
+  return render(new SynthRun(prepared, BigInt(seed)), count);
 }
 
 describe('ServiceCall', () => {
