@@ -1,4 +1,5 @@
 /** The card's data: what the server sends (see src/mcp/card-tools.ts) and small helpers over it. */
+import { COMPONENT_CATALOG, type ComponentGroup } from '../../src/calc/view-catalog.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -147,34 +148,8 @@ export function inputsOf(card: CardPayload): Record<string, Json> {
   return out;
 }
 
-export const INPUT_TYPES = new Set([
-  'textField',
-  'numericField',
-  'currencyField',
-  'percentField',
-  'passwordField',
-  'emailField',
-  'phoneNumberField',
-  'checkboxField',
-  'toggleField',
-  'dateField',
-  'dateTimeField',
-  'timeField',
-  'countrySelector',
-  'textAreaField',
-  'richTextField',
-  'sliderField',
-  'ratingField',
-  'numericStepper',
-  'dateRangeField',
-  'fileUploadField',
-  'countryRegionSelector',
-]);
-export const CHOICE_TYPES = new Set([
-  'selectField',
-  'radioField',
-  'multiSelectField',
-  'autocompleteField',
-  'comboBox',
-  'tagsField',
-]);
+/** Component types a person edits: the catalogue's inputs and choices. */
+const typesOf = (group: ComponentGroup): Set<string> =>
+  new Set(Object.keys(COMPONENT_CATALOG).filter((type) => COMPONENT_CATALOG[type]!.group === group));
+export const INPUT_TYPES = typesOf('inputs');
+export const CHOICE_TYPES = typesOf('choice');
