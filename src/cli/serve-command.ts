@@ -10,7 +10,7 @@ import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
 import { CardRunner } from '../service/card-runner.js';
 import { PairingService } from '../service/pairing.js';
-import { sandboxHtml } from '../service/sandbox-assets.js';
+import { sandboxHtml } from '../service/web-assets.js';
 import { shareLinkBuilder } from '../service/share-links.js';
 
 const log = (message: string): void => {

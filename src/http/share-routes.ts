@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isObject } from '../calc/index.js';
-import { cardHtml } from '../service/card-assets.js';
+import { cardHtml } from '../service/web-assets.js';
 import { CardError, cardPayload, recomputeAnswer, type CardRunner } from '../service/card-runner.js';
 import { decodeSharePayload } from '../service/share-links.js';
 

@@ -17,7 +17,7 @@ import {
   type CardRunner,
   type ComputedCard,
 } from '../service/card-runner.js';
-import { cardHtml } from '../service/card-assets.js';
+import { cardHtml } from '../service/web-assets.js';
 import type { CalcService } from '../service/calc-service.js';
 import type { ShareLinks } from '../service/share-links.js';
 import { GUIDES } from './resources.js';
@@ -32,7 +32,7 @@ export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const CARD_META_KEY = 'valem/card';
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
-export { CARD_HTML_PATH } from '../service/card-assets.js';
+export { CARD_HTML_PATH } from '../service/web-assets.js';
 
 /**
  * Does this client show cards? Yes when it lists the UI extension, or sends no extensions map at

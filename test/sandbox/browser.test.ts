@@ -12,7 +12,7 @@ import { browserSuite, CHROMIUM } from '../helpers/chromium.js';
 import { buildApp } from '../../src/http/app.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { PairingService } from '../../src/service/pairing.js';
-import { SANDBOX_HTML_PATH, sandboxHtml } from '../../src/service/sandbox-assets.js';
+import { SANDBOX_HTML_PATH, sandboxHtml } from '../../src/service/web-assets.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { carLoan } from '../card/helpers.js';
 

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_HTML_PATH, sandboxHtml } from '../../src/service/sandbox-assets.js';
+import { SANDBOX_HTML_PATH, sandboxHtml } from '../../src/service/web-assets.js';
 
 describe('the built sandbox page', () => {
   let html = '';
