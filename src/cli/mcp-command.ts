@@ -12,7 +12,7 @@ import type { CalcApi } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
-import { serveHttp } from '../mcp/http.js';
+import { serveHttp, sessionIdleMsFromEnv } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
@@ -125,6 +125,14 @@ export function registerMcpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      let sessionIdleMs = 0;
+      try {
+        if (http) sessionIdleMs = sessionIdleMsFromEnv();
+      } catch (err) {
+        log((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
       let opened;
       try {
         opened = await openCalc(opts);
@@ -163,7 +171,7 @@ export function registerMcpCommand(program: Command): void {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-      const running = await serveHttp({ host, port, createServer: make, allowedOrigins, log });
+      const running = await serveHttp({ host, port, createServer: make, allowedOrigins, log, sessionIdleMs });
       log(`MCP over Streamable HTTP at ${running.url} (${modeLine})`);
       const stop = (): void => {
         void running

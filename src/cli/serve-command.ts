@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { buildApp } from '../http/app.js';
 import { createMcpServer } from '../mcp/server.js';
+import { sessionIdleMsFromEnv } from '../mcp/http.js';
 import { CalcService } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
@@ -41,6 +42,14 @@ export function registerServeCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      let mcpSessionIdleMs: number;
+      try {
+        mcpSessionIdleMs = sessionIdleMsFromEnv();
+      } catch (err) {
+        log((err as Error).message);
+        process.exitCode = 2;
+        return;
+      }
       let store;
       try {
         store = await openStore(opts.store ?? process.env.MODELWORKS_STORE);
@@ -65,6 +74,7 @@ export function registerServeCommand(program: Command): void {
           process.env.MODELWORKS_ALLOWED_ORIGINS ?? process.env.MODELWORKS_MCP_ALLOWED_ORIGINS,
         ),
         bindHost: opts.host,
+        mcpSessionIdleMs,
         createMcpServer: () =>
           createMcpServer({
             calc,

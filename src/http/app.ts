@@ -30,6 +30,8 @@ export interface AppOptions {
   calc: CalcService;
   /** Builds the MCP server of one /mcp session; omit to serve no /mcp. */
   createMcpServer?: () => Server;
+  /** An /mcp session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
+  mcpSessionIdleMs?: number;
   apiKey?: string | undefined;
   allowedOrigins?: readonly string[];
   /** The address the server binds: a loopback bind refuses non-loopback Host headers. */
@@ -147,7 +149,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerModelRoutes(app, options.calc);
   registerBlobRoutes(app, options.calc, apiKey !== undefined);
   registerSubscribeRoute(app, options.calc);
-  if (options.createMcpServer) registerMcpRoute(app, options.createMcpServer);
+  if (options.createMcpServer)
+    registerMcpRoute(app, options.createMcpServer, {
+      ...(options.mcpSessionIdleMs !== undefined ? { idleMs: options.mcpSessionIdleMs } : {}),
+    });
   if (options.sandbox)
     registerSandboxRoutes(app, {
       pairing: options.sandbox.pairing,

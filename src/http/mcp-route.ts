@@ -5,10 +5,14 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyInstance } from 'fastify';
-import { McpSessionHost } from '../mcp/http.js';
+import { McpSessionHost, type SessionHostOptions } from '../mcp/http.js';
 
-export function registerMcpRoute(app: FastifyInstance, createServer: () => Server): void {
-  const host = new McpSessionHost(createServer);
+export function registerMcpRoute(
+  app: FastifyInstance,
+  createServer: () => Server,
+  options: Pick<SessionHostOptions, 'idleMs'> = {},
+): void {
+  const host = new McpSessionHost(createServer, { ...options, log: (message) => app.log.info(message) });
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: '/mcp',

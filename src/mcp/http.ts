@@ -1,7 +1,8 @@
 /**
  * Streamable HTTP at /mcp on node:http. `initialize` mints a session (Mcp-Session-Id); later
  * requests carry it; an unknown session is 404; a request with neither a session nor initialize
- * gets a one-off session. Origin and Host are checked against DNS rebinding.
+ * gets a one-off session. A session nobody has used for the idle time is closed (most clients just
+ * go away without a DELETE). Origin and Host are checked against DNS rebinding.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -18,6 +19,26 @@ import { announceReady } from './server.js';
 
 export const MAX_SESSIONS = 1000;
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** How long a session may sit unused (no request, no open event stream) before it is closed. */
+export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
+const IDLE_ENV = 'MODELWORKS_MCP_SESSION_IDLE_SECONDS';
+
+/** The session idle time from `MODELWORKS_MCP_SESSION_IDLE_SECONDS`, in ms; throws on a bad value. */
+export function sessionIdleMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env[IDLE_ENV]?.trim();
+  if (!text) return DEFAULT_SESSION_IDLE_SECONDS * 1000;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`${IDLE_ENV} must be a positive number of seconds (got '${text}')`);
+  return seconds * 1000;
+}
+
+export interface SessionHostOptions {
+  /** A session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
+  idleMs?: number;
+  maxSessions?: number;
+  log?: (message: string) => void;
+}
 
 export interface HttpMcpOptions {
   host: string;
@@ -27,6 +48,8 @@ export interface HttpMcpOptions {
   /** Browser origins allowed to call /mcp; empty = loopback origins only. */
   allowedOrigins: readonly string[];
   log: (message: string) => void;
+  /** A session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
+  sessionIdleMs?: number;
 }
 
 export interface RunningHttpMcp {
@@ -99,9 +122,18 @@ export function hostAllowed(hostHeader: string | undefined, bindHost: string): b
  * body is already parsed and whose Host, Origin and credentials are already checked.
  */
 export class McpSessionHost {
-  private readonly sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly idleMs: number;
+  private readonly maxSessions: number;
+  private sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly createServer: () => Server) {}
+  constructor(
+    private readonly createServer: () => Server,
+    private readonly options: SessionHostOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_SECONDS * 1000;
+    this.maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -113,6 +145,7 @@ export class McpSessionHost {
     if (typeof sessionId === 'string' && !known)
       return sendJson(res, 404, rpcError(-32001, 'Session not found'));
     if (known) {
+      inUse(known, res);
       if (req.method === 'GET') onEventStreamOpen(res, () => announceReady(known.server));
       return known.transport.handleRequest(req, res, body);
     }
@@ -133,13 +166,15 @@ export class McpSessionHost {
       res.on('close', () => void server.close());
       return transport.handleRequest(req, res, body);
     }
-    if (this.sessions.size >= MAX_SESSIONS)
-      return sendJson(res, 429, rpcError(-32000, `Too many sessions (${MAX_SESSIONS})`));
+    if (this.sessions.size >= this.maxSessions) this.closeIdle();
+    if (this.sessions.size >= this.maxSessions)
+      return sendJson(res, 429, rpcError(-32000, `Too many sessions (${this.maxSessions})`));
     const server = this.createServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server });
+        this.sessions.set(id, { transport, server, lastUsed: Date.now(), open: 0 });
+        this.startSweeper();
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
@@ -153,14 +188,62 @@ export class McpSessionHost {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     for (const { server } of this.sessions.values()) await server.close().catch(() => {});
     this.sessions.clear();
   }
+
+  /** Closes every session unused for the idle time; an open request or event stream is use. */
+  private closeIdle(): void {
+    const cutoff = Date.now() - this.idleMs;
+    let closed = 0;
+    for (const [id, session] of this.sessions) {
+      if (session.open > 0 || session.lastUsed > cutoff) continue;
+      this.sessions.delete(id);
+      void session.server.close().catch(() => {});
+      closed++;
+    }
+    if (closed > 0)
+      this.options.log?.(
+        `mcp http: closed ${closed} session${closed === 1 ? '' : 's'} unused for ${this.idleMs / 1000} s`,
+      );
+    if (this.sessions.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  }
+
+  private startSweeper(): void {
+    // a check every half idle period (at most every minute): a session goes at most that late
+    this.sweeper ??= setInterval(() => this.closeIdle(), Math.min(this.idleMs / 2, 60_000)).unref();
+  }
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  lastUsed: number;
+  /** Requests (event streams included) still open. */
+  open: number;
+}
+
+/** Counts `res` as use of the session until it closes. */
+function inUse(session: Session, res: ServerResponse): void {
+  session.open++;
+  session.lastUsed = Date.now();
+  res.once('close', () => {
+    session.open--;
+    session.lastUsed = Date.now();
+  });
 }
 
 /** Starts the HTTP endpoint; resolves once it listens. */
 export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp> {
-  const host = new McpSessionHost(options.createServer);
+  const host = new McpSessionHost(options.createServer, {
+    log: options.log,
+    ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+  });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');

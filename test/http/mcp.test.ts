@@ -62,3 +62,54 @@ describe('/mcp on the REST server', () => {
     await expect(connect('wrong')).rejects.toThrow(/401/);
   });
 });
+
+describe('/mcp sessions on the REST server expire when unused', () => {
+  it('closes a session nobody uses and keeps a connected client (its event stream is open)', async () => {
+    const idle = await testApp({
+      mcpSessionIdleMs: 200,
+      createMcpServer: () =>
+        createMcpServer({ calc: idle.calc, guidanceTopics: [], groups: new Set(['calc']), modeLine: 'test' }),
+    });
+    await idle.app.listen({ host: '127.0.0.1', port: 0 });
+    const url = `http://127.0.0.1:${(idle.app.server.address() as AddressInfo).port}/mcp`;
+    const client = new Client({ name: 'kept', version: '1' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const post = (body: unknown, headers: Record<string, string> = {}) =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...headers,
+          },
+          body: JSON.stringify(body),
+        });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'gone', version: '1' },
+        },
+      });
+      const session = {
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-11-25',
+      };
+      await init.text();
+
+      await new Promise((r) => setTimeout(r, 1200)); // six idle times
+      const ping = await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, session);
+      await ping.text();
+      expect(ping.status).toBe(404);
+      const listed = await client.listTools();
+      expect(listed.tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+      await idle.close();
+    }
+  });
+});

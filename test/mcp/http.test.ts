@@ -1,8 +1,9 @@
-// Streamable HTTP specifics, seen with plain HTTP requests: sessions, one-off requests, Origin and
-// Host checks against DNS rebinding, and a clean stop.
+// Streamable HTTP specifics, seen with plain HTTP requests: sessions (and their expiry), one-off
+// requests, Origin and Host checks against DNS rebinding, and a clean stop.
+import { spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type HttpServerChild } from './helpers/peers.js';
+import { cli, root, serverEnv, startHttpServer, type HttpServerChild } from './helpers/peers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -239,6 +240,48 @@ describe('MCP over Streamable HTTP', () => {
       params: { uri: 'valem://state/levels' },
     });
     await stream.close();
+  });
+
+  it('closes a session left unused for MODELWORKS_MCP_SESSION_IDLE_SECONDS and says so', async () => {
+    const other = await startHttpServer({ ...serverEnv, MODELWORKS_MCP_SESSION_IDLE_SECONDS: '0.3' });
+    try {
+      const init = await fetch(other.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: ACCEPT },
+        body: JSON.stringify(initialize()),
+      });
+      const headers = {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-11-25',
+      };
+      await init.text();
+      const deadline = Date.now() + 15_000;
+      while (!/closed 1 session unused for/.test(other.stderr())) {
+        if (Date.now() > deadline) throw new Error(`no expiry line; stderr: ${other.stderr()}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const ping = await fetch(other.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+      expect(ping.status).toBe(404);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('refuses a bad MODELWORKS_MCP_SESSION_IDLE_SECONDS before it starts (exit 2)', () => {
+    const r = spawnSync(process.execPath, [cli, 'mcp', '--http', '--port', '0'], {
+      cwd: root,
+      env: { ...serverEnv, MODELWORKS_MCP_SESSION_IDLE_SECONDS: 'soon' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/MODELWORKS_MCP_SESSION_IDLE_SECONDS must be a positive number of seconds/);
   });
 
   it('stops cleanly on SIGTERM', async () => {
