@@ -1,8 +1,10 @@
 /**
  * JSONata expressions: compiled once per text, evaluated with a time and depth limit so a runaway
- * expression fails its own evaluation, never the process.
+ * expression fails its own evaluation, never the process; `/…/` literals run on RE2 (safe-regex.ts),
+ * since a backtracking match is one step the limit cannot interrupt.
  */
 import jsonata from 'jsonata';
+import { SafeRegexEngine } from './safe-regex.js';
 
 export type JsonataNode = jsonata.ExprNode;
 
@@ -101,7 +103,11 @@ export function compileExpression(text: string, limits: ExpressionLimits = DEFAU
   if (hit) return hit;
   let result: CompileResult;
   try {
-    const compiled = jsonata(text, { timeout: limits.timeoutMs, stack: limits.maxDepth });
+    const compiled = jsonata(text, {
+      timeout: limits.timeoutMs,
+      stack: limits.maxDepth,
+      RegexEngine: SafeRegexEngine,
+    });
     const ast = compiled.ast();
     result = {
       ok: true,

@@ -5,6 +5,7 @@
 import { WILDCARD, type Path } from './address.js';
 import { cloneJson, isObject, jsonEqual, jsonTypeName, type JsonObject } from './json.js';
 import { META_KEYWORDS, META_PROPERTIES, type MetaProperty } from './spec.js';
+import { safeRegExp } from './safe-regex.js';
 
 const MAX_REF_HOPS = 32;
 const META_PROPERTY_LIST = Object.keys(META_PROPERTIES) as MetaProperty[];
@@ -112,9 +113,9 @@ function wholeMatchRegex(pattern: string): RegExp | null {
   let re = regexCache.get(pattern);
   if (re === undefined) {
     try {
-      re = new RegExp(`^(?:${pattern})$`, 'u');
+      re = safeRegExp(`^(?:${pattern})$`, 'u');
     } catch {
-      re = null; // a pattern that does not compile is skipped, not a violation
+      re = null; // a pattern that does not compile (or needs backtracking) is skipped, not a violation
     }
     if (regexCache.size > 5000) regexCache.clear();
     regexCache.set(pattern, re);

@@ -7,6 +7,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { parseAddress, WILDCARD, type Path } from './address.js';
 import { compileExpression, JSONATA_BUILTINS, RESERVED_BINDINGS } from './expression.js';
+import { regexLiterals, safeRegExp, UnsupportedRegexError } from './safe-regex.js';
 import { isObject, type JsonObject } from './json.js';
 import { compileLibrary } from './library.js';
 import { compileModel, type CompiledModel } from './program.js';
@@ -274,11 +275,14 @@ function walkSchema(node: unknown, location: string, walk: SchemaWalk, report: R
   if (typeof node.pattern === 'string') {
     try {
       new RegExp(node.pattern, 'u');
+      safeRegExp(node.pattern, 'u');
     } catch (e) {
       walk.blocking = true;
       report.error(
         `${location}.pattern`,
-        `pattern does not compile as a regular expression: ${(e as Error).message}`,
+        e instanceof UnsupportedRegexError
+          ? e.message
+          : `pattern does not compile as a regular expression: ${(e as Error).message}`,
       );
     }
   }
@@ -459,6 +463,14 @@ function checkExpression(text: string, location: string, names: NameContext, rep
     return false;
   }
   lintNames(compiled.expr.ast as unknown as AstNode, location, names, report);
+  for (const re of regexLiterals(compiled.expr.ast)) {
+    try {
+      safeRegExp(re);
+    } catch (e) {
+      report.error(location, (e as Error).message);
+      return false;
+    }
+  }
   return true;
 }
 

@@ -1,0 +1,44 @@
+/**
+ * Regular expressions written in models (schema `pattern`, JSONata `/…/` literals) run on RE2,
+ * whose matching time grows linearly with the input. JavaScript's backtracking engine can spend
+ * hours on a pattern such as `(a+)+$` against forty characters, and a match cannot be interrupted,
+ * so no time limit would save the process. RE2 has no backreferences and no lookaround.
+ */
+import RE2 from 're2';
+
+/** A pattern RE2 cannot run: a feature it lacks (backreference, lookaround) or a syntax error. */
+export class UnsupportedRegexError extends Error {
+  readonly code = 'UNSUPPORTED_REGEX';
+}
+
+/** Compiles `pattern` on RE2 (same flags and API as RegExp). */
+export function safeRegExp(pattern: string | RegExp, flags?: string): RegExp {
+  try {
+    return typeof pattern === 'string' ? new RE2(pattern, flags) : new RE2(pattern);
+  } catch (err) {
+    const shown = typeof pattern === 'string' ? `/${pattern}/` : String(pattern);
+    throw new UnsupportedRegexError(
+      `regular expression ${shown} cannot run on the linear-time regex engine (RE2: no backreferences or lookaround): ${(err as Error).message}`,
+    );
+  }
+}
+
+/**
+ * The same, in the shape JSONata's `RegexEngine` option asks for: it calls `new RegexEngine(re)`
+ * with the RegExp its parser built, and a constructor that returns an object yields that object.
+ */
+export const SafeRegexEngine = function SafeRegexEngine(pattern: string | RegExp, flags?: string) {
+  return safeRegExp(pattern, flags);
+} as unknown as RegExpConstructor;
+
+/** The `/…/` literals of a JSONata AST. */
+export function regexLiterals(ast: unknown, out: RegExp[] = []): RegExp[] {
+  if (Array.isArray(ast)) {
+    for (const node of ast) regexLiterals(node, out);
+  } else if (ast !== null && typeof ast === 'object') {
+    const node = ast as Record<string, unknown>;
+    if (node.type === 'regex' && node.value instanceof RegExp) out.push(node.value);
+    for (const [k, child] of Object.entries(node)) if (k !== 'value') regexLiterals(child, out);
+  }
+  return out;
+}
