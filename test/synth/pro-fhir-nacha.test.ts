@@ -57,6 +57,21 @@ describe('FHIR', () => {
     expect(first.entry[0].resource.birthDate).toBe('1997-05-11');
   });
 
+  it('cuts the trailing slashes of baseUrl, however many (in linear time)', () => {
+    const withBase = (base: string) =>
+      FHIR_NODES.replace('type="collection">', `type="collection" baseUrl="${base}">`);
+    const fullUrl = (base: string) =>
+      (
+        JSON.parse(grind(xmlModel('VitalsBundle', withBase(base)), 42, 1, 'raw')) as {
+          entry: { fullUrl: string }[];
+        }
+      ).entry[0]!.fullUrl;
+    expect(fullUrl('https://fhir.test/r4///')).toBe('https://fhir.test/r4/Patient/patient-1');
+    // a long run of slashes not at the end: a /\/+$/ regex spends minutes on it
+    const long = `https://fhir.test/${'/'.repeat(300_000)}x`;
+    expect(fullUrl(`${long}/`)).toBe(`${long}/Patient/patient-1`);
+  });
+
   it('needs its collaborate peers', () => {
     const noPatient = FHIR_NODES.replace(
       ' collaborate.patient="Pat"><input name="HR"/>',

@@ -147,7 +147,11 @@ export const FHIR_FILTERS: ComponentImpl[] = [
     if (ctx.inputs.length === 0) ctx.params.reject('needs at least one resource input');
     const id = ctx.params.text('id')!;
     const type = ctx.params.text('type')!;
-    const base = ctx.params.text('baseUrl')!.replace(/\/+$/, '');
+    // trailing slashes cut by a scan: /\/+$/ is quadratic on a long run of slashes in a model's text
+    let base = ctx.params.text('baseUrl')!;
+    let end = base.length;
+    while (end > 0 && base.charCodeAt(end - 1) === 47) end--;
+    base = base.slice(0, end);
     const rows = ctx.inputs.map((n) => new Row(n.dimension));
     return filterNode(ctx, 1, (out, offset) => {
       const entries = ctx.inputs.map((n, i) => {
