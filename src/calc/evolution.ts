@@ -515,11 +515,35 @@ function evolveConstants(
   spec.constants = constants;
 }
 
+/**
+ * The names in the export list, the array literal of strings that ends a definition block
+ * (`( …; ["a", "b"] )`); none when it does not end with one. Read backwards by hand: the regex
+ * this replaces backtracked exponentially on a long list that was not closed.
+ */
 function exportNamesOf(define: string): string[] {
-  // the export list is the final array literal of the definition block
-  const m = /\[\s*((?:"[^"]*"\s*,?\s*)+)\]\s*\)?\s*$/.exec(define.trim());
-  if (!m) return [];
-  return [...m[1]!.matchAll(/"([^"]*)"/g)].map((x) => x[1]!);
+  let text = define.trim();
+  if (text.endsWith(')')) text = text.slice(0, -1).trimEnd();
+  if (!text.endsWith(']')) return [];
+  const names: string[] = [];
+  let i = text.length - 2;
+  const skipSpace = (): void => {
+    while (i >= 0 && /\s/.test(text[i]!)) i--;
+  };
+  for (;;) {
+    // between items (and after the last one): spaces, at most one comma, spaces
+    skipSpace();
+    const comma = text[i] === ',';
+    if (comma) {
+      i--;
+      skipSpace();
+    }
+    if (text[i] === '[' && !comma && names.length > 0) return names.reverse();
+    if (text[i] !== '"') return [];
+    const open = text.lastIndexOf('"', i - 1);
+    if (open < 0) return [];
+    names.push(text.slice(open + 1, i));
+    i = open - 1;
+  }
 }
 
 function evolveLibrary(

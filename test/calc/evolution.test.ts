@@ -92,6 +92,48 @@ describe('applyEvolution', () => {
     ]);
   });
 
+  describe('newLibrary: exports still called', () => {
+    const withLibrary = normalizeSpec({
+      ...baseSpec,
+      library: {
+        define: '( $double := function($x){ $x * 2 }; $half := function($x){ $x / 2 }; ["double", "half"] )',
+      },
+      derivations: [{ path: '$.twice', expr: '$double(price)' }],
+    }).spec;
+    const problemsOf = (define: string): string[] => {
+      try {
+        applyEvolution(withLibrary, { newLibrary: { define } });
+        return [];
+      } catch (err) {
+        return ((err as CalcError).details.errors as { message: string }[]).map((p) => p.message);
+      }
+    };
+
+    it('refuses dropping an export the spec calls, whatever the list looks like', () => {
+      const dropsDouble = /export 'double' is still called/;
+      expect(problemsOf('( $half := function($x){ $x / 2 }; ["half"] )')).toEqual([
+        expect.stringMatching(dropsDouble),
+      ]);
+      expect(problemsOf('( $half := function($x){ $x / 2 }; [ "half" , ] )\n')).toEqual([
+        expect.stringMatching(dropsDouble),
+      ]);
+      // no export list at the end: nothing is exported
+      expect(problemsOf('( $double := function($x){ $x * 2 } )')).toEqual([
+        expect.stringMatching(dropsDouble),
+      ]);
+    });
+
+    it('accepts a library that keeps it (an unused export may go)', () => {
+      expect(problemsOf('( $double := function($x){ $x * 2 }; ["double"] )')).toEqual([]);
+      expect(problemsOf('($double := function($x){ $x * 2 }; $t := 1; ["t" "double",])')).toEqual([]);
+    });
+
+    it('reads a long unclosed list at once (the regex it replaced backtracked for minutes)', () => {
+      const unclosed = `( $double := function($x){ $x * 2 }; [${'"double"  '.repeat(20)}x )`;
+      expect(problemsOf(unclosed)).toEqual([expect.stringMatching(/export 'double' is still called/)]);
+    });
+  });
+
   it('schema tiers: node upsert with required, def upsert, node removal', () => {
     const out = applyEvolution(spec, {
       upsertSchemaNodes: [{ path: '$.discount', schema: { type: 'number', minimum: 0 }, required: true }],
