@@ -11,6 +11,7 @@ import {
 } from './expression.js';
 import { cloneJson, isObject, type JsonValue } from './json.js';
 import type { LibraryObject } from './spec.js';
+import { unsupportedRegexIn } from './safe-regex.js';
 
 export const MAX_LIBRARY_CHARS = 20_000;
 export const MAX_LIBRARY_LAYERS = 8;
@@ -192,6 +193,8 @@ export async function compileLibrary(
       continue;
     }
     for (const p of lintDefinition(compiled.expr.ast)) err(loc, `library ${p}`);
+    const regexProblem = unsupportedRegexIn(compiled.expr.ast);
+    if (regexProblem) err(loc, `library ${regexProblem}`);
     if (findings.some((f) => f.severity === 'error')) continue;
 
     let names: unknown;

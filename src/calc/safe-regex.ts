@@ -31,8 +31,19 @@ export const SafeRegexEngine = function SafeRegexEngine(pattern: string | RegExp
   return safeRegExp(pattern, flags);
 } as unknown as RegExpConstructor;
 
-/** The `/…/` literals of a JSONata AST. */
-export function regexLiterals(ast: unknown, out: RegExp[] = []): RegExp[] {
+/** Why the first `/…/` literal of a JSONata AST that RE2 cannot run is refused; none when all run. */
+export function unsupportedRegexIn(ast: unknown): string | undefined {
+  for (const re of regexLiterals(ast)) {
+    try {
+      safeRegExp(re);
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+  return undefined;
+}
+
+function regexLiterals(ast: unknown, out: RegExp[] = []): RegExp[] {
   if (Array.isArray(ast)) {
     for (const node of ast) regexLiterals(node, out);
   } else if (ast !== null && typeof ast === 'object') {

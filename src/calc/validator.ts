@@ -7,7 +7,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { parseAddress, WILDCARD, type Path } from './address.js';
 import { compileExpression, JSONATA_BUILTINS, RESERVED_BINDINGS } from './expression.js';
-import { regexLiterals, safeRegExp, UnsupportedRegexError } from './safe-regex.js';
+import { safeRegExp, unsupportedRegexIn, UnsupportedRegexError } from './safe-regex.js';
 import { isObject, type JsonObject } from './json.js';
 import { compileLibrary } from './library.js';
 import { compileModel, type CompiledModel } from './program.js';
@@ -463,13 +463,10 @@ function checkExpression(text: string, location: string, names: NameContext, rep
     return false;
   }
   lintNames(compiled.expr.ast as unknown as AstNode, location, names, report);
-  for (const re of regexLiterals(compiled.expr.ast)) {
-    try {
-      safeRegExp(re);
-    } catch (e) {
-      report.error(location, (e as Error).message);
-      return false;
-    }
+  const regexProblem = unsupportedRegexIn(compiled.expr.ast);
+  if (regexProblem) {
+    report.error(location, regexProblem);
+    return false;
   }
   return true;
 }

@@ -108,6 +108,20 @@ describe('the validator refuses what RE2 cannot run', () => {
     ]);
   });
 
+  it('a lookbehind in a library function', async () => {
+    const result = await validateSpec(
+      spec(undefined, {
+        library: { define: '( $dollars := function($s){ $match($s, /(?<=\\$)[0-9]+/) }; ["dollars"] )' },
+      }),
+    );
+    expect(result.valid).toBe(false);
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/^library regular expression .* linear-time/),
+      }),
+    ]);
+  });
+
   it('accepts the patterns RE2 runs, catastrophic-looking ones included', async () => {
     const result = await validateSpec(
       spec('^(a+)+$', { derivations: [{ path: '$.digits', expr: '$match(code, /[0-9]+/).match' }] }),
