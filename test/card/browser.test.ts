@@ -195,13 +195,18 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
       return { contexts: h.contexts, displayModes: h.displayModes };
     });
   const payment = (frame: Frame) => frame.locator('[data-testid="value-payment"]');
+  /** Types `value` into the Deposit field and commits it with Enter; the field, for further checks. */
+  const enterDeposit = async (frame: Frame | Page, value: string) => {
+    const deposit = frame.getByLabel('Deposit', { exact: true });
+    await deposit.fill(value);
+    await deposit.press('Enter');
+    return deposit;
+  };
 
   it('renders the car-loan example, recomputes the payment after an edit and tells the model context', async () => {
     const frame = await open('render_model', { spec: carLoan() });
     await expect.poll(() => payment(frame).textContent()).toBe(usd(480.78));
-    const deposit = frame.getByLabel('Deposit', { exact: true });
-    await deposit.fill('10000');
-    await deposit.press('Enter');
+    await enterDeposit(frame, '10000');
     // what the server computes for the same inputs
     const expected = (await calc.dryRun(carLoan(), { '$.deposit': 10000 })).monthlyPayment as number;
     expect(expected).not.toBe(480.78);
@@ -218,9 +223,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
   it('shows a refused edit as rejected and keeps the last good result', async () => {
     const frame = await open('render_model', { spec: carLoan() });
     await expect.poll(() => payment(frame).textContent()).toBe(usd(480.78));
-    const deposit = frame.getByLabel('Deposit', { exact: true });
-    await deposit.fill('99999');
-    await deposit.press('Enter');
+    const deposit = await enterDeposit(frame, '99999');
     const alert = frame.locator('[data-component="deposit"] [role="alert"]');
     await expect.poll(() => alert.textContent()).toContain('The deposit cannot exceed the vehicle price');
     expect(await deposit.getAttribute('aria-invalid')).toBe('true');
@@ -284,9 +287,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     await calc.createModel(carLoan());
     const frame = await open('show_model', { id: 'car-loan-calculator' });
     await expect.poll(() => payment(frame).textContent()).toBe(usd(480.78));
-    const deposit = frame.getByLabel('Deposit', { exact: true });
-    await deposit.fill('7000');
-    await deposit.press('Enter');
+    await enterDeposit(frame, '7000');
     await expect
       .poll(async () => (await calc.getState('car-loan-calculator')) as Record<string, unknown>)
       .toMatchObject({
@@ -348,9 +349,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
       await expect
         .poll(() => share.locator('[data-testid="value-payment"]').textContent())
         .toBe(usd(expected));
-      const deposit = share.getByLabel('Deposit', { exact: true });
-      await deposit.fill('2000');
-      await deposit.press('Enter');
+      await enterDeposit(share, '2000');
       const after = (await calc.dryRun(carLoan(), { '$.deposit': 2000 })).monthlyPayment as number;
       await expect.poll(() => share.locator('[data-testid="value-payment"]').textContent()).toBe(usd(after));
       expect([...origins]).toEqual([base]);
