@@ -3,6 +3,8 @@
  * Parsed once into segments and compared structurally.
  */
 
+import { FORBIDDEN_KEY_REASON, isForbiddenKey } from './safe-keys.js';
+
 /** `[*]`: matches any one segment. */
 export const WILDCARD = '*' as const;
 // `[*]` is the WILDCARD string; a literal object key "*" cannot be told from it (accepted limitation).
@@ -82,6 +84,8 @@ export function parseAddress(raw: string): ParseResult {
 function parseUncached(raw: string): ParseResult {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, message: 'address is empty' };
   const segments = lenientSegments(raw);
+  if (segments.some(isForbiddenKey))
+    return { ok: false, message: `address '${raw}': ${FORBIDDEN_KEY_REASON}` };
   const canonical = formatPath(segments);
   if (canonical !== raw) {
     return {

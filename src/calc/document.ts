@@ -4,6 +4,7 @@
  */
 import { WILDCARD, type Path, type Segment } from './address.js';
 import { cloneJson, isObject, type JsonValue } from './json.js';
+import { isForbiddenKey, ownValue } from './safe-keys.js';
 
 /** Largest array index a write may create (a guard against `$.a[999999999]`). */
 export const MAX_ARRAY_INDEX = 1_000_000;
@@ -123,9 +124,11 @@ function setKey(
     container[index] = value;
     return;
   }
+  // addresses are parsed with `__proto__` refused; reaching here with it is a bug, never a write
+  if (isForbiddenKey(key)) throw new Error('refusing to write the __proto__ key');
   if (undo) {
-    const old = container[key as string];
-    const had = old !== undefined || Object.prototype.hasOwnProperty.call(container, key);
+    const had = Object.prototype.hasOwnProperty.call(container, key);
+    const old = had ? container[key as string] : undefined;
     undo.entries.push({
       kind: 'key',
       container,
@@ -164,7 +167,7 @@ export function setAt(root: Record<string, unknown>, path: Path, value: unknown,
       setKey(node, seg, value, undo, path, i);
       return true;
     }
-    const next = (node as Record<string | number, unknown>)[seg];
+    const next = ownValue(node, seg);
     if (next === undefined || next === null) {
       const created: Record<string, unknown> | unknown[] = typeof path[i + 1] === 'number' ? [] : {};
       setKey(node, seg, created, undo, path, i);
@@ -208,7 +211,7 @@ export function spliceAt(root: Record<string, unknown>, path: Path, value: unkno
         setKey(node, seg, value, undo, path, i);
         return true;
       }
-      const next = node[seg];
+      const next = ownValue(node, seg);
       if (next === null || next === undefined) {
         // An absent array is never created for an indexed splice: there is no row to land in.
         if (typeof path[i + 1] === 'number') return false;

@@ -65,3 +65,36 @@ export function constraintViolationError(violations: ConstraintViolation[]): Cal
       : `${violations.length} constraints violated: [${violations.map((v) => v.message).join(', ')}]`;
   return new CalcError('CONSTRAINT_VIOLATION', message, { violations });
 }
+
+/** JavaScript's own error classes: their texts describe our code's failure, not the caller's input. */
+const ENGINE_ERRORS: readonly (new (...args: never[]) => Error)[] = [
+  TypeError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  EvalError,
+  URIError,
+];
+
+/** Message shown for a failure whose own text is the JavaScript engine's (logged, never returned). */
+export const INTERNAL_FAILURE_MESSAGE =
+  'an internal error stopped this operation (the server log has the details)';
+export const TOO_DEEP_MESSAGE = 'the work nested too deeply to finish (the stack limit was reached)';
+
+/** True for an error raised by the JavaScript engine itself (a stack overflow, a property of undefined). */
+export function isEngineError(err: unknown): boolean {
+  return err instanceof Error && ENGINE_ERRORS.some((kind) => err.constructor === kind);
+}
+
+/**
+ * The text a caller may see for a failure: our own messages and JSONata's coded errors as they
+ * are; the JavaScript engine's texts ("Cannot read properties of undefined", "Maximum call stack
+ * size exceeded") replaced by a sentence of ours.
+ */
+export function publicMessage(err: unknown): string {
+  if (err instanceof RangeError && /call stack/i.test(err.message)) return TOO_DEEP_MESSAGE;
+  if (isEngineError(err)) return INTERNAL_FAILURE_MESSAGE;
+  if (err && typeof err === 'object' && 'message' in err && typeof err.message === 'string')
+    return err.message;
+  return String(err);
+}

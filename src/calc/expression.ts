@@ -4,6 +4,8 @@
  * since a backtracking match is one step the limit cannot interrupt.
  */
 import jsonata from 'jsonata';
+import { MAX_ARRAY_INDEX } from './document.js';
+import { isEngineError, publicMessage } from './errors.js';
 import { SafeRegexEngine } from './safe-regex.js';
 
 export type JsonataNode = jsonata.ExprNode;
@@ -13,9 +15,50 @@ export interface ExpressionLimits {
   timeoutMs: number;
   /** Nested evaluation depth (guards non-terminating recursion). */
   maxDepth: number;
+  /**
+   * Most elements one sequence may hold: a range (`[1..n]`), an `$append`, a path's results. JSONata
+   * applies one limit to all three, so it must admit the longest array a state may hold.
+   */
+  maxSequence: number;
 }
 
-export const DEFAULT_LIMITS: ExpressionLimits = { timeoutMs: 2000, maxDepth: 1000 };
+export const DEFAULT_LIMITS: Readonly<ExpressionLimits> = Object.freeze({
+  timeoutMs: 2000,
+  maxDepth: 1000,
+  maxSequence: MAX_ARRAY_INDEX + 1,
+});
+
+/** Bounds on each setting, so a configuration cannot switch a budget off. */
+export const LIMIT_RANGES: Readonly<Record<keyof ExpressionLimits, readonly [number, number]>> = {
+  timeoutMs: [1, 600_000],
+  maxDepth: [10, 10_000],
+  maxSequence: [1, 10_000_000],
+};
+
+let configured: Readonly<ExpressionLimits> = DEFAULT_LIMITS;
+
+/** The limits every evaluation uses unless a caller passes its own. */
+export function expressionLimits(): Readonly<ExpressionLimits> {
+  return configured;
+}
+
+/**
+ * Sets the process-wide limits (a server does this once at start from its settings).
+ * @throws RangeError naming the setting when a value is not an integer within LIMIT_RANGES
+ */
+export function configureExpressionLimits(limits: Partial<ExpressionLimits>): void {
+  const next = { ...configured };
+  for (const key of Object.keys(LIMIT_RANGES) as (keyof ExpressionLimits)[]) {
+    const value = limits[key];
+    if (value === undefined) continue;
+    const [min, max] = LIMIT_RANGES[key];
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new RangeError(`${key} must be an integer from ${min} to ${max} (got ${value})`);
+    next[key] = value;
+  }
+  configured = Object.freeze(next);
+  cache.clear();
+}
 
 export interface CompiledExpression {
   readonly text: string;
@@ -27,6 +70,12 @@ export type CompileResult = { ok: true; expr: CompiledExpression } | { ok: false
 
 /** A JSONata error rendered as one line: code, message and position where known. */
 export function describeJsonataError(err: unknown): string {
+  if (isEngineError(err)) return publicMessage(err);
+  if (err && typeof err === 'object' && (err as { code?: unknown }).code === 'D2015') {
+    // JSONata's own text names the attempted size as if it were the limit
+    const max = configured.maxSequence;
+    return `D2015: a sequence (a range such as [1..n], an $append, or a path's results) would exceed the limit of ${max} elements`;
+  }
   if (err && typeof err === 'object') {
     const e = err as { code?: string; message?: string; position?: number; token?: string };
     const where = typeof e.position === 'number' ? ` (at position ${e.position})` : '';
@@ -68,10 +117,7 @@ interface JsonataBase {
  * Re-arms the guard of the frames a library's lambdas close over, so a call made from any later
  * evaluation is limited by that evaluation's time and depth, not by the library's compile time.
  */
-export function guardLibraryFrames(
-  values: Iterable<unknown>,
-  limits: ExpressionLimits = DEFAULT_LIMITS,
-): void {
+export function guardLibraryFrames(values: Iterable<unknown>, limits: ExpressionLimits = configured): void {
   for (const v of values) {
     const base = (v as { environment?: { base?: JsonataBase } } | null)?.environment?.base;
     if (!base || typeof base.guardrails !== 'function') continue;
@@ -94,11 +140,13 @@ export function guardLibraryFrames(
 }
 
 const cache = new Map<string, CompileResult>();
+const TOO_DEEP_TO_COMPILE =
+  'the expression nests too deeply to compile (a very long operator chain or many nested brackets); split it, or move parts into the library';
 const CACHE_LIMIT = 20_000;
 
 /** Compiles (or returns the cached compilation of) an expression text. */
-export function compileExpression(text: string, limits: ExpressionLimits = DEFAULT_LIMITS): CompileResult {
-  const key = `${limits.timeoutMs}/${limits.maxDepth}/${text}`;
+export function compileExpression(text: string, limits: ExpressionLimits = configured): CompileResult {
+  const key = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   let result: CompileResult;
@@ -106,6 +154,7 @@ export function compileExpression(text: string, limits: ExpressionLimits = DEFAU
     const compiled = jsonata(text, {
       timeout: limits.timeoutMs,
       stack: limits.maxDepth,
+      sequence: limits.maxSequence,
       RegexEngine: SafeRegexEngine,
     });
     const ast = compiled.ast();
@@ -125,7 +174,11 @@ export function compileExpression(text: string, limits: ExpressionLimits = DEFAU
       },
     };
   } catch (err) {
-    result = { ok: false, message: describeJsonataError(err) };
+    // the parser recurses once per nesting level (and per term of an operator chain)
+    result = {
+      ok: false,
+      message: err instanceof RangeError ? TOO_DEEP_TO_COMPILE : describeJsonataError(err),
+    };
   }
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, result);

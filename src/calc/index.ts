@@ -3,9 +3,34 @@
  * use only what is listed.
  */
 export { canonicalize, formatPath, parseAddress, type Path } from './address.js';
-export { CALC_ERROR_CODES, CalcError, type CalcErrorCode, type ConstraintViolation } from './errors.js';
+export {
+  CALC_ERROR_CODES,
+  CalcError,
+  isEngineError,
+  publicMessage,
+  schemaViolationError,
+  type CalcErrorCode,
+  type ConstraintViolation,
+} from './errors.js';
 export { applyEvolution, type SpecEvolution } from './evolution.js';
-export { JSONATA_BUILTINS } from './expression.js';
+export {
+  configureExpressionLimits,
+  DEFAULT_LIMITS as DEFAULT_EXPRESSION_LIMITS,
+  expressionLimits,
+  JSONATA_BUILTINS,
+  LIMIT_RANGES as EXPRESSION_LIMIT_RANGES,
+  type ExpressionLimits,
+} from './expression.js';
+export {
+  findUnsafeValue,
+  FORBIDDEN_KEY,
+  isForbiddenKey,
+  MAX_VALUE_DEPTH,
+  unsafeValueLocation,
+  unsafeValueReason,
+  unsafeValueViolation,
+  type UnsafeValue,
+} from './safe-keys.js';
 export { canonicalJson, cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
 export type { CompiledLibrary, LibraryExport } from './library.js';
 export {

@@ -32,7 +32,11 @@ export function cloneJson<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const v = cloneJson((value as Record<string, unknown>)[key]);
-    if (v !== undefined) out[key] = v;
+    if (v === undefined) continue;
+    // an own `__proto__` key (JSON.parse makes them) stays data; assigning it would set the prototype
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[key] = v;
   }
   return out as T;
 }

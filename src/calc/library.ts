@@ -9,6 +9,7 @@ import {
   RESERVED_BINDINGS,
   type JsonataNode,
 } from './expression.js';
+import { publicMessage } from './errors.js';
 import { cloneJson, isObject, type JsonValue } from './json.js';
 import type { LibraryObject } from './spec.js';
 import { unsupportedRegexIn } from './safe-regex.js';
@@ -283,6 +284,5 @@ export async function compileLibrary(
 }
 
 function describe(e: unknown): string {
-  if (e && typeof e === 'object' && 'message' in e) return String(e.message);
-  return String(e);
+  return publicMessage(e);
 }

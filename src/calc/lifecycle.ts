@@ -4,6 +4,7 @@
  */
 import { formatPath, parseAddress, type Path } from './address.js';
 import { CalcError, schemaViolationError } from './errors.js';
+import { findUnsafeValue, unsafeValueViolation } from './safe-keys.js';
 import { applyEvolution, type SpecEvolution } from './evolution.js';
 import { compileExpression, describeJsonataError } from './expression.js';
 import { cloneJson, isObject, type JsonObject, type JsonValue } from './json.js';
@@ -106,6 +107,8 @@ export function restoreSnapshot(runtime: ModelRuntime, snapshot: unknown): void 
       'a snapshot needs a baseDoc object (and derivedCache, metaCache)',
     );
   }
+  const unsafe = findUnsafeValue(snapshot);
+  if (unsafe) throw schemaViolationError([unsafeValueViolation('snapshot', unsafe)]);
   const derived = isObject(snapshot.derivedCache) ? (snapshot.derivedCache as Record<string, JsonValue>) : {};
   const meta = isObject(snapshot.metaCache) ? (snapshot.metaCache as Record<string, JsonValue>) : {};
   const metaMap = new Map(Object.entries(meta));

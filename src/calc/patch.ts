@@ -6,8 +6,9 @@
 import jsonPatch from 'fast-json-patch';
 import { formatPath, fromPointer, type Path } from './address.js';
 import { ABSENT, getAt } from './document.js';
-import { CalcError } from './errors.js';
+import { CalcError, publicMessage, schemaViolationError } from './errors.js';
 import { cloneJson, isObject } from './json.js';
+import { FORBIDDEN_KEY_REASON, findUnsafeValue, isForbiddenKey, unsafeValueViolation } from './safe-keys.js';
 
 export interface PatchOperation {
   op: string;
@@ -46,6 +47,7 @@ export function translatePatch(
   if (!Array.isArray(patch))
     throw new CalcError('INVALID_PATCH', 'Invalid patch: a JSON Patch is an array of operations');
   const ops = patch as PatchOperation[];
+  refuseUnsafeOperations(ops);
   const before = cloneJson(base) as Record<string, unknown>;
   let after: unknown;
   try {
@@ -53,7 +55,7 @@ export function translatePatch(
     if (error) throw error;
     after = jsonPatch.applyPatch(cloneJson(before), ops as jsonPatch.Operation[], true, false).newDocument;
   } catch (err) {
-    throw new CalcError('INVALID_PATCH', `Invalid patch: ${(err as Error).message.split('\n')[0]}`);
+    throw new CalcError('INVALID_PATCH', `Invalid patch: ${publicMessage(err).split('\n')[0]}`);
   }
   if (!isObject(after))
     throw new CalcError('INVALID_PATCH', 'Invalid patch: the document root must stay an object');
@@ -82,6 +84,28 @@ export function translatePatch(
     result[key] = v === ABSENT ? null : cloneJson(v);
   }
   return result;
+}
+
+/**
+ * A pointer or value naming `__proto__` is refused as a Schema violation at the address it names,
+ * before the patch library sees it (its own refusal is an unstructured text).
+ */
+function refuseUnsafeOperations(ops: readonly unknown[]): void {
+  for (const op of ops) {
+    if (!isObject(op)) continue; // the patch library reports malformed operations
+    for (const pointer of [op.path, op.from]) {
+      if (typeof pointer !== 'string' || !pointer.startsWith('/')) continue;
+      const path = fromPointer(pointer);
+      if (path.some(isForbiddenKey))
+        throw schemaViolationError([
+          { path: formatPath(path), keyword: 'forbiddenKey', message: FORBIDDEN_KEY_REASON },
+        ]);
+    }
+    const unsafe = findUnsafeValue(op.value);
+    if (unsafe && typeof op.path === 'string' && op.path.startsWith('/')) {
+      throw schemaViolationError([unsafeValueViolation(formatPath(fromPointer(op.path)), unsafe)]);
+    }
+  }
 }
 
 function translateEnd(pointer: string, op: string, before: unknown, after: unknown, out: Touched): void {

@@ -8,7 +8,7 @@ import { mustCompile, type CompiledExpression } from './expression.js';
 import { DependencyGraph, type GraphInput, type GraphJson } from './graph.js';
 import { compileLibrary, type CompiledLibrary } from './library.js';
 import { metaKey, type Constraint, type Effect, type MetaProperty, type ModelSpec } from './spec.js';
-import { CalcError } from './errors.js';
+import { CalcError, publicMessage } from './errors.js';
 
 export interface DerivationNode {
   id: number;
@@ -88,7 +88,7 @@ export async function compileModel(spec: ModelSpec): Promise<CompiledModel> {
     return await compileUnchecked(spec);
   } catch (err) {
     if (err instanceof CalcError) throw err;
-    throw new CalcError('SPEC_INVALID', `spec does not compile: ${(err as Error).message}`);
+    throw new CalcError('SPEC_INVALID', `spec does not compile: ${publicMessage(err)}`);
   }
 }
 

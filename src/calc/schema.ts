@@ -6,6 +6,7 @@ import { WILDCARD, type Path } from './address.js';
 import { cloneJson, isObject, jsonEqual, jsonTypeName, type JsonObject } from './json.js';
 import { META_KEYWORDS, META_PROPERTIES, type MetaProperty } from './spec.js';
 import { safeRegExp } from './safe-regex.js';
+import { findUnsafeValue, unsafeValueViolation } from './safe-keys.js';
 
 const MAX_REF_HOPS = 32;
 const META_PROPERTY_LIST = Object.keys(META_PROPERTIES) as MetaProperty[];
@@ -133,6 +134,8 @@ export function checkValue(
   address: string,
   options: { ignoreReadOnly?: boolean } = {},
 ): SchemaViolation[] {
+  const unsafe = findUnsafeValue(value);
+  if (unsafe) return [unsafeValueViolation(address, unsafe)];
   const out: SchemaViolation[] = [];
   if (!options.ignoreReadOnly && schema.readOnly === true) {
     return [{ path: address, keyword: 'readOnly', message: `${address} is read-only` }];

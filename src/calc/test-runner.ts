@@ -3,7 +3,7 @@
  * the create-time recompute, then `given` as one mutation, then every `expect` compared.
  */
 import { parseAddress } from './address.js';
-import { CalcError } from './errors.js';
+import { CalcError, publicMessage } from './errors.js';
 import { isObject, jsonEqual, type JsonValue } from './json.js';
 import { compileModel, type CompiledModel } from './program.js';
 import { ModelRuntime } from './runtime.js';
@@ -49,7 +49,7 @@ export async function runTests(
   try {
     model = 'graph' in specOrModel ? specOrModel : await compileModel(specOrModel);
   } catch (err) {
-    compileError = (err as Error).message;
+    compileError = publicMessage(err);
   }
   const cases = tests ?? spec.tests;
   const results: TestCaseResult[] = [];
@@ -77,7 +77,7 @@ async function runOne(model: CompiledModel, t: SpecTest): Promise<TestFailure[]>
         path: 'initialize',
         expected: null,
         actual: null,
-        message: `Applying defaultValues failed: ${(err as Error).message}`,
+        message: `Applying defaultValues failed: ${publicMessage(err)}`,
       },
     ];
   }
@@ -88,7 +88,7 @@ async function runOne(model: CompiledModel, t: SpecTest): Promise<TestFailure[]>
       const rejected = err instanceof CalcError && err.code === 'CONSTRAINT_VIOLATION';
       const message = rejected
         ? `Mutation rejected by constraint: ${err.message}`
-        : `Mutation failed: ${(err as Error).message}`;
+        : `Mutation failed: ${publicMessage(err)}`;
       return [{ path: 'given', expected: null, actual: null, message }];
     }
   }
@@ -102,7 +102,7 @@ async function runOne(model: CompiledModel, t: SpecTest): Promise<TestFailure[]>
     try {
       actual = await runtime.getValue(path);
     } catch (err) {
-      failures.push({ path, expected, actual: null, message: `${path}: ${(err as Error).message}` });
+      failures.push({ path, expected, actual: null, message: `${path}: ${publicMessage(err)}` });
       continue;
     }
     if (!expectationHolds(expected, actual)) {

@@ -6,6 +6,8 @@
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { parseAddress, WILDCARD, type Path } from './address.js';
+import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from './safe-keys.js';
+import { publicMessage } from './errors.js';
 import { compileExpression, JSONATA_BUILTINS, RESERVED_BINDINGS } from './expression.js';
 import { safeRegExp, unsupportedRegexIn, UnsupportedRegexError } from './safe-regex.js';
 import { isObject, type JsonObject } from './json.js';
@@ -65,6 +67,12 @@ class Report {
  */
 export async function validateSpec(input: unknown, options: ValidateOptions = {}): Promise<ValidationResult> {
   const report = new Report();
+  // nothing below may walk a spec holding `__proto__` keys or nesting without bound
+  const unsafe = findUnsafeValue(input);
+  if (unsafe) {
+    report.error(unsafeValueLocation(unsafe) || '(spec)', unsafeValueReason(unsafe));
+    return { valid: false, errors: report.errors, warnings: report.warnings };
+  }
   const { spec, findings } = normalizeSpec(input);
   for (const f of findings) report.error(f.location, f.message);
   const raw = isObject(input) ? input : {};
@@ -364,7 +372,7 @@ function checkSchemaWithAjv(root: JsonObject, walk: SchemaWalk, report: Report):
       return;
     }
   } catch (e) {
-    report.error('schema', `schema cannot be checked against JSON Schema 2020-12: ${(e as Error).message}`);
+    report.error('schema', `schema cannot be checked against JSON Schema 2020-12: ${publicMessage(e)}`);
     return;
   }
   if (walk.blocking) return;
@@ -372,7 +380,7 @@ function checkSchemaWithAjv(root: JsonObject, walk: SchemaWalk, report: Report):
   try {
     instance.compile(copy);
   } catch (e) {
-    report.error('schema', `schema does not compile: ${(e as Error).message}`);
+    report.error('schema', `schema does not compile: ${publicMessage(e)}`);
   } finally {
     instance.removeSchema(copy);
   }
@@ -1045,7 +1053,7 @@ async function checkGraphAndTests(spec: ModelSpec, withTests: boolean, report: R
   try {
     result = await runTests(model);
   } catch (e) {
-    report.warn('tests', `the embedded tests could not run: ${(e as Error).message}`);
+    report.warn('tests', `the embedded tests could not run: ${publicMessage(e)}`);
     return;
   }
   result.results.forEach((r, i) => {

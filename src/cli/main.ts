@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `modelworks` command: one program, a sub-command group per engine. */
 import { Command } from 'commander';
+import { applyCalcBudgets } from './calc-budgets.js';
 import { registerCalcCommands } from './calc-commands.js';
 import { registerConsoleCommand } from './console.js';
 import { registerMcpCommand } from './mcp-command.js';
@@ -16,6 +17,15 @@ const program = new Command('modelworks')
     // commander's own usage errors exit 2 (usage); --help and --version exit 0.
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
+
+program.hook('preAction', () => {
+  try {
+    applyCalcBudgets(process.env);
+  } catch (err) {
+    process.stderr.write(`modelworks: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+});
 
 const calcGroup = registerCalcCommands(program);
 registerSheetCommands(calcGroup);

@@ -24,7 +24,7 @@ describe('compileExpression', () => {
   });
 
   it('uses the documented default limits', () => {
-    expect(DEFAULT_LIMITS).toEqual({ timeoutMs: 2000, maxDepth: 1000 });
+    expect(DEFAULT_LIMITS).toEqual({ timeoutMs: 2000, maxDepth: 1000, maxSequence: 1_000_001 });
   });
 });
 
