@@ -5,6 +5,7 @@ export const SHEET_ERROR_CODES = [
   'FILE_TOO_LARGE',
   'TOO_MANY_ROWS',
   'TOO_MANY_COLUMNS',
+  'TOO_MANY_CELLS',
   'PARSE_FAILED',
   'NO_TABLE',
 ] as const;
@@ -59,6 +60,8 @@ export interface SheetLimits {
   maxRows: number;
   /** Used columns of the worksheet. */
   maxColumns: number;
+  /** Cells the worksheet holds (its `<c>` elements), counted before the sheet is parsed. */
+  maxCells: number;
 }
 
 export const DEFAULT_LIMITS: SheetLimits = {
@@ -66,4 +69,6 @@ export const DEFAULT_LIMITS: SheetLimits = {
   maxUncompressedBytes: 100 * 1024 * 1024,
   maxRows: 10_000,
   maxColumns: 100,
+  // above what the row and column limits let through: only a caller's own budget is narrower
+  maxCells: 1_200_000,
 };

@@ -102,10 +102,35 @@ function refNode(text: string): Formula {
   return node;
 }
 
+/** Excel's own limits: formula text and nesting depth. */
+export const MAX_FORMULA_CHARS = 8192;
+export const MAX_FORMULA_NESTING = 64;
+/** Operators and calls in one formula: every later pass walks the tree recursively. */
+export const MAX_FORMULA_NODES = 1000;
+
 /** Parses formula text (without the leading `=`). */
 export function parseFormula(src: string): Formula {
+  if (src.length > MAX_FORMULA_CHARS) {
+    syntax(`the formula has ${src.length} characters; the limit is ${MAX_FORMULA_CHARS}`);
+  }
   const tokens = tokenize(src);
   let i = 0;
+  let depth = 0;
+  let nodes = 0;
+  const node = <T extends Formula>(f: T): T => {
+    if (++nodes > MAX_FORMULA_NODES) {
+      syntax(`the formula has more than ${MAX_FORMULA_NODES} operators and function calls`);
+    }
+    return f;
+  };
+  const nested = (parse: () => Formula): Formula => {
+    if (++depth > MAX_FORMULA_NESTING) {
+      syntax(`the formula nests more than ${MAX_FORMULA_NESTING} levels deep`);
+    }
+    const f = parse();
+    depth--;
+    return f;
+  };
   const peek = (): Token | undefined => tokens[i];
   const isOp = (v: string): boolean => {
     const t = tokens[i];
@@ -121,7 +146,7 @@ export function parseFormula(src: string): Formula {
       const t = peek();
       if (t?.t !== 'op' || !ops.includes(t.v)) return left;
       i++;
-      left = { kind: 'binary', op: t.v, left, right: next() };
+      left = node({ kind: 'binary', op: t.v, left, right: next() });
     }
   };
   const primary = (): Formula => {
@@ -147,7 +172,7 @@ export function parseFormula(src: string): Formula {
           i++;
         } else {
           for (;;) {
-            args.push(isOp(',') || isOp(')') ? { kind: 'missing' } : comparison());
+            args.push(isOp(',') || isOp(')') ? { kind: 'missing' } : nested(comparison));
             if (isOp(',') || isOp(';')) {
               i++;
               continue;
@@ -158,11 +183,11 @@ export function parseFormula(src: string): Formula {
         }
         if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
           return { kind: 'boolean', value: name === 'TRUE' };
-        return { kind: 'call', name, args };
+        return node({ kind: 'call', name, args });
       }
       case 'op':
         if (t.v === '(') {
-          const inner = comparison();
+          const inner = nested(comparison);
           expectOp(')');
           return inner;
         }
@@ -173,7 +198,7 @@ export function parseFormula(src: string): Formula {
   const unary = (): Formula => {
     if (isOp('-') || isOp('+')) {
       const op = tokens[i++]!.v as '-' | '+';
-      return { kind: 'unary', op, operand: unary() };
+      return node({ kind: 'unary', op, operand: nested(unary) });
     }
     return primary();
   };
@@ -181,7 +206,7 @@ export function parseFormula(src: string): Formula {
     let e = unary();
     while (isOp('%')) {
       i++;
-      e = { kind: 'percent', operand: e };
+      e = node({ kind: 'percent', operand: e });
     }
     return e;
   };

@@ -2,8 +2,8 @@
  * Reads the first worksheet of an .xlsx: every cell's formula (as written) and the value the
  * workbook itself stored for it. Only the parts needed are inflated, each within the limits.
  */
-import { XMLParser } from 'fast-xml-parser';
 import { DEFAULT_LIMITS, SheetError, type SheetLimits } from './errors.js';
+import { scanXml } from './xml.js';
 import { looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
 
 export type CellValue = number | string | boolean | { error: string } | null;
@@ -48,44 +48,25 @@ export function columnNumber(letters: string): number {
 }
 export const cellName = (row: number, col: number): string => `${columnLetter(col)}${row}`;
 
-const ARRAYS = new Set(['row', 'c', 'si', 'r', 'sheet', 'Relationship', 'Override', 'Default']);
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  alwaysCreateTextNode: true,
-  processEntities: true,
-  htmlEntities: false,
-  isArray: (name) => ARRAYS.has(name),
-});
+const decoder = new TextDecoder();
 
-type XmlNode = Record<string, unknown>;
-const asNode = (v: unknown): XmlNode => (typeof v === 'object' && v !== null ? (v as XmlNode) : {});
-const asList = (v: unknown): XmlNode[] =>
-  Array.isArray(v) ? v.map(asNode) : v === undefined ? [] : [asNode(v)];
-const text = (v: unknown): string => {
-  if (typeof v === 'string') return v;
-  const t = asNode(v)['#text'];
-  return typeof t === 'string' ? t : '';
-};
-const attr = (node: XmlNode, name: string): string | undefined => {
-  const v = node[`@_${name}`];
-  return typeof v === 'string' ? v : undefined;
-};
-
-function parseXml(name: string, bytes: Uint8Array): XmlNode {
-  const xml = new TextDecoder().decode(bytes);
-  if (/<!DOCTYPE/i.test(xml.slice(0, 4096))) {
-    throw new SheetError('PARSE_FAILED', `${name} declares a DOCTYPE, which an .xlsx part never does`);
-  }
-  try {
-    return asNode(parser.parse(xml));
-  } catch (err) {
-    throw new SheetError('PARSE_FAILED', `${name} is not well-formed XML: ${(err as Error).message}`);
-  }
+/** The attributes of the `element`s inside `parent` elements of a small part (workbook.xml, its rels). */
+function elementsOf(
+  part: string,
+  bytes: Uint8Array,
+  element: string,
+  parent: string,
+): Record<string, string | undefined>[] {
+  const found: Record<string, string | undefined>[] = [];
+  scanXml(part, decoder.decode(bytes), {
+    open: (name, attrs, within) => {
+      if (name === element && within === parent) found.push(attrs());
+    },
+    close: () => {},
+    wantsText: () => false,
+    text: () => {},
+  });
+  return found;
 }
 
 /** What the bytes are, roughly, when they are not an .xlsx. */
@@ -131,100 +112,191 @@ export function readWorkbook(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LI
       'the zip archive is not an .xlsx workbook (no [Content_Types].xml or xl/workbook.xml)',
     );
   }
-  const workbook = asNode(parseXml('xl/workbook.xml', workbookBytes).workbook);
-  const sheets = asList(asNode(workbook.sheets).sheet);
+  const sheets = elementsOf('xl/workbook.xml', workbookBytes, 'sheet', 'sheets');
   const first = sheets[0];
   if (!first) throw new SheetError('NO_TABLE', 'the workbook has no worksheet');
-  const sheetNames = sheets.map((s) => attr(s, 'name') ?? '');
-  const relId = attr(first, 'id');
+  const sheetNames = sheets.map((s) => s.name ?? '');
+  const relId = first.id;
   const relsBytes = part('xl/_rels/workbook.xml.rels');
   let target = 'worksheets/sheet1.xml';
   if (relsBytes) {
-    const rels = asList(asNode(parseXml('xl/_rels/workbook.xml.rels', relsBytes).Relationships).Relationship);
-    const rel = rels.find((r) => attr(r, 'Id') === relId);
-    if (rel) target = attr(rel, 'Target') ?? target;
+    const rels = elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships');
+    const rel = rels.find((r) => r.Id === relId);
+    if (rel?.Target !== undefined) target = rel.Target;
   }
   const sheetPath = target.startsWith('/') ? target.slice(1) : `xl/${target}`;
   const sheetBytes = part(sheetPath);
   if (!sheetBytes) throw new SheetError('PARSE_FAILED', `the first worksheet's part ${sheetPath} is missing`);
 
-  // memory guard before building a tree: count the rows in the raw XML
-  const xml = new TextDecoder().decode(sheetBytes);
-  let rowElements = 0;
-  const rowTag = /<(?:[A-Za-z_][\w.-]*:)?row[\s>/]/g;
-  while (rowTag.exec(xml)) rowElements++;
+  // budgets before anything is built: count the rows and cells in the raw XML
+  const xml = decoder.decode(sheetBytes);
+  const rowElements = count(xml, /<(?:[A-Za-z_][\w.-]*:)?row[\s>/]/g);
   if (rowElements > limits.maxRows + 1 + SUMMARY_ROW_SLACK) {
     throw new SheetError(
       'TOO_MANY_ROWS',
       `the worksheet has ${rowElements} rows; the limit is ${limits.maxRows} data rows`,
     );
   }
+  const cellElements = count(xml, /<(?:[A-Za-z_][\w.-]*:)?c[\s>/]/g);
+  if (cellElements > limits.maxCells) {
+    throw new SheetError(
+      'TOO_MANY_CELLS',
+      `the worksheet holds ${cellElements} cells (in ${rowElements} rows); the limit is ${limits.maxCells} cells`,
+    );
+  }
   const shared = readSharedStrings(part('xl/sharedStrings.xml'));
-  const sheetDoc = parseXml(sheetPath, sheetBytes);
-  return readCells(sheetDoc, shared, sheetNames[0] ?? 'Sheet1', sheetNames, limits);
+  return readCells(sheetPath, xml, shared, sheetNames[0] ?? 'Sheet1', sheetNames, limits);
 }
 
 /** Rows beyond the table's limit that a worksheet may carry (blank rows, totals) before it is refused unparsed. */
 const SUMMARY_ROW_SLACK = 1000;
 
-function stringItem(si: XmlNode): string {
-  if (si.t !== undefined) return text(si.t);
-  return asList(si.r)
-    .map((r) => text(r.t))
-    .join('');
+function count(text: string, re: RegExp): number {
+  let n = 0;
+  while (re.exec(text)) n++;
+  return n;
+}
+
+/**
+ * Collects a string item (`<si>` of the shared strings, `<is>` of an inline string): its own `<t>`,
+ * or else its rich-text runs' `<t>` joined; phonetic hints (`<rPh>`) are not part of the text.
+ */
+class StringItem {
+  private own: string | undefined;
+  private runs = '';
+  private into: 'own' | 'run' | undefined;
+
+  open(name: string, parent: string | undefined, item: string): void {
+    if (name === 't' && parent === item) {
+      this.into = 'own';
+      this.own ??= '';
+    } else if (name === 't' && parent === 'r') this.into = 'run';
+  }
+  close(name: string): void {
+    if (name === 't') this.into = undefined;
+  }
+  get wantsText(): boolean {
+    return this.into !== undefined;
+  }
+  text(text: string): void {
+    if (this.into === 'own') this.own += text;
+    else this.runs += text;
+  }
+  get value(): string {
+    return this.own ?? this.runs;
+  }
 }
 
 function readSharedStrings(bytes: Uint8Array | undefined): string[] {
   if (!bytes) return [];
-  const sst = asNode(parseXml('xl/sharedStrings.xml', bytes).sst);
-  return asList(sst.si).map(stringItem);
+  const out: string[] = [];
+  let item: StringItem | undefined;
+  scanXml('xl/sharedStrings.xml', decoder.decode(bytes), {
+    open: (name, _attrs, parent) => {
+      if (name === 'si') item = new StringItem();
+      else item?.open(name, parent, 'si');
+    },
+    close: (name) => {
+      if (name === 'si' && item) {
+        out.push(item.value);
+        item = undefined;
+      } else item?.close(name);
+    },
+    wantsText: () => item?.wantsText ?? false,
+    text: (text) => item?.text(text),
+  });
+  return out;
+}
+
+/** A `<c>` element as read: its attributes and the text of its parts. */
+interface RawCell {
+  ref: string | undefined;
+  type: string;
+  value: string | undefined;
+  formula?: { body: string; t: string | undefined; si: string | undefined };
+  inline?: StringItem;
 }
 
 function readCells(
-  doc: XmlNode,
+  part: string,
+  xml: string,
   shared: string[],
   name: string,
   sheetNames: string[],
   limits: SheetLimits,
 ): Worksheet {
-  const data = asNode(asNode(doc.worksheet).sheetData);
   const cells = new Map<string, SheetCell>();
   let maxRow = 0;
   let maxCol = 0;
   let rowNumber = 0;
-  for (const row of asList(data.row)) {
-    const r = attr(row, 'r');
-    rowNumber = r !== undefined && /^\d+$/.test(r) ? Number(r) : rowNumber + 1;
-    let colNumber = 0;
-    for (const c of asList(row.c)) {
-      const ref = attr(c, 'r');
-      const m = ref ? /^([A-Z]{1,3})(\d+)$/i.exec(ref) : null;
-      colNumber = m ? columnNumber(m[1]!) : colNumber + 1;
-      const cellRow = m ? Number(m[2]) : rowNumber;
-      if (colNumber > limits.maxColumns) {
-        throw new SheetError(
-          'TOO_MANY_COLUMNS',
-          `cell ${cellName(cellRow, colNumber)} lies past the limit of ${limits.maxColumns} columns`,
-        );
-      }
-      const cell = readCell(c, shared, cellRow, colNumber);
-      if (cell.value === null && !cell.formula) continue;
-      cells.set(cellKey(cellRow, colNumber), cell);
-      maxRow = Math.max(maxRow, cellRow);
-      maxCol = Math.max(maxCol, colNumber);
+  let colNumber = 0;
+  let raw: RawCell | undefined;
+  let into: 'value' | 'formula' | undefined;
+  const finish = (c: RawCell): void => {
+    const m = c.ref ? /^([A-Z]{1,3})(\d+)$/i.exec(c.ref) : null;
+    colNumber = m ? columnNumber(m[1]!) : colNumber + 1;
+    const cellRow = m ? Number(m[2]) : rowNumber;
+    if (colNumber > limits.maxColumns) {
+      throw new SheetError(
+        'TOO_MANY_COLUMNS',
+        `cell ${cellName(cellRow, colNumber)} lies past the limit of ${limits.maxColumns} columns`,
+      );
     }
-  }
+    const cell = readCell(c, shared, cellRow, colNumber);
+    if (cell.value === null && !cell.formula) return;
+    cells.set(cellKey(cellRow, colNumber), cell);
+    maxRow = Math.max(maxRow, cellRow);
+    maxCol = Math.max(maxCol, colNumber);
+  };
+  scanXml(part, xml, {
+    open: (el, attrs, parent) => {
+      if (raw) {
+        if (el === 'v' && parent === 'c') {
+          raw.value = '';
+          into = 'value';
+        } else if (el === 'f' && parent === 'c') {
+          const a = attrs();
+          raw.formula = { body: '', t: a.t, si: a.si };
+          into = 'formula';
+        } else if (el === 'is' && parent === 'c') raw.inline = new StringItem();
+        else raw.inline?.open(el, parent, 'is');
+        return;
+      }
+      if (el === 'row' && parent === 'sheetData') {
+        const r = attrs().r;
+        rowNumber = r !== undefined && /^\d+$/.test(r) ? Number(r) : rowNumber + 1;
+        colNumber = 0;
+      } else if (el === 'c' && parent === 'row') {
+        const a = attrs();
+        raw = { ref: a.r, type: a.t ?? 'n', value: undefined };
+      }
+    },
+    close: (el) => {
+      if (!raw) return;
+      if (el === 'c') {
+        finish(raw);
+        raw = undefined;
+      } else if (el === 'v' || el === 'f') into = undefined;
+      else raw.inline?.close(el);
+    },
+    wantsText: () => into !== undefined || (raw?.inline?.wantsText ?? false),
+    text: (text) => {
+      if (!raw) return;
+      if (into === 'value') raw.value += text;
+      else if (into === 'formula') raw.formula!.body += text;
+      else raw.inline?.text(text);
+    },
+  });
   return { name, sheetNames, cells, maxRow, maxCol };
 }
 
-function readCell(c: XmlNode, shared: string[], row: number, col: number): SheetCell {
-  const type = attr(c, 't') ?? 'n';
-  const raw = c.v === undefined ? undefined : text(c.v);
+function readCell(c: RawCell, shared: string[], row: number, col: number): SheetCell {
+  const raw = c.value;
   let value: CellValue = null;
-  switch (type) {
+  switch (c.type) {
     case 's': {
       const i = Number(raw);
-      value = Number.isInteger(i) && shared[i] !== undefined ? shared[i] : null;
+      value = Number.isInteger(i) && i >= 0 && i < shared.length ? shared[i]! : null;
       if (value === null && raw !== undefined) {
         throw new SheetError(
           'PARSE_FAILED',
@@ -234,7 +306,7 @@ function readCell(c: XmlNode, shared: string[], row: number, col: number): Sheet
       break;
     }
     case 'inlineStr':
-      value = c.is === undefined ? '' : stringItem(asNode(c.is));
+      value = c.inline === undefined ? '' : c.inline.value;
       break;
     case 'str':
     case 'd':
@@ -256,13 +328,11 @@ function readCell(c: XmlNode, shared: string[], row: number, col: number): Sheet
     }
   }
   const cell: SheetCell = { row, col, value };
-  if (c.f !== undefined) {
-    const f = asNode(c.f);
-    const t = attr(f, 't');
-    const body = text(c.f);
+  if (c.formula) {
+    const { body, t, si } = c.formula;
     const formula: FormulaInfo = { array: t === 'array' };
     if (body !== '') formula.text = body.startsWith('=') ? body.slice(1) : body;
-    if (t === 'shared') formula.shared = attr(f, 'si') ?? '';
+    if (t === 'shared') formula.shared = si ?? '';
     if (formula.text !== undefined || formula.shared !== undefined) cell.formula = formula;
   }
   return cell;
