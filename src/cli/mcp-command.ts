@@ -15,6 +15,7 @@ import { openStore } from '../store/open-store.js';
 import { serveHttp, sessionIdleMsFromEnv } from '../mcp/http.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
+import { sheetWorkers } from '../service/sheet-workers.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
 
 const log = (message: string): void => {
@@ -128,6 +129,7 @@ export function registerMcpCommand(program: Command): void {
       let sessionIdleMs = 0;
       try {
         if (http) sessionIdleMs = sessionIdleMsFromEnv();
+        if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
       } catch (err) {
         log((err as Error).message);
         process.exitCode = 2;

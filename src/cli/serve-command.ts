@@ -13,6 +13,7 @@ import { CardRunner } from '../service/card-runner.js';
 import { PairingService } from '../service/pairing.js';
 import { sandboxHtml } from '../service/web-assets.js';
 import { shareLinkBuilder } from '../service/share-links.js';
+import { sheetWorkers } from '../service/sheet-workers.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -45,6 +46,7 @@ export function registerServeCommand(program: Command): void {
       let mcpSessionIdleMs: number;
       try {
         mcpSessionIdleMs = sessionIdleMsFromEnv();
+        sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
       } catch (err) {
         log((err as Error).message);
         process.exitCode = 2;

@@ -1,13 +1,25 @@
-/** The spreadsheet tool: convert_spreadsheet compiles an uploaded .xlsx into a ModelSpec (not registered). */
+/**
+ * The spreadsheet tool: convert_spreadsheet compiles an uploaded .xlsx into a ModelSpec (not
+ * registered). The conversion runs in a worker thread of the process's SheetWorkers, so it never
+ * holds up the server's other requests.
+ */
 import { REJECTION_REASONS, SHEET_ERROR_CODES } from '../sheet/index.js';
-import { convertSpreadsheet } from '../service/sheet-service.js';
-import { okResult } from './results.js';
+import { decodeSpreadsheetArgs, SHEET_SERVICE_REASONS } from '../service/sheet-service.js';
+import { sheetWorkers, type SheetWorkers } from '../service/sheet-workers.js';
+import { okResult, RESULT_LIMIT_CHARS, textError, type ToolResult } from './results.js';
 import { input, output, READ, type ToolDefinition } from './tool.js';
 
 const NARROW =
   'the spec is too large to return here; convert a smaller table, or run `modelworks calc from-xlsx book.xlsx --output spec.json`';
 
-export function sheetTools(): ToolDefinition[] {
+/** The same note okResult gives for a result too large to send, from a size measured in the worker. */
+function tooLarge(resultChars: number): ToolResult {
+  const note = { error: 'Result too large', resultChars, limitChars: RESULT_LIMIT_CHARS, hint: NARROW };
+  return textError(JSON.stringify(note, null, 2));
+}
+
+export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefinition[] {
+  const { maxCells } = workers.budgets;
   return [
     {
       name: 'convert_spreadsheet',
@@ -21,7 +33,8 @@ export function sheetTools(): ToolDefinition[] {
         'columns. Anything else is listed in rejectedColumns with its reason; the rest still compiles. The spec embeds the ' +
         "workbook's stored values as tests and every compiled column reproduces them (a column that does not is rejected " +
         'as VALUE_MISMATCH with both values). Returns {valid:true, spec, rejectedColumns} or {valid:false, reason, error}. ' +
-        'Nothing is registered: review the spec, then call create_model.',
+        `Nothing is registered: review the spec, then call create_model. A worksheet of more than ${maxCells} cells is refused ` +
+        '(TOO_MANY_CELLS), as is a conversion that outgrows its memory or time (RESOURCE_LIMIT, TIME_LIMIT) or finds the server busy (BUSY).',
       inputSchema: input(
         {
           data: { type: 'string', description: 'The .xlsx file, base64-encoded (at most 10 MB decoded)' },
@@ -52,17 +65,26 @@ export function sheetTools(): ToolDefinition[] {
               },
             },
           },
-          reason: { type: 'string', enum: [...SHEET_ERROR_CODES, ...REJECTION_REASONS, 'INVALID_ARGUMENT'] },
+          reason: {
+            type: 'string',
+            enum: [...SHEET_ERROR_CODES, ...REJECTION_REASONS, ...SHEET_SERVICE_REASONS],
+          },
         },
         ['valid'],
       ),
       annotations: READ,
       narrowHint: NARROW,
-      run: async (a) =>
-        okResult(
-          await convertSpreadsheet({ data: a.data, filename: a.filename, modelId: a.modelId }),
-          NARROW,
-        ),
+      run: async (a, ctx) => {
+        const request = decodeSpreadsheetArgs({ data: a.data, filename: a.filename, modelId: a.modelId });
+        if (!('bytes' in request)) return okResult(request, NARROW);
+        const outcome = await workers.convert(request, {
+          maxResultChars: RESULT_LIMIT_CHARS,
+          signal: ctx.signal,
+        });
+        return 'tooLarge' in outcome
+          ? tooLarge(outcome.tooLarge.resultChars)
+          : okResult(outcome.result, NARROW);
+      },
     },
   ];
 }

@@ -1,6 +1,7 @@
 /**
  * convert_spreadsheet: an uploaded .xlsx (base64) → a verified ModelSpec, or a structured refusal.
- * Nothing is registered; the caller reviews the spec and creates the model itself.
+ * Nothing is registered; the caller reviews the spec and creates the model itself. Servers run the
+ * conversion in a worker thread (sheet-workers.ts); this module is the conversion itself.
  */
 import type { ModelSpec } from '../calc/index.js';
 import {
@@ -20,14 +21,32 @@ export interface ConvertSpreadsheetArgs {
   modelId?: unknown;
 }
 
+/** Refusals of the service around the compiler (the compiler's own: SheetErrorCode, RejectionReason). */
+export const SHEET_SERVICE_REASONS = [
+  'INVALID_ARGUMENT',
+  'BUSY',
+  'RESOURCE_LIMIT',
+  'TIME_LIMIT',
+  'CANCELLED',
+  'INTERNAL_ERROR',
+] as const;
+export type SheetServiceReason = (typeof SHEET_SERVICE_REASONS)[number];
+
 export type ConvertSpreadsheetResult =
   | { valid: true; spec: ModelSpec; rejectedColumns: RejectedColumn[] }
   | {
       valid: false;
-      reason: SheetErrorCode | RejectionReason | 'INVALID_ARGUMENT';
+      reason: SheetErrorCode | RejectionReason | SheetServiceReason;
       error: string;
       rejectedColumns?: RejectedColumn[];
     };
+
+/** A decoded request: the workbook's bytes and the names to give the spec. */
+export interface SpreadsheetRequest {
+  bytes: Uint8Array;
+  filename: string;
+  modelId: string;
+}
 
 const MODEL_ID = /^(?:[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*\/)?[A-Za-z][A-Za-z0-9_-]*$/;
 
@@ -44,19 +63,45 @@ const invalid = (error: string): ConvertSpreadsheetResult => ({
   error,
 });
 
-/** Converts workbook bytes; never throws for bad input. */
+/** The spec's id: the one asked for, else from the file name; a refusal when it is not a model id. */
+function modelIdFor(filename: string, modelId: string | undefined): string | ConvertSpreadsheetResult {
+  const id = modelId ?? modelIdFromFilename(filename);
+  if (MODEL_ID.test(id)) return id;
+  return invalid(
+    `modelId '${id}' is not a model id ([namespace/]name, each part a letter then letters, digits, _ or -)`,
+  );
+}
+
+/** What a failure the compiler did not foresee becomes: our words for the caller, the details for the log. */
+export function internalFailure(
+  err: unknown,
+  log: (message: string) => void = defaultLog,
+): ConvertSpreadsheetResult {
+  log(
+    `convert_spreadsheet failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
+  return {
+    valid: false,
+    reason: 'INTERNAL_ERROR',
+    error:
+      'the converter failed on this workbook in a way it does not expect (a bug on our side; the details are in the server log)',
+  };
+}
+
+const defaultLog = (message: string): void => {
+  process.stderr.write(`modelworks: ${message}\n`);
+};
+
+/** Converts workbook bytes in this thread; never throws. */
 export async function convertSpreadsheetBytes(
   bytes: Uint8Array,
   filename: string,
   modelId: string | undefined,
   limits: SheetLimits = DEFAULT_LIMITS,
+  log: (message: string) => void = defaultLog,
 ): Promise<ConvertSpreadsheetResult> {
-  const id = modelId ?? modelIdFromFilename(filename);
-  if (!MODEL_ID.test(id)) {
-    return invalid(
-      `modelId '${id}' is not a model id ([namespace/]name, each part a letter then letters, digits, _ or -)`,
-    );
-  }
+  const id = modelIdFor(filename, modelId);
+  if (typeof id !== 'string') return id;
   try {
     const result = await convertWorkbook(bytes, { modelId: id, filename, limits });
     if (result.formulaFields > 0 && result.compiledFields === 0) {
@@ -72,26 +117,27 @@ export async function convertSpreadsheetBytes(
     return { valid: true, spec: result.spec, rejectedColumns: result.rejectedColumns };
   } catch (err) {
     if (err instanceof SheetError) return { valid: false, reason: err.code, error: err.message };
-    return {
-      valid: false,
-      reason: 'PARSE_FAILED',
-      error: `the workbook could not be read: ${(err as Error).message}`,
-    };
+    return internalFailure(err, log);
   }
 }
 
-/** The tool's operation: validates the arguments, decodes base64 within the size limit, converts. */
-export async function convertSpreadsheet(
+/**
+ * The tool's arguments checked and the base64 decoded within the file-size limit (refused from the
+ * text's length, before decoding); a refusal when they do not hold up.
+ */
+export function decodeSpreadsheetArgs(
   args: ConvertSpreadsheetArgs,
   limits: SheetLimits = DEFAULT_LIMITS,
-): Promise<ConvertSpreadsheetResult> {
+): SpreadsheetRequest | ConvertSpreadsheetResult {
   if (typeof args.data !== 'string') return invalid('data must be the workbook as a base64 string');
   if (args.filename !== undefined && typeof args.filename !== 'string')
     return invalid('filename must be a string');
   if (args.modelId !== undefined && typeof args.modelId !== 'string')
     return invalid('modelId must be a string');
   const filename = args.filename ?? 'workbook.xlsx';
-  const data = args.data.replace(/\s+/g, '');
+  const modelId = modelIdFor(filename, args.modelId);
+  if (typeof modelId !== 'string') return modelId;
+  const data = /\s/.test(args.data) ? args.data.replace(/\s+/g, '') : args.data;
   // refuse before decoding: 4 base64 characters carry 3 bytes
   const approxBytes = Math.floor((data.length * 3) / 4);
   if (approxBytes > limits.maxFileBytes + 2) {
@@ -104,6 +150,15 @@ export async function convertSpreadsheet(
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 === 1) {
     return invalid('data is not valid base64');
   }
-  const bytes = new Uint8Array(Buffer.from(data, 'base64'));
-  return convertSpreadsheetBytes(bytes, filename, args.modelId, limits);
+  return { bytes: new Uint8Array(Buffer.from(data, 'base64')), filename, modelId };
+}
+
+/** The tool's operation in this thread: validates the arguments, decodes, converts. */
+export async function convertSpreadsheet(
+  args: ConvertSpreadsheetArgs,
+  limits: SheetLimits = DEFAULT_LIMITS,
+): Promise<ConvertSpreadsheetResult> {
+  const request = decodeSpreadsheetArgs(args, limits);
+  if (!('bytes' in request)) return request;
+  return convertSpreadsheetBytes(request.bytes, request.filename, request.modelId, limits);
 }
