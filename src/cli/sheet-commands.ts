@@ -1,4 +1,8 @@
-/** `modelworks calc from-xlsx`: compile a workbook's formulas into a ModelSpec file. */
+/**
+ * `modelworks calc from-xlsx`: compile a workbook's formulas into a ModelSpec file. It converts in
+ * its own process, for its own user: the file, row and column limits apply, the servers' cell,
+ * memory and time budgets (MODELWORKS_SHEET_*) do not.
+ */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
@@ -71,7 +75,10 @@ export function registerSheetCommands(calcCommand: Command): void {
       try {
         process.exitCode = await fromXlsx(book, opts);
       } catch (err) {
-        process.stderr.write(`modelworks: ${(err as Error).stack ?? String(err)}\n`);
+        // not expected (the conversion answers every workbook): our words first, the details after
+        process.stderr.write(
+          `modelworks: ${book}: INTERNAL_ERROR: the conversion failed unexpectedly (a bug on our side); details:\n${(err as Error).stack ?? String(err)}\n`,
+        );
         process.exitCode = EXIT.invalid;
       }
     });
