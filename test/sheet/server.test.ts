@@ -44,7 +44,8 @@ async function server(env: Record<string, string> = {}): Promise<Server> {
 const body = (r: CallResult): Record<string, unknown> =>
   JSON.parse(r.content[0]!.text!) as Record<string, unknown>;
 
-describe('convert_spreadsheet off the event loop', () => {
+// wide workbooks are made and sent here: generous limits, the suite runs files side by side
+describe('convert_spreadsheet off the event loop', { timeout: 120_000 }, () => {
   it('a ping sent while a conversion runs is answered before the conversion', async () => {
     const s = await server();
     const order: string[] = [];

@@ -59,7 +59,8 @@ describe('MODELWORKS_SHEET_* settings', () => {
   });
 });
 
-describe('conversions in a worker thread', () => {
+// each worker loads the sources through tsx, and some convert wide workbooks: generous limits
+describe('conversions in a worker thread', { timeout: 120_000 }, () => {
   it('give the result the conversion gives in-process', async () => {
     const workers = new SheetWorkers();
     const inProcess = await convertSpreadsheetBytes(workbook('orders.xlsx'), 'orders.xlsx', 'sheet-test');
@@ -112,7 +113,7 @@ describe('conversions in a worker thread', () => {
     const workers = new SheetWorkers({
       budgets: budgets({ timeLimitSeconds: 1, maxCells: 2_000_000, workerMemoryMb: 4096 }),
     });
-    const huge = wideWorkbook({ rows: 10_000, columns: 100, formulaColumns: 20 });
+    const huge = wideWorkbook({ rows: 5000, columns: 100, formulaColumns: 20 });
     const outcome = await workers.convert({ bytes: huge, filename: 'huge.xlsx', modelId: 'huge' });
     expect(resultOf(outcome)).toMatchObject({ valid: false, reason: 'TIME_LIMIT' });
     expect(errorOf(outcome)).toContain('1-second limit (MODELWORKS_SHEET_TIME_LIMIT_SECONDS)');
