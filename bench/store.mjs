@@ -6,12 +6,15 @@
 // (MODELWORKS_BENCH_POSTGRES_URL, else MODELWORKS_TEST_POSTGRES_URL; skipped with the reason when
 // unset or unreachable). After a warm-up, rounds alternate between backends (so JIT warm-up and
 // machine noise fall on all alike); each round is OPS sequential mutations; we report each
-// backend's best round and its ratio to memory. The audit chain is verified at the end.
+// backend's best round and its ratio to memory. Each cycle also hashes its state and renews the
+// model's keyed audit checkpoint; the whole audit seal is verified at the end. The SQLite files
+// get their audit key file in the run's temp folder.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { CalcService } from '../dist/service/calc-service.js';
+import { AuditKey } from '../dist/store/audit-key.js';
 import { MemoryStore } from '../dist/store/memory-store.js';
 import { PostgresStore } from '../dist/store/postgres-store.js';
 import { SqliteStore } from '../dist/store/sqlite-store.js';
@@ -63,7 +66,11 @@ try {
   await add('sqlite (synchronous=NORMAL)', () =>
     SqliteStore.open(join(dir, 'normal.db'), { synchronous: 'normal' }),
   );
-  if (PG_URL) await add('postgres', () => PostgresStore.open(PG_URL, { schema: PG_SCHEMA }));
+  // a key for this run: the schema is dropped at the end (the default would be a file in $HOME)
+  if (PG_URL)
+    await add('postgres', () =>
+      PostgresStore.open(PG_URL, { schema: PG_SCHEMA, auditKey: AuditKey.ephemeral() }),
+    );
   else
     backends.push({
       name: 'postgres',

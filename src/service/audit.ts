@@ -1,10 +1,17 @@
 /**
- * Audit records: built here for each committed cycle (the store seals them into its hash chain),
- * verified and queried here.
+ * Audit records: built here for each committed change (the store seals them into its hash chain
+ * and checkpoints the chain's end), verified and queried here.
  */
-import { type DerivationTrace, type JsonValue, type MutationResult } from '../calc/index.js';
+import { CalcError, type DerivationTrace, type JsonValue, type MutationResult } from '../calc/index.js';
 import { recordHash } from '../store/audit-chain.js';
-import { GENESIS_HASH, type AuditQuery, type AuditRecord } from '../store/store.js';
+import type { CheckpointProblem } from '../store/audit-checkpoint.js';
+import {
+  GENESIS_HASH,
+  type AuditQuery,
+  type AuditRecord,
+  type AuditSeal,
+  type Store,
+} from '../store/store.js';
 
 export { recordHash };
 
@@ -52,6 +59,35 @@ export function buildAuditRecord(input: {
   return record;
 }
 
+/**
+ * Builds the record of a restore or an evolution: the state (and spec) replaced as a whole, no
+ * writes listed. Every committed change of state has a record, so the newest record's stateHash is
+ * always the stored state's.
+ */
+export function buildReplaceRecord(input: {
+  modelId: string;
+  sequence: number;
+  modelVersion: string;
+  source: 'restore' | 'evolution';
+  prevHash: string;
+  now?: Date;
+}): AuditRecord {
+  const record: AuditRecord = {
+    modelId: input.modelId,
+    sequence: input.sequence,
+    timestamp: isoTimestamp(input.now?.getTime() ?? Date.now()),
+    modelVersion: input.modelVersion,
+    source: input.source,
+    mutations: {},
+    derivedUpdated: [],
+    flaggedConstraints: [],
+    dispatchedEffects: [],
+    traces: [],
+  };
+  record.prevHash = input.prevHash;
+  return record;
+}
+
 export interface AuditVerification {
   valid: boolean;
   recordsChecked: number;
@@ -79,6 +115,110 @@ export function verifyChain(records: readonly AuditRecord[]): AuditVerification 
     expectedPrev = r.hash;
   }
   return { valid: true, recordsChecked: checked, firstBrokenSequence: null, detail: 'ok' };
+}
+
+const BREAK_CAUSE: Record<CheckpointProblem, string> = {
+  missing: 'its audit checkpoint was missing',
+  unreadable: 'its audit checkpoint was unreadable',
+  'other-key': 'its audit checkpoint was made with another audit key',
+  forged: 'its audit checkpoint had been edited',
+  trail: 'its trail had been rewritten',
+  state: 'its state had been edited',
+};
+
+/**
+ * The whole verdict on a trail read with its seal (`Store.auditSeal`, read first): the hash chain,
+ * its length and end against the model's head, the stored state against the newest record's
+ * stateHash, then the keyed checkpoint. The first failure wins.
+ */
+export function verifyTrail(records: readonly AuditRecord[], seal: AuditSeal): AuditVerification {
+  const chain = verifyChain(records);
+  if (!chain.valid) return chain;
+  const { head } = seal;
+  const committed = head.nextSequence;
+  const broken = (firstBrokenSequence: number | null, detail: string): AuditVerification => ({
+    valid: false,
+    recordsChecked: records.length,
+    firstBrokenSequence,
+    detail,
+  });
+  // a trail cut or extended at its end still chains; the model's head says where it ends
+  if (records.length < committed)
+    return broken(
+      records.length,
+      `the trail ends at sequence ${records.length - 1} but the model has committed ${committed} cycles (records deleted from the end)`,
+    );
+  if (records.length > committed)
+    return broken(
+      committed,
+      `the trail runs to sequence ${records.length - 1} but the model has committed ${committed} cycles (records added at the end)`,
+    );
+  const newest = records[records.length - 1];
+  if ((newest?.hash ?? GENESIS_HASH) !== head.lastHash)
+    return broken(
+      records.length - 1,
+      'the newest record is not the one the model committed (replaced at the end)',
+    );
+  if (newest?.stateHash !== undefined && newest.stateHash !== seal.stateHash)
+    return broken(
+      null,
+      `the stored state is not the state record ${newest.sequence} committed: it was edited outside the server`,
+    );
+  const check = seal.checkpoint;
+  switch (check.status) {
+    case 'missing':
+      return broken(null, 'the model has no audit checkpoint: it was removed outside the server');
+    case 'unreadable':
+      return broken(null, "the model's audit checkpoint is unreadable: it was edited outside the server");
+    case 'other-key':
+      return broken(
+        null,
+        `the model's audit checkpoint was made with audit key ${check.keyId}, not this server's key ${seal.keyId}: the server runs with the wrong key, or the checkpoint was replaced`,
+      );
+    case 'forged':
+      return broken(
+        null,
+        "the model's audit checkpoint does not verify with this server's audit key: it was edited outside the server",
+      );
+    case 'trail':
+      return broken(
+        null,
+        `the trail does not end where the audit checkpoint says (${check.checkpoint.nextSequence} records): records were rewritten, removed or added and the hashes recomputed without the audit key`,
+      );
+    case 'state':
+      return broken(
+        null,
+        'the stored state is not the state the audit checkpoint covers: it was edited outside the server',
+      );
+    case 'valid': {
+      const b = check.checkpoint.broken;
+      if (b) {
+        return broken(
+          b.sequence,
+          `cycle ${b.sequence} was committed on a model changed outside the server (${BREAK_CAUSE[b.reason]}): the trail cannot be vouched for from there on`,
+        );
+      }
+      return chain;
+    }
+  }
+}
+
+/** How often a trail is read again when cycles keep committing while it is read. */
+const VERIFY_READS = 4;
+
+/**
+ * Reads the seal, then the trail, and verifies them. A cycle committed between the two reads makes
+ * the trail longer than the seal's head: both are read again rather than called tampered.
+ * @throws CalcError MODEL_NOT_FOUND
+ */
+export async function verifyStoredTrail(store: Store, id: string): Promise<AuditVerification> {
+  for (let read = 1; ; read++) {
+    const seal = await store.auditSeal(id);
+    if (!seal) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
+    const records = await store.auditRecords(id);
+    if (records.length > seal.head.nextSequence && read < VERIFY_READS) continue;
+    return verifyTrail(records, seal);
+  }
 }
 
 export const MAX_AUDIT_LIMIT = 10_000;

@@ -37,8 +37,14 @@ import {
   type ModelSpec,
   type DerivationTrace,
 } from '../calc/index.js';
-import { GENESIS_HASH, type AuditRecord, type BlobRef, type ModelHead, type Store } from '../store/store.js';
-import { buildAuditRecord, queryAudit, verifyChain, type AuditVerification } from './audit.js';
+import type { AuditRecord, BlobRef, ModelHead, Store } from '../store/store.js';
+import {
+  buildAuditRecord,
+  buildReplaceRecord,
+  queryAudit,
+  verifyStoredTrail,
+  type AuditVerification,
+} from './audit.js';
 import type { CalcApi, LibraryVocabulary, ModelEvent, ModelListener, MutationSummary } from './calc-api.js';
 import { authoring } from './calc-authoring.js';
 import { KeyedLock } from './model-lock.js';
@@ -374,17 +380,34 @@ export class CalcService implements CalcApi {
     return snapshot;
   }
 
-  /** Replaces spec and state under compare-and-set, recomputing `change` on fresh state if beaten. */
+  /**
+   * Replaces spec and state under compare-and-set, with the audit record of the change (every
+   * change of state has one), recomputing `change` on fresh state if beaten.
+   */
   private async replace(
     id: string,
+    source: 'restore' | 'evolution',
     change: (current: ModelRuntime) => Promise<ModelRuntime>,
   ): Promise<ModelRuntime> {
     for (let attempt = 1; ; attempt++) {
       const entry = await this.fresh(id);
       const next = await change(entry.runtime);
-      const ok = await this.store.replaceModel(id, entry.head.revision, next.model.spec, next.exportState());
+      const { revision, nextSequence, lastHash } = entry.head;
+      const record = buildReplaceRecord({
+        modelId: id,
+        sequence: nextSequence,
+        modelVersion: next.model.spec.version,
+        source,
+        prevHash: lastHash,
+      });
+      const ok = await this.store.replaceModel(id, revision, next.model.spec, next.exportState(), record);
       if (ok) {
-        this.live.set(id, { runtime: next, head: { ...entry.head, revision: entry.head.revision + 1 } });
+        const head = {
+          revision: revision + 1,
+          nextSequence: nextSequence + 1,
+          lastHash: record.hash ?? lastHash,
+        };
+        this.live.set(id, { runtime: next, head });
         return next;
       }
       this.live.delete(id);
@@ -394,7 +417,7 @@ export class CalcService implements CalcApi {
 
   restore(id: string, snapshot: unknown): Promise<{ restored: true }> {
     return this.lock.run(id, async () => {
-      await this.replace(id, (current) => {
+      await this.replace(id, 'restore', (current) => {
         // restore into a copy so a refused snapshot or a lost race leaves our runtime as it was
         const copy = new ModelRuntime(current.model);
         copy.loadState(current.exportState());
@@ -413,7 +436,11 @@ export class CalcService implements CalcApi {
   evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
     const ev = requireObject(evolution, 'evolution') as SpecEvolution;
     return this.lock.run(id, async () => {
-      const runtime = await this.replace(id, async (current) => (await evolveRuntime(current, ev)).runtime);
+      const runtime = await this.replace(
+        id,
+        'evolution',
+        async (current) => (await evolveRuntime(current, ev)).runtime,
+      );
       this.emit(id, { kind: 'spec-evolved', modelId: id, version: runtime.model.spec.version });
       return { id, version: runtime.model.spec.version };
     });
@@ -434,37 +461,10 @@ export class CalcService implements CalcApi {
     return queryAudit(await this.store.auditRecords(id), { ...q, limit });
   }
 
+  /** The hash chain, its end, the stored state and the keyed checkpoint (see `verifyTrail`). */
   async verifyAudit(id: string): Promise<AuditVerification> {
-    let { head } = await this.fresh(id);
-    const records = await this.store.auditRecords(id);
-    const chain = verifyChain(records);
-    if (!chain.valid) return chain;
-    // a cycle committed between the two reads makes the trail longer than the head said: ask again
-    if (records.length > head.nextSequence) head = (await this.store.head(id)) ?? head;
-    // a trail cut or extended at its end still chains; the model's head says where it ends
-    const committed = head.nextSequence;
-    const broken = (firstBrokenSequence: number, detail: string): AuditVerification => ({
-      valid: false,
-      recordsChecked: records.length,
-      firstBrokenSequence,
-      detail,
-    });
-    if (records.length < committed)
-      return broken(
-        records.length,
-        `the trail ends at sequence ${records.length - 1} but the model has committed ${committed} cycles (records deleted from the end)`,
-      );
-    if (records.length > committed)
-      return broken(
-        committed,
-        `the trail runs to sequence ${records.length - 1} but the model has committed ${committed} cycles (records added at the end)`,
-      );
-    if ((records[records.length - 1]?.hash ?? GENESIS_HASH) !== head.lastHash)
-      return broken(
-        records.length - 1,
-        'the newest record is not the one the model committed (replaced at the end)',
-      );
-    return chain;
+    await this.fresh(id); // MODEL_NOT_FOUND for an unknown model, as every read
+    return verifyStoredTrail(this.store, id);
   }
 
   // ------------------------------------------------------------ blobs

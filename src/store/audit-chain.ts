@@ -1,7 +1,8 @@
 /**
  * The audit trail's hash chain: each record's hash covers the previous record's hash and the
- * record's own canonical JSON, so an edited, reordered or deleted record breaks every hash after
- * it. The stores seal records (they own the chain); the service verifies it.
+ * record's own canonical JSON (which includes the hash of the state it committed), so an edited,
+ * reordered or deleted record breaks every hash after it. The stores seal records (they own the
+ * chain) and checkpoint its end (audit-checkpoint.ts); the service verifies both.
  */
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../calc/index.js';
@@ -26,8 +27,24 @@ export function recordHash(prevHash: string, record: AuditRecord): string {
   return hash('sha256', `${prevHash}\n${canonicalJson(hashedContent(record))}`, 'hex');
 }
 
-/** Fixes a record's place in the chain: its `hash` over `prevHash` and its content (in place). */
-export function sealRecord<T extends AuditRecord & { prevHash: string }>(record: T): T & { hash: string } {
+/**
+ * The hash of a state as a store keeps it: SHA-256 of `JSON.stringify(state)`, the very text the
+ * durable stores write (so hashing it costs no second serialisation, and a reload, which reads
+ * that text back, hashes the same).
+ */
+export function stateHashOf(stateText: string): string {
+  return hash('sha256', stateText, 'hex');
+}
+
+/**
+ * Fixes a record's place in the chain (in place): the hash of the state it committed, then its
+ * `hash` over `prevHash` and its content (which includes that state hash).
+ */
+export function sealRecord<T extends AuditRecord & { prevHash: string }>(
+  record: T,
+  stateHash: string,
+): T & { hash: string; stateHash: string } {
+  record.stateHash = stateHash;
   record.hash = recordHash(record.prevHash, record);
-  return record as T & { hash: string };
+  return record as T & { hash: string; stateHash: string };
 }

@@ -1,11 +1,19 @@
-/** The in-memory store: everything lives in this process and ends with it. */
+/**
+ * The in-memory store: everything lives in this process and ends with it. Nothing outside the
+ * process can write it, yet it keeps the same audit seal as the durable stores (state hashes and
+ * checkpoints, under a key made for this process unless one is given), so the service verifies
+ * every store alike.
+ */
 import { hash } from 'node:crypto';
 import { CalcError, cloneJson, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
-import { sealRecord } from './audit-chain.js';
+import { sealRecord, stateHashOf } from './audit-chain.js';
+import { checkCheckpoint, makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
+import { AuditKey } from './audit-key.js';
 import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
   type AuditRecord,
+  type AuditSeal,
   type BlobRef,
   type ModelHead,
   type SpecVersionEntry,
@@ -17,16 +25,29 @@ import {
 export const BLOB_MEMORY_BUDGET = 512 * 1024 * 1024;
 
 interface Entry {
+  id: string;
   spec: ModelSpec;
-  state: RuntimeState;
-  /** The newest committed state, taken from the live runtime only when somebody asks. */
-  currentState?: () => RuntimeState;
+  /** The committed state as JSON text, as a durable store would keep it (set when sealed). */
+  stateText: string;
+  /** The hash of `stateText` as this store last wrote or loaded it. */
+  stateHash: string;
+  /** The newest committed state while its record is unsealed, taken from the live runtime then. */
+  pendingState?: () => RuntimeState;
   head: ModelHead;
+  /** The checkpoint text of the sealed head. */
+  checkpoint: string;
+  /** The checkpoint this store made last (the same as `checkpoint` unless someone changed that). */
+  made: MadeCheckpoint;
   audit: AuditRecord[];
   /** The newest record while its hash is still to be computed (see `sealed`). */
   unsealed?: AuditRecord & { prevHash: string };
   versions: SpecVersionEntry[];
   snapshots: JsonObject[];
+}
+
+export interface MemoryStoreOptions {
+  /** The key of the checkpoints; default: one made for this process. */
+  auditKey?: AuditKey;
 }
 
 export class MemoryStore implements Store {
@@ -37,6 +58,11 @@ export class MemoryStore implements Store {
   /** Models with a record to seal once the event loop is free. */
   private readonly toSeal = new Set<Entry>();
   private sealTimer: NodeJS.Immediate | undefined;
+  private readonly auditKey: AuditKey;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.auditKey = options.auditKey ?? AuditKey.ephemeral();
+  }
 
   listModelIds(): Promise<string[]> {
     return Promise.resolve([...this.models.keys()].sort());
@@ -50,9 +76,12 @@ export class MemoryStore implements Store {
   loadModel(id: string): Promise<StoredModel | undefined> {
     const e = this.models.get(id);
     if (!e) return Promise.resolve(undefined);
+    this.sealed(e);
+    // what the caller will build on: the next seal checks the checkpoint against this very text
+    e.stateHash = stateHashOf(e.stateText);
     return Promise.resolve({
       spec: e.spec,
-      state: e.currentState ? e.currentState() : cloneJson(e.state),
+      state: JSON.parse(e.stateText) as RuntimeState,
       head: { ...e.head },
     });
   }
@@ -60,10 +89,18 @@ export class MemoryStore implements Store {
   insertModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void> {
     if (this.models.has(id))
       return Promise.reject(new CalcError('MODEL_EXISTS', `Model with id '${id}' already exists`, { id }));
+    const stateText = JSON.stringify(state);
+    const stateHash = stateHashOf(stateText);
+    const head = { revision: 0, nextSequence: 0, lastHash: GENESIS_HASH };
+    const made = makeCheckpoint(this.auditKey, id, { ...head, stateHash }, 0);
     this.models.set(id, {
+      id,
       spec,
-      state: cloneJson(state),
-      head: { revision: 0, nextSequence: 0, lastHash: GENESIS_HASH },
+      stateText,
+      stateHash,
+      head,
+      checkpoint: made.text,
+      made,
       audit: [],
       versions: [{ version: spec.version, spec, createdAt: new Date().toISOString() }],
       snapshots: [],
@@ -88,12 +125,14 @@ export class MemoryStore implements Store {
     if (prevHash !== this.sealed(e).head.lastHash || record.sequence !== e.head.nextSequence)
       return Promise.resolve(false);
     // Copying the whole state on every cycle would make the memory store the slowest part of a
-    // write; keep the getter and read it when the model is loaded.
-    e.currentState = state;
+    // write; keep the getter and read it when the record is sealed.
+    e.pendingState = state;
     e.audit.push(record);
     e.head = { revision: expectedRevision + 1, nextSequence: e.head.nextSequence + 1, lastHash: prevHash };
-    // Hashing the record is most of a small cycle's cost: do it after the caller has its answer
-    // (every read of the head or the trail seals first, so nobody sees a record without its hash).
+    // Serialising and hashing the state and the record is most of a small cycle's cost: do it after
+    // the caller has its answer (every read of the head, the state or the trail seals first, so
+    // nobody sees a record without its hashes, and the service reads the head before it changes
+    // the runtime the getter reads).
     e.unsealed = record as AuditRecord & { prevHash: string };
     this.toSeal.add(e);
     this.sealTimer ??= setImmediate(() => {
@@ -103,17 +142,30 @@ export class MemoryStore implements Store {
     return Promise.resolve(true);
   }
 
-  replaceModel(id: string, expectedRevision: number, spec: ModelSpec, state: RuntimeState): Promise<boolean> {
+  replaceModel(
+    id: string,
+    expectedRevision: number,
+    spec: ModelSpec,
+    state: RuntimeState,
+    record: AuditRecord,
+  ): Promise<boolean> {
     const e = this.models.get(id);
     if (!e || e.head.revision !== expectedRevision) return Promise.resolve(false);
-    this.sealed(e); // the head below keeps its lastHash
+    const prevHash = record.prevHash;
+    if (typeof prevHash !== 'string' || !Number.isInteger(record.sequence)) {
+      return Promise.reject(
+        new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash'),
+      );
+    }
+    if (prevHash !== this.sealed(e).head.lastHash || record.sequence !== e.head.nextSequence)
+      return Promise.resolve(false);
     if (spec.version !== e.spec.version || JSON.stringify(spec) !== JSON.stringify(e.spec)) {
       e.versions.push({ version: spec.version, spec, createdAt: new Date().toISOString() });
     }
     e.spec = spec;
-    e.state = cloneJson(state);
-    delete e.currentState;
-    e.head = { ...e.head, revision: expectedRevision + 1 };
+    e.audit.push(record);
+    e.head = { revision: expectedRevision + 1, nextSequence: e.head.nextSequence + 1, lastHash: prevHash };
+    this.seal(e, record as AuditRecord & { prevHash: string }, JSON.stringify(state));
     return Promise.resolve(true);
   }
 
@@ -128,15 +180,42 @@ export class MemoryStore implements Store {
     return Promise.resolve(e ? this.sealed(e).audit.slice() : []);
   }
 
+  auditSeal(id: string): Promise<AuditSeal | undefined> {
+    const e = this.models.get(id);
+    if (!e) return Promise.resolve(undefined);
+    this.sealed(e);
+    const stateHash = stateHashOf(e.stateText);
+    return Promise.resolve({
+      head: { ...e.head },
+      stateHash,
+      checkpoint: checkCheckpoint(this.auditKey, id, { ...e.head, stateHash }, e.checkpoint, e.made),
+      keyId: this.auditKey.id,
+    });
+  }
+
   /** The entry with its newest record's hash computed and the head pointing at it. */
   private sealed(e: Entry): Entry {
     const record = e.unsealed;
-    if (record) {
+    const state = e.pendingState;
+    if (record && state) {
       e.unsealed = undefined;
-      e.head.lastHash = sealRecord(record).hash;
+      e.pendingState = undefined;
+      this.seal(e, record, JSON.stringify(state()));
     }
     this.toSeal.delete(e);
     return e;
+  }
+
+  /** Seals the newest record over `stateText` and checkpoints the head it ends (which `e.head` holds). */
+  private seal(e: Entry, record: AuditRecord & { prevHash: string }, stateText: string): void {
+    const from = { nextSequence: record.sequence, lastHash: record.prevHash, stateHash: e.stateHash };
+    const stateHash = stateHashOf(stateText);
+    e.head.lastHash = sealRecord(record, stateHash).hash;
+    e.stateText = stateText;
+    e.stateHash = stateHash;
+    const to = { nextSequence: e.head.nextSequence, lastHash: e.head.lastHash, stateHash };
+    e.made = nextCheckpoint(this.auditKey, e.id, from, e.checkpoint, to, e.made);
+    e.checkpoint = e.made.text;
   }
 
   specVersions(id: string): Promise<SpecVersionEntry[]> {

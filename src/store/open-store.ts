@@ -6,10 +6,14 @@
  * - `postgres://…`, `postgresql://…` a PostgreSQL database (schema migrated on open)
  * - nothing (undefined or blank)     SQLite at `$XDG_DATA_HOME/modelworks/modelworks.db`, falling
  *                                    back to `~/.local/share/modelworks/modelworks.db`
+ *
+ * The audit key of a durable store (audit-key.ts): `MODELWORKS_AUDIT_KEY`, else the file
+ * `MODELWORKS_AUDIT_KEY_FILE`, else `audit.key` in the data directory (the SQLite file's folder;
+ * for PostgreSQL `$XDG_DATA_HOME/modelworks`). The memory store makes its own for the process.
  */
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CalcError } from '../calc/index.js';
+import { AUDIT_KEY_FILE_NAME, defaultDataDir, resolveAuditKey } from './audit-key.js';
 import { MemoryStore } from './memory-store.js';
 import { PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -17,10 +21,7 @@ import type { Store } from './store.js';
 
 /** The default SQLite file under the user's data directory. */
 export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_DATA_HOME;
-  // the XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
-  return join(base, 'modelworks', 'modelworks.db');
+  return join(defaultDataDir(env), 'modelworks.db');
 }
 
 export type StoreLocation =
@@ -56,17 +57,27 @@ export function parseStoreSpec(
 }
 
 /**
- * Opens the store a spec names (see the module comment).
- * @throws CalcError INVALID_ARGUMENT (unknown spec), STORE_FAILURE (cannot open or migrate)
+ * Opens the store a spec names, with its audit key (see the module comment).
+ * @throws CalcError INVALID_ARGUMENT (unknown spec, bad audit key setting), STORE_FAILURE (cannot
+ *   open or migrate, key file unreadable, store checkpointed with another audit key)
  */
-export async function openStore(spec: string | undefined): Promise<Store> {
-  const where = parseStoreSpec(spec);
+export async function openStore(
+  spec: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Store> {
+  const where = parseStoreSpec(spec, env);
   switch (where.kind) {
     case 'memory':
       return new MemoryStore();
     case 'sqlite':
-      return SqliteStore.open(where.path);
+      // a database that ends with the process needs no key that outlives it
+      if (where.path === ':memory:') return SqliteStore.open(where.path);
+      return SqliteStore.open(where.path, {
+        auditKey: resolveAuditKey(env, join(dirname(where.path), AUDIT_KEY_FILE_NAME)),
+      });
     case 'postgres':
-      return PostgresStore.open(where.url);
+      return PostgresStore.open(where.url, {
+        auditKey: resolveAuditKey(env, join(defaultDataDir(env), AUDIT_KEY_FILE_NAME)),
+      });
   }
 }

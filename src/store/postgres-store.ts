@@ -8,7 +8,11 @@
  * transaction-level advisory lock so that processes starting together migrate once.
  *
  * JSON is kept as `text`, not `jsonb`: jsonb reorders keys and refuses `\u0000`, and a record read
- * back must hash exactly as it did when it was chained.
+ * back must hash exactly as it did when it was chained (and a state as its record says).
+ *
+ * Audit checkpoints (audit-checkpoint.ts) live in `models.audit_checkpoint`; the id of the key
+ * that made them in `audit_meta`. The key comes from the options, else from the `audit.key` file
+ * of the user's data directory; a database checkpointed with another key is not opened.
  *
  * `watch`: every committed change sends `NOTIFY modelworks_changes` (inside the committing
  * transaction, so it is delivered only if the change commits) with the payload
@@ -18,8 +22,12 @@
  * notifications sent meanwhile are gone.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 import { CalcError, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
+import { stateHashOf } from './audit-chain.js';
+import { checkCheckpoint, makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
+import { AUDIT_KEY_FILE_NAME, AuditKey, defaultDataDir, wrongAuditKey } from './audit-key.js';
 import {
   auditContent,
   auditFromRow,
@@ -34,6 +42,7 @@ import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
   type AuditRecord,
+  type AuditSeal,
   type BlobRef,
   type ChangeListener,
   type ModelHead,
@@ -50,8 +59,11 @@ const MAX_NOTIFY_PAYLOAD = 7900;
 const MIGRATION_LOCK = 0x6d77_7363;
 const RECONNECT_MS = 1000;
 
+/** A schema step: SQL, or code that runs (with the audit key) inside the migration transaction. */
+type Migration = string | ((c: pg.PoolClient, key: AuditKey) => Promise<void>);
+
 /** Numbered schema steps; never edit a step that has shipped, add the next one. */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE models (
     id text PRIMARY KEY,
@@ -93,6 +105,29 @@ const MIGRATIONS: readonly string[] = [
     created_at timestamptz NOT NULL DEFAULT now()
   );
   `,
+  // 2: audit checkpoints; every model there is gets one for its trail and state as they stand
+  async (c, key) => {
+    await c.query(`
+      ALTER TABLE models ADD COLUMN audit_checkpoint text;
+      CREATE TABLE audit_meta (name text PRIMARY KEY, value text NOT NULL);
+    `);
+    const { rows } = await c.query<{ id: string }>('SELECT id FROM models');
+    for (const { id } of rows) {
+      const r = (
+        await c.query<{ state: string; next_sequence: string; last_hash: string }>(
+          'SELECT state, next_sequence, last_hash FROM models WHERE id = $1',
+          [id],
+        )
+      ).rows[0]!;
+      const nextSequence = Number(r.next_sequence);
+      const head = { nextSequence, lastHash: r.last_hash, stateHash: stateHashOf(r.state) };
+      await c.query('UPDATE models SET audit_checkpoint = $1 WHERE id = $2', [
+        makeCheckpoint(key, id, head, nextSequence).text,
+        id,
+      ]);
+    }
+    await c.query(`INSERT INTO audit_meta (name, value) VALUES ('key_id', $1)`, [key.id]);
+  },
 ];
 
 export interface PostgresStoreOptions {
@@ -100,6 +135,18 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Pool size (default 10). */
   maxConnections?: number;
+  /**
+   * The key of the audit checkpoints. Default: the `audit.key` file of the user's modelworks data
+   * directory (created with mode 0600 when absent). Every server on one database needs the same.
+   */
+  auditKey?: AuditKey;
+}
+
+/** A model's stored state hash and checkpoint at one revision, as this process last read or wrote them. */
+interface Vouched {
+  revision: number;
+  stateHash: string;
+  checkpoint: string | null;
 }
 
 /** The URL without its password, for messages. */
@@ -123,11 +170,16 @@ export class PostgresStore implements Store {
   private readonly listeners = new Set<ChangeListener>();
   private listenClient: pg.Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Spares a commit a round trip to read the state and checkpoint it replaces (see `fromState`). */
+  private readonly vouched = new Map<string, Vouched>();
+  /** The checkpoint this process made last for each model (trusted when met again). */
+  private readonly made = new Map<string, MadeCheckpoint>();
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly clientConfig: pg.ClientConfig,
     private readonly where: string,
+    private readonly auditKey: AuditKey,
   ) {}
 
   /**
@@ -136,6 +188,7 @@ export class PostgresStore implements Store {
    */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const where = redactUrl(url);
+    const auditKey = options.auditKey ?? AuditKey.fromFile(join(defaultDataDir(), AUDIT_KEY_FILE_NAME));
     const schema = options.schema;
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
       throw new CalcError('INVALID_ARGUMENT', `invalid PostgreSQL schema name '${schema}'`);
@@ -145,7 +198,7 @@ export class PostgresStore implements Store {
     const pool = new pg.Pool({ ...clientConfig, max: options.maxConnections ?? 10 });
     // an idle connection dropped by the server must not take the process down
     pool.on('error', () => {});
-    const store = new PostgresStore(pool, clientConfig, where);
+    const store = new PostgresStore(pool, clientConfig, where, auditKey);
     try {
       if (schema !== undefined) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await store.migrate();
@@ -177,9 +230,16 @@ export class PostgresStore implements Store {
       }
       for (let v = 1; v <= MIGRATIONS.length; v++) {
         if (done.has(v)) continue;
-        await c.query(MIGRATIONS[v - 1]!);
+        const step = MIGRATIONS[v - 1]!;
+        if (typeof step === 'string') await c.query(step);
+        else await step(c, this.auditKey);
         await c.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v]);
       }
+      const { rows } = await c.query<{ value: string }>(`SELECT value FROM audit_meta WHERE name = 'key_id'`);
+      const keyId = rows[0]?.value;
+      if (keyId === undefined)
+        await c.query(`INSERT INTO audit_meta (name, value) VALUES ('key_id', $1)`, [this.auditKey.id]);
+      else if (keyId !== this.auditKey.id) throw wrongAuditKey(this.where, keyId, this.auditKey);
     });
   }
 
@@ -253,9 +313,19 @@ export class PostgresStore implements Store {
         revision: string;
         next_sequence: string;
         last_hash: string;
-      }>('SELECT spec, state, revision, next_sequence, last_hash FROM models WHERE id = $1', [id]);
+        audit_checkpoint: string | null;
+      }>(
+        'SELECT spec, state, revision, next_sequence, last_hash, audit_checkpoint FROM models WHERE id = $1',
+        [id],
+      );
       const r = rows[0];
       if (!r) return undefined;
+      // what the caller will build on: a commit checks the checkpoint against this very text
+      this.vouched.set(id, {
+        revision: Number(r.revision),
+        stateHash: stateHashOf(r.state),
+        checkpoint: r.audit_checkpoint,
+      });
       return {
         spec: parseJson<ModelSpec>(r.spec, `spec of model '${id}'`),
         state: parseJson<RuntimeState>(r.state, `state of model '${id}'`),
@@ -268,10 +338,18 @@ export class PostgresStore implements Store {
     return this.guard(`creating model '${id}'`, () =>
       this.tx(async (c) => {
         const specText = JSON.stringify(spec);
+        const stateText = JSON.stringify(state);
+        const stateHash = stateHashOf(stateText);
+        const checkpoint = makeCheckpoint(
+          this.auditKey,
+          id,
+          { nextSequence: 0, lastHash: GENESIS_HASH, stateHash },
+          0,
+        );
         const r = await c.query(
-          `INSERT INTO models (id, spec, state, revision, next_sequence, last_hash)
-           VALUES ($1, $2, $3, 0, 0, $4) ON CONFLICT (id) DO NOTHING`,
-          [id, specText, JSON.stringify(state), GENESIS_HASH],
+          `INSERT INTO models (id, spec, state, revision, next_sequence, last_hash, audit_checkpoint)
+           VALUES ($1, $2, $3, 0, 0, $4, $5) ON CONFLICT (id) DO NOTHING`,
+          [id, specText, stateText, GENESIS_HASH, checkpoint.text],
         );
         if (r.rowCount === 0)
           throw new CalcError('MODEL_EXISTS', `Model with id '${id}' already exists`, { id });
@@ -280,8 +358,59 @@ export class PostgresStore implements Store {
           [id, spec.version, specText, new Date().toISOString()],
         );
         await this.notify(c, id);
+        this.vouched.set(id, { revision: 0, stateHash, checkpoint: checkpoint.text });
+        this.made.set(id, checkpoint);
       }),
     );
+  }
+
+  /**
+   * The stored state hash and checkpoint a change at `revision` builds on: as this process last
+   * read or wrote them at that revision, else read now (one round trip, after another process
+   * wrote). Undefined when the model is not at `revision`.
+   */
+  private async fromState(c: Queryable, id: string, revision: number): Promise<Vouched | undefined> {
+    const known = this.vouched.get(id);
+    if (known?.revision === revision) return known;
+    const { rows } = await c.query<{ state: string; audit_checkpoint: string | null }>(
+      'SELECT state, audit_checkpoint FROM models WHERE id = $1 AND revision = $2',
+      [id, revision],
+    );
+    const r = rows[0];
+    return r && { revision, stateHash: stateHashOf(r.state), checkpoint: r.audit_checkpoint };
+  }
+
+  /** Seals `record` over the new state and works out the checkpoint the change leaves. */
+  private prepareChange(
+    id: string,
+    from: Vouched,
+    stateText: string,
+    record: AuditRecord,
+  ): { prevHash: string; hash: string; stateHash: string; checkpoint: MadeCheckpoint } {
+    const sealed = sealForWrite(record, stateText);
+    const checkpoint = nextCheckpoint(
+      this.auditKey,
+      id,
+      { nextSequence: record.sequence, lastHash: sealed.prevHash, stateHash: from.stateHash },
+      from.checkpoint,
+      { nextSequence: record.sequence + 1, lastHash: sealed.hash, stateHash: sealed.stateHash },
+      this.made.get(id),
+    );
+    return { ...sealed, checkpoint };
+  }
+
+  /** After a change: what it left (or, when it did not commit, that nothing is known). */
+  private remember(
+    id: string,
+    left: { revision: number; stateHash: string; checkpoint: MadeCheckpoint } | undefined,
+  ): void {
+    if (!left) {
+      this.vouched.delete(id);
+      return;
+    }
+    const { revision, stateHash, checkpoint } = left;
+    this.vouched.set(id, { revision, stateHash, checkpoint: checkpoint.text });
+    this.made.set(id, checkpoint);
   }
 
   commitCycle(
@@ -291,16 +420,20 @@ export class PostgresStore implements Store {
     record: AuditRecord,
   ): Promise<boolean> {
     return this.guard(`committing a cycle of model '${id}'`, async () => {
-      const { prevHash, hash } = sealForWrite(record);
+      const from = await this.fromState(this.pool, id, expectedRevision);
+      if (!from) return false;
       const stateText = JSON.stringify(state());
+      const { prevHash, hash, stateHash, checkpoint } = this.prepareChange(id, from, stateText, record);
       const recordText = auditContent(record);
       // one statement, so one round trip and its own transaction: the compare-and-set UPDATE, the
       // audit row and the notification happen together or (0 rows updated) not at all
       const notice = this.notifyPayload(id);
       const { rows } = await this.pool.query<{ committed: string }>(
         `WITH moved AS (
-           UPDATE models SET state = $1, revision = revision + 1, next_sequence = next_sequence + 1, last_hash = $2
+           UPDATE models SET state = $1, revision = revision + 1, next_sequence = next_sequence + 1,
+             last_hash = $2, audit_checkpoint = $10
            WHERE id = $3 AND revision = $4 AND next_sequence = $5 AND last_hash = $6
+             AND audit_checkpoint IS NOT DISTINCT FROM $11::text
            RETURNING id
          ), recorded AS (
            INSERT INTO audit (model_id, sequence, record, prev_hash, hash)
@@ -320,27 +453,53 @@ export class PostgresStore implements Store {
           recordText,
           NOTIFY_CHANNEL,
           notice,
+          checkpoint.text,
+          from.checkpoint,
         ],
       );
-      return Number(rows[0]?.committed ?? 0) === 1;
+      const ok = Number(rows[0]?.committed ?? 0) === 1;
+      this.remember(id, ok ? { revision: expectedRevision + 1, stateHash, checkpoint } : undefined);
+      return ok;
     });
   }
 
-  replaceModel(id: string, expectedRevision: number, spec: ModelSpec, state: RuntimeState): Promise<boolean> {
-    return this.guard(`replacing model '${id}'`, () =>
-      this.tx(async (c) => {
+  replaceModel(
+    id: string,
+    expectedRevision: number,
+    spec: ModelSpec,
+    state: RuntimeState,
+    record: AuditRecord,
+  ): Promise<boolean> {
+    return this.guard(`replacing model '${id}'`, async () => {
+      const done = await this.tx(async (c) => {
         const specText = JSON.stringify(spec);
-        const { rows } = await c.query<{ spec: string }>(
-          'SELECT spec FROM models WHERE id = $1 AND revision = $2 FOR UPDATE',
+        const { rows } = await c.query<{ spec: string; audit_checkpoint: string | null }>(
+          'SELECT spec, audit_checkpoint FROM models WHERE id = $1 AND revision = $2 FOR UPDATE',
           [id, expectedRevision],
         );
         const row = rows[0];
-        if (!row) return false;
-        await c.query('UPDATE models SET spec = $1, state = $2, revision = revision + 1 WHERE id = $3', [
-          specText,
-          JSON.stringify(state),
+        if (!row) return undefined;
+        const from = await this.fromState(c, id, expectedRevision);
+        if (!from) return undefined;
+        const stateText = JSON.stringify(state);
+        // the row is locked: its checkpoint is the one to check, whatever this process remembers
+        const change = this.prepareChange(
           id,
-        ]);
+          { ...from, checkpoint: row.audit_checkpoint },
+          stateText,
+          record,
+        );
+        const moved = await c.query(
+          `UPDATE models SET spec = $1, state = $2, revision = revision + 1, next_sequence = next_sequence + 1,
+             last_hash = $3, audit_checkpoint = $4
+           WHERE id = $5 AND next_sequence = $6 AND last_hash = $7`,
+          [specText, stateText, change.hash, change.checkpoint.text, id, record.sequence, change.prevHash],
+        );
+        if (moved.rowCount !== 1) return undefined;
+        await c.query(
+          'INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES ($1, $2, $3, $4, $5)',
+          [id, record.sequence, auditContent(record), change.prevHash, change.hash],
+        );
         const previous = parseJson<ModelSpec>(row.spec, `spec of model '${id}'`);
         if (previous.version !== spec.version || row.spec !== specText) {
           await c.query(
@@ -350,9 +509,11 @@ export class PostgresStore implements Store {
           );
         }
         await this.notify(c, id);
-        return true;
-      }),
-    );
+        return change;
+      });
+      this.remember(id, done && { revision: expectedRevision + 1, ...done });
+      return done !== undefined;
+    });
   }
 
   deleteModel(id: string): Promise<boolean> {
@@ -364,6 +525,8 @@ export class PostgresStore implements Store {
         await c.query('DELETE FROM snapshots WHERE model_id = $1', [id]);
         const deleted = (r.rowCount ?? 0) > 0;
         if (deleted) await this.notify(c, id);
+        this.vouched.delete(id);
+        this.made.delete(id);
         return deleted;
       }),
     );
@@ -378,6 +541,40 @@ export class PostgresStore implements Store {
         hash: string;
       }>('SELECT sequence, record, prev_hash, hash FROM audit WHERE model_id = $1 ORDER BY sequence', [id]);
       return rows.map((r) => auditFromRow(id, { ...r, sequence: Number(r.sequence) }));
+    });
+  }
+
+  auditSeal(id: string): Promise<AuditSeal | undefined> {
+    return this.guard(`reading the audit seal of model '${id}'`, async () => {
+      const { rows } = await this.pool.query<{
+        state: string;
+        revision: string;
+        next_sequence: string;
+        last_hash: string;
+        audit_checkpoint: string | null;
+      }>('SELECT state, revision, next_sequence, last_hash, audit_checkpoint FROM models WHERE id = $1', [
+        id,
+      ]);
+      const r = rows[0];
+      if (!r) return undefined;
+      const head = {
+        revision: Number(r.revision),
+        nextSequence: Number(r.next_sequence),
+        lastHash: r.last_hash,
+      };
+      const stateHash = stateHashOf(r.state);
+      return {
+        head,
+        stateHash,
+        checkpoint: checkCheckpoint(
+          this.auditKey,
+          id,
+          { ...head, stateHash },
+          r.audit_checkpoint,
+          this.made.get(id),
+        ),
+        keyId: this.auditKey.id,
+      };
     });
   }
 

@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import { CalcError } from '../calc/index.js';
-import { sealRecord } from './audit-chain.js';
+import { sealRecord, stateHashOf } from './audit-chain.js';
 import { MAX_BLOB_BYTES, type AuditRecord } from './store.js';
 
 /** Any failure that is not already a CalcError becomes STORE_FAILURE, with the backend's code. */
@@ -77,13 +77,22 @@ export function auditFromRow(
   return out;
 }
 
-/** Seals a record before a durable store writes it; it must say which record it follows. */
-export function sealForWrite(record: AuditRecord): { prevHash: string; hash: string } {
+/**
+ * Seals a record before a durable store writes it, over the state text it commits; it must say
+ * which record it follows.
+ */
+export function sealForWrite(
+  record: AuditRecord,
+  stateText: string,
+): { prevHash: string; hash: string; stateHash: string } {
   if (typeof record.prevHash !== 'string' || !Number.isInteger(record.sequence)) {
     throw new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash');
   }
-  const { prevHash, hash } = sealRecord(record as AuditRecord & { prevHash: string });
-  return { prevHash, hash };
+  const { prevHash, hash, stateHash } = sealRecord(
+    record as AuditRecord & { prevHash: string },
+    stateHashOf(stateText),
+  );
+  return { prevHash, hash, stateHash };
 }
 
 export function blobTooLarge(bytes: number): CalcError {

@@ -5,7 +5,12 @@
  * at all, and two processes can never fork a model: the loser sees 0 rows changed and retries.
  *
  * JSON (spec, state, audit records, snapshots) is kept as text, byte for byte as JSON.stringify
- * wrote it, so a record read back hashes exactly as it did when it was chained.
+ * wrote it, so a record read back hashes exactly as it did when it was chained, and the state text
+ * hashes as its record says (`stateHash`).
+ *
+ * Audit checkpoints (audit-checkpoint.ts) live in `models.audit_checkpoint`; the id of the key
+ * that made them in `audit_meta`. The key comes from the options, else from the `audit.key` file
+ * next to the database (created when absent); a store checkpointed with another key is not opened.
  *
  * `watch`: SQLite has no notification channel between processes, so the store polls. Every
  * `POLL_MS` it reads `PRAGMA data_version` (a counter that moves only when *another* connection
@@ -16,13 +21,17 @@
  * this process hear about writes made by other processes, within about `POLL_MS`.
  */
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CalcError, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
+import { stateHashOf } from './audit-chain.js';
+import { checkCheckpoint, makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
+import { AUDIT_KEY_FILE_NAME, AuditKey, wrongAuditKey } from './audit-key.js';
 import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
   type AuditRecord,
+  type AuditSeal,
   type BlobRef,
   type ChangeListener,
   type ModelHead,
@@ -47,8 +56,11 @@ export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 /** Poll interval of `watch`. */
 export const POLL_MS = 250;
 
+/** A schema step: SQL, or code that runs (with the audit key) inside the migration transaction. */
+type Migration = string | ((db: Database.Database, key: AuditKey) => void);
+
 /** Numbered schema steps; `PRAGMA user_version` records how many have run. Never edit a step. */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE models (
     id TEXT PRIMARY KEY,
@@ -90,6 +102,26 @@ const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // 2: audit checkpoints; every model there is gets one for its trail and state as they stand
+  (db, key) => {
+    db.exec(`
+      ALTER TABLE models ADD COLUMN audit_checkpoint TEXT;
+      CREATE TABLE audit_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `);
+    const ids = db.prepare('SELECT id FROM models').pluck().all() as string[];
+    const read = db.prepare('SELECT state, next_sequence, last_hash FROM models WHERE id = ?');
+    const write = db.prepare('UPDATE models SET audit_checkpoint = ? WHERE id = ?');
+    for (const id of ids) {
+      const row = read.get(id) as { state: string; next_sequence: number; last_hash: string };
+      const head = {
+        nextSequence: row.next_sequence,
+        lastHash: row.last_hash,
+        stateHash: stateHashOf(row.state),
+      };
+      write.run(makeCheckpoint(key, id, head, row.next_sequence).text, id);
+    }
+    db.prepare(`INSERT INTO audit_meta (name, value) VALUES ('key_id', ?)`).run(key.id);
+  },
 ];
 
 interface ModelRow {
@@ -98,6 +130,7 @@ interface ModelRow {
   revision: number;
   next_sequence: number;
   last_hash: string;
+  audit_checkpoint: string | null;
 }
 
 interface AuditRow {
@@ -119,6 +152,17 @@ export interface SqliteStoreOptions {
    * but a power cut or OS crash can drop the last commits.
    */
   synchronous?: 'full' | 'normal';
+  /**
+   * The key of the audit checkpoints. Default: the `audit.key` file in the database's folder
+   * (created with mode 0600 when absent); a key made for this process for `:memory:`.
+   */
+  auditKey?: AuditKey;
+}
+
+/** The hash of a model's stored state at one revision, as this process last read or wrote it. */
+interface Vouched {
+  revision: number;
+  stateHash: string;
 }
 
 export class SqliteStore implements Store {
@@ -131,13 +175,22 @@ export class SqliteStore implements Store {
   /** Revisions as this process last saw them (for `watch`). */
   private known = new Map<string, number>();
   private readonly pollMs: number;
+  private readonly auditKey: AuditKey;
+  /** Spares a commit reading and hashing the state it replaces (see `fromState`). */
+  private readonly vouched = new Map<string, Vouched>();
+  /** The checkpoint this process made last for each model (trusted when met again). */
+  private readonly made = new Map<string, MadeCheckpoint>();
 
   private constructor(
     readonly path: string,
     options: SqliteStoreOptions,
   ) {
     this.pollMs = options.pollMs ?? POLL_MS;
-    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+    const inMemory = path === ':memory:' || path === '';
+    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+    this.auditKey =
+      options.auditKey ??
+      (inMemory ? AuditKey.ephemeral() : AuditKey.fromFile(join(dirname(path), AUDIT_KEY_FILE_NAME)));
     this.db = new Database(path);
     try {
       this.db.pragma(
@@ -174,9 +227,16 @@ export class SqliteStore implements Store {
         );
       }
       for (let v = current; v < MIGRATIONS.length; v++) {
-        this.db.exec(MIGRATIONS[v]!);
+        const step = MIGRATIONS[v]!;
+        if (typeof step === 'string') this.db.exec(step);
+        else step(this.db, this.auditKey);
         this.db.pragma(`user_version = ${v + 1}`);
       }
+      const keyId = this.db.prepare(`SELECT value FROM audit_meta WHERE name = 'key_id'`).pluck().get() as
+        string | undefined;
+      if (keyId === undefined)
+        this.db.prepare(`INSERT INTO audit_meta (name, value) VALUES ('key_id', ?)`).run(this.auditKey.id);
+      else if (keyId !== this.auditKey.id) throw wrongAuditKey(this.path, keyId, this.auditKey);
     });
     run.immediate();
   }
@@ -222,6 +282,8 @@ export class SqliteStore implements Store {
         'SELECT spec, state, revision, next_sequence, last_hash FROM models WHERE id = ?',
       ).get(id) as ModelRow | undefined;
       if (!row) return undefined;
+      // what the caller will build on: a commit checks the checkpoint against this very text
+      this.vouched.set(id, { revision: row.revision, stateHash: stateHashOf(row.state) });
       return {
         spec: parseJson<ModelSpec>(row.spec, `spec of model '${id}'`),
         state: parseJson<RuntimeState>(row.state, `state of model '${id}'`),
@@ -234,12 +296,19 @@ export class SqliteStore implements Store {
     return this.guard(`creating model '${id}'`, () => {
       const specText = JSON.stringify(spec);
       const stateText = JSON.stringify(state);
+      const stateHash = stateHashOf(stateText);
+      const checkpoint = makeCheckpoint(
+        this.auditKey,
+        id,
+        { nextSequence: 0, lastHash: GENESIS_HASH, stateHash },
+        0,
+      );
       const now = new Date().toISOString();
       const insert = this.db.transaction(() => {
         const r = this.stmt(
-          `INSERT INTO models (id, spec, state, revision, next_sequence, last_hash, created_at)
-             VALUES (?, ?, ?, 0, 0, ?, ?) ON CONFLICT (id) DO NOTHING`,
-        ).run(id, specText, stateText, GENESIS_HASH, now);
+          `INSERT INTO models (id, spec, state, revision, next_sequence, last_hash, created_at, audit_checkpoint)
+             VALUES (?, ?, ?, 0, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        ).run(id, specText, stateText, GENESIS_HASH, now, checkpoint.text);
         if (r.changes === 0)
           throw new CalcError('MODEL_EXISTS', `Model with id '${id}' already exists`, { id });
         this.stmt(
@@ -248,7 +317,101 @@ export class SqliteStore implements Store {
       });
       insert.immediate();
       this.known.set(id, 0);
+      this.vouched.set(id, { revision: 0, stateHash });
+      this.made.set(id, checkpoint);
     });
+  }
+
+  /**
+   * The hash of the state a change at `revision` replaces: as this process last read or wrote it
+   * at that revision, else read now. (A state edited behind a revision we hold is overwritten by
+   * the change; one edited and loaded fails the checkpoint check, which the new checkpoint keeps.)
+   */
+  private fromState(id: string, revision: number): string | undefined {
+    const known = this.vouched.get(id);
+    if (known?.revision === revision) return known.stateHash;
+    const text = this.stmt('SELECT state FROM models WHERE id = ? AND revision = ?')
+      .pluck()
+      .get(id, revision) as string | undefined;
+    return text === undefined ? undefined : stateHashOf(text);
+  }
+
+  /**
+   * Writes a change (a cycle, or a replace when `spec` is given) with its record and the next
+   * checkpoint, under compare-and-set on revision, chain end and checkpoint.
+   */
+  private commitChange(
+    id: string,
+    expectedRevision: number,
+    state: () => RuntimeState,
+    record: AuditRecord,
+    spec?: ModelSpec,
+  ): boolean {
+    // a cheap look first: when another process already moved on, skip sealing and serialising
+    const current = this.stmt('SELECT revision, audit_checkpoint FROM models WHERE id = ?').get(id) as
+      Pick<ModelRow, 'revision' | 'audit_checkpoint'> | undefined;
+    if (current?.revision !== expectedRevision) return false;
+    const fromStateHash = this.fromState(id, expectedRevision);
+    if (fromStateHash === undefined) return false;
+    const stateText = JSON.stringify(state());
+    const { prevHash, hash, stateHash } = sealForWrite(record, stateText);
+    const checkpoint = nextCheckpoint(
+      this.auditKey,
+      id,
+      { nextSequence: record.sequence, lastHash: prevHash, stateHash: fromStateHash },
+      current.audit_checkpoint,
+      { nextSequence: record.sequence + 1, lastHash: hash, stateHash },
+      this.made.get(id),
+    );
+    const recordText = auditContent(record);
+    const specText = spec === undefined ? undefined : JSON.stringify(spec);
+    const commit = this.db.transaction((): boolean => {
+      // a replace records a new spec version when the spec changed
+      const previousSpec =
+        specText === undefined
+          ? undefined
+          : (this.stmt('SELECT spec FROM models WHERE id = ?').pluck().get(id) as string | undefined);
+      const r = this.stmt(
+        `UPDATE models SET state = ?, revision = revision + 1, next_sequence = next_sequence + 1, last_hash = ?,
+             audit_checkpoint = ?, spec = COALESCE(?, spec)
+           WHERE id = ? AND revision = ? AND next_sequence = ? AND last_hash = ? AND audit_checkpoint IS ?`,
+      ).run(
+        stateText,
+        hash,
+        checkpoint.text,
+        specText ?? null,
+        id,
+        expectedRevision,
+        record.sequence,
+        prevHash,
+        current.audit_checkpoint,
+      );
+      if (r.changes === 0) return false;
+      this.stmt('INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)').run(
+        id,
+        record.sequence,
+        recordText,
+        prevHash,
+        hash,
+      );
+      if (spec !== undefined && specText !== undefined && previousSpec !== undefined) {
+        const previous = parseJson<ModelSpec>(previousSpec, `spec of model '${id}'`);
+        if (previous.version !== spec.version || previousSpec !== specText) {
+          this.stmt(
+            `INSERT INTO spec_versions (model_id, idx, version, spec, created_at)
+               SELECT ?, COALESCE(MAX(idx), -1) + 1, ?, ?, ? FROM spec_versions WHERE model_id = ?`,
+          ).run(id, spec.version, specText, new Date().toISOString(), id);
+        }
+      }
+      return true;
+    });
+    const ok = commit.immediate();
+    if (ok) {
+      this.known.set(id, expectedRevision + 1);
+      this.vouched.set(id, { revision: expectedRevision + 1, stateHash });
+      this.made.set(id, checkpoint);
+    } else this.vouched.delete(id);
+    return ok;
   }
 
   commitCycle(
@@ -257,55 +420,21 @@ export class SqliteStore implements Store {
     state: () => RuntimeState,
     record: AuditRecord,
   ): Promise<boolean> {
-    return this.guard(`committing a cycle of model '${id}'`, () => {
-      // a cheap look first: when another process already moved on, skip sealing and serialising
-      const current = this.stmt('SELECT revision FROM models WHERE id = ?').pluck().get(id) as
-        number | undefined;
-      if (current !== expectedRevision) return false;
-      const { prevHash, hash } = sealForWrite(record);
-      const stateText = JSON.stringify(state());
-      const recordText = auditContent(record);
-      const commit = this.db.transaction((): boolean => {
-        const r = this.stmt(
-          `UPDATE models SET state = ?, revision = revision + 1, next_sequence = next_sequence + 1, last_hash = ?
-             WHERE id = ? AND revision = ? AND next_sequence = ? AND last_hash = ?`,
-        ).run(stateText, hash, id, expectedRevision, record.sequence, prevHash);
-        if (r.changes === 0) return false;
-        this.stmt(
-          'INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)',
-        ).run(id, record.sequence, recordText, prevHash, hash);
-        return true;
-      });
-      const ok = commit.immediate();
-      if (ok) this.known.set(id, expectedRevision + 1);
-      return ok;
-    });
+    return this.guard(`committing a cycle of model '${id}'`, () =>
+      this.commitChange(id, expectedRevision, state, record),
+    );
   }
 
-  replaceModel(id: string, expectedRevision: number, spec: ModelSpec, state: RuntimeState): Promise<boolean> {
-    return this.guard(`replacing model '${id}'`, () => {
-      const specText = JSON.stringify(spec);
-      const stateText = JSON.stringify(state);
-      const replace = this.db.transaction((): boolean => {
-        const row = this.stmt('SELECT spec, revision FROM models WHERE id = ?').get(id) as
-          Pick<ModelRow, 'spec' | 'revision'> | undefined;
-        if (!row || row.revision !== expectedRevision) return false;
-        this.stmt(
-          'UPDATE models SET spec = ?, state = ?, revision = revision + 1 WHERE id = ? AND revision = ?',
-        ).run(specText, stateText, id, expectedRevision);
-        const previous = parseJson<ModelSpec>(row.spec, `spec of model '${id}'`);
-        if (previous.version !== spec.version || row.spec !== specText) {
-          this.stmt(
-            `INSERT INTO spec_versions (model_id, idx, version, spec, created_at)
-               SELECT ?, COALESCE(MAX(idx), -1) + 1, ?, ?, ? FROM spec_versions WHERE model_id = ?`,
-          ).run(id, spec.version, specText, new Date().toISOString(), id);
-        }
-        return true;
-      });
-      const ok = replace.immediate();
-      if (ok) this.known.set(id, expectedRevision + 1);
-      return ok;
-    });
+  replaceModel(
+    id: string,
+    expectedRevision: number,
+    spec: ModelSpec,
+    state: RuntimeState,
+    record: AuditRecord,
+  ): Promise<boolean> {
+    return this.guard(`replacing model '${id}'`, () =>
+      this.commitChange(id, expectedRevision, () => state, record, spec),
+    );
   }
 
   deleteModel(id: string): Promise<boolean> {
@@ -319,6 +448,8 @@ export class SqliteStore implements Store {
       });
       const ok = remove.immediate();
       this.known.delete(id);
+      this.vouched.delete(id);
+      this.made.delete(id);
       return ok;
     });
   }
@@ -331,6 +462,29 @@ export class SqliteStore implements Store {
         ).all(id) as AuditRow[]
       ).map((row) => auditFromRow(id, row)),
     );
+  }
+
+  auditSeal(id: string): Promise<AuditSeal | undefined> {
+    return this.guard(`reading the audit seal of model '${id}'`, () => {
+      const row = this.stmt(
+        'SELECT state, revision, next_sequence, last_hash, audit_checkpoint FROM models WHERE id = ?',
+      ).get(id) as Omit<ModelRow, 'spec'> | undefined;
+      if (!row) return undefined;
+      const head = { revision: row.revision, nextSequence: row.next_sequence, lastHash: row.last_hash };
+      const stateHash = stateHashOf(row.state);
+      return {
+        head,
+        stateHash,
+        checkpoint: checkCheckpoint(
+          this.auditKey,
+          id,
+          { ...head, stateHash },
+          row.audit_checkpoint,
+          this.made.get(id),
+        ),
+        keyId: this.auditKey.id,
+      };
+    });
   }
 
   specVersions(id: string): Promise<SpecVersionEntry[]> {

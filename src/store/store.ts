@@ -4,19 +4,29 @@
  * several processes on one store never fork a model: the loser reloads and retries.
  */
 import type { JsonObject, JsonValue, ModelSpec, RuntimeState } from '../calc/index.js';
+import type { CheckpointCheck } from './audit-checkpoint.js';
 
-/** One committed cycle, as the audit trail keeps it. `hash` chains it to the previous record. */
+/**
+ * One committed change, as the audit trail keeps it. `hash` chains it to the previous record. A
+ * reactive cycle (`client`, `patch`, `foldback`) lists its writes; a restore or an evolution
+ * replaces the state (and, for an evolution, the spec) and lists none.
+ */
 export interface AuditRecord {
   modelId: string;
   sequence: number;
   timestamp: string;
   modelVersion: string;
-  source: 'client' | 'patch' | 'foldback';
+  source: 'client' | 'patch' | 'foldback' | 'restore' | 'evolution';
   mutations: Record<string, JsonValue>;
   derivedUpdated: string[];
   flaggedConstraints: string[];
   dispatchedEffects: string[];
   traces: JsonValue[];
+  /**
+   * SHA-256 of the state this change committed, as the store keeps it (`stateHashOf`); set by the
+   * store when it seals the record. Absent on records written before state hashes existed.
+   */
+  stateHash?: string;
   prevHash?: string;
   hash?: string;
 }
@@ -27,6 +37,17 @@ export interface ModelHead {
   nextSequence: number;
   /** Hash of the newest audit record (GENESIS_HASH before the first). */
   lastHash: string;
+}
+
+/** What `verify_audit` needs from the store beyond the trail, read together at one moment. */
+export interface AuditSeal {
+  head: ModelHead;
+  /** SHA-256 of the state as stored now (`stateHashOf` of the text the store holds). */
+  stateHash: string;
+  /** The checkpoint stored with the model, checked with this store's key against `head`/`stateHash`. */
+  checkpoint: CheckpointCheck;
+  /** The id of this store's audit key. */
+  keyId: string;
 }
 
 export interface StoredModel {
@@ -76,12 +97,14 @@ export interface Store {
    */
   insertModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void>;
   /**
-   * Commits a cycle: the new state and its audit record together, or neither. Returns false (and
-   * writes nothing) when the model is no longer at `expectedRevision` (or its chain no longer ends
-   * at `record.prevHash`) or no longer exists. The store seals the record (`sealRecord` sets its
-   * hash, in place): a durable store before it writes; the memory store once the caller is back in
-   * the event loop, and always before the record or the head can be read, which takes the hashing
-   * off the reply's path.
+   * Commits a cycle: the new state, its audit record and the model's new checkpoint together, or
+   * none of them. Returns false (and writes nothing) when the model is no longer at
+   * `expectedRevision` (or its chain no longer ends at `record.prevHash`) or no longer exists. The
+   * store seals the record (`sealRecord` sets its stateHash and hash, in place): a durable store
+   * before it writes; the memory store once the caller is back in the event loop, and always before
+   * the record, the head or the state can be read, which takes the hashing off the reply's path
+   * (so `state` may be called then: the caller must not change what it returns before its next
+   * read of this model).
    */
   commitCycle(
     id: string,
@@ -89,12 +112,23 @@ export interface Store {
     state: () => RuntimeState,
     record: AuditRecord,
   ): Promise<boolean>;
-  /** Replaces spec and state without an audit record (evolution, restore); same compare-and-set. */
-  replaceModel(id: string, expectedRevision: number, spec: ModelSpec, state: RuntimeState): Promise<boolean>;
+  /**
+   * Replaces spec and state (evolution, restore) with the audit record that says so, under the
+   * same compare-and-set as `commitCycle`; the record is sealed before the call returns.
+   */
+  replaceModel(
+    id: string,
+    expectedRevision: number,
+    spec: ModelSpec,
+    state: RuntimeState,
+    record: AuditRecord,
+  ): Promise<boolean>;
   /** Removes the model, its audit trail, spec versions and snapshots. */
   deleteModel(id: string): Promise<boolean>;
   /** The whole trail, ascending by sequence. */
   auditRecords(id: string): Promise<AuditRecord[]>;
+  /** Head, stored state hash and checked checkpoint of a model, read together; undefined when unknown. */
+  auditSeal(id: string): Promise<AuditSeal | undefined>;
   /** Every spec version the model has had, oldest first. */
   specVersions(id: string): Promise<SpecVersionEntry[]>;
   saveSnapshot(id: string, snapshot: JsonObject): Promise<void>;

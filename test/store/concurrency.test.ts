@@ -19,6 +19,7 @@ import {
   openPostgres,
   POSTGRES_SKIP_REASON,
   POSTGRES_URL,
+  TEST_AUDIT_KEY_TEXT,
   tempDbPath,
 } from './helpers.js';
 
@@ -139,7 +140,12 @@ describe('four clients, two services, one store', () => {
 
       it('two processes: exact total, no gaps', async () => {
         const schema = freshSchema();
-        await twoProcesses(() => openPostgres(schema), { kind: 'postgres', url: POSTGRES_URL, schema });
+        await twoProcesses(() => openPostgres(schema), {
+          kind: 'postgres',
+          url: POSTGRES_URL,
+          schema,
+          auditKey: TEST_AUDIT_KEY_TEXT,
+        });
       }, 60_000);
     },
   );

@@ -18,6 +18,7 @@ import {
   openPostgres,
   POSTGRES_SKIP_REASON,
   POSTGRES_URL,
+  TEST_AUDIT_KEY_TEXT,
   tempDbPath,
 } from './helpers.js';
 
@@ -124,7 +125,12 @@ describe('a writer killed with SIGKILL', () => {
     `postgres: no acknowledged cycle lost, none half-applied, the chain verifies${POSTGRES_URL ? '' : ` (skipped: ${POSTGRES_SKIP_REASON})`}`,
     async () => {
       const schema = freshSchema();
-      await crashRounds(() => openPostgres(schema), { kind: 'postgres', url: POSTGRES_URL, schema });
+      await crashRounds(() => openPostgres(schema), {
+        kind: 'postgres',
+        url: POSTGRES_URL,
+        schema,
+        auditKey: TEST_AUDIT_KEY_TEXT,
+      });
     },
     120_000,
   );

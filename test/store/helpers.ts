@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, ModelSpec, MutationResult, RuntimeState } from '../../src/calc/index.js';
-import { buildAuditRecord, recordHash, verifyChain } from '../../src/service/audit.js';
+import { buildAuditRecord, buildReplaceRecord, recordHash, verifyChain } from '../../src/service/audit.js';
+import { stateHashOf } from '../../src/store/audit-chain.js';
+import { AuditKey } from '../../src/store/audit-key.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { GENESIS_HASH, MAX_BLOB_BYTES, type AuditRecord, type Store } from '../../src/store/store.js';
@@ -74,9 +76,13 @@ afterAll(async () => {
   await c.end();
 });
 
+/** The audit key the PostgreSQL tests share (the default key file would live in the user's home). */
+export const TEST_AUDIT_KEY_TEXT = 'modelworks store tests: a key of at least 32 characters';
+export const TEST_AUDIT_KEY = AuditKey.fromText(TEST_AUDIT_KEY_TEXT, 'the store tests');
+
 /** The connection URL with a search_path, so a second process or store sees the same schema. */
-export function openPostgres(schema: string): Promise<PostgresStore> {
-  return PostgresStore.open(POSTGRES_URL!, { schema });
+export function openPostgres(schema: string, auditKey: AuditKey = TEST_AUDIT_KEY): Promise<PostgresStore> {
+  return PostgresStore.open(POSTGRES_URL!, { schema, auditKey });
 }
 
 /** Direct access to the tables, for tampering. */
@@ -136,6 +142,10 @@ function record(
     result: { ...emptyResult, derivedUpdated: ['$.total'], traces: traces as MutationResult['traces'] },
     prevHash,
   });
+}
+
+function replaceRecord(modelId: string, sequence: number, prevHash: string, version: string): AuditRecord {
+  return buildReplaceRecord({ modelId, sequence, modelVersion: version, source: 'restore', prevHash });
 }
 
 /** Commits `n` cycles on a freshly inserted model; returns the records. */
@@ -290,30 +300,56 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       });
     });
 
-    it('replaces spec and state under compare-and-set, recording new spec versions', async () => {
+    it('replaces spec and state under compare-and-set with its record, recording new spec versions', async () => {
       await store.insertModel('m1', spec('m1'), state({ x: 0 }));
       const [r] = await cycles(store, 'm1', 1);
-      expect(await store.replaceModel('m1', 0, spec('m1', '2.0.0'), state({ x: 7 }))).toBe(false);
-      expect(await store.replaceModel('m1', 1, spec('m1', '2.0.0'), state({ x: 7 }))).toBe(true);
-      // no audit record: sequence and chain untouched
-      expect(await store.head('m1')).toEqual({ revision: 2, nextSequence: 1, lastHash: r!.hash });
+      const replacing = async (revision: number, v: string, s: RuntimeState, extra = {}) => {
+        const h = (await store.head('m1'))!;
+        const rec = replaceRecord('m1', h.nextSequence, h.lastHash, v);
+        const ok = await store.replaceModel('m1', revision, spec('m1', v, extra), s, rec);
+        return { ok, rec };
+      };
+      expect((await replacing(0, '2.0.0', state({ x: 7 }))).ok).toBe(false);
+      const { ok, rec } = await replacing(1, '2.0.0', state({ x: 7 }));
+      expect(ok).toBe(true);
+      // one more record, sealed when the call returns: the chain moves on
+      expect(rec.hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(await store.head('m1')).toEqual({ revision: 2, nextSequence: 2, lastHash: rec.hash });
+      expect(await store.auditRecords('m1')).toEqual([r, rec]);
       const loaded = await store.loadModel('m1');
       expect(loaded?.spec.version).toBe('2.0.0');
       expect(loaded?.state.base).toEqual({ x: 7 });
+      // a record that does not follow the end of the chain is refused
+      const astray = replaceRecord('m1', 2, GENESIS_HASH, '2.0.0');
+      expect(await store.replaceModel('m1', 2, spec('m1', '2.0.0'), state({ x: 9 }), astray)).toBe(false);
       // same spec again (a restore): no new version
-      expect(await store.replaceModel('m1', 2, spec('m1', '2.0.0'), state({ x: 8 }))).toBe(true);
-      expect(await store.replaceModel('m1', 3, spec('m1', '3.0.0', { constants: { k: 1 } }), state({}))).toBe(
-        true,
-      );
+      expect((await replacing(2, '2.0.0', state({ x: 8 }))).ok).toBe(true);
+      expect((await replacing(3, '3.0.0', state({}), { constants: { k: 1 } })).ok).toBe(true);
       const versions = await store.specVersions('m1');
       expect(versions.map((v) => v.version)).toEqual(['1.0.0', '2.0.0', '3.0.0']);
       expect(versions[2]!.spec).toEqual(spec('m1', '3.0.0', { constants: { k: 1 } }));
-      expect(await store.replaceModel('ghost', 0, spec('ghost'), state({}))).toBe(false);
+      const ghost = replaceRecord('ghost', 0, GENESIS_HASH, '1.0.0');
+      expect(await store.replaceModel('ghost', 0, spec('ghost'), state({}), ghost)).toBe(false);
       // the chain continues after a replace
       const h = (await store.head('m1'))!;
       const next = record('m1', h.nextSequence, h.lastHash, { '$.x': 1 });
       expect(await store.commitCycle('m1', h.revision, () => state({ x: 1 }), next)).toBe(true);
       expect(verifyChain(await store.auditRecords('m1')).valid).toBe(true);
+    });
+
+    it('hashes the committed state into each record, as the text it keeps', async () => {
+      await store.insertModel('m1', spec('m1'), state({ x: 0 }));
+      const h = (await store.head('m1'))!;
+      const committed = state({ x: 5, s: '\u{1F600} \u0000' }, { '$.y': 10 });
+      const r = record('m1', 0, h.lastHash, { '$.x': 5 });
+      expect(await store.commitCycle('m1', 0, () => committed, r)).toBe(true);
+      const [stored] = await store.auditRecords('m1');
+      expect(stored!.stateHash).toBe(stateHashOf(JSON.stringify(committed)));
+      const seal = (await store.auditSeal('m1'))!;
+      expect(seal.stateHash).toBe(stored!.stateHash);
+      expect(seal.head).toEqual(await store.head('m1'));
+      expect(seal.checkpoint.status).toBe('valid');
+      expect(await store.auditSeal('ghost')).toBeUndefined();
     });
 
     it('deletes a model with its trail, versions and snapshots; the id can be reused', async () => {

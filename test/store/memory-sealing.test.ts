@@ -4,7 +4,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { buildAuditRecord, recordHash, verifyChain } from '../../src/service/audit.js';
+import { buildAuditRecord, buildReplaceRecord, recordHash, verifyChain } from '../../src/service/audit.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { sealRecord } from '../../src/store/audit-chain.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -62,13 +62,32 @@ describe('memory store: sealing after the answer', () => {
     expect(verifyChain(trail).valid).toBe(true);
   });
 
-  it('a replace keeps the sealed end of the chain', async () => {
+  it('a replace follows the sealed end of the chain with its own record, sealed at once', async () => {
     const store = new MemoryStore();
     await store.insertModel('m', { ...SPEC, id: 'm' }, state);
     const first = draft(0, GENESIS_HASH, 1);
     await store.commitCycle('m', 0, () => state, first);
-    expect(await store.replaceModel('m', 1, { ...SPEC, id: 'm', version: '2' }, state)).toBe(true);
-    expect((await store.head('m'))!.lastHash).toBe(recordHash(GENESIS_HASH, first));
+    const restore = buildReplaceRecord({
+      modelId: 'm',
+      sequence: 1,
+      modelVersion: '2',
+      source: 'restore',
+      prevHash: (await store.head('m'))!.lastHash, // seals `first`
+    });
+    expect(await store.replaceModel('m', 1, { ...SPEC, id: 'm', version: '2' }, state, restore)).toBe(true);
+    expect(restore.hash).toBe(recordHash(first.hash!, restore));
+    expect((await store.head('m'))!.lastHash).toBe(restore.hash);
+  });
+
+  it('hashes the state as it was committed, not as the runtime reads later', async () => {
+    const service = new CalcService(new MemoryStore());
+    await service.createModel(SPEC);
+    await service.mutate('demo', { '$.price': 3, '$.qty': 2 });
+    // reads may bring lazy values up to date in the runtime; the stored state stays the committed one
+    await service.getState('demo');
+    const [r] = await service.store.auditRecords('demo');
+    expect(r!.stateHash).toBe((await service.store.auditSeal('demo'))!.stateHash);
+    expect(await service.verifyAudit('demo')).toMatchObject({ valid: true, detail: 'ok' });
   });
 
   it('the service: get_audit and verify_audit straight after mutate, interleaved in one turn', async () => {
@@ -101,7 +120,7 @@ describe('verify_audit while cycles commit', () => {
         const trail = await super.auditRecords(id);
         const last = trail[trail.length - 1]!;
         const forged = { ...draft(trail.length, last.hash!, 99), modelId: id, prevHash: last.hash! };
-        return [...trail, sealRecord(forged)];
+        return [...trail, sealRecord(forged, last.stateHash!)];
       }
     })();
     const service = new CalcService(store);
