@@ -70,7 +70,11 @@ export function auditFromRow(
     dispatchedEffects: [],
     traces: [],
   };
-  const out: AuditRecord = Object.assign(base, content);
+  // defined, not assigned: a `__proto__` key in the stored text stays a plain key (and, as the
+  // server never writes one, makes the record fail its hash) instead of replacing the prototype
+  for (const [k, v] of Object.entries(content))
+    Object.defineProperty(base, k, { value: v, writable: true, enumerable: true, configurable: true });
+  const out: AuditRecord = base;
   out.sequence = row.sequence;
   out.prevHash = row.prev_hash;
   out.hash = row.hash;

@@ -162,3 +162,32 @@ describe('tampered audit trails', () => {
     },
   );
 });
+
+describe('a stored record whose text carries a __proto__ key', () => {
+  it('is read back as plain data and reported as altered', async () => {
+    const path = tempDbPath();
+    const service = new CalcService(SqliteStore.open(path));
+    try {
+      await service.createModel(counterSpec('proto'));
+      for (let i = 1; i <= 2; i++) await service.mutate('proto', { '$.counters.a': i });
+      const db = new Database(path);
+      try {
+        db.prepare(`UPDATE audit SET record = ? WHERE model_id = 'proto' AND sequence = 1`).run(
+          '{"__proto__":{"source":"patch","polluted":true},"mutations":{}}',
+        );
+      } finally {
+        db.close();
+      }
+      const [, edited] = await service.store.auditRecords('proto');
+      expect(Object.getPrototypeOf(edited)).toBe(Object.prototype);
+      expect(Object.hasOwn(edited!, '__proto__')).toBe(true);
+      expect(await service.verifyAudit('proto')).toMatchObject({
+        valid: false,
+        firstBrokenSequence: 1,
+        detail: ALTERED,
+      });
+    } finally {
+      await service.close();
+    }
+  });
+});
