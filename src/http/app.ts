@@ -7,8 +7,20 @@ import fastifyMultipart from '@fastify/multipart';
 import fastifySwagger from '@fastify/swagger';
 import fastifyWebsocket from '@fastify/websocket';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { CalcError } from '../calc/index.js';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
+import {
+  CalcError,
+  findUnsafeValue,
+  publicMessage,
+  schemaViolationError,
+  unsafeValueViolation,
+} from '../calc/index.js';
 import type { CalcService } from '../service/calc-service.js';
 import { MAX_BLOB_BYTES } from '../store/store.js';
 import { readPackageVersion } from '../version.js';
@@ -61,8 +73,23 @@ function errorReplyFor(err: FastifyError): ErrorReply | undefined {
   }
   if (err instanceof SyntaxError) return problem(400, 'Malformed or unreadable request body');
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return problem(status, err.message);
+  if (status >= 400 && status < 500) return problem(status, publicMessage(err));
   return undefined;
+}
+
+/** No body, query or route parameter may hold `__proto__` or nest without bound (checked before any route runs). */
+async function refuseUnsafeInput(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  for (const [part, value] of [
+    ['body', request.body],
+    ['query', request.query],
+    ['params', request.params],
+  ] as const) {
+    const unsafe = findUnsafeValue(value);
+    if (!unsafe) continue;
+    const out = calcErrorReply(schemaViolationError([unsafeValueViolation(part, unsafe)]));
+    await reply.code(out.status).type(out.contentType).send(out.body);
+    return;
+  }
 }
 
 const routeTables = new WeakMap<FastifyInstance, { method: string; url: string }[]>();
@@ -84,7 +111,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         },
       }
     : false;
-  const app = Fastify({ logger, bodyLimit: MAX_JSON_BODY_BYTES, forceCloseConnections: true });
+  const app = Fastify({
+    logger,
+    bodyLimit: MAX_JSON_BODY_BYTES,
+    forceCloseConnections: true,
+    // bodies parse as plain JSON; refuseUnsafeInput answers `__proto__` with a Schema violation naming
+    // where it is, and `constructor`/`prototype` are ordinary keys (every walker reads own properties)
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+  });
   const routes: { method: string; url: string }[] = [];
   routeTables.set(app, routes);
   app.addHook('onRoute', (route) => {
@@ -111,8 +146,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser(
     'application/json-patch+json',
     { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
+    app.getDefaultJsonParser('ignore', 'ignore'),
   );
+  app.addHook('preValidation', refuseUnsafeInput);
 
   registerSecurity(app, {
     apiKey,

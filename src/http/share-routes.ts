@@ -9,7 +9,7 @@
  *   POST /share/api/explain_value     {specHash, path, inputs?, spec?}
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { isObject } from '../calc/index.js';
+import { isEngineError, isObject, publicMessage } from '../calc/index.js';
 import { cardHtml } from '../service/web-assets.js';
 import { CardError, cardPayload, recomputeAnswer, type CardRunner } from '../service/card-runner.js';
 import { decodeSharePayload } from '../service/share-links.js';
@@ -127,8 +127,8 @@ export function registerShareRoutes(app: FastifyInstance, deps: ShareRouteDeps):
       return { ...toolAnswer(why), content: [{ type: 'text', text }] };
     } catch (err) {
       if (err instanceof CardError) return reply.code(200).send(toolAnswer(err.payload, true));
-      const message = err instanceof Error ? err.message : String(err);
-      return reply.code(200).send(toolAnswer({ error: message }, true));
+      if (isEngineError(err)) req.log.error({ err }, 'explain failed');
+      return reply.code(200).send(toolAnswer({ error: publicMessage(err) }, true));
     }
   });
 }

@@ -2,7 +2,7 @@
  * Tool results as the product document shapes them: a pretty-printed text block, plus
  * structuredContent when the payload is an object; a size guard; and the structured error shapes.
  */
-import { CalcError } from '../calc/index.js';
+import { CalcError, isEngineError, publicMessage } from '../calc/index.js';
 
 export const RESULT_LIMIT_CHARS = 50_000;
 
@@ -68,9 +68,20 @@ export function errorResult(err: unknown): ToolResult {
         const extra = err.details.errors ?? err.details.incompatibilities;
         return textError(extra ? `${err.message}\n${JSON.stringify(extra, null, 2)}` : err.message);
       }
+      case 'STORE_FAILURE':
+        // the store's own words may name hosts or files: they go to the server log only
+        logInternal(err);
+        return textError('the store could not complete the operation (the server log has the details)');
       default:
         return textError(err.message);
     }
   }
-  return textError(err instanceof Error ? err.message : String(err));
+  if (isEngineError(err)) logInternal(err);
+  return textError(publicMessage(err));
+}
+
+/** Details of an internal failure for the operator (stderr: stdout carries protocol messages only). */
+function logInternal(err: unknown): void {
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`modelworks: internal error: ${text}\n`);
 }

@@ -16,6 +16,7 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ValidateFunction } from 'ajv';
+import { findUnsafeValue, schemaViolationError, unsafeValueViolation } from '../calc/index.js';
 import { z } from 'zod';
 import type { CalcApi, CalcModelApi } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
@@ -137,6 +138,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     const tool = currentTools().byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
     const args = request.params.arguments ?? {};
+    // before any tool walks them: no argument may hold `__proto__` or nest without bound
+    const unsafe = findUnsafeValue(args);
+    if (unsafe) return errorResult(schemaViolationError([unsafeValueViolation('arguments', unsafe)]));
     const validate = validatorFor(tool);
     if (!validate(args)) {
       const problems = (validate.errors ?? [])

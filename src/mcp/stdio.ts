@@ -78,7 +78,10 @@ export const JSONRPC_MESSAGE_SCHEMA = {
 
 const isJsonRpcMessage = new Ajv({ allErrors: false }).compile<JSONRPCMessage>(JSONRPC_MESSAGE_SCHEMA);
 
-/** A line longer than this (no newline yet) is refused and the buffer dropped, as the SDK does. */
+/**
+ * A line longer than this is answered with one -32700 and dropped up to its newline, whether it
+ * arrives whole or in pieces; the next line is read as usual.
+ */
 export const MAX_LINE_CHARS = 10 * 1024 * 1024;
 
 export class NdjsonServerTransport implements Transport {
@@ -86,7 +89,11 @@ export class NdjsonServerTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private buffer = '';
+  /** The start of the line being read, in the pieces it arrived in. */
+  private pending: string[] = [];
+  private pendingChars = 0;
+  /** Inside a line that was refused as too long (its newline has not arrived yet). */
+  private discarding = false;
   private first = true;
   private closed = false;
   /** Keeps a multi-byte character split across two chunks whole. */
@@ -98,28 +105,52 @@ export class NdjsonServerTransport implements Transport {
   ) {}
 
   private readonly onData = (chunk: Buffer): void => {
-    this.buffer += this.decoder.write(chunk);
-    if (this.first && this.buffer.length > 0) {
-      if (this.buffer.charCodeAt(0) === 0xfeff) this.buffer = this.buffer.slice(1);
+    let text = this.decoder.write(chunk);
+    if (this.first && text.length > 0) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       this.first = false;
     }
     let start = 0;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n', start)) >= 0) {
-      this.line(this.buffer.slice(start, nl));
+    if (this.discarding) {
+      // the rest of a line already answered as too long: drop it up to its newline
+      const nl = text.indexOf('\n');
+      if (nl < 0) return;
+      this.discarding = false;
       start = nl + 1;
     }
-    this.buffer = start === 0 ? this.buffer : this.buffer.slice(start);
-    if (this.buffer.length > MAX_LINE_CHARS) {
-      this.buffer = '';
-      this.reply(-32700, `Parse error: a message longer than ${MAX_LINE_CHARS} characters`);
+    // only the new text is searched: a long line in many chunks costs its length once
+    let nl: number;
+    while ((nl = text.indexOf('\n', start)) >= 0) {
+      const piece = text.slice(start, nl);
+      if (this.pendingChars + piece.length > MAX_LINE_CHARS) this.refuseLongLine();
+      else this.line(this.pending.length === 0 ? piece : this.pending.join('') + piece);
+      this.pending = [];
+      this.pendingChars = 0;
+      start = nl + 1;
+    }
+    if (start >= text.length) return;
+    const rest = start === 0 ? text : text.slice(start);
+    this.pendingChars += rest.length;
+    if (this.pendingChars > MAX_LINE_CHARS) {
+      this.pending = [];
+      this.pendingChars = 0;
+      this.discarding = true;
+      this.refuseLongLine();
+    } else {
+      this.pending.push(rest);
     }
   };
 
+  /** One -32700 per over-long line, however it arrives; nothing of it is parsed. */
+  private refuseLongLine(): void {
+    this.reply(-32700, `Parse error: a message longer than ${MAX_LINE_CHARS} characters`);
+  }
+
   private readonly onEnd = (): void => {
-    this.buffer += this.decoder.end();
-    if (this.buffer.trim() !== '') this.line(this.buffer);
-    this.buffer = '';
+    const last = this.pending.join('') + this.decoder.end();
+    if (!this.discarding && last.trim() !== '') this.line(last);
+    this.pending = [];
+    this.pendingChars = 0;
     void this.close();
   };
 
