@@ -6,7 +6,7 @@
 import jsonPatch from 'fast-json-patch';
 import { formatPath, fromPointer, type Path } from './address.js';
 import { ABSENT, getAt } from './document.js';
-import { CalcError, publicMessage, schemaViolationError } from './errors.js';
+import { CalcError, isEngineError, publicMessage, schemaViolationError } from './errors.js';
 import { cloneJson, isObject } from './json.js';
 import { FORBIDDEN_KEY_REASON, findUnsafeValue, isForbiddenKey, unsafeValueViolation } from './safe-keys.js';
 
@@ -55,7 +55,11 @@ export function translatePatch(
     if (error) throw error;
     after = jsonPatch.applyPatch(cloneJson(before), ops as jsonPatch.Operation[], true, false).newDocument;
   } catch (err) {
-    throw new CalcError('INVALID_PATCH', `Invalid patch: ${publicMessage(err).split('\n')[0]}`);
+    // the patch library fails with a TypeError when a `from` runs through a missing container
+    const why = isEngineError(err)
+      ? 'an operation reads or writes through a location the document does not have'
+      : publicMessage(err).split('\n')[0];
+    throw new CalcError('INVALID_PATCH', `Invalid patch: ${why}`);
   }
   if (!isObject(after))
     throw new CalcError('INVALID_PATCH', 'Invalid patch: the document root must stay an object');

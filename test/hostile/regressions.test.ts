@@ -159,3 +159,24 @@ describe('REST', () => {
     expect(state.json()).toMatchObject({ note: { constructor: { prototype: { zzz: 1 } } } });
   });
 });
+
+describe('engine text', () => {
+  it('a patch copying from under a missing container is refused in our words', async () => {
+    const { app: server } = await (async () => {
+      const t = await testApp();
+      apps.push(t);
+      await t.calc.createModel(ORDER);
+      return t;
+    })();
+    const res = await server.inject({
+      method: 'POST',
+      url: '/models/p1/mutations/patch',
+      headers: { 'content-type': 'application/json-patch+json' },
+      payload: JSON.stringify([{ op: 'copy', path: '', from: '/a/prototype/-' }]),
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'INVALID_PATCH' });
+    expect(res.body).toMatch(/a location the document does not have/);
+    expect(res.body).not.toMatch(ENGINE_TEXT);
+  });
+});
