@@ -159,13 +159,15 @@ export function verifyTrail(records: readonly AuditRecord[], seal: AuditSeal): A
       records.length - 1,
       'the newest record is not the one the model committed (replaced at the end)',
     );
-  if (newest?.stateHash !== undefined && newest.stateHash !== seal.stateHash)
+  if (newest?.stateHash !== undefined && seal.stateHash !== undefined && newest.stateHash !== seal.stateHash)
     return broken(
       null,
       `the stored state is not the state record ${newest.sequence} committed: it was edited outside the server`,
     );
   const check = seal.checkpoint;
   switch (check.status) {
+    case 'not-kept':
+      return chain;
     case 'missing':
       return broken(null, 'the model has no audit checkpoint: it was removed outside the server');
     case 'unreadable':

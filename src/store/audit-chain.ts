@@ -37,14 +37,15 @@ export function stateHashOf(stateText: string): string {
 }
 
 /**
- * Fixes a record's place in the chain (in place): the hash of the state it committed, then its
- * `hash` over `prevHash` and its content (which includes that state hash).
+ * Fixes a record's place in the chain (in place): the hash of the state it committed (durable stores;
+ * the memory store has no outside writer to guard against), then its `hash` over `prevHash` and its
+ * content (which includes that state hash).
  */
 export function sealRecord<T extends AuditRecord & { prevHash: string }>(
   record: T,
-  stateHash: string,
-): T & { hash: string; stateHash: string } {
-  record.stateHash = stateHash;
+  stateHash?: string,
+): T & { hash: string } {
+  if (stateHash !== undefined) record.stateHash = stateHash;
   record.hash = recordHash(record.prevHash, record);
-  return record as T & { hash: string; stateHash: string };
+  return record as T & { hash: string };
 }

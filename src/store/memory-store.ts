@@ -1,14 +1,12 @@
 /**
- * The in-memory store: everything lives in this process and ends with it. Nothing outside the
- * process can write it, yet it keeps the same audit seal as the durable stores (state hashes and
- * checkpoints, under a key made for this process unless one is given), so the service verifies
- * every store alike.
+ * The in-memory store: everything lives in this process and ends with it. Its records are
+ * hash-chained like every store's, but it keeps no state hashes and no keyed checkpoint: nothing
+ * outside the process can write it, and serialising and hashing the whole state on every cycle would
+ * be most of a small write's cost here (the durable stores serialise the state to write it anyway).
  */
 import { hash } from 'node:crypto';
 import { CalcError, cloneJson, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
-import { sealRecord, stateHashOf } from './audit-chain.js';
-import { checkCheckpoint, makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
-import { AuditKey } from './audit-key.js';
+import { sealRecord } from './audit-chain.js';
 import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
@@ -25,29 +23,16 @@ import {
 export const BLOB_MEMORY_BUDGET = 512 * 1024 * 1024;
 
 interface Entry {
-  id: string;
   spec: ModelSpec;
-  /** The committed state as JSON text, as a durable store would keep it (set when sealed). */
-  stateText: string;
-  /** The hash of `stateText` as this store last wrote or loaded it. */
-  stateHash: string;
-  /** The newest committed state while its record is unsealed, taken from the live runtime then. */
-  pendingState?: () => RuntimeState;
+  state: RuntimeState;
+  /** The newest committed state, taken from the live runtime only when somebody asks. */
+  currentState?: () => RuntimeState;
   head: ModelHead;
-  /** The checkpoint text of the sealed head. */
-  checkpoint: string;
-  /** The checkpoint this store made last (the same as `checkpoint` unless someone changed that). */
-  made: MadeCheckpoint;
   audit: AuditRecord[];
   /** The newest record while its hash is still to be computed (see `sealed`). */
   unsealed?: AuditRecord & { prevHash: string };
   versions: SpecVersionEntry[];
   snapshots: JsonObject[];
-}
-
-export interface MemoryStoreOptions {
-  /** The key of the checkpoints; default: one made for this process. */
-  auditKey?: AuditKey;
 }
 
 export class MemoryStore implements Store {
@@ -58,11 +43,6 @@ export class MemoryStore implements Store {
   /** Models with a record to seal once the event loop is free. */
   private readonly toSeal = new Set<Entry>();
   private sealTimer: NodeJS.Immediate | undefined;
-  private readonly auditKey: AuditKey;
-
-  constructor(options: MemoryStoreOptions = {}) {
-    this.auditKey = options.auditKey ?? AuditKey.ephemeral();
-  }
 
   listModelIds(): Promise<string[]> {
     return Promise.resolve([...this.models.keys()].sort());
@@ -76,12 +56,9 @@ export class MemoryStore implements Store {
   loadModel(id: string): Promise<StoredModel | undefined> {
     const e = this.models.get(id);
     if (!e) return Promise.resolve(undefined);
-    this.sealed(e);
-    // what the caller will build on: the next seal checks the checkpoint against this very text
-    e.stateHash = stateHashOf(e.stateText);
     return Promise.resolve({
       spec: e.spec,
-      state: JSON.parse(e.stateText) as RuntimeState,
+      state: e.currentState ? e.currentState() : cloneJson(e.state),
       head: { ...e.head },
     });
   }
@@ -89,18 +66,10 @@ export class MemoryStore implements Store {
   insertModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void> {
     if (this.models.has(id))
       return Promise.reject(new CalcError('MODEL_EXISTS', `Model with id '${id}' already exists`, { id }));
-    const stateText = JSON.stringify(state);
-    const stateHash = stateHashOf(stateText);
-    const head = { revision: 0, nextSequence: 0, lastHash: GENESIS_HASH };
-    const made = makeCheckpoint(this.auditKey, id, { ...head, stateHash }, 0);
     this.models.set(id, {
-      id,
       spec,
-      stateText,
-      stateHash,
-      head,
-      checkpoint: made.text,
-      made,
+      state: cloneJson(state),
+      head: { revision: 0, nextSequence: 0, lastHash: GENESIS_HASH },
       audit: [],
       versions: [{ version: spec.version, spec, createdAt: new Date().toISOString() }],
       snapshots: [],
@@ -116,23 +85,19 @@ export class MemoryStore implements Store {
   ): Promise<boolean> {
     const e = this.models.get(id);
     if (!e || e.head.revision !== expectedRevision) return Promise.resolve(false);
-    const prevHash = record.prevHash;
-    if (typeof prevHash !== 'string' || !Number.isInteger(record.sequence)) {
-      return Promise.reject(
-        new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash'),
-      );
-    }
-    if (prevHash !== this.sealed(e).head.lastHash || record.sequence !== e.head.nextSequence)
-      return Promise.resolve(false);
+    const follows = this.follows(e, record);
+    if (follows !== true) return follows === false ? Promise.resolve(false) : Promise.reject(follows);
     // Copying the whole state on every cycle would make the memory store the slowest part of a
-    // write; keep the getter and read it when the record is sealed.
-    e.pendingState = state;
+    // write; keep the getter and read it when the model is loaded.
+    e.currentState = state;
     e.audit.push(record);
-    e.head = { revision: expectedRevision + 1, nextSequence: e.head.nextSequence + 1, lastHash: prevHash };
-    // Serialising and hashing the state and the record is most of a small cycle's cost: do it after
-    // the caller has its answer (every read of the head, the state or the trail seals first, so
-    // nobody sees a record without its hashes, and the service reads the head before it changes
-    // the runtime the getter reads).
+    e.head = {
+      revision: expectedRevision + 1,
+      nextSequence: e.head.nextSequence + 1,
+      lastHash: record.prevHash!,
+    };
+    // Hashing the record is most of a small cycle's cost: do it after the caller has its answer
+    // (every read of the head or the trail seals first, so nobody sees a record without its hash).
     e.unsealed = record as AuditRecord & { prevHash: string };
     this.toSeal.add(e);
     this.sealTimer ??= setImmediate(() => {
@@ -151,22 +116,28 @@ export class MemoryStore implements Store {
   ): Promise<boolean> {
     const e = this.models.get(id);
     if (!e || e.head.revision !== expectedRevision) return Promise.resolve(false);
-    const prevHash = record.prevHash;
-    if (typeof prevHash !== 'string' || !Number.isInteger(record.sequence)) {
-      return Promise.reject(
-        new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash'),
-      );
-    }
-    if (prevHash !== this.sealed(e).head.lastHash || record.sequence !== e.head.nextSequence)
-      return Promise.resolve(false);
+    const follows = this.follows(e, record);
+    if (follows !== true) return follows === false ? Promise.resolve(false) : Promise.reject(follows);
     if (spec.version !== e.spec.version || JSON.stringify(spec) !== JSON.stringify(e.spec)) {
       e.versions.push({ version: spec.version, spec, createdAt: new Date().toISOString() });
     }
     e.spec = spec;
+    e.state = cloneJson(state);
+    delete e.currentState;
     e.audit.push(record);
-    e.head = { revision: expectedRevision + 1, nextSequence: e.head.nextSequence + 1, lastHash: prevHash };
-    this.seal(e, record as AuditRecord & { prevHash: string }, JSON.stringify(state));
+    e.head = {
+      revision: expectedRevision + 1,
+      nextSequence: e.head.nextSequence + 1,
+      lastHash: sealRecord(record as AuditRecord & { prevHash: string }).hash,
+    };
     return Promise.resolve(true);
+  }
+
+  /** Whether `record` is the next of the model's trail; a malformed record is an error. */
+  private follows(e: Entry, record: AuditRecord): boolean | CalcError {
+    if (typeof record.prevHash !== 'string' || !Number.isInteger(record.sequence))
+      return new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash');
+    return record.prevHash === this.sealed(e).head.lastHash && record.sequence === e.head.nextSequence;
   }
 
   deleteModel(id: string): Promise<boolean> {
@@ -183,39 +154,18 @@ export class MemoryStore implements Store {
   auditSeal(id: string): Promise<AuditSeal | undefined> {
     const e = this.models.get(id);
     if (!e) return Promise.resolve(undefined);
-    this.sealed(e);
-    const stateHash = stateHashOf(e.stateText);
-    return Promise.resolve({
-      head: { ...e.head },
-      stateHash,
-      checkpoint: checkCheckpoint(this.auditKey, id, { ...e.head, stateHash }, e.checkpoint, e.made),
-      keyId: this.auditKey.id,
-    });
+    return Promise.resolve({ head: { ...this.sealed(e).head }, checkpoint: { status: 'not-kept' } });
   }
 
   /** The entry with its newest record's hash computed and the head pointing at it. */
   private sealed(e: Entry): Entry {
     const record = e.unsealed;
-    const state = e.pendingState;
-    if (record && state) {
+    if (record) {
       e.unsealed = undefined;
-      e.pendingState = undefined;
-      this.seal(e, record, JSON.stringify(state()));
+      e.head.lastHash = sealRecord(record).hash;
     }
     this.toSeal.delete(e);
     return e;
-  }
-
-  /** Seals the newest record over `stateText` and checkpoints the head it ends (which `e.head` holds). */
-  private seal(e: Entry, record: AuditRecord & { prevHash: string }, stateText: string): void {
-    const from = { nextSequence: record.sequence, lastHash: record.prevHash, stateHash: e.stateHash };
-    const stateHash = stateHashOf(stateText);
-    e.head.lastHash = sealRecord(record, stateHash).hash;
-    e.stateText = stateText;
-    e.stateHash = stateHash;
-    const to = { nextSequence: e.head.nextSequence, lastHash: e.head.lastHash, stateHash };
-    e.made = nextCheckpoint(this.auditKey, e.id, from, e.checkpoint, to, e.made);
-    e.checkpoint = e.made.text;
   }
 
   specVersions(id: string): Promise<SpecVersionEntry[]> {

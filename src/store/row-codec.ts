@@ -92,10 +92,8 @@ export function sealForWrite(
   if (typeof record.prevHash !== 'string' || !Number.isInteger(record.sequence)) {
     throw new CalcError('INVALID_ARGUMENT', 'an audit record needs an integer sequence and a prevHash');
   }
-  const { prevHash, hash, stateHash } = sealRecord(
-    record as AuditRecord & { prevHash: string },
-    stateHashOf(stateText),
-  );
+  const stateHash = stateHashOf(stateText);
+  const { prevHash, hash } = sealRecord(record as AuditRecord & { prevHash: string }, stateHash);
   return { prevHash, hash, stateHash };
 }
 

@@ -42,12 +42,15 @@ export interface ModelHead {
 /** What `verify_audit` needs from the store beyond the trail, read together at one moment. */
 export interface AuditSeal {
   head: ModelHead;
-  /** SHA-256 of the state as stored now (`stateHashOf` of the text the store holds). */
-  stateHash: string;
-  /** The checkpoint stored with the model, checked with this store's key against `head`/`stateHash`. */
-  checkpoint: CheckpointCheck;
-  /** The id of this store's audit key. */
-  keyId: string;
+  /** SHA-256 of the state as stored now (`stateHashOf` of the text the store holds); durable stores. */
+  stateHash?: string;
+  /**
+   * The checkpoint stored with the model, checked with this store's key against `head`/`stateHash`;
+   * `not-kept` for a store nothing outside the process can write (memory).
+   */
+  checkpoint: CheckpointCheck | { status: 'not-kept' };
+  /** The id of this store's audit key (stores that keep checkpoints). */
+  keyId?: string;
 }
 
 export interface StoredModel {
@@ -100,11 +103,12 @@ export interface Store {
    * Commits a cycle: the new state, its audit record and the model's new checkpoint together, or
    * none of them. Returns false (and writes nothing) when the model is no longer at
    * `expectedRevision` (or its chain no longer ends at `record.prevHash`) or no longer exists. The
-   * store seals the record (`sealRecord` sets its stateHash and hash, in place): a durable store
-   * before it writes; the memory store once the caller is back in the event loop, and always before
-   * the record, the head or the state can be read, which takes the hashing off the reply's path
-   * (so `state` may be called then: the caller must not change what it returns before its next
-   * read of this model).
+   * store seals the record (`sealRecord` sets its hash, in place): a durable store before it
+   * writes, with the hash of the state text it writes; the memory store (no state hash: nothing
+   * outside the process can write its state) once the caller is back in the event loop, and always
+   * before the record or the head can be read, which takes the hashing off the reply's path. The
+   * memory store reads `state` only when the model is loaded again: the caller must not change what
+   * it returns before its next read of this model.
    */
   commitCycle(
     id: string,

@@ -337,20 +337,24 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       expect(verifyChain(await store.auditRecords('m1')).valid).toBe(true);
     });
 
-    it('hashes the committed state into each record, as the text it keeps', async () => {
-      await store.insertModel('m1', spec('m1'), state({ x: 0 }));
-      const h = (await store.head('m1'))!;
-      const committed = state({ x: 5, s: '\u{1F600} \u0000' }, { '$.y': 10 });
-      const r = record('m1', 0, h.lastHash, { '$.x': 5 });
-      expect(await store.commitCycle('m1', 0, () => committed, r)).toBe(true);
-      const [stored] = await store.auditRecords('m1');
-      expect(stored!.stateHash).toBe(stateHashOf(JSON.stringify(committed)));
-      const seal = (await store.auditSeal('m1'))!;
-      expect(seal.stateHash).toBe(stored!.stateHash);
-      expect(seal.head).toEqual(await store.head('m1'));
-      expect(seal.checkpoint.status).toBe('valid');
-      expect(await store.auditSeal('ghost')).toBeUndefined();
-    });
+    // the memory store has no outside writer: its records carry no state hash, it keeps no checkpoint
+    it.skipIf(name === 'memory')(
+      'hashes the committed state into each record, as the text it keeps',
+      async () => {
+        await store.insertModel('m1', spec('m1'), state({ x: 0 }));
+        const h = (await store.head('m1'))!;
+        const committed = state({ x: 5, s: '\u{1F600} \u0000' }, { '$.y': 10 });
+        const r = record('m1', 0, h.lastHash, { '$.x': 5 });
+        expect(await store.commitCycle('m1', 0, () => committed, r)).toBe(true);
+        const [stored] = await store.auditRecords('m1');
+        expect(stored!.stateHash).toBe(stateHashOf(JSON.stringify(committed)));
+        const seal = (await store.auditSeal('m1'))!;
+        expect(seal.stateHash).toBe(stored!.stateHash);
+        expect(seal.head).toEqual(await store.head('m1'));
+        expect(seal.checkpoint.status).toBe('valid');
+        expect(await store.auditSeal('ghost')).toBeUndefined();
+      },
+    );
 
     it('deletes a model with its trail, versions and snapshots; the id can be reused', async () => {
       await store.insertModel('m1', spec('m1'), state({ x: 0 }));

@@ -79,15 +79,18 @@ describe('memory store: sealing after the answer', () => {
     expect((await store.head('m'))!.lastHash).toBe(restore.hash);
   });
 
-  it('hashes the state as it was committed, not as the runtime reads later', async () => {
+  it('keeps no state hash and no checkpoint (no outside writer); the chain still catches an edit', async () => {
     const service = new CalcService(new MemoryStore());
     await service.createModel(SPEC);
     await service.mutate('demo', { '$.price': 3, '$.qty': 2 });
-    // reads may bring lazy values up to date in the runtime; the stored state stays the committed one
-    await service.getState('demo');
-    const [r] = await service.store.auditRecords('demo');
-    expect(r!.stateHash).toBe((await service.store.auditSeal('demo'))!.stateHash);
+    await service.mutate('demo', { '$.price': 4 });
+    const records = await service.store.auditRecords('demo');
+    expect(records.map((r) => r.stateHash)).toEqual([undefined, undefined]);
+    expect(await service.store.auditSeal('demo')).toMatchObject({ checkpoint: { status: 'not-kept' } });
     expect(await service.verifyAudit('demo')).toMatchObject({ valid: true, detail: 'ok' });
+    // the trail the store hands out is its own: an in-process edit of it is caught by the hashes
+    records[0]!.mutations = { '$.price': 999 };
+    expect(await service.verifyAudit('demo')).toMatchObject({ valid: false, firstBrokenSequence: 0 });
   });
 
   it('the service: get_audit and verify_audit straight after mutate, interleaved in one turn', async () => {
