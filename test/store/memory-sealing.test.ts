@@ -123,7 +123,7 @@ describe('verify_audit while cycles commit', () => {
         const trail = await super.auditRecords(id);
         const last = trail[trail.length - 1]!;
         const forged = { ...draft(trail.length, last.hash!, 99), modelId: id, prevHash: last.hash! };
-        return [...trail, sealRecord(forged, last.stateHash!)];
+        return [...trail, sealRecord(forged, last.stateHash)];
       }
     })();
     const service = new CalcService(store);
