@@ -2,7 +2,9 @@
  * Where a file named by a model may be read from (synth-spec §9.3). Relative paths resolve against
  * the folder of the file that names them, then the working directory, and must stay (after
  * symlinks) inside the top-level model's folder, the working directory or an allowlisted prefix.
- * Absolute paths must resolve inside an allowlisted prefix. Every check runs before any read.
+ * Model text given to a server has neither a folder nor a working directory: its relative paths
+ * resolve only under the allowlisted folders. Absolute paths must resolve inside an allowlisted
+ * prefix. Every check runs before any read.
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { SynthError } from '../errors.js';
@@ -74,11 +76,7 @@ export function resolveModelFile(
     return real;
   }
   const bases = [from, scope.cwd].filter((b): b is string => b !== undefined);
-  if (bases.length === 0)
-    refuse(
-      what,
-      `relative path "${written}" cannot be resolved: the model has no folder (submitted as text) and no working directory is set`,
-    );
+  if (bases.length === 0) return underAllowlist(written, scope, what, allowed);
   const roots = realDirs(scope.files, scope.roots);
   const permitted = [...roots, ...allowed];
   const lexicalRoots = [...scope.roots, ...scope.allowlist.filter((p) => isAbsolute(p))].map((p) =>
@@ -106,6 +104,41 @@ export function resolveModelFile(
       `relative path "${written}" climbs out of the model's folder and the working directory; use an absolute path listed in ${FLATFILE_SETTING}`,
     );
   return refuse(what, `file not found: ${written} (looked in ${bases.join(', ')})`);
+}
+
+/**
+ * A relative path in model text, which has no folder and no working directory: looked up under
+ * each allowlisted folder in turn, and it must stay (after symlinks) inside that folder.
+ */
+function underAllowlist(written: string, scope: FileScope, what: string, allowed: readonly string[]): string {
+  const folders = scope.allowlist.filter((p) => isAbsolute(p));
+  if (folders.length === 0)
+    refuse(
+      what,
+      `relative path "${written}" in model text is refused: model text has no folder, and this server reads files for it only under the folders listed in ${FLATFILE_SETTING}, which lists none (an operator can add one)`,
+    );
+  let climbed = false;
+  for (const folder of folders) {
+    const candidate = resolve(folder, written);
+    if (!isInside(candidate, resolve(folder))) {
+      climbed = true;
+      continue;
+    }
+    const real = scope.files.realpath(candidate);
+    if (real === undefined) continue;
+    if (!allowed.some((r) => isInside(real, r)))
+      refuse(
+        what,
+        `"${written}" resolves (through a symlink) to ${real}, outside every folder in ${FLATFILE_SETTING}`,
+      );
+    return real;
+  }
+  if (climbed)
+    refuse(what, `relative path "${written}" climbs out of the folders listed in ${FLATFILE_SETTING}`);
+  return refuse(
+    what,
+    `file not found: relative path "${written}" in model text is not under any folder listed in ${FLATFILE_SETTING}`,
+  );
 }
 
 /** The folder holding a canonical file path. */

@@ -117,6 +117,43 @@ export function databaseUrlRefusal(
   return `"${text}" is not on ${DATABASE_SETTING}`;
 }
 
+/** A database a model may open, or why not. */
+export type DatabaseAccess =
+  { target: DatabaseTarget; refusal?: undefined } | { target?: undefined; refusal: string };
+
+/**
+ * The database a URL names, checked against the allowlist. A relative SQLite path resolves against
+ * `cwd`; without one (model text given to a server) it resolves only under the SQLite folders the
+ * allowlist lists, never against the server's working directory.
+ */
+export function databaseAccess(
+  text: string,
+  allowlist: readonly string[],
+  files: FilePort | undefined,
+  cwd?: string,
+): DatabaseAccess {
+  const sqlite = /^jdbc:sqlite:(?:file:)?(.+)$/i.exec(text.trim());
+  const path = sqlite?.[1]!.replace(/\?.*$/, '');
+  if (cwd === undefined && path !== undefined && path !== ':memory:' && !isAbsolute(path)) {
+    if (allowlist.length === 0)
+      return { refusal: `databases are disabled; list the URL in ${DATABASE_SETTING}` };
+    for (const entry of allowlist) {
+      const e = parseDatabaseUrl(entry);
+      if (e?.kind !== 'sqlite') continue;
+      const candidate = resolve(e.path, path);
+      const real = files?.realpath(candidate);
+      const folder = files?.realpath(e.path) ?? e.path;
+      if (real !== undefined && isInside(candidate, e.path) && isInside(real, folder))
+        return { target: { kind: 'sqlite', path: candidate } };
+    }
+    return {
+      refusal: `relative SQLite path "${path}" in model text is not under any SQLite folder listed in ${DATABASE_SETTING}`,
+    };
+  }
+  const refusal = databaseUrlRefusal(text, allowlist, files, cwd);
+  return refusal === undefined ? { target: parseDatabaseUrl(text, cwd)! } : { refusal };
+}
+
 /** Throws the load error for a refusal. */
 export function refuseAccess(what: string, refusal: string | undefined): void {
   if (refusal !== undefined) throw new SynthError('SYNTH_LOAD', `${what}: ${refusal}`);

@@ -44,6 +44,12 @@ const functionSlot = (f: (...args: number[]) => number): number => FUNCTIONS.ind
 /** Parentheses, unary signs and calls nest at most this deep. */
 export const MAX_NESTING = 256;
 
+/**
+ * Operators (binary, unary, calls) one assignment may hold. The compiled text nests once per
+ * operator, and the JavaScript compiler recurses on that nesting: far more would exhaust its stack.
+ */
+export const MAX_OPERATORS = 1000;
+
 /** A compiled program: which outputs it assigns and a function filling them. */
 export interface CompiledProgram {
   /** Highest y index assigned, or -1. */
@@ -58,13 +64,15 @@ export interface CompiledProgram {
 class Parser {
   private pos = 0;
   private depth = 0;
+  private operators = 0;
   maxInput = -1;
   readonly constants: number[] = [];
 
   constructor(private readonly src: string) {}
 
   private fail(msg: string): never {
-    throw new SynthError('SYNTH_LOAD', `expression "${this.src}": ${msg} at position ${this.pos + 1}`);
+    const shown = this.src.length > 200 ? `${this.src.slice(0, 200)}…` : this.src;
+    throw new SynthError('SYNTH_LOAD', `expression "${shown}": ${msg} at position ${this.pos + 1}`);
   }
 
   private skip(): void {
@@ -104,10 +112,15 @@ class Parser {
   }
 
   assignment(): { index: number; code: string } {
+    this.operators = 0;
     if (this.ident() !== 'y') this.fail('an assignment must start with y[i]');
     const index = this.index();
     this.eat('=');
     return { index, code: this.sum() };
+  }
+
+  private operator(): void {
+    if (++this.operators > MAX_OPERATORS) this.fail(`more than ${MAX_OPERATORS} operators in one assignment`);
   }
 
   private nested<T>(parse: () => T): T {
@@ -122,6 +135,7 @@ class Parser {
     for (;;) {
       const op = this.peek();
       if (op !== '+' && op !== '-') return left;
+      this.operator();
       this.pos++;
       left = `(${left} ${op} ${this.product()})`;
     }
@@ -132,6 +146,7 @@ class Parser {
     for (;;) {
       const op = this.peek();
       if (op !== '*' && op !== '/') return left;
+      this.operator();
       this.pos++;
       left = `(${left} ${op} ${this.unary()})`;
     }
@@ -139,6 +154,7 @@ class Parser {
 
   private unary(): string {
     if (this.peek() === '-') {
+      this.operator();
       this.pos++;
       return this.nested(() => `(-${this.unary()})`);
     }
@@ -170,6 +186,7 @@ class Parser {
       return `x[${i}]`;
     }
     const fn = name.toLowerCase();
+    this.operator();
     this.eat('(');
     const a = this.nested(() => this.sum());
     if (Object.hasOwn(FUNCS1, fn)) {
@@ -204,13 +221,22 @@ export function compileExpression(source: string): CompiledProgram {
   if (assignments.length === 0) throw new SynthError('SYNTH_LOAD', 'expression has no assignment');
   // y and x are distinct arrays, so each assignment reads the original x
   const body = assignments.map((a) => `y[${a.index}] = ${a.code};`).join('\n');
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- text built by the parser above only
-  const make = new Function('C', 'F', `'use strict'; return function calculate(x, y) {\n${body}\n};`) as (
-    c: readonly number[],
-    f: readonly ((...args: number[]) => number)[],
-  ) => CompiledProgram['run'];
+  let make: (c: readonly number[], f: readonly ((...args: number[]) => number)[]) => CompiledProgram['run'];
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- text built by the parser above only
+    make = new Function(
+      'C',
+      'F',
+      `'use strict'; return function calculate(x, y) {\n${body}\n};`,
+    ) as typeof make;
+  } catch {
+    // the limits above keep the text well inside what the compiler takes; this is the backstop
+    throw new SynthError('SYNTH_LOAD', `expression is too large to compile (${source.length} characters)`);
+  }
+  let maxOutput = -1;
+  for (const a of assignments) maxOutput = Math.max(maxOutput, a.index);
   return {
-    maxOutput: Math.max(...assignments.map((a) => a.index)),
+    maxOutput,
     maxInput: parser.maxInput,
     run: make(Object.freeze(parser.constants), FUNCTIONS),
   };

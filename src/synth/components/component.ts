@@ -4,6 +4,8 @@ import type { Kind, RuntimeNode } from '../engine/row.js';
 import { Row, STRING } from '../engine/row.js';
 import type { RandomSource } from '../random/random-source.js';
 import type { AccessContext } from '../engine/access-context.js';
+import type { SynthLimits } from '../limits.js';
+import { overLimit } from '../limits.js';
 import type { ComponentDescriptor } from './descriptor.js';
 import { findDescriptor } from './catalog.js';
 
@@ -29,6 +31,8 @@ export interface BuildContext {
   readonly outside?: unknown;
   /** Formats config entries (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...`). */
   readonly formats: ReadonlyMap<string, string>;
+  /** The run's budgets: check a size against them before allocating anything of that size. */
+  readonly limits: SynthLimits;
 }
 
 /** Editions a run can emulate. */
@@ -47,6 +51,8 @@ export interface LoadContext {
    * load error instead of starting IO (after its policy checks, so refusals read the same).
    */
   readonly async: boolean;
+  /** The run's budgets (ServiceCall caps, ...). */
+  readonly limits: SynthLimits;
 }
 
 /** A component: descriptor, accepted per-input attributes, and the factory. */
@@ -111,6 +117,24 @@ export interface QuantileNode extends RuntimeNode {
 /** True when the node offers an inverse CDF. */
 export function hasQuantile(node: RuntimeNode): node is QuantileNode {
   return typeof (node as Partial<QuantileNode>).quantile === 'function';
+}
+
+/**
+ * Refuses an observation wider than the column budget; call it before allocating a row of that
+ * width. `what` names the size, e.g. "dimension".
+ * @throws SynthError SYNTH_INVALID naming MODELWORKS_SYNTH_MAX_COLUMNS
+ */
+export function checkColumns(ctx: BuildContext, columns: number, what: string): void {
+  if (columns > ctx.limits.maxColumns) ctx.params.reject(overLimit(what, columns, 'maxColumns', ctx.limits));
+}
+
+/**
+ * Refuses a count over the entries budget (a loop per value, a table a node builds); call it
+ * before the loop or the allocation.
+ * @throws SynthError SYNTH_INVALID naming MODELWORKS_SYNTH_MAX_ENTRIES
+ */
+export function checkEntries(ctx: BuildContext, entries: number, what: string): void {
+  if (entries > ctx.limits.maxEntries) ctx.params.reject(overLimit(what, entries, 'maxEntries', ctx.limits));
 }
 
 /** Looks up a catalog descriptor that must exist. */

@@ -11,6 +11,11 @@ export function proImpl(name: string, create: ComponentImpl['create']): Componen
   return { descriptor: descriptorOf(name), inputAttributes: PRO_INPUT_ATTRIBUTES[name] ?? [], create };
 }
 
+/** `table[key]` when the table has its own entry by that name (data never reaches a prototype). */
+export function entryOf<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** A node with the given dimension and step function. */
 export function filterNode(
   ctx: BuildContext,

@@ -2,6 +2,7 @@
  * Composite renderings (§4.5): `{name}` templates with optional `[...]` parts, the per-node
  * `format`/`locale` overrides and the formats config (`format.<type>.<locale>`, `format.locale`).
  */
+import { plainMessage } from '../errors.js';
 import type { BuildContext } from './component.js';
 
 /** A compiled template: renders a field lookup to text. */
@@ -9,7 +10,12 @@ export type Template = (field: (name: string) => string | undefined) => string;
 
 type Part = { text: string } | { field: string } | { optional: Part[] };
 
-function parse(source: string, at: { i: number }, nested: boolean): Part[] {
+/** Optional `[...]` parts nest at most this deep (parsing and rendering recurse once per level). */
+export const MAX_TEMPLATE_NESTING = 32;
+
+function parse(source: string, at: { i: number }, nested: boolean, depth = 0): Part[] {
+  if (depth > MAX_TEMPLATE_NESTING)
+    throw new Error(`optional parts nest deeper than ${MAX_TEMPLATE_NESTING} levels in the template`);
   const parts: Part[] = [];
   let text = '';
   const flush = (): void => {
@@ -23,16 +29,16 @@ function parse(source: string, at: { i: number }, nested: boolean): Part[] {
       at.i += 2;
     } else if (c === '{') {
       const end = source.indexOf('}', at.i);
-      if (end < 0) throw new Error(`unclosed "{" in template "${source}"`);
+      if (end < 0) throw new Error(`unclosed "{" in template "${shown(source)}"`);
       flush();
       parts.push({ field: source.slice(at.i + 1, end).trim() });
       at.i = end + 1;
     } else if (c === '[') {
       flush();
       at.i++;
-      parts.push({ optional: parse(source, at, true) });
+      parts.push({ optional: parse(source, at, true, depth + 1) });
     } else if (c === ']') {
-      if (!nested) throw new Error(`unbalanced "]" in template "${source}"`);
+      if (!nested) throw new Error(`unbalanced "]" in template "${shown(source)}"`);
       at.i++;
       flush();
       return parts;
@@ -41,9 +47,14 @@ function parse(source: string, at: { i: number }, nested: boolean): Part[] {
       at.i++;
     }
   }
-  if (nested) throw new Error(`unclosed "[" in template "${source}"`);
+  if (nested) throw new Error(`unclosed "[" in template "${shown(source)}"`);
   flush();
   return parts;
+}
+
+/** A template as quoted in a message: a long one is cut. */
+function shown(source: string): string {
+  return source.length > 200 ? `${source.slice(0, 200)}…` : source;
 }
 
 function fieldsOf(parts: Part[]): string[] {
@@ -98,7 +109,7 @@ export function nodeTemplate(
   try {
     return compileTemplate(source, known);
   } catch (err) {
-    return ctx.params.reject((err as Error).message);
+    return ctx.params.reject(plainMessage(err, 'the template cannot be compiled'));
   }
 }
 

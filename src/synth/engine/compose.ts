@@ -9,6 +9,7 @@
  */
 import { SynthError } from '../errors.js';
 import { parseModel } from '../model/io.js';
+import { setOwn } from '../model/names.js';
 import type { ModelInput, ModelNode, SynthModel } from '../model/types.js';
 import type { FileScope } from '../access/paths.js';
 import { folderOf, resolveModelFile } from '../access/paths.js';
@@ -72,7 +73,7 @@ function substituteAll(
   where: string,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(attrs)) out[k] = substitute(v, values, `${where} ${k}`);
+  for (const [k, v] of Object.entries(attrs)) setOwn(out, k, substitute(v, values, `${where} ${k}`), where);
   return out;
 }
 
@@ -169,7 +170,7 @@ export function composeModel(
       origins.set(name, level.file === undefined ? undefined : folderOf(level.file));
       const attributes: Record<string, string> = {};
       for (const [k, v] of Object.entries(node.attributes))
-        attributes[k] = k.toLowerCase().startsWith('collaborate.') ? real(v) : v;
+        setOwn(attributes, k, k.toLowerCase().startsWith('collaborate.') ? real(v) : v, `node "${name}"`);
       nodes.push({
         type: node.type,
         name,

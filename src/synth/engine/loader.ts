@@ -7,6 +7,9 @@ import type { CollaborateTarget, Edition } from '../components/component.js';
 import { isCollaborateTarget } from '../components/component.js';
 import { findComponent, listComponents } from '../components/registry.js';
 import { SynthError } from '../errors.js';
+import type { SynthLimits } from '../limits.js';
+import { MAX_MODEL_DEPTH, limitsOf, overLimit } from '../limits.js';
+import { setOwn } from '../model/names.js';
 import type { SynthModel } from '../model/types.js';
 import type { RandomSource } from '../random/random-source.js';
 import { nearest } from './nearest.js';
@@ -44,7 +47,8 @@ export function isCollaborateKey(key: string): boolean {
 /** A node's attributes without its collaborate links (those are not component parameters). */
 export function componentAttributes(attributes: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(attributes)) if (!isCollaborateKey(k)) out[k] = v;
+  for (const [k, v] of Object.entries(attributes))
+    if (!isCollaborateKey(k)) setOwn(out, k, v, 'an attribute');
   return out;
 }
 
@@ -56,6 +60,8 @@ export interface GraphOptions {
   readonly outside?: ReadonlyMap<string, unknown>;
   /** Formats config (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...`, §4.5). */
   readonly formats?: ReadonlyMap<string, string>;
+  /** Budgets every node is configured under; default: DEFAULT_LIMITS. */
+  readonly limits?: SynthLimits;
 }
 
 /** The phrase marking a load error about a feature this build lacks (not a model mistake). */
@@ -190,7 +196,7 @@ export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
   }
 }
 
-/** Structural failures (§6.1): a node consumed twice, and cycles. */
+/** Structural failures (§6.1): a node consumed twice, cycles, and chains deeper than MAX_MODEL_DEPTH. */
 export function checkStructure(model: SynthModel): NodeFailure[] {
   const failures: NodeFailure[] = [];
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
@@ -208,25 +214,97 @@ export function checkStructure(model: SynthModel): NodeFailure[] {
       } else consumer.set(input.name, node.name);
     }
   }
-  const state = new Map<string, 1 | 2>();
-  const visit = (name: string, path: string[]): void => {
-    const s = state.get(name);
-    if (s === 2) return;
-    if (s === 1) {
-      const node = byName.get(name)!;
-      failures.push({
-        nodeName: name,
-        nodeType: node.type,
-        message: `cycle: ${[...path.slice(path.indexOf(name)), name].join(' -> ')}`,
-      });
-      return;
-    }
-    state.set(name, 1);
-    for (const input of byName.get(name)?.inputs ?? []) visit(input.name, [...path, name]);
-    state.set(name, 2);
-  };
-  for (const node of model.nodes) visit(node.name, []);
+  // loops, not push(...list): a list as long as a big model's would overflow the argument stack
+  for (const f of cycles(model, byName)) failures.push(f);
+  if (failures.length === 0) for (const f of tooDeep(model, byName)) failures.push(f);
   return failures;
+}
+
+/** Cycles through inputs, found by an explicit-stack walk (a long chain must not use the call stack). */
+function cycles(model: SynthModel, byName: ReadonlyMap<string, SynthModel['nodes'][number]>): NodeFailure[] {
+  const failures: NodeFailure[] = [];
+  const state = new Map<string, 1 | 2>();
+  for (const start of model.nodes) {
+    if (state.has(start.name)) continue;
+    // each frame: a node and the index of its next input to visit
+    const stack: [string, number][] = [[start.name, 0]];
+    const path: string[] = [start.name];
+    state.set(start.name, 1);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      const inputs = byName.get(frame[0])?.inputs ?? [];
+      if (frame[1] >= inputs.length) {
+        state.set(frame[0], 2);
+        stack.pop();
+        path.pop();
+        continue;
+      }
+      const next = inputs[frame[1]++]!.name;
+      const s = state.get(next);
+      if (s === 2 || !byName.has(next)) continue;
+      if (s === 1) {
+        failures.push({
+          nodeName: next,
+          nodeType: byName.get(next)!.type,
+          message: `cycle: ${[...path.slice(path.indexOf(next)), next].join(' -> ')}`,
+        });
+        continue;
+      }
+      state.set(next, 1);
+      stack.push([next, 0]);
+      path.push(next);
+    }
+  }
+  return failures;
+}
+
+/**
+ * Nodes whose chain of inputs and collaborate links runs deeper than MAX_MODEL_DEPTH (loading and
+ * pulling recurse once per level). Expects a model without input cycles.
+ */
+function tooDeep(model: SynthModel, byName: ReadonlyMap<string, SynthModel['nodes'][number]>): NodeFailure[] {
+  const links = (name: string): string[] => {
+    const node = byName.get(name);
+    if (node === undefined) return [];
+    const out = node.inputs.map((i) => i.name);
+    for (const [k, v] of Object.entries(node.attributes)) if (isCollaborateKey(k)) out.push(v);
+    return out.filter((n) => byName.has(n));
+  };
+  const depth = new Map<string, number>();
+  const open = new Set<string>();
+  for (const start of model.nodes) {
+    if (depth.has(start.name)) continue;
+    const stack: string[] = [start.name];
+    while (stack.length > 0) {
+      const name = stack[stack.length - 1]!;
+      if (depth.has(name)) {
+        stack.pop();
+        continue;
+      }
+      // a collaborate cycle is reported by configure; here an open node simply counts as a leaf
+      const pending = links(name).filter((n) => !depth.has(n) && !open.has(n));
+      if (pending.length > 0 && !open.has(name)) {
+        open.add(name);
+        for (const n of pending) stack.push(n);
+        continue;
+      }
+      open.delete(name);
+      const below = links(name).reduce((m, n) => Math.max(m, depth.get(n) ?? 0), 0);
+      depth.set(name, below + 1);
+      stack.pop();
+      if (below + 1 > MAX_MODEL_DEPTH) {
+        const node = byName.get(name)!;
+        return [
+          {
+            nodeName: name,
+            nodeType: node.type,
+            message: `"${name}" sits on a chain of ${below + 1} nodes (inputs and collaborate links); the limit is ${MAX_MODEL_DEPTH} levels`,
+          },
+        ];
+      }
+    }
+  }
+  return [];
 }
 
 /**
@@ -241,6 +319,7 @@ export function configure(
 ): { graph: Graph | null; failures: NodeFailure[] } {
   const failures = checkStructure(model);
   if (failures.length > 0) return { graph: null, failures };
+  const limits = options.limits ?? limitsOf(undefined);
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const built = new Map<string, RuntimeNode | null>();
   const building = new Set<string>();
@@ -287,7 +366,13 @@ export function configure(
         collaborators,
         outside: options.outside?.get(node.name),
         formats: options.formats ?? new Map<string, string>(),
+        limits,
       });
+      // every component checks the widths it allocates; this catches one built from wide inputs
+      if (runtime.dimension > limits.maxColumns)
+        return fail(
+          `${impl.descriptor.name} "${node.name}": ${overLimit('width', runtime.dimension, 'maxColumns', limits)}`,
+        );
       built.set(name, runtime);
       return runtime;
     } catch (err) {

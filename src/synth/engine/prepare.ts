@@ -8,7 +8,9 @@ import type { AccessPorts } from '../access/ports.js';
 import { folderOf } from '../access/paths.js';
 import type { Edition } from '../components/component.js';
 import { findComponent } from '../components/registry.js';
-import { SynthError } from '../errors.js';
+import { SynthError, plainMessage } from '../errors.js';
+import type { SynthLimits } from '../limits.js';
+import { limitsOf } from '../limits.js';
 import type { SynthModel } from '../model/types.js';
 import type { AccessContext } from './access-context.js';
 import { accessContext } from './access-context.js';
@@ -30,6 +32,8 @@ export interface LoadOptions {
   readonly ports?: AccessPorts;
   /** Formats config for the Pro composites (`format.<type>.<locale>`, ..., §4.5); default: none. */
   readonly formats?: ReadonlyMap<string, string>;
+  /** Budgets (row width, counts, ServiceCall caps); default: DEFAULT_LIMITS. */
+  readonly limits?: Partial<SynthLimits>;
 }
 
 /** A model after the load phase: composed, gated, with its outside data in memory. */
@@ -42,6 +46,8 @@ export class PreparedModel {
     readonly outside: ReadonlyMap<string, unknown>,
     /** Formats config handed to every node (§4.5). */
     readonly formats: ReadonlyMap<string, string> = new Map(),
+    /** The budgets every run of this model is configured under. */
+    readonly limits: SynthLimits = limitsOf(undefined),
   ) {}
 }
 
@@ -50,10 +56,12 @@ interface Staged {
   edition: Edition;
   outside: Map<string, unknown>;
   pending: [string, Promise<unknown>][];
+  limits: SynthLimits;
 }
 
 function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged {
   const edition = options.edition ?? 'full';
+  const limits = limitsOf(options.limits);
   const folder = options.location === undefined ? undefined : folderOf(options.location);
   const access: AccessContext = accessContext(options.ports ?? {}, options.allowlists, options.cwd, folder);
   let model = source;
@@ -84,6 +92,7 @@ function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged
       origin: origins.get(node.name) ?? folder,
       access,
       async,
+      limits,
     });
     if (data instanceof Promise) {
       // Handled here so a later load error leaves no unhandled rejection behind.
@@ -91,7 +100,19 @@ function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged
       pending.push([node.name, data]);
     } else outside.set(node.name, data);
   }
-  return { model, edition, outside, pending };
+  return { model, edition, outside, pending, limits };
+}
+
+/**
+ * A failed outside read as a load error. Adapters fail with a plain Error in their own words;
+ * anything else (a TypeError, a RangeError) is engine text and is not passed on.
+ */
+function loadFailure(name: string, err: unknown): SynthError {
+  if (err instanceof SynthError) return err;
+  return new SynthError(
+    'SYNTH_LOAD',
+    `"${name}": ${plainMessage(err, 'reading its data failed unexpectedly')}`,
+  );
 }
 
 /**
@@ -102,7 +123,7 @@ function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged
  */
 export function prepareModel(model: SynthModel, options: LoadOptions = {}): PreparedModel {
   const s = stage(model, options, false);
-  return new PreparedModel(s.model, s.edition, s.outside, options.formats);
+  return new PreparedModel(s.model, s.edition, s.outside, options.formats, s.limits);
 }
 
 /**
@@ -116,11 +137,7 @@ export async function loadSynthModel(model: SynthModel, options: LoadOptions = {
   results.forEach((r, i) => {
     const name = s.pending[i]![0];
     if (r.status === 'fulfilled') s.outside.set(name, r.value);
-    else {
-      const err = r.reason as unknown;
-      if (err instanceof SynthError) throw err;
-      throw new SynthError('SYNTH_LOAD', `"${name}": ${(err as Error).message}`);
-    }
+    else throw loadFailure(name, r.reason);
   });
-  return new PreparedModel(s.model, s.edition, s.outside, options.formats);
+  return new PreparedModel(s.model, s.edition, s.outside, options.formats, s.limits);
 }

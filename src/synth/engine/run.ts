@@ -45,6 +45,7 @@ export class SynthRun {
       edition: prepared.edition,
       outside: prepared.outside,
       formats: prepared.formats,
+      limits: prepared.limits,
     });
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);

@@ -1,5 +1,6 @@
 /** JSON model syntax (§1): `{"dataset": {"root", "seed", "nodes": [{type, name, attributes, inputs}]}}`. */
 import { SynthError } from '../errors.js';
+import { checkModelNames, setOwn } from './names.js';
 import type { ModelInput, ModelNode, SynthModel } from './types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -11,8 +12,8 @@ function stringMap(v: unknown, where: string): Record<string, string> {
   if (!isObject(v)) throw new SynthError('SYNTH_PARSE', `${where} must be an object`);
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) {
-    if (typeof val === 'string') out[k] = val;
-    else if (typeof val === 'number' || typeof val === 'boolean') out[k] = String(val);
+    if (typeof val === 'string') setOwn(out, k, val, where);
+    else if (typeof val === 'number' || typeof val === 'boolean') setOwn(out, k, String(val), where);
     else throw new SynthError('SYNTH_PARSE', `${where}.${k} must be a string`);
   }
   return out;
@@ -33,7 +34,7 @@ export function parseJsonModel(source: string): SynthModel {
   try {
     doc = JSON.parse(source);
   } catch (err) {
-    throw new SynthError('SYNTH_PARSE', `JSON is not well-formed: ${(err as Error).message}`);
+    throw new SynthError('SYNTH_PARSE', `JSON is not well-formed${jsonErrorPlace(source, err)}`);
   }
   if (!isObject(doc) || !isObject(doc['dataset'])) {
     throw new SynthError('SYNTH_PARSE', 'JSON model must be an object with a "dataset" object');
@@ -60,7 +61,22 @@ export function parseJsonModel(source: string): SynthModel {
     } else throw new SynthError('SYNTH_PARSE', `unknown dataset key "${key}"`);
   }
   if (model.root === '') throw new SynthError('SYNTH_PARSE', 'model has no "root"');
+  checkModelNames(model);
   return model;
+}
+
+/**
+ * Where JSON text stops being well-formed, in our words: the engine's message is not passed on,
+ * only the offset it reports (when it reports one) turned into a line and column.
+ */
+function jsonErrorPlace(text: string, err: unknown): string {
+  const m = /at position (\d+)/.exec(err instanceof Error ? err.message : '');
+  if (m === null) return '';
+  const at = Number(m[1]);
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - before.lastIndexOf('\n');
+  return ` (line ${line}, column ${column})`;
 }
 
 function arrayOf(v: unknown, where: string): unknown[] {

@@ -7,6 +7,7 @@
  */
 import { findDescriptor } from '../components/catalog.js';
 import { SynthError } from '../errors.js';
+import { checkModelNames, setOwn } from './names.js';
 import type { ModelInput, ModelNode, SynthModel } from './types.js';
 
 type Value =
@@ -17,8 +18,12 @@ type Item = Value;
 
 const SINGLE_INPUT = new Set(['arrange', 'calculate', 'redimension', 'tointeger', 'truncate']);
 
+/** Tuples nest at most this deep (the reader recurses once per level). */
+export const MAX_TUPLE_NESTING = 64;
+
 class Lexer {
   pos = 0;
+  private depth = 0;
   constructor(
     readonly src: string,
     readonly line: number,
@@ -53,6 +58,8 @@ class Lexer {
   value(): Value {
     const c = this.peek();
     if (c === '(') {
+      if (++this.depth > MAX_TUPLE_NESTING)
+        this.fail(`tuples nested deeper than ${MAX_TUPLE_NESTING} levels`);
       this.pos++;
       const items: Item[] = [];
       if (this.peek() !== ')') {
@@ -63,6 +70,7 @@ class Lexer {
         }
       }
       this.expect(')');
+      this.depth--;
       return { kind: 'tuple', items };
     }
     if (c === '"') return { kind: 'str', text: this.string() };
@@ -129,7 +137,13 @@ function toInput(v: Value, lx: Lexer): ModelInput {
   const [head, ...rest] = v.items;
   const input: ModelInput = { name: (head as { text: string }).text, attributes: {} };
   for (const item of rest) {
-    if (item.kind === 'named') input.attributes[item.name] = scalarText(item.value, lx);
+    if (item.kind === 'named')
+      setOwn(
+        input.attributes,
+        item.name,
+        scalarText(item.value, lx),
+        `.sgm line ${lx.line}: an input attribute`,
+      );
     else input.attributes['weight'] = scalarText(item, lx);
   }
   return input;
@@ -169,7 +183,8 @@ function parseAssignment(name: string, lx: Lexer): ModelNode {
     node.attributes[pname] = scalarText(positional[k]!, lx);
   }
   for (const a of args.slice(firstNamed)) {
-    if (a.kind === 'named') node.attributes[a.name] = scalarText(a.value, lx);
+    if (a.kind === 'named')
+      setOwn(node.attributes, a.name, scalarText(a.value, lx), `.sgm line ${lx.line}: an attribute`);
   }
   return node;
 }
@@ -211,6 +226,7 @@ export function parseSgmModel(text: string): SynthModel {
     model.nodes.push(parseAssignment(lhs, lx));
   });
   if (model.root === '') throw new SynthError('SYNTH_PARSE', '.sgm model has no "dataset.root = ..." line');
+  checkModelNames(model);
   return model;
 }
 

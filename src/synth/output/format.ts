@@ -5,6 +5,7 @@
 import { INT, isText } from '../engine/row.js';
 import type { Row } from '../engine/row.js';
 import type { SynthRun } from '../engine/run.js';
+import { SynthError } from '../errors.js';
 import { javaDoubleToString } from '../random/java-double.js';
 
 export type OutputFormat = 'csv' | 'raw' | 'ndjson' | 'json';
@@ -31,36 +32,61 @@ function jsonValue(value: number | string, kind: number): string {
   return valueText(value, kind);
 }
 
-/** Renders one row in the given format (without the json array's brackets and commas). */
+/**
+ * Renders one row in the given format (without the json array's brackets and commas). With
+ * `maxChars`, the row is refused as soon as its text would pass that length, before a long value
+ * is copied or escaped: a caller holding a byte budget never builds a row it cannot keep.
+ * @throws SynthError SYNTH_LIMIT when the row passes `maxChars`
+ */
 export function renderRow(
   row: Row,
   dimension: number,
   format: OutputFormat,
   header: readonly string[],
+  maxChars = Infinity,
 ): string {
   const { kinds } = row;
+  const fits = (used: number, more: number): void => {
+    if (used + more > maxChars)
+      throw new SynthError('SYNTH_LIMIT', `a row passes the ${maxChars}-character budget of its caller`);
+  };
   switch (format) {
     case 'csv': {
       let line = '';
       for (let i = 0; i < dimension; i++) {
         const kind = kinds[i]!;
         // Only text can hold a comma, quote or line break; numbers never need quoting.
-        const text = isText(kind) ? csvField(row.strs[i] ?? '') : valueText(row.nums[i]!, kind);
+        let text: string;
+        if (isText(kind)) {
+          const raw = row.strs[i] ?? '';
+          fits(line.length, raw.length + 1);
+          text = csvField(raw);
+        } else text = valueText(row.nums[i]!, kind);
         line += i === 0 ? text : ',' + text;
+        fits(line.length, 1);
       }
       return line + '\n';
     }
     case 'raw': {
       // Values verbatim; several columns are separated by a tab (an undocumented case, §12.4).
       let line = '';
-      for (let i = 0; i < dimension; i++) line += (i === 0 ? '' : '\t') + valueText(row.value(i), kinds[i]!);
+      for (let i = 0; i < dimension; i++) {
+        const value = row.value(i);
+        if (typeof value === 'string') fits(line.length, value.length + 1);
+        line += (i === 0 ? '' : '\t') + valueText(value, kinds[i]!);
+        fits(line.length, 1);
+      }
       return line + '\n';
     }
     case 'ndjson':
     case 'json': {
       let obj = '{';
-      for (let i = 0; i < dimension; i++)
-        obj += `${i === 0 ? '' : ','}"${header[i]}":${jsonValue(row.value(i), kinds[i]!)}`;
+      for (let i = 0; i < dimension; i++) {
+        const value = row.value(i);
+        if (typeof value === 'string') fits(obj.length, value.length + header[i]!.length + 6);
+        obj += `${i === 0 ? '' : ','}"${header[i]}":${jsonValue(value, kinds[i]!)}`;
+        fits(obj.length, 1);
+      }
       return obj + '}';
     }
   }

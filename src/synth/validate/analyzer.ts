@@ -101,7 +101,7 @@ export function complexityOf(model: SynthModel, rates = new Map<string, number>(
       // Pro components count as custom (§7.2), implemented or not.
       if (findComponent(node.type)?.descriptor.edition !== 'Free') customs.push(`${name}:${node.type}`);
     }
-    cost += (WEIGHTS[type] ?? 1) * rate;
+    cost += (Object.hasOwn(WEIGHTS, type) ? WEIGHTS[type]! : 1) * rate;
     rates.set(name, (rates.get(name) ?? 0) + rate);
     if (node.inputs.length === 0) {
       minDepth = Math.min(minDepth, depth);
@@ -299,6 +299,7 @@ export function analyzeModel(source: SynthModel | PreparedModel, options: Analys
     edition: prepared?.edition,
     outside: prepared?.outside,
     formats: prepared?.formats,
+    limits: prepared?.limits,
   };
   return {
     rootName: model.root,

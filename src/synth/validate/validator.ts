@@ -30,6 +30,7 @@ function validatePrepared(prepared: PreparedModel): ValidationResult {
     edition: prepared.edition,
     outside: prepared.outside,
     formats: prepared.formats,
+    limits: prepared.limits,
   });
   return { valid: failures.length === 0, rootName: model.root, nodeCount: model.nodes.length, failures };
 }

@@ -5,7 +5,7 @@ import type { RuntimeNode } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
 import type { BuildContext, ComponentImpl } from '../component.js';
-import { descriptorOf } from '../component.js';
+import { checkColumns, checkEntries, descriptorOf } from '../component.js';
 
 function impl(name: string, create: ComponentImpl['create'], inputAttributes: string[] = []): ComponentImpl {
   return { descriptor: descriptorOf(name), inputAttributes, create };
@@ -56,6 +56,7 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     if (ctx.inputs.length === 0) ctx.params.reject('needs at least one input');
     const inputs = ctx.inputs;
     const dimension = inputs.reduce((s, n) => s + n.dimension, 0);
+    checkColumns(ctx, dimension, 'the appended width');
     return node(
       ctx,
       dimension,
@@ -73,6 +74,7 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     const input = single(ctx);
     const columns = ctx.params.ints('columns');
     if (columns.length === 0) ctx.params.reject('columns must list at least one index');
+    checkColumns(ctx, columns.length, 'the column count');
     for (const c of columns)
       if (c < 0 || c >= input.dimension)
         ctx.params.reject(`column ${c} is outside 0..${input.dimension - 1}`);
@@ -110,6 +112,7 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     const input = single(ctx);
     const dim = ctx.params.int('dimension');
     if (dim < 1) ctx.params.reject('dimension must be >= 1');
+    checkColumns(ctx, dim, 'dimension');
     // A ring of pending data points; leftovers of a non-multiple carry over to the next row.
     const capacity = dim + input.dimension;
     const ring = new Row(capacity);
@@ -164,6 +167,7 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     if (min > max) ctx.params.reject('min exceeds max');
     const censor = ctx.params.text('mode') === 'censor';
     const attempts = ctx.params.int('maxAttempts');
+    checkEntries(ctx, attempts, 'maxAttempts');
     const indexes = selected(ctx, input.dimension);
     return node(ctx, input.dimension, input.synchronous, (out, offset) => {
       for (let attempt = 1; ; attempt++) {

@@ -4,12 +4,12 @@ import type { RuntimeNode } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
 import type { ComponentImpl } from '../component.js';
-import { descriptorOf } from '../component.js';
+import { checkEntries, descriptorOf } from '../component.js';
 import { cumulative, pick } from '../generators/discrete.js';
 
 /** A scratch row wide enough for any of the inputs (for discarded synchronous pulls). */
 function sinkFor(inputs: readonly RuntimeNode[]): Row {
-  return new Row(Math.max(1, ...inputs.map((n) => n.dimension)));
+  return new Row(inputs.reduce((m, n) => Math.max(m, n.dimension), 1));
 }
 
 export const CHOICE_FILTERS: ComponentImpl[] = [
@@ -124,6 +124,8 @@ export const CHOICE_FILTERS: ComponentImpl[] = [
       const interleave = ctx.params.int('interleave');
       if (interleave < 1) ctx.params.reject('interleave must be >= 1');
       const dim = entity.dimension - (countColumn >= 0 ? 1 : 0);
+      // up to `interleave` entities are held at once, each a row of `dim` values
+      checkEntries(ctx, interleave * Math.max(1, dim), 'interleave times the entity columns');
       const scratch = new Row(entity.dimension);
       const countRow = new Row(Math.max(1, counter?.dimension ?? 1));
       const active: { row: Row; left: number }[] = [];

@@ -2,7 +2,7 @@
 import { DOUBLE, INT } from '../../engine/row.js';
 import type { RandomSource } from '../../random/random-source.js';
 import type { BuildContext, ComponentImpl } from '../component.js';
-import { descriptorOf, scalarNode } from '../component.js';
+import { checkEntries, descriptorOf, scalarNode } from '../component.js';
 import { gamma, poissonKnuth, poissonPtrs } from '../samplers.js';
 
 function impl(name: string, create: ComponentImpl['create']): ComponentImpl {
@@ -64,6 +64,8 @@ export const DISCRETE: ComponentImpl[] = [
     if (n < 0) ctx.params.reject('n must be >= 0');
     const p = probability(ctx, 'p');
     const fast = ctx.params.text('mode') === 'fast';
+    // the standard mode draws n uniforms per value
+    if (!fast) checkEntries(ctx, n, 'n (trials per value)');
     const { rng } = ctx;
     const cdf = binomialCdf(n, p);
     const q = (u: number): number => pick(cdf, u);
@@ -156,6 +158,7 @@ export const DISCRETE: ComponentImpl[] = [
     if (population < 0 || successes < 0 || draws < 0 || successes > population || draws > population) {
       ctx.params.reject('needs 0 <= successStates <= population and 0 <= draws <= population');
     }
+    checkEntries(ctx, draws, 'draws (uniforms per value)');
     const { rng } = ctx;
     // Sequential draws without replacement: one uniform per draw.
     return scalarNode(ctx, INT, () => {
@@ -176,6 +179,7 @@ export const DISCRETE: ComponentImpl[] = [
     const n = ctx.params.int('n');
     const s = ctx.params.double('s');
     if (n < 1) ctx.params.reject('n must be >= 1');
+    checkEntries(ctx, n, 'n (table entries)');
     const cum = cumulative(
       Array.from({ length: n }, (_, i) => 1 / Math.pow(i + 1, s)),
       (m) => ctx.params.reject(m),

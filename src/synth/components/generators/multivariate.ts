@@ -2,7 +2,7 @@
 import { DOUBLE, INT } from '../../engine/row.js';
 import type { RandomSource } from '../../random/random-source.js';
 import type { BuildContext, ComponentImpl } from '../component.js';
-import { descriptorOf, vectorNode } from '../component.js';
+import { checkColumns, checkEntries, descriptorOf, vectorNode } from '../component.js';
 import { cumulative, pick } from './discrete.js';
 import { chiSquared, cholesky, gamma, invertSpd } from '../samplers.js';
 
@@ -13,6 +13,8 @@ function impl(name: string, create: ComponentImpl['create']): ComponentImpl {
 function squareMatrix(ctx: BuildContext, flat: number[]): number[][] {
   const k = Math.round(Math.sqrt(flat.length));
   if (k * k !== flat.length || k === 0) ctx.params.reject('scale must hold k*k values (row-major)');
+  // the output is the k*k matrix: refuse it before the O(k^3) factorisation
+  checkColumns(ctx, k * k, 'the matrix width (k*k)');
   return Array.from({ length: k }, (_, i) => flat.slice(i * k, i * k + k));
 }
 
@@ -74,6 +76,7 @@ export const MULTIVARIATE: ComponentImpl[] = [
     const cum = cumulative(ctx.params.doubles('weights'), (m) => ctx.params.reject(m));
     const trials = ctx.params.int('trials');
     if (trials < 0) ctx.params.reject('trials must be >= 0');
+    checkEntries(ctx, trials, 'trials (draws per value)');
     const { rng } = ctx;
     return vectorNode(ctx, INT, cum.length, (out) => {
       out.fill(0);

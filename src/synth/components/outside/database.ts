@@ -6,7 +6,7 @@
  * a sequential order must be fixed.
  */
 import type { TableData } from '../../access/ports.js';
-import { QUERY_SETTING, databaseUrlRefusal, parseDatabaseUrl, refuseAccess } from '../../access/urls.js';
+import { QUERY_SETTING, databaseAccess, refuseAccess } from '../../access/urls.js';
 import { SynthError } from '../../errors.js';
 import type { ComponentImpl, LoadContext } from '../component.js';
 import { descriptorOf } from '../component.js';
@@ -21,10 +21,9 @@ function load(ctx: LoadContext): Promise<TableData> {
   const what = `Database "${ctx.name}"`;
   const url = p.text('url') ?? '';
   const { allowlists } = ctx.access;
-  refuseAccess(
-    what,
-    databaseUrlRefusal(url, allowlists.databaseUrlAllowlist, ctx.access.ports.files, ctx.access.cwd),
-  );
+  const access = databaseAccess(url, allowlists.databaseUrlAllowlist, ctx.access.ports.files, ctx.access.cwd);
+  refuseAccess(what, access.refusal);
+  const target = access.target!;
   const table = p.text('table')?.trim();
   const query = p.text('query');
   if ((table === undefined || table === '') === (query === undefined || query.trim() === ''))
@@ -51,7 +50,7 @@ function load(ctx: LoadContext): Promise<TableData> {
   const password = p.text('password');
   return port.read({
     url,
-    target: parseDatabaseUrl(url, ctx.access.cwd)!,
+    target,
     ...(user === undefined ? {} : { user }),
     ...(password === undefined ? {} : { password }),
     ...(query === undefined ? { table } : { query }),

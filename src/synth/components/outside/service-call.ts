@@ -11,9 +11,12 @@
 import { refuseAccess, serviceUrlRefusal } from '../../access/urls.js';
 import type { Row, RuntimeNode } from '../../engine/row.js';
 import { DOUBLE, Row as RowBuffer, STRING } from '../../engine/row.js';
-import { SynthError } from '../../errors.js';
+import { SynthError, plainMessage } from '../../errors.js';
+import type { ServicePort } from '../../access/ports.js';
+import type { SynthLimits } from '../../limits.js';
+import { overLimit } from '../../limits.js';
 import type { ComponentImpl, LoadContext } from '../component.js';
-import { descriptorOf } from '../component.js';
+import { checkColumns, descriptorOf } from '../component.js';
 
 type Output = 'numeric' | 'string';
 
@@ -38,6 +41,7 @@ export function parseHeaders(text: string | undefined): Record<string, string> |
     if (eq <= 0) return `header "${part}" is not Name=Value`;
     const name = part.slice(0, eq).trim();
     if (!/^[!#$%&'*+.^`|~\w-]+$/.test(name)) return `header name "${name}" is not a token`;
+    if (name === '__proto__') return 'header name "__proto__" is not allowed';
     headers[name] = part.slice(eq + 1).trim();
   }
   return headers;
@@ -70,18 +74,34 @@ export function responseRows(body: string): unknown[][] {
   return Array.isArray(json) ? json.map(cellsOf) : [cellsOf(json)];
 }
 
-async function load(ctx: LoadContext): Promise<unknown[][]> {
+/**
+ * The checks run at once (so the synchronous load reports them too), then the calls, awaited by
+ * the asynchronous load phase.
+ */
+function load(ctx: LoadContext): Promise<unknown[][]> {
   const p = ctx.params;
   const what = `ServiceCall "${ctx.name}"`;
   const url = p.text('url') ?? '';
-  const { serviceUrlAllowlist } = ctx.access.allowlists;
-  refuseAccess(what, serviceUrlRefusal(url, serviceUrlAllowlist));
-  const headers = parseHeaders(p.text('headers'));
-  if (typeof headers === 'string') throw new SynthError('SYNTH_LOAD', `${what}: ${headers}`);
+  // the caps are static: a model asking for more is refused before any policy check or call
   const timeoutMs = p.int('timeoutMs');
   const maxRounds = p.int('maxRounds');
   if (timeoutMs <= 0 || maxRounds <= 0)
     throw new SynthError('SYNTH_LOAD', `${what}: timeoutMs and maxRounds must be positive`);
+  const { limits } = ctx;
+  if (timeoutMs > limits.serviceCallMaxTimeoutMs)
+    throw new SynthError(
+      'SYNTH_LOAD',
+      `${what}: ${overLimit('timeoutMs', timeoutMs, 'serviceCallMaxTimeoutMs', limits)}`,
+    );
+  if (maxRounds > limits.serviceCallMaxRounds)
+    throw new SynthError(
+      'SYNTH_LOAD',
+      `${what}: ${overLimit('maxRounds', maxRounds, 'serviceCallMaxRounds', limits)}`,
+    );
+  const { serviceUrlAllowlist } = ctx.access.allowlists;
+  refuseAccess(what, serviceUrlRefusal(url, serviceUrlAllowlist));
+  const headers = parseHeaders(p.text('headers'));
+  if (typeof headers === 'string') throw new SynthError('SYNTH_LOAD', `${what}: ${headers}`);
   const port = ctx.access.ports.service;
   if (port === undefined)
     throw new SynthError('SYNTH_LOAD', `${what}: no service port was given to this run`);
@@ -90,8 +110,21 @@ async function load(ctx: LoadContext): Promise<unknown[][]> {
       'SYNTH_LOAD',
       `${what}: services are called in the asynchronous load phase (loadSynthModel)`,
     );
+  return callRounds(what, port, { url, headers, timeoutMs, maxRounds }, serviceUrlAllowlist, limits);
+}
+
+/** Calls the service round by round until a round adds nothing, within the budgets. */
+async function callRounds(
+  what: string,
+  port: ServicePort,
+  call: { url: string; headers: Record<string, string>; timeoutMs: number; maxRounds: number },
+  serviceUrlAllowlist: readonly string[],
+  limits: SynthLimits,
+): Promise<unknown[][]> {
+  const { url, headers, timeoutMs, maxRounds } = call;
   const rows: unknown[][] = [];
   let previous: string | undefined;
+  let collected = 0;
   for (let round = 0; round < maxRounds; round++) {
     let body: string;
     try {
@@ -103,11 +136,19 @@ async function load(ctx: LoadContext): Promise<unknown[][]> {
         allowRedirect: (to) => serviceUrlRefusal(to, serviceUrlAllowlist) === undefined,
       });
     } catch (err) {
-      throw new SynthError('SYNTH_LOAD', `${what}: round ${round + 1}: ${(err as Error).message}`);
+      // adapters fail with a plain Error in their own words; anything else is not passed on
+      const why = plainMessage(err, 'the call failed unexpectedly');
+      throw new SynthError('SYNTH_LOAD', `${what}: round ${round + 1}: ${why}`);
     }
+    collected += body.length;
+    if (collected > limits.serviceCallMaxChars)
+      throw new SynthError(
+        'SYNTH_LOAD',
+        `${what}: round ${round + 1}: ${overLimit('the response text (characters)', collected, 'serviceCallMaxChars', limits)}`,
+      );
     const got = responseRows(body);
     if (got.length === 0 || body === previous) break;
-    rows.push(...got);
+    for (const r of got) rows.push(r);
     previous = body;
   }
   return rows;
@@ -123,6 +164,7 @@ export const SERVICE_CALL: ComponentImpl = {
     if (outputs === undefined)
       return p.reject(`outputs "${p.text('outputs')}" must list numeric or string per column`);
     if (ctx.inputs.length > 1) p.reject('takes at most one input');
+    checkColumns(ctx, outputs.length, 'the output count');
     const raw = ctx.outside as unknown[][] | undefined;
     if (raw === undefined) return p.reject('the service was not called (no load phase ran)');
     if (raw.length === 0) p.reject('the service returned no rows');

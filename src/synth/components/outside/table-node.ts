@@ -8,6 +8,7 @@ import { DOUBLE, STRING } from '../../engine/row.js';
 import type { Kind, Row, RuntimeNode } from '../../engine/row.js';
 import { SynthError } from '../../errors.js';
 import type { BuildContext } from '../component.js';
+import { checkColumns } from '../component.js';
 import { cumulative } from '../generators/discrete.js';
 
 /** A typed cell: a number (printed as a double) or text. */
@@ -62,8 +63,12 @@ export function tableNode(
 ): RuntimeNode {
   const p = ctx.params;
   if (rows.length === 0) p.reject('the table has no data rows');
+  // headers are looked up in arrays, but one rule holds for every name a model reaches
+  const proto = header?.indexOf('__proto__') ?? -1;
+  if (proto >= 0) p.reject(`column ${proto} is headed "__proto__", which is not allowed as a name`);
   const mode = p.text('mode') ?? 'unweighted';
   const width = rows.reduce((m, r) => Math.max(m, r.length), 0);
+  checkColumns(ctx, width, 'the table width');
   let weightIndex = -1;
   let cum: Float64Array | undefined;
   if (mode === 'weighted') {

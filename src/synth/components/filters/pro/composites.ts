@@ -58,8 +58,14 @@ export const COMPOSITE_FILTERS: ComponentImpl[] = [
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
         throw new SynthError('SYNTH_RUNTIME', `Convert "${ctx.name}": input is not a JSON object`);
       const fields: Record<string, string> = {};
-      for (const [k, v] of Object.entries(parsed as Record<string, unknown>))
+      for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
+        if (k === '__proto__')
+          throw new SynthError(
+            'SYNTH_RUNTIME',
+            `Convert "${ctx.name}": "__proto__" is not allowed as a field name`,
+          );
         fields[k] = typeof v === 'string' ? v : JSON.stringify(v);
+      }
       out.setComposite(offset, composite(className, fields, JSON.stringify(parsed)));
     });
   }),

@@ -6,7 +6,7 @@ import { Row } from '../../../engine/row.js';
 import type { RuntimeNode } from '../../../engine/row.js';
 import { SynthError } from '../../../errors.js';
 import type { BuildContext, ComponentImpl } from '../../component.js';
-import { composite, filterNode, pad, proImpl, singleInput } from '../../pro-nodes.js';
+import { composite, entryOf, filterNode, pad, proImpl, singleInput } from '../../pro-nodes.js';
 import { nodeTemplate } from '../../templates.js';
 
 export const PHONE_FIELDS = ['areaCode', 'exchange', 'subscriber'];
@@ -50,7 +50,9 @@ function unitLabelsFor(ctx: BuildContext, country: string, region: string): read
     ctx.formats.get('address.unitLabels');
   if (configured !== undefined && split(configured).length > 0) return split(configured);
   return (
-    DEFAULT_UNIT_LABELS[`${country}.${region}`] ?? DEFAULT_UNIT_LABELS[country] ?? DEFAULT_UNIT_LABELS['US']!
+    entryOf(DEFAULT_UNIT_LABELS, `${country}.${region}`) ??
+    entryOf(DEFAULT_UNIT_LABELS, country) ??
+    DEFAULT_UNIT_LABELS['US']!
   );
 }
 
@@ -129,7 +131,7 @@ export const CONTACT_FILTERS: ComponentImpl[] = [
           ctx,
           'address',
           ADDRESS_FIELDS,
-          ADDRESS_TEMPLATES[country] ?? ADDRESS_TEMPLATES['US']!,
+          entryOf(ADDRESS_TEMPLATES, country) ?? ADDRESS_TEMPLATES['US']!,
         );
         templates.set(country, t);
       }
@@ -137,7 +139,7 @@ export const CONTACT_FILTERS: ComponentImpl[] = [
     };
     templateFor(defaultCountry); // a bad template fails at set-up
     const loc = new Row(location.dimension);
-    const street = new Row(Math.max(...ctx.inputs.map((n) => n.dimension)));
+    const street = new Row(ctx.inputs.reduce((m, n) => Math.max(m, n.dimension), 0));
     const labelCache = new Map<string, readonly string[]>();
     const { rng } = ctx;
     return filterNode(ctx, 1, (out, offset) => {

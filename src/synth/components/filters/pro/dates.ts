@@ -5,7 +5,7 @@
  */
 import type { Composite, RuntimeNode } from '../../../engine/row.js';
 import { Row } from '../../../engine/row.js';
-import { SynthError } from '../../../errors.js';
+import { SynthError, plainMessage } from '../../../errors.js';
 import type { BuildContext, ComponentImpl } from '../../component.js';
 import { civil, epochDay, federalHolidays, formatPattern, isLeap } from '../../calendar.js';
 import { composite, filterNode, pad, proImpl, singleInput } from '../../pro-nodes.js';
@@ -33,7 +33,7 @@ function datePattern(ctx: BuildContext, sample: Parameters<typeof formatPattern>
   try {
     formatPattern(pattern, sample);
   } catch (err) {
-    ctx.params.reject((err as Error).message);
+    ctx.params.reject(plainMessage(err, 'the format pattern cannot be used'));
   }
   return pattern;
 }
@@ -109,7 +109,7 @@ export const DATE_FILTERS: ComponentImpl[] = [
       try {
         formatPattern(pattern, { hour: 13, minute: 4, second: 5 });
       } catch (err) {
-        ctx.params.reject((err as Error).message);
+        ctx.params.reject(plainMessage(err, 'the format pattern cannot be used'));
       }
     }
     const scratch = new Row(input.dimension);

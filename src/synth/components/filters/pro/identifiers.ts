@@ -6,7 +6,7 @@ import { Row } from '../../../engine/row.js';
 import { SynthError } from '../../../errors.js';
 import type { BuildContext, ComponentImpl } from '../../component.js';
 import { ean13CheckDigit, ibanCheckDigits, vinCheckCharacter } from '../../check-digits.js';
-import { filterNode, proImpl, singleInput } from '../../pro-nodes.js';
+import { entryOf, filterNode, proImpl, singleInput } from '../../pro-nodes.js';
 import { digits } from '../../generators/pro/identifiers.js';
 import type { RandomSource } from '../../../random/random-source.js';
 
@@ -101,7 +101,7 @@ export const IDENTIFIER_FILTERS: ComponentImpl[] = [
     textFilter(ctx, 1, (row, rng) => {
       const country = cell(row, 0).toUpperCase();
       const layout =
-        IBAN_LAYOUTS[country] ??
+        entryOf(IBAN_LAYOUTS, country) ??
         fail(ctx, `no IBAN layout for country "${country}" (DE, GB, FR, ES, IT, NL)`);
       let bban = '';
       for (const t of layout)
@@ -163,8 +163,9 @@ export const IDENTIFIER_FILTERS: ComponentImpl[] = [
     textFilter(ctx, 2, (row, rng) => {
       const browser = cell(row, 0).toLowerCase();
       const os = osKey(cell(row, 1));
-      const forBrowser = USER_AGENTS[browser] ?? fail(ctx, `unknown browser "${cell(row, 0)}"`);
-      const template = forBrowser[os] ?? fail(ctx, `no ${cell(row, 0)} user agent for "${cell(row, 1)}"`);
+      const forBrowser = entryOf(USER_AGENTS, browser) ?? fail(ctx, `unknown browser "${cell(row, 0)}"`);
+      const template =
+        entryOf(forBrowser, os) ?? fail(ctx, `no ${cell(row, 0)} user agent for "${cell(row, 1)}"`);
       return template.includes('{v}')
         ? template.replaceAll('{v}', String(rng.nextIntBetween(0, 7)))
         : template;

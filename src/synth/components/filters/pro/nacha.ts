@@ -6,6 +6,7 @@
 import { Row } from '../../../engine/row.js';
 import { SynthError } from '../../../errors.js';
 import type { BuildContext, ComponentImpl } from '../../component.js';
+import { checkColumns } from '../../component.js';
 import { byRole, filterNode, proImpl, singleInput } from '../../pro-nodes.js';
 
 /** Every NACHA record is this long. */
@@ -82,6 +83,8 @@ export const NACHA_FILTERS: ComponentImpl[] = [
     const p = (name: string): string => ctx.params.text(name)!;
     const count = ctx.params.int('count');
     if (count < 1) ctx.params.reject('count must be >= 1');
+    // the whole file is one value of count records
+    checkColumns(ctx, count, 'count (entries per file)');
     const odfi = p('originatingDfi');
     if (!/^\d{8}$/.test(odfi)) ctx.params.reject(`originatingDfi "${odfi}" is not 8 digits`);
     const dest = p('destinationRouting');

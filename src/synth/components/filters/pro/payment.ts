@@ -3,7 +3,7 @@ import { Row } from '../../../engine/row.js';
 import { SynthError } from '../../../errors.js';
 import type { ComponentImpl } from '../../component.js';
 import { luhnCheckDigit } from '../../check-digits.js';
-import { composite, filterNode, proImpl, singleInput } from '../../pro-nodes.js';
+import { composite, entryOf, filterNode, proImpl, singleInput } from '../../pro-nodes.js';
 import { nodeTemplate } from '../../templates.js';
 import { digits } from '../../generators/pro/identifiers.js';
 
@@ -40,7 +40,7 @@ export const CREDIT_CARD: ComponentImpl = proImpl('CreditCard', (ctx) => {
     const network = String(scratch.value(0)).trim();
     let number: string;
     if (fictional) {
-      const list = TEST_CARDS[network.toLowerCase().replace(/[^a-z]/g, '')] ?? allTests;
+      const list = entryOf(TEST_CARDS, network.toLowerCase().replace(/[^a-z]/g, '')) ?? allTests;
       number = list[rng.nextIntBetween(0, list.length)]!;
     } else {
       const prefix = integerText(scratch.value(1));

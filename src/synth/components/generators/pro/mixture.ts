@@ -5,7 +5,7 @@
 import { Params } from '../../../engine/params.js';
 
 import type { RuntimeNode } from '../../../engine/row.js';
-import { SynthError } from '../../../errors.js';
+import { SynthError, plainMessage } from '../../../errors.js';
 import type { BuildContext, ComponentImpl } from '../../component.js';
 import { cumulative, pick } from '../discrete.js';
 import { proImpl } from '../../pro-nodes.js';
@@ -33,7 +33,9 @@ export function parseMixture(spec: string): MixturePart[] {
       if (pair.trim() === '') continue;
       const eq = pair.indexOf('=');
       if (eq < 0) throw new Error(`"${pair.trim()}" in "${text}" is not name=value`);
-      attributes[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+      const key = pair.slice(0, eq).trim();
+      if (key === '__proto__') throw new Error(`"${key}" in "${text}" is not allowed as a parameter name`);
+      attributes[key] = pair.slice(eq + 1).trim();
     }
     const weight = m[3] === undefined ? 1 : Number(m[3]);
     if (!(weight >= 0) || !Number.isFinite(weight))
@@ -50,7 +52,7 @@ export function mixtureComponent(find: (type: string) => ComponentImpl | undefin
     try {
       parts = parseMixture(ctx.params.text('components') ?? '');
     } catch (err) {
-      return ctx.params.reject((err as Error).message);
+      return ctx.params.reject(plainMessage(err, 'components cannot be read'));
     }
     if (parts.length < 2) ctx.params.reject(`components needs at least two parts, has ${parts.length}`);
     const nodes = parts.map((p, i) => {
