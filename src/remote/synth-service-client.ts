@@ -28,10 +28,12 @@ const KNOWN_CODES = new Set<string>([
   'CANCELLED',
   'GENERATION_FAILED',
   'CONFIG',
+  'INTERNAL',
 ]);
 
 /** The Service could not be reached at all (refused, DNS, reset before any answer). */
 export class ServiceUnreachableError extends Error {
+  readonly code = 'SERVICE_UNREACHABLE';
   constructor(
     readonly url: string,
     cause: string,
@@ -47,6 +49,7 @@ export class ServiceUnreachableError extends Error {
 
 /** The Service answered with an error other than one of its own structured ones (401, 5xx...). */
 export class ServiceResponseError extends Error {
+  readonly code = 'SERVICE_ERROR';
   constructor(
     readonly status: number,
     message: string,

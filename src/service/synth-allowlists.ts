@@ -43,11 +43,18 @@ export function loadAllowlists(env: NodeJS.ProcessEnv = process.env): Allowlists
   let base: Allowlists = CLOSED_ALLOWLISTS;
   const file = env[ALLOWLIST_ENV.file];
   if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new Error(`${ALLOWLIST_ENV.file}=${file}: the file cannot be read${code ? ` (${code})` : ''}`);
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      throw new Error(`${ALLOWLIST_ENV.file}=${file}: ${(err as Error).message}`);
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`${ALLOWLIST_ENV.file}=${file}: the file is not valid JSON`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw new Error(`${file}: expected a JSON object with the allowlist fields`);

@@ -12,7 +12,8 @@ export type SynthServiceErrorCode =
   | 'BUSY' // the worker queue is full, or too many registrations
   | 'CANCELLED' // the caller went away mid-run
   | 'GENERATION_FAILED' // the engine failed while generating (e.g. Truncate ran out of attempts)
-  | 'CONFIG'; // a malformed setting (allowlists file, ...)
+  | 'CONFIG' // a malformed setting (allowlists file, ...)
+  | 'INTERNAL'; // a fault of ours; the message is generic, the detail is in the server log
 
 const STATUS: Record<SynthServiceErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -25,6 +26,7 @@ const STATUS: Record<SynthServiceErrorCode, number> = {
   CANCELLED: 499,
   GENERATION_FAILED: 422,
   CONFIG: 500,
+  INTERNAL: 500,
 };
 
 export class SynthServiceError extends Error {

@@ -1,7 +1,9 @@
 /**
- * One generation held in memory: the output text exactly as `synth grind` writes it (no header),
- * with row offsets so it can be paged; the size projection that refuses an oversized run before
- * it starts; paging within a character budget; and a bounded least-recently-used cache.
+ * One generation held in memory: the output exactly as `synth grind` writes it (no header), as
+ * UTF-8 chunks with row offsets so it can be paged; the size projection that refuses an oversized
+ * run early, and the byte cap enforced row by row while it is produced (a row is refused before it
+ * is built past the cap); paging within a character budget; and a least-recently-used cache
+ * bounded both in generations and in bytes held.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { SynthRun } from '../synth/index.js';
@@ -14,10 +16,19 @@ export type PagedFormat = (typeof PAGED_FORMATS)[number];
 
 /** Hard row cap for any one generation, whatever the byte projection says. */
 export const MAX_ROWS = 2_000_000;
+/** Largest byte cap a generation may have (row offsets are 32-bit). */
+export const MAX_GENERATION_BYTES = 2 ** 32 - 1;
 /** Rows generated before the full run to project its size. */
 export const WARMUP_ROWS = 1000;
 /** Rows per slice between yields to the event loop (keeps a server responsive, lets a cancel land). */
 const SLICE_ROWS = 8192;
+/** Characters per slice: a slice also ends here, so wide rows yield as often as narrow ones. */
+const SLICE_CHARS = 1024 * 1024;
+/**
+ * How far past the cap one row may be built before it is refused mid-row: rows just over the cap
+ * are measured exactly, a huge row never exists in full.
+ */
+const ROW_SLACK_CHARS = 64 * 1024;
 
 /** How the effective seed was chosen; an explicit seed in a request is `request`. */
 export type GenerationSeedSource = Exclude<SeedSource, 'cli'> | 'request';
@@ -29,12 +40,20 @@ export interface Generation {
   seed: bigint;
   seedSource: GenerationSeedSource;
   count: number;
-  /** The whole output; rows `i` is `text.slice(offsets[i], offsets[i + 1])`. */
-  text: string;
+  /** The whole output as UTF-8, in chunks that each end at a row boundary. */
+  chunks: readonly Buffer[];
+  /** Byte offset of each chunk in the whole output. */
+  chunkStarts: readonly number[];
+  /** Row `i` is bytes `offsets[i] .. offsets[i + 1]` of the whole output. */
   offsets: Uint32Array;
-  /** UTF-8 size of `text`. */
+  /** UTF-8 size of the output. */
   bytes: number;
   createdAt: string;
+}
+
+/** What a generation holds in memory: its text and its row offsets. */
+export function heldBytes(gen: Generation): number {
+  return gen.bytes + gen.offsets.byteLength;
 }
 
 export interface ProduceRequest {
@@ -52,29 +71,27 @@ export interface ProduceRequest {
   signal?: AbortSignal;
 }
 
-const sizeError = (req: ProduceRequest, what: string, bytes: number): SynthServiceError =>
+const sizeError = (
+  req: ProduceRequest,
+  what: string,
+  bytes: number,
+  field: 'projectedBytes' | 'bytes' = 'bytes',
+): SynthServiceError =>
   new SynthServiceError(
     'TOO_LARGE',
     `${what} ${bytes} bytes for ${req.count} rows exceeds the cap of ${req.maxBytes} bytes (${req.maxBytesSetting}); ask for fewer rows or raise the cap`,
-    {
-      count: req.count,
-      maxBytes: req.maxBytes,
-      [what.startsWith('projected') ? 'projectedBytes' : 'bytes']: bytes,
-    },
+    { count: req.count, maxBytes: req.maxBytes, [field]: bytes },
   );
-
-function rowText(run: SynthRun, format: PagedFormat, names: readonly string[]): string {
-  const text = renderRow(run.next(), run.dimension, format, names);
-  return format === 'ndjson' ? text + '\n' : text;
-}
 
 function checkCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new SynthServiceError('CANCELLED', 'generation cancelled');
 }
 
 /**
- * Generates `count` rows: first a warm-up sample whose size, scaled to `count`, must fit the cap
- * (so an oversized request fails before the real work), then the rest of the same run.
+ * Generates `count` rows. The cap holds while rows are produced: each row is measured as it is
+ * added, and a row is refused mid-way once it alone would pass what is left of the cap. After a
+ * warm-up sample the size of the whole run is projected, so an oversized request stops early.
+ * Memory held: the output so far (at most the cap), one slice of text, the row offsets.
  */
 export async function produceGeneration(req: ProduceRequest): Promise<Generation> {
   const { run, count, format } = req;
@@ -85,37 +102,56 @@ export async function produceGeneration(req: ProduceRequest): Promise<Generation
       count,
       maxRows: MAX_ROWS,
     });
+  if (req.maxBytes > MAX_GENERATION_BYTES)
+    throw new SynthServiceError('CONFIG', `the byte cap ${req.maxBytes} passes ${MAX_GENERATION_BYTES}`);
   const names = run.header();
   const offsets = new Uint32Array(count + 1);
-  const parts: string[] = [];
-  let length = 0;
+  const chunks: Buffer[] = [];
+  const chunkStarts: number[] = [];
   let bytes = 0;
   let row = 0;
+  /** Rows up to `until`, ending early once the slice holds SLICE_CHARS. */
   const generate = (until: number): void => {
     let part = '';
-    for (; row < until; row++) {
-      part += rowText(run, format, names);
-      offsets[row + 1] = length + part.length;
+    let partBytes = 0;
+    for (; row < until && part.length < SLICE_CHARS; row++) {
+      const used = bytes + partBytes;
+      // characters never outnumber UTF-8 bytes: a row longer than this is over the cap
+      const budget = req.maxBytes - used + ROW_SLACK_CHARS;
+      let text: string;
+      try {
+        text = renderRow(run.next(), run.dimension, format, names, budget);
+      } catch (err) {
+        if (err instanceof SynthError && err.code === 'SYNTH_LIMIT')
+          throw sizeError(req, 'output of at least', used + budget + 1);
+        throw err;
+      }
+      if (format === 'ndjson') text += '\n';
+      partBytes += Buffer.byteLength(text, 'utf8');
+      if (bytes + partBytes > req.maxBytes) throw sizeError(req, 'output of at least', bytes + partBytes);
+      part += text;
+      offsets[row + 1] = bytes + partBytes;
     }
-    length += part.length;
-    bytes += Buffer.byteLength(part, 'utf8');
-    parts.push(part);
+    if (part === '') return;
+    chunkStarts.push(bytes);
+    chunks.push(Buffer.from(part, 'utf8'));
+    bytes += partBytes;
   };
   try {
     const warmup = Math.min(count, WARMUP_ROWS);
-    generate(warmup);
-    if (warmup > 0 && warmup < count) {
-      const projected = Math.ceil((bytes / warmup) * count);
-      if (projected > req.maxBytes) throw sizeError(req, 'projected output of', projected);
-    }
+    let projected = warmup === 0 || warmup === count;
     while (row < count) {
-      await yieldToEventLoop();
-      checkCancelled(req.signal);
-      generate(Math.min(count, row + SLICE_ROWS));
-      // the projection is an estimate: the cap holds for the real output too
-      if (bytes > req.maxBytes) throw sizeError(req, 'output of at least', bytes);
+      if (row > 0) {
+        await yieldToEventLoop();
+        checkCancelled(req.signal);
+      }
+      generate(Math.min(count, row < warmup ? warmup : row + SLICE_ROWS));
+      if (!projected && row >= warmup) {
+        projected = true;
+        const estimate = Math.ceil((bytes / warmup) * count);
+        if (estimate > req.maxBytes) throw sizeError(req, 'projected output of', estimate, 'projectedBytes');
+      }
     }
-    if (bytes > req.maxBytes) throw sizeError(req, 'output of', bytes);
   } catch (err) {
     if (err instanceof SynthError)
       throw new SynthServiceError('GENERATION_FAILED', `generation failed at row ${row}: ${err.message}`);
@@ -131,11 +167,38 @@ export async function produceGeneration(req: ProduceRequest): Promise<Generation
     seed: req.seed,
     seedSource: req.seedSource,
     count,
-    text: parts.join(''),
+    chunks,
+    chunkStarts,
     offsets,
     bytes,
     createdAt: new Date().toISOString(),
   };
+}
+
+/** The output between two byte offsets that fall on row boundaries. */
+export function textBetween(gen: Generation, start: number, end: number): string {
+  if (end <= start) return '';
+  const { chunks, chunkStarts } = gen;
+  // the last chunk starting at or before `start`
+  let lo = 0;
+  let hi = chunks.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (chunkStarts[mid]! <= start) lo = mid;
+    else hi = mid - 1;
+  }
+  let text = '';
+  for (let c = lo; c < chunks.length && chunkStarts[c]! < end; c++) {
+    const from = Math.max(start, chunkStarts[c]!) - chunkStarts[c]!;
+    const to = Math.min(end, chunkStarts[c]! + chunks[c]!.length) - chunkStarts[c]!;
+    text += chunks[c]!.toString('utf8', from, to);
+  }
+  return text;
+}
+
+/** The whole output of a generation. */
+export function generationText(gen: Generation): string {
+  return textBetween(gen, 0, gen.bytes);
 }
 
 /** Length of `text` once written as a JSON string (without the quotes). */
@@ -163,34 +226,43 @@ export function pageOf(gen: Generation, offset: number, limit: number, maxChars:
       'BAD_REQUEST',
       `offset ${offset} is past the end of generation ${gen.id} (${gen.count} rows)`,
     );
-  const { offsets, text } = gen;
+  const { offsets } = gen;
   let end = Math.min(gen.count, offset + limit);
   const start = offsets[offset]!;
-  // Fast path: even if every character doubled when escaped, the page fits.
+  // Fast path: even if every byte became two characters when escaped, the page fits.
   if ((offsets[end]! - start) * 2 > maxChars) {
     let used = 0;
     let i = offset;
     for (; i < end; i++) {
-      const n = jsonLength(text.slice(offsets[i], offsets[i + 1]));
+      const n = jsonLength(textBetween(gen, offsets[i]!, offsets[i + 1]!));
       if (i > offset && used + n > maxChars) break;
       used += n;
     }
     end = i;
   }
-  return { offset, rowCount: end - offset, data: text.slice(start, offsets[end]) };
+  return { offset, rowCount: end - offset, data: textBetween(gen, start, offsets[end]!) };
 }
 
-/** At most `maxEntries` generations, the least recently used dropped first. */
+/**
+ * At most `maxEntries` generations holding at most `maxBytes` between them (text plus row
+ * offsets), the least recently used dropped first. The generation just added always stays.
+ */
 export class GenerationCache {
   private readonly entries = new Map<string, Generation>();
+  private held = 0;
 
-  constructor(readonly maxEntries: number) {}
+  constructor(
+    readonly maxEntries: number,
+    readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
   add(gen: Generation): void {
+    this.delete(gen.id);
     this.entries.set(gen.id, gen);
-    while (this.entries.size > this.maxEntries) {
+    this.held += heldBytes(gen);
+    while (this.entries.size > 1 && (this.entries.size > this.maxEntries || this.held > this.maxBytes)) {
       const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
+      this.delete(oldest);
     }
   }
 
@@ -205,15 +277,25 @@ export class GenerationCache {
   }
 
   delete(id: string): boolean {
-    return this.entries.delete(id);
+    const gen = this.entries.get(id);
+    if (gen === undefined) return false;
+    this.entries.delete(id);
+    this.held -= heldBytes(gen);
+    return true;
   }
 
   get size(): number {
     return this.entries.size;
   }
 
+  /** Bytes held by the cached generations. */
+  get bytes(): number {
+    return this.held;
+  }
+
   clear(): void {
     this.entries.clear();
+    this.held = 0;
   }
 }
 

@@ -2,7 +2,10 @@
  * The synth operations behind the MCP tools and the HTTP Service: component listing, validation,
  * analysis, allowlists, a registry of models (`m-…`, evicted after an idle timeout), Service
  * generations (`g-…`) and embedded generations (`e-…`), both run one at a time by a bounded
- * worker queue and paged out of bounded in-memory caches.
+ * worker queue and paged out of in-memory caches bounded in count and in bytes. Model text never
+ * reads the server's files implicitly: relative paths in it resolve only under the allowlists.
+ * A failure is always a SynthServiceError; anything unexpected becomes INTERNAL with a generic
+ * message, its detail going to the log only.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +15,9 @@ import {
   type ComponentDescriptor,
   type LoadOptions,
   type PreparedModel,
+  type SynthLimits,
   type ValidationResult,
+  DEFAULT_LIMITS,
   SynthError,
   SynthRun,
   analyzeModel,
@@ -37,13 +42,16 @@ import {
   parseSeedArgument,
   produceGeneration,
 } from './synth-generation.js';
+import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, bytesSetting } from './synth-settings.js';
 import { WorkQueue } from './synth-work-queue.js';
+
+export { bytesSetting } from './synth-settings.js';
 
 export { SynthServiceError } from './synth-errors.js';
 export type { SynthServiceErrorCode } from './synth-errors.js';
 
-export const EMBEDDED_MAX_BYTES_ENV = 'MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES';
-export const DEFAULT_EMBEDDED_MAX_BYTES = 64 * 1024 * 1024;
+export const EMBEDDED_MAX_BYTES_ENV = SYNTH_BUDGET_ENV.embeddedMaxBytes;
+export const DEFAULT_EMBEDDED_MAX_BYTES = DEFAULT_BUDGETS.embeddedMaxBytes;
 export const EMBEDDED_CACHE_SIZE = 20;
 export const DEFAULT_PREVIEW_LIMIT = 100;
 export const MAX_PREVIEW_LIMIT = 10_000;
@@ -143,12 +151,26 @@ export interface SynthServiceOptions {
   allowlists?: () => Allowlists;
   /** Receives the mcp.embedded_generate.start/stop events. */
   audit?: AuditSink;
-  /** Projected-size cap of an embedded generation (MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES). */
+  /** Size cap of an embedded generation (MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES). */
   embeddedMaxBytes?: number;
-  /** Projected-size cap of a Service generation. */
+  /**
+   * Bytes every embedded generation kept for paging may hold together
+   * (MODELWORKS_SYNTH_EMBEDDED_CACHE_MAX_BYTES); at least `embeddedMaxBytes`.
+   */
+  embeddedCacheMaxBytes?: number;
+  /** Size cap of a Service generation. */
   serviceMaxBytes?: number;
   /** Service generations kept for paging. */
   serviceCacheSize?: number;
+  /**
+   * Bytes every Service generation kept for paging may hold together
+   * (MODELWORKS_SYNTH_CACHE_MAX_BYTES); at least `serviceMaxBytes`.
+   */
+  serviceCacheMaxBytes?: number;
+  /** The engine's budgets (row width, counts, ServiceCall caps); default DEFAULT_LIMITS. */
+  limits?: SynthLimits;
+  /** Where the detail of an unexpected failure goes (the result says only INTERNAL). */
+  log?: (message: string) => void;
   /** Idle time after which a registered model is forgotten. */
   modelIdleTimeoutMs?: number;
   maxModels?: number;
@@ -206,15 +228,6 @@ export function modelTextArg(value: unknown): string {
   return value;
 }
 
-/** A byte-size setting from the environment (a malformed value is an error naming it). */
-export function bytesSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text.trim() === '') return fallback;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
-    throw new Error(`${name} must be a positive number of bytes (got '${text}')`);
-  return Number(text);
-}
-
 /** The embedded size cap, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES (default 64 MiB). */
 export function embeddedMaxBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   return bytesSetting(env, EMBEDDED_MAX_BYTES_ENV, DEFAULT_EMBEDDED_MAX_BYTES);
@@ -252,9 +265,22 @@ async function loadModel(text: string, options: LoadOptions): Promise<PreparedMo
   return prepared;
 }
 
+/** A cache budget: as given (it must hold one generation), else the default or one generation. */
+function cacheBytes(
+  given: number | undefined,
+  fallback: number,
+  perGeneration: number,
+  what: string,
+): number {
+  if (given === undefined) return Math.max(fallback, perGeneration);
+  if (!(given >= perGeneration))
+    throw new Error(`${what}: ${given} bytes cannot hold one generation of up to ${perGeneration} bytes`);
+  return given;
+}
+
 export class SynthService {
   private readonly models = new Map<string, ModelEntry>();
-  private readonly embedded = new GenerationCache(EMBEDDED_CACHE_SIZE);
+  private readonly embedded: GenerationCache;
   private readonly served: GenerationCache;
   private readonly queue: WorkQueue;
   private readonly now: () => number;
@@ -263,13 +289,33 @@ export class SynthService {
   private componentCache: ComponentList | undefined;
   readonly embeddedMaxBytes: number;
   readonly serviceMaxBytes: number;
+  readonly limits: SynthLimits;
 
+  /** @throws Error when a cache budget could not hold one generation of its cap */
   constructor(private readonly options: SynthServiceOptions = {}) {
     this.now = options.now ?? Date.now;
     this.idleTimeoutMs = options.modelIdleTimeoutMs ?? 30 * 60_000;
     this.embeddedMaxBytes = options.embeddedMaxBytes ?? DEFAULT_EMBEDDED_MAX_BYTES;
-    this.serviceMaxBytes = options.serviceMaxBytes ?? 256 * 1024 * 1024;
-    this.served = new GenerationCache(options.serviceCacheSize ?? 50);
+    this.serviceMaxBytes = options.serviceMaxBytes ?? DEFAULT_BUDGETS.serviceMaxBytes;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.embedded = new GenerationCache(
+      EMBEDDED_CACHE_SIZE,
+      cacheBytes(
+        options.embeddedCacheMaxBytes,
+        DEFAULT_BUDGETS.embeddedCacheMaxBytes,
+        this.embeddedMaxBytes,
+        SYNTH_BUDGET_ENV.embeddedCacheMaxBytes,
+      ),
+    );
+    this.served = new GenerationCache(
+      options.serviceCacheSize ?? 50,
+      cacheBytes(
+        options.serviceCacheMaxBytes,
+        DEFAULT_BUDGETS.serviceCacheMaxBytes,
+        this.serviceMaxBytes,
+        SYNTH_BUDGET_ENV.serviceCacheMaxBytes,
+      ),
+    );
     this.queue = new WorkQueue(options.maxQueue ?? 16);
     this.sweeper = setInterval(
       () => this.evictIdleModels(),
@@ -320,24 +366,49 @@ export class SynthService {
 
   /**
    * How models given as text are loaded: the full edition, the current allowlists, the real ports,
-   * the process's working directory. Text has no folder, so relative Imports do not resolve; a
-   * relative FlatFile path is looked up in the working directory under the usual path rules.
+   * this service's budgets, and no working directory. Text has no folder, so a relative Import,
+   * FlatFile or SQLite path resolves only under the folders the allowlists list (none unless the
+   * operator configures some), never against the directory the server was started in.
    */
   loadOptions(): LoadOptions {
-    return { edition: 'full', cwd: process.cwd(), allowlists: this.allowlists(), ports: realPorts() };
+    return { edition: 'full', allowlists: this.allowlists(), ports: realPorts(), limits: this.limits };
+  }
+
+  /**
+   * Runs `work`, passing on SynthServiceErrors; anything else is a fault of ours: its detail goes
+   * to the log, the caller gets INTERNAL and a message in our words.
+   */
+  private async guard<T>(what: string, work: () => Promise<T> | T): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw this.internal(what, err);
+    }
+  }
+
+  private internal(what: string, err: unknown): SynthServiceError {
+    if (err instanceof SynthServiceError) return err;
+    const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+    this.options.log?.(`internal error while ${what}: ${detail}`);
+    return new SynthServiceError(
+      'INTERNAL',
+      `internal error while ${what}; nothing was changed, and the server log has the details`,
+    );
   }
 
   /** validate_model: the §6.2 report after the full load phase (tables, databases, services). */
   async validate(modelText: unknown): Promise<ValidationResult> {
     const text = modelTextArg(modelText);
     const options = this.loadOptions();
-    try {
-      return await validateModelAsync(parseModel(text), options);
-    } catch (err) {
-      if (err instanceof SynthError)
-        return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
-      throw err;
-    }
+    return this.guard('validating a model', async () => {
+      try {
+        return await validateModelAsync(parseModel(text), options);
+      } catch (err) {
+        if (err instanceof SynthError)
+          return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
+        throw err;
+      }
+    });
   }
 
   /** analyze_model's result: the analyzer's report without the file-oriented fields. */
@@ -345,6 +416,15 @@ export class SynthService {
     const text = modelTextArg(modelText);
     const samples = intArg(args.samples, 'samples', 5000, 1, 1_000_000);
     const load = this.loadOptions();
+    return this.guard('analysing a model', () => this.analyzeText(text, samples, args, load));
+  }
+
+  private async analyzeText(
+    text: string,
+    samples: number,
+    args: AnalyzeArgs,
+    load: LoadOptions,
+  ): Promise<Analysis> {
     try {
       const model = parseModel(text);
       // Outside data is read once here; a model the load refuses (a class this build lacks) is
@@ -378,7 +458,8 @@ export class SynthService {
   /** Registers inline model text (validated first); a new `m-…` id on every call. */
   async registerModel(modelText: unknown): Promise<ModelInfo> {
     const text = modelTextArg(modelText);
-    const prepared = await loadModel(text, this.loadOptions());
+    const options = this.loadOptions();
+    const prepared = await this.guard('loading a model', () => loadModel(text, options));
     const { model } = prepared;
     this.evictIdleModels();
     const limit = this.options.maxModels ?? 1000;
@@ -443,13 +524,15 @@ export class SynthService {
   async generate(modelId: string, args: GenerateArgs, signal?: AbortSignal): Promise<GenerateResult> {
     const request = parseGenerateArgs(args);
     const entry = this.touchModel(modelId);
-    const gen = await this.produce(entry.prepared, request, {
-      id: newId('g'),
-      modelId,
-      maxBytes: this.serviceMaxBytes,
-      maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
-      ...(signal ? { signal } : {}),
-    });
+    const gen = await this.guard('generating', () =>
+      this.produce(entry.prepared, request, {
+        id: newId('g'),
+        modelId,
+        maxBytes: this.serviceMaxBytes,
+        maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
+        ...(signal ? { signal } : {}),
+      }),
+    );
     this.served.add(gen);
     return this.resultOf(gen, request.previewLimit);
   }
@@ -496,14 +579,17 @@ export class SynthService {
     });
     try {
       const request = parseGenerateArgs(args);
-      const prepared = await loadModel(text, this.loadOptions());
-      const gen = await this.produce(prepared, request, {
-        id: generationId,
-        modelId,
-        maxBytes: this.embeddedMaxBytes,
-        maxBytesSetting: EMBEDDED_MAX_BYTES_ENV,
-        ...(signal ? { signal } : {}),
-      });
+      const options = this.loadOptions();
+      const prepared = await this.guard('loading a model', () => loadModel(text, options));
+      const gen = await this.guard('generating', () =>
+        this.produce(prepared, request, {
+          id: generationId,
+          modelId,
+          maxBytes: this.embeddedMaxBytes,
+          maxBytesSetting: EMBEDDED_MAX_BYTES_ENV,
+          ...(signal ? { signal } : {}),
+        }),
+      );
       this.embedded.add(gen);
       audit?.({
         event: 'mcp.embedded_generate.stop',

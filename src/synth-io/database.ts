@@ -90,10 +90,36 @@ async function readPostgres(
   }
 }
 
+/**
+ * A driver failure as a plain Error in our words: the database's own message (what SQLite or the
+ * PostgreSQL server said, e.g. "no such table: t") is kept, a connection failure is named by its
+ * code, and anything else (engine text) is not passed on.
+ */
+function readFailure(err: unknown, what: string): Error {
+  const e = err as { name?: unknown; code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if (e?.name === 'SqliteError') return new Error(`${what}: SQLite says: ${message}`);
+  // pg's DatabaseError: the server's own message, with its SQLSTATE code
+  if (e?.name === 'error' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code))
+    return new Error(`${what}: PostgreSQL says: ${message} (${e.code})`);
+  if (typeof e?.code === 'string' && /^E[A-Z]+$/.test(e.code))
+    return new Error(`${what}: cannot connect (${e.code})`);
+  if (err instanceof Error && Object.getPrototypeOf(err) === Error.prototype)
+    return new Error(`${what}: ${message}`);
+  return new Error(`${what}: the read failed unexpectedly`);
+}
+
 export const nodeDatabasePort: DatabasePort = {
   async read(request: DatabaseRequest): Promise<TableData> {
     const target = request.target;
-    if (target.kind === 'sqlite') return readSqlite(target.path, request);
-    return readPostgres(target, request);
+    try {
+      if (target.kind === 'sqlite') return readSqlite(target.path, request);
+      return await readPostgres(target, request);
+    } catch (err) {
+      throw readFailure(
+        err,
+        target.kind === 'sqlite' ? 'reading the SQLite database' : 'reading the PostgreSQL database',
+      );
+    }
   },
 };

@@ -38,11 +38,13 @@ export const fetchServicePort: ServicePort = {
           signal: AbortSignal.timeout(request.timeoutMs),
         });
       } catch (err) {
-        const e = err as Error;
+        const e = err as Error & { cause?: { code?: unknown } };
+        // fetch's own text says little ("fetch failed"); the cause's code says what happened
+        const code = typeof e.cause?.code === 'string' ? e.cause.code : undefined;
         throw new Error(
           e.name === 'TimeoutError'
             ? `no answer from ${url} within ${request.timeoutMs} ms`
-            : `${url}: ${e.message}`,
+            : `cannot reach ${url}${code === undefined ? '' : ` (${code})`}`,
         );
       }
       if (res.status >= 300 && res.status < 400 && res.headers.has('location')) {
