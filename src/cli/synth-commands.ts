@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Edition, LoadOptions, OutputFormat, SynthModel } from '../synth/index.js';
 import { loadAllowlists } from '../service/synth-allowlists.js';
+import { limitsFromEnv } from '../service/synth-settings.js';
 import { fileLoadOptions } from '../synth-io/index.js';
 import {
   OUTPUT_FORMATS,
@@ -30,6 +31,7 @@ import {
   validateModelAsync,
   writeModel,
 } from '../synth/index.js';
+import { failureText } from './synth-failure.js';
 import { corpusFromDirectory } from './synth-files.js';
 import { registerSynthServe } from './synth-serve-command.js';
 
@@ -71,11 +73,15 @@ function editionOption(): Option {
 }
 
 /**
- * Load options for a model file: allowlists from MODELWORKS_SYNTH_* (a malformed setting is an
- * error naming it), the file's folder and the working directory for relative paths, real ports.
+ * Load options for a model file: allowlists and budgets from MODELWORKS_SYNTH_* (a malformed
+ * setting is an error naming it), the file's folder and the working directory for relative
+ * paths, real ports.
  */
 function loadOptionsFor(path: string, edition: Edition): LoadOptions {
-  return fileLoadOptions(path === '-' ? undefined : path, loadAllowlists(), edition);
+  return {
+    ...fileLoadOptions(path === '-' ? undefined : path, loadAllowlists(), edition),
+    limits: limitsFromEnv(process.env),
+  };
 }
 
 function fail(message: string, code = EXIT_FAILED): void {
@@ -115,7 +121,7 @@ async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   try {
     load = loadOptionsFor(modelPath, opts.edition);
   } catch (err) {
-    fail((err as Error).message);
+    fail(failureText(err, 'read the synth settings'));
     return;
   }
   try {
@@ -128,7 +134,7 @@ async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
     const prepared = await loadSynthModel(model, { ...load, formats });
     run = new SynthRun(prepared, seedInfo.seed);
   } catch (err) {
-    fail(err instanceof SynthError ? err.message : `cannot read ${modelPath}: ${(err as Error).message}`);
+    fail(failureText(err, `read ${modelPath}`));
     return;
   }
   if (!opts.quiet && seedInfo.seedSource === 'random')
@@ -156,7 +162,7 @@ async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   } catch (err) {
     // A reader that stops early (`| head`) is not an error.
     if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
-    fail(err instanceof SynthError ? err.message : (err as Error).message);
+    fail(failureText(err, 'generate'));
     return;
   } finally {
     if (showProgress) process.stderr.write('\r\x1b[K');
@@ -215,13 +221,13 @@ async function validateFile(file: string, edition: Edition): Promise<ValidateEnt
   try {
     text = readModelText(file);
   } catch (err) {
-    return unloadable(`cannot read file: ${(err as Error).message}`);
+    return unloadable(failureText(err, `read ${file}`));
   }
   try {
     return { model, ...(await validateModelAsync(parseModel(text), loadOptionsFor(file, edition))) };
   } catch (err) {
     // a SynthError, or a malformed allowlist setting: this file's load error either way
-    return unloadable((err as Error).message);
+    return unloadable(failureText(err, `validate ${file}`));
   }
 }
 
@@ -281,7 +287,7 @@ async function analyzeFile(file: string, opts: AnalyzeOptions, threshold: number
     // Write-back of analysis.* into the file is not implemented yet, so nothing is written.
     return { model, ...analysis, written: false, error: null };
   } catch (err) {
-    return { model, error: err instanceof SynthError ? err.message : (err as Error).message };
+    return { model, error: failureText(err, `analyse ${file}`) };
   }
 }
 
@@ -329,7 +335,7 @@ function convert(from: string, to: string): void {
       throw new SynthError('SYNTH_PARSE', 'conversion is not lossless');
     writeFileSync(to, text);
   } catch (err) {
-    fail(err instanceof SynthError ? err.message : (err as Error).message);
+    fail(failureText(err, `convert ${from}`));
   }
 }
 

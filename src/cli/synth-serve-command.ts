@@ -6,7 +6,16 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { ndjsonAuditFile } from '../service/synth-audit.js';
-import { bytesSetting, SynthService } from '../service/synth-service.js';
+import { SynthService } from '../service/synth-service.js';
+import {
+  DEFAULT_BUDGETS,
+  SYNTH_BUDGET_ENV,
+  bytesSetting,
+  cacheBudget,
+  limitsFromEnv,
+} from '../service/synth-settings.js';
+import { MAX_GENERATION_BYTES } from '../service/synth-generation.js';
+import { failureText } from './synth-failure.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks synth serve: ${message}\n`);
@@ -28,6 +37,7 @@ interface ServeOptions {
   token?: string;
   modelIdleTimeout: number;
   maxBytes?: number;
+  cacheMaxBytes?: number;
   maxGenerations: number;
   maxQueue: number;
 }
@@ -42,7 +52,12 @@ export function registerSynthServe(synth: Command): void {
     .option('--model-idle-timeout <seconds>', 'forget a registered model unused this long', positiveInt, 1800)
     .option(
       '--max-bytes <n>',
-      'projected-size cap of one generation (also MODELWORKS_SYNTH_SERVICE_MAX_BYTES; default 256 MiB)',
+      'size cap of one generation (also MODELWORKS_SYNTH_SERVICE_MAX_BYTES; default 256 MiB)',
+      positiveInt,
+    )
+    .option(
+      '--cache-max-bytes <n>',
+      'bytes all generations kept for paging may hold together (also MODELWORKS_SYNTH_CACHE_MAX_BYTES; default 256 MiB, at least --max-bytes)',
       positiveInt,
     )
     .option(
@@ -54,23 +69,39 @@ export function registerSynthServe(synth: Command): void {
     .option('--max-queue <n>', 'generations that may wait behind the running one', positiveInt, 16)
     .action(async (opts: ServeOptions) => {
       const token = opts.token ?? (process.env.MODELWORKS_SYNTH_SERVICE_TOKEN?.trim() || undefined);
-      let maxBytes: number | undefined;
+      const auditPath = process.env.MODELWORKS_SYNTH_AUDIT_LOG?.trim();
+      let service: SynthService;
       try {
-        maxBytes =
-          opts.maxBytes ?? bytesSetting(process.env, 'MODELWORKS_SYNTH_SERVICE_MAX_BYTES', 256 * 1024 * 1024);
+        const env = process.env;
+        const maxBytes =
+          opts.maxBytes ??
+          bytesSetting(env, SYNTH_BUDGET_ENV.serviceMaxBytes, DEFAULT_BUDGETS.serviceMaxBytes);
+        if (maxBytes > MAX_GENERATION_BYTES)
+          throw new Error(`--max-bytes must be at most ${MAX_GENERATION_BYTES} (got ${maxBytes})`);
+        const cacheMaxBytes =
+          opts.cacheMaxBytes ??
+          cacheBudget(
+            env,
+            SYNTH_BUDGET_ENV.serviceCacheMaxBytes,
+            DEFAULT_BUDGETS.serviceCacheMaxBytes,
+            maxBytes,
+            `--max-bytes / ${SYNTH_BUDGET_ENV.serviceMaxBytes}`,
+          );
+        service = new SynthService({
+          modelIdleTimeoutMs: opts.modelIdleTimeout * 1000,
+          serviceCacheSize: opts.maxGenerations,
+          serviceCacheMaxBytes: cacheMaxBytes,
+          maxQueue: opts.maxQueue,
+          serviceMaxBytes: maxBytes,
+          limits: limitsFromEnv(env),
+          log,
+          ...(auditPath ? { audit: ndjsonAuditFile(auditPath, log) } : {}),
+        });
       } catch (err) {
         log((err as Error).message);
         process.exitCode = 2;
         return;
       }
-      const auditPath = process.env.MODELWORKS_SYNTH_AUDIT_LOG?.trim();
-      const service = new SynthService({
-        modelIdleTimeoutMs: opts.modelIdleTimeout * 1000,
-        serviceCacheSize: opts.maxGenerations,
-        maxQueue: opts.maxQueue,
-        serviceMaxBytes: maxBytes,
-        ...(auditPath ? { audit: ndjsonAuditFile(auditPath, log) } : {}),
-      });
       // loaded here so Fastify costs nothing to the other commands' start-up
       const { buildSynthServiceApp } = await import('../synth-service-http/app.js');
       const app = buildSynthServiceApp({ service, ...(token ? { token } : {}) });
@@ -78,7 +109,7 @@ export function registerSynthServe(synth: Command): void {
       try {
         address = await app.listen({ host: opts.host, port: opts.port });
       } catch (err) {
-        log(`cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}`);
+        log(failureText(err, `listen on ${opts.host}:${opts.port}`));
         await service.close();
         process.exitCode = 1;
         return;

@@ -1,11 +1,14 @@
 /**
  * The synth tool group as the MCP server runs it, configured from the environment:
  * MODELWORKS_SYNTH_GENERATE_MODE (embedded, the default, or proxy), MODELWORKS_SYNTH_SERVICE_URL,
- * MODELWORKS_SYNTH_SERVICE_TOKEN, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES, MODELWORKS_SYNTH_AUDIT_LOG.
+ * MODELWORKS_SYNTH_SERVICE_TOKEN, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES,
+ * MODELWORKS_SYNTH_EMBEDDED_CACHE_MAX_BYTES, MODELWORKS_SYNTH_AUDIT_LOG, and the engine budgets
+ * (MODELWORKS_SYNTH_MAX_COLUMNS, …_MAX_ENTRIES, …_SERVICE_CALL_MAX_*).
  */
 import { DEFAULT_SERVICE_URL, SynthServiceClient } from '../remote/synth-service-client.js';
 import { ndjsonAuditFile } from '../service/synth-audit.js';
 import { embeddedMaxBytesFromEnv, SynthService } from '../service/synth-service.js';
+import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, cacheBudget, limitsFromEnv } from '../service/synth-settings.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { synthResources } from './synth-resources.js';
 import { type SynthGenerateMode, synthTools } from './synth-tools.js';
@@ -43,13 +46,23 @@ export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => 
   }
   const token = env[SYNTH_ENV.serviceToken]?.trim();
   const auditPath = env[SYNTH_ENV.auditLog]?.trim();
+  const embeddedMaxBytes = embeddedMaxBytesFromEnv(env);
   const service = new SynthService({
-    embeddedMaxBytes: embeddedMaxBytesFromEnv(env),
+    embeddedMaxBytes,
+    embeddedCacheMaxBytes: cacheBudget(
+      env,
+      SYNTH_BUDGET_ENV.embeddedCacheMaxBytes,
+      DEFAULT_BUDGETS.embeddedCacheMaxBytes,
+      embeddedMaxBytes,
+      SYNTH_BUDGET_ENV.embeddedMaxBytes,
+    ),
+    limits: limitsFromEnv(env),
+    log,
     ...(auditPath ? { audit: ndjsonAuditFile(auditPath, log) } : {}),
   });
   const remote = new SynthServiceClient({ baseUrl, ...(token ? { token } : {}) });
   return {
-    tools: synthTools({ service, mode, remote }),
+    tools: synthTools({ service, mode, remote, log }),
     resources: synthResources(),
     mode,
     describe: mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded',

@@ -25,6 +25,8 @@ export interface SynthToolsOptions {
   mode: SynthGenerateMode;
   /** The synth Service: proxy mode's generate, and reading any `g-…` generation. */
   remote: SynthServiceClient;
+  /** Where the detail of an unexpected failure goes (the result carries only INTERNAL). */
+  log?: (message: string) => void;
 }
 
 /** A page's JSON-escaped data budget: the page plus its other fields stays inside one result. */
@@ -32,12 +34,27 @@ export const PAGE_MAX_CHARS = RESULT_LIMIT_CHARS - 10_000;
 /** list_components' own guard: room for the full catalogue of this build. */
 const COMPONENT_LIST_LIMIT_CHARS = 200_000;
 
-/** Errors as structured results: `error` is the message, `code` the stable code. */
-export function synthErrorResult(err: unknown): ToolResult {
-  const shape: Record<string, unknown> =
-    err instanceof SynthServiceError
-      ? { error: err.message, code: err.code, ...err.details }
-      : { error: err instanceof Error ? err.message : String(err) };
+/** An error's stable code when it carries one of ours (the proxy client's errors do). */
+function ownCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === 'string' && /^[A-Z_]+$/.test(code) ? code : undefined;
+}
+
+/**
+ * Errors as structured results: `error` is the message, `code` the stable code. A failure that is
+ * not one of ours is INTERNAL with a generic message; its detail goes to `log` only.
+ */
+export function synthErrorResult(err: unknown, log?: (message: string) => void): ToolResult {
+  let shape: Record<string, unknown>;
+  if (err instanceof SynthServiceError) shape = { error: err.message, code: err.code, ...err.details };
+  else if (ownCode(err) !== undefined) shape = { error: (err as Error).message, code: ownCode(err) };
+  else {
+    log?.(`synth tool: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    shape = {
+      error: 'internal error; nothing was changed, and the server log has the details',
+      code: 'INTERNAL',
+    };
+  }
   return {
     content: [{ type: 'text', text: JSON.stringify(shape, null, 2) }],
     structuredContent: shape,
@@ -61,18 +78,22 @@ function synthResult(payload: Record<string, unknown>, limit = RESULT_LIMIT_CHAR
   return { content: [{ type: 'text', text }], structuredContent: payload };
 }
 
-async function guarded(run: () => unknown, limit = RESULT_LIMIT_CHARS): Promise<ToolResult> {
+async function guardedCall(
+  run: () => unknown,
+  limit = RESULT_LIMIT_CHARS,
+  log?: (message: string) => void,
+): Promise<ToolResult> {
   try {
     return synthResult((await run()) as Record<string, unknown>, limit);
   } catch (err) {
-    return synthErrorResult(err);
+    return synthErrorResult(err, log);
   }
 }
 
 const modelText = {
   type: 'string',
   description:
-    'The model itself (XML, JSON or compact .sgm text, not a file path). Relative imports are not resolved.',
+    "The model itself (XML, JSON or compact .sgm text, not a file path). It has no folder: relative Import, FlatFile and SQLite paths resolve only under the server's allowlisted folders (see get_allowlists), never against its working directory.",
 };
 
 const COMPONENT_LIST = output(
@@ -150,7 +171,9 @@ const PAGE = output(
 );
 
 export function synthTools(options: SynthToolsOptions): ToolDefinition[] {
-  const { service, remote, mode } = options;
+  const { service, remote, mode, log } = options;
+  const guarded = (run: () => unknown, limit = RESULT_LIMIT_CHARS): Promise<ToolResult> =>
+    guardedCall(run, limit, log);
   return [
     {
       name: 'list_components',

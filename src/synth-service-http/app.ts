@@ -9,8 +9,9 @@
  *   GET    /v1/generate/{id}/data?offset=&limit=&maxChars=   one page of rows
  *   DELETE /v1/generate/{id}
  *   GET    /health                              liveness (never needs the token)
- * Every error is `{"error": {"code", "message", …}}`; with a token configured, /v1 needs
- * `Authorization: Bearer <token>`.
+ * Every error is `{"error": {"code", "message", …}}` in our words (an unexpected failure is
+ * INTERNAL, its detail only in the log); with a token configured, /v1 needs
+ * `Authorization: Bearer <token>`. JSON bodies may not carry a `__proto__` key anywhere.
  */
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, {
@@ -68,6 +69,22 @@ function intParam(value: unknown, name: string): number | undefined {
   return n;
 }
 
+/** Where in a parsed JSON value a `__proto__` key sits (`$.a[0]`), or undefined. */
+export function protoKeyPath(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, '$']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
+    else
+      for (const key of Object.keys(v)) {
+        if (key === '__proto__') return `${path}.__proto__`;
+        stack.push([(v as Record<string, unknown>)[key], `${path}.${key}`]);
+      }
+  }
+  return undefined;
+}
+
 const objectBody = (body: unknown): Record<string, unknown> => {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new SynthServiceError('BAD_REQUEST', 'the request body must be a JSON object');
@@ -82,6 +99,29 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
     bodyLimit: options.bodyLimit ?? MAX_MODEL_TEXT_BYTES + 64 * 1024,
     // while closing, new requests get 503 and in-flight ones finish
     return503OnClosing: true,
+  });
+
+  // JSON by our own parser: its errors are in our words, `__proto__` is refused naming where it
+  // is, and `constructor` or `prototype` are ordinary keys.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body as string);
+    } catch {
+      done(new SynthServiceError('BAD_REQUEST', 'the request body is not valid JSON'), undefined);
+      return;
+    }
+    const at = protoKeyPath(parsed);
+    if (at !== undefined)
+      done(
+        new SynthServiceError(
+          'BAD_REQUEST',
+          `the request body has a "__proto__" key at ${at}, which is not allowed`,
+          { path: at },
+        ),
+        undefined,
+      );
+    else done(null, parsed);
   });
 
   // Model text may also be posted as is (text/plain, application/xml, …).
@@ -100,8 +140,10 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
   });
 
   app.setErrorHandler((err: FastifyError | SynthServiceError, _req, reply) => {
-    if (err instanceof SynthServiceError)
+    if (err instanceof SynthServiceError) {
+      if (err.code === 'INTERNAL') app.log.error(err);
       return sendError(reply, err.status, err.code, err.message, err.details);
+    }
     const fe = err;
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
       return sendError(
@@ -117,8 +159,14 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
         'UNSUPPORTED_MEDIA_TYPE',
         'send application/json or model text as text/plain',
       );
+    // Fastify's own refusals (FST_ERR_…) are in its words; anything else is not passed on
     if (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500)
-      return sendError(reply, fe.statusCode, 'BAD_REQUEST', fe.message);
+      return sendError(
+        reply,
+        fe.statusCode,
+        'BAD_REQUEST',
+        typeof fe.code === 'string' && fe.code.startsWith('FST_') ? fe.message : 'the request is malformed',
+      );
     app.log.error(err);
     return sendError(reply, 500, 'INTERNAL', 'internal error');
   });
