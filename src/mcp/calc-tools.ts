@@ -246,7 +246,7 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       name: 'verify_audit',
       title: 'Verify audit trail',
       description:
-        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record.",
+        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record; on a durable store also check the stored state against the newest record and the trail's end against its keyed checkpoint (a state edited, or a trail rewritten, outside the server).",
       inputSchema: input({ id }, ['id']),
       outputSchema: output(
         {
