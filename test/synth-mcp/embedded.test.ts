@@ -224,12 +224,13 @@ describe('embedded limits', () => {
     await peer?.close();
   });
 
-  it('refuses a run whose projected size passes MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES before generating it', async () => {
+  it('refuses a run that passes MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES as soon as it does', async () => {
     const r = await peer.call('generate', { modelText: SUPPORT_QUEUE, count: 1_000_000, seed: 1 });
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toMatchObject({ code: 'TOO_LARGE', count: 1_000_000, maxBytes: 20000 });
-    // refused on the projection from the warm-up sample, not after writing the output
-    expect(r.structuredContent!.projectedBytes).toBeGreaterThan(40_000_000);
+    // the cap is held row by row: refused one row past it, not after writing the output
+    expect(r.structuredContent!.bytes).toBeGreaterThan(20_000);
+    expect(r.structuredContent!.bytes).toBeLessThan(20_200);
     expect(r.content[0]!.text).toContain('MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES');
     const small = await peer.ok('generate', { modelText: SUPPORT_QUEUE, count: 100, seed: 1 });
     expect(small.totalCount).toBe(100);

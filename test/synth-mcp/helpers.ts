@@ -36,6 +36,8 @@ export interface SynthPeer {
   /** A call that must succeed: its structured content. */
   ok(name: string, args?: Json): Promise<Json>;
   stderr(): string;
+  /** The server child's process id. */
+  pid(): number | null;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function connectSynth(
       return r.structuredContent!;
     },
     stderr: () => stderr,
+    pid: () => transport.pid,
     close: () => client.close(),
   };
 }

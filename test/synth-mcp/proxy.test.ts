@@ -176,7 +176,7 @@ describe('proxy mode with a wrong or missing token', () => {
     expect(await models(service)).toEqual([]);
   });
 
-  it('size cap: the Service refuses an oversized generation on its projection', async () => {
+  it('size cap: the Service refuses an oversized generation as soon as it passes the cap', async () => {
     const small = await startService(['--port', '0', '--max-bytes', '30000']);
     try {
       const peer = await connectSynth({
@@ -186,7 +186,8 @@ describe('proxy mode with a wrong or missing token', () => {
       try {
         const r = await peer.call('generate', { modelText: SUPPORT_QUEUE, count: 1_000_000 });
         expect(r.structuredContent).toMatchObject({ code: 'TOO_LARGE', maxBytes: 30000 });
-        expect((r.structuredContent as Json).projectedBytes).toBeGreaterThan(30_000_000);
+        expect((r.structuredContent as Json).bytes).toBeGreaterThan(30_000);
+        expect((r.structuredContent as Json).bytes).toBeLessThan(30_200);
       } finally {
         await peer.close();
       }
