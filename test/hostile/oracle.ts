@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 
 /** Texts only the JavaScript engine writes: seeing one in a result means an error escaped unmapped. */
 export const ENGINE_TEXT =
-  /Cannot read propert|Cannot set propert|is not a function|is not defined|Maximum call stack|Unexpected token|is not iterable|Cannot convert|Cannot destructure|Invalid array length|Invalid string length|out of memory|\[object Object\]|\n\s+at [\w.<>]+ \(/;
+  /Cannot read propert|Cannot set propert|is not a function|is not defined|Maximum call stack|Unexpected token|is not iterable|Cannot convert|Cannot destructure|Invalid array length|Invalid string length|in JSON at position|Unexpected end of JSON|out of memory|\[object Object\]|\n\s+at [\w.<>]+ \(/;
 
 const watched = [Object.prototype, Array.prototype, Function.prototype, String.prototype];
 const cleanKeys = watched.map((p) => Reflect.ownKeys(p).map(String).join(','));
