@@ -72,20 +72,16 @@ export function buildReplaceRecord(input: {
   prevHash: string;
   now?: Date;
 }): AuditRecord {
-  const record: AuditRecord = {
-    modelId: input.modelId,
-    sequence: input.sequence,
-    timestamp: isoTimestamp(input.now?.getTime() ?? Date.now()),
-    modelVersion: input.modelVersion,
-    source: input.source,
-    mutations: {},
+  const nothingWritten: MutationResult = {
+    success: true,
+    mutatedPaths: [],
     derivedUpdated: [],
+    metaUpdated: [],
     flaggedConstraints: [],
     dispatchedEffects: [],
     traces: [],
   };
-  record.prevHash = input.prevHash;
-  return record;
+  return buildAuditRecord({ ...input, mutations: {}, result: nothingWritten });
 }
 
 export interface AuditVerification {

@@ -26,13 +26,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CalcError, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
 import { stateHashOf } from './audit-chain.js';
-import { checkCheckpoint, makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
+import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import { AUDIT_KEY_FILE_NAME, AuditKey, defaultDataDir, wrongAuditKey } from './audit-key.js';
 import {
   auditContent,
   auditFromRow,
   blobId,
   blobTooLarge,
+  durableAuditSeal,
   parseJson,
   sealForWrite,
   sortIds,
@@ -562,19 +563,7 @@ export class PostgresStore implements Store {
         nextSequence: Number(r.next_sequence),
         lastHash: r.last_hash,
       };
-      const stateHash = stateHashOf(r.state);
-      return {
-        head,
-        stateHash,
-        checkpoint: checkCheckpoint(
-          this.auditKey,
-          id,
-          { ...head, stateHash },
-          r.audit_checkpoint,
-          this.made.get(id),
-        ),
-        keyId: this.auditKey.id,
-      };
+      return durableAuditSeal(this.auditKey, id, head, r.state, r.audit_checkpoint, this.made.get(id));
     });
   }
 

@@ -5,7 +5,9 @@
 import { hash } from 'node:crypto';
 import { CalcError } from '../calc/index.js';
 import { sealRecord, stateHashOf } from './audit-chain.js';
-import { MAX_BLOB_BYTES, type AuditRecord } from './store.js';
+import { checkCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
+import type { AuditKey } from './audit-key.js';
+import { MAX_BLOB_BYTES, type AuditRecord, type AuditSeal, type ModelHead } from './store.js';
 
 /** Any failure that is not already a CalcError becomes STORE_FAILURE, with the backend's code. */
 export function storeFailure(err: unknown, what: string): CalcError {
@@ -111,4 +113,25 @@ export function blobId(data: Buffer): string {
 /** JS string order (UTF-16 code units), as the memory store sorts; SQL collations differ. */
 export function sortIds(ids: string[]): string[] {
   return ids.sort();
+}
+
+/**
+ * The audit seal of a model as a durable store holds it: its head, the hash of the state text it
+ * stores, and its stored checkpoint checked with the store's key.
+ */
+export function durableAuditSeal(
+  key: AuditKey,
+  modelId: string,
+  head: ModelHead,
+  stateText: string,
+  checkpointText: string | null,
+  made: MadeCheckpoint | undefined,
+): AuditSeal {
+  const stateHash = stateHashOf(stateText);
+  return {
+    head,
+    stateHash,
+    checkpoint: checkCheckpoint(key, modelId, { ...head, stateHash }, checkpointText, made),
+    keyId: key.id,
+  };
 }

@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CalcError, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
 import { stateHashOf } from './audit-chain.js';
-import { checkCheckpoint, makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
+import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import { AUDIT_KEY_FILE_NAME, AuditKey, wrongAuditKey } from './audit-key.js';
 import {
   GENESIS_HASH,
@@ -45,6 +45,7 @@ import {
   auditFromRow,
   blobId,
   blobTooLarge,
+  durableAuditSeal,
   parseJson,
   sealForWrite,
   sortIds,
@@ -471,19 +472,7 @@ export class SqliteStore implements Store {
       ).get(id) as Omit<ModelRow, 'spec'> | undefined;
       if (!row) return undefined;
       const head = { revision: row.revision, nextSequence: row.next_sequence, lastHash: row.last_hash };
-      const stateHash = stateHashOf(row.state);
-      return {
-        head,
-        stateHash,
-        checkpoint: checkCheckpoint(
-          this.auditKey,
-          id,
-          { ...head, stateHash },
-          row.audit_checkpoint,
-          this.made.get(id),
-        ),
-        keyId: this.auditKey.id,
-      };
+      return durableAuditSeal(this.auditKey, id, head, row.state, row.audit_checkpoint, this.made.get(id));
     });
   }
 
