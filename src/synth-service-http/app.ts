@@ -20,6 +20,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
+import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from '../calc/index.js';
 import { MAX_MODEL_TEXT_BYTES, SynthServiceError, type SynthService } from '../service/synth-service.js';
 
 export interface SynthServiceAppOptions {
@@ -69,22 +70,6 @@ function intParam(value: unknown, name: string): number | undefined {
   return n;
 }
 
-/** Where in a parsed JSON value a `__proto__` key sits (`$.a[0]`), or undefined. */
-export function protoKeyPath(value: unknown): string | undefined {
-  const stack: [unknown, string][] = [[value, '$']];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
-    else
-      for (const key of Object.keys(v)) {
-        if (key === '__proto__') return `${path}.__proto__`;
-        stack.push([(v as Record<string, unknown>)[key], `${path}.${key}`]);
-      }
-  }
-  return undefined;
-}
-
 const objectBody = (body: unknown): Record<string, unknown> => {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new SynthServiceError('BAD_REQUEST', 'the request body must be a JSON object');
@@ -111,17 +96,15 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
       done(new SynthServiceError('BAD_REQUEST', 'the request body is not valid JSON'), undefined);
       return;
     }
-    const at = protoKeyPath(parsed);
-    if (at !== undefined)
+    // the same rule as every other surface: no `__proto__` key, no unbounded nesting
+    const unsafe = findUnsafeValue(parsed);
+    if (unsafe) {
+      const at = unsafeValueLocation(unsafe, '$');
       done(
-        new SynthServiceError(
-          'BAD_REQUEST',
-          `the request body has a "__proto__" key at ${at}, which is not allowed`,
-          { path: at },
-        ),
+        new SynthServiceError('BAD_REQUEST', `${at}: ${unsafeValueReason(unsafe)}`, { path: at }),
         undefined,
       );
-    else done(null, parsed);
+    } else done(null, parsed);
   });
 
   // Model text may also be posted as is (text/plain, application/xml, …).

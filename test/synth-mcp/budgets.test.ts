@@ -354,7 +354,7 @@ describe('unexpected failures are INTERNAL, in our words', () => {
       expect(proto.statusCode).toBe(400);
       expect(proto.json().error).toEqual({
         code: 'BAD_REQUEST',
-        message: 'the request body has a "__proto__" key at $.extra.__proto__, which is not allowed',
+        message: expect.stringMatching(/^\$\.extra\.__proto__: '__proto__' cannot be used as a key/),
         path: '$.extra.__proto__',
       });
       const ctor = await app.inject({
