@@ -259,7 +259,13 @@ async function loadModel(text: string, options: LoadOptions): Promise<PreparedMo
   if (!validation.valid) {
     const why =
       validation.loadError ??
-      validation.failures.map((f) => `${f.nodeType} "${f.nodeName}": ${f.message}`).join('; ');
+      validation.failures
+        .map((f) => {
+          // a node's own refusal already names it
+          const node = `${f.nodeType} "${f.nodeName}": `;
+          return f.message.startsWith(node) ? f.message : `${node}${f.message}`;
+        })
+        .join('; ');
     throw new SynthServiceError('MODEL_INVALID', `the model is not valid: ${why}`, { validation });
   }
   return prepared;

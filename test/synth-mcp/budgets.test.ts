@@ -97,6 +97,8 @@ describe('the byte cap holds while rows are produced', () => {
     expect(embedded.message).toMatch(
       /dimension 2147483647 is over this server's limit of 10000 \(MODELWORKS_SYNTH_MAX_COLUMNS\)/,
     );
+    // the node is named once, not once by its own refusal and again by the summary
+    expect(embedded.message.match(/Redimension "/g)).toHaveLength(1);
     const registered = await errorOf(s.registerModel(widest));
     expect(registered.code).toBe('MODEL_INVALID');
     expect((await s.validate(widest)).failures[0]?.message).toContain('MODELWORKS_SYNTH_MAX_COLUMNS');
