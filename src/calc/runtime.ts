@@ -69,6 +69,25 @@ export interface RuntimeState {
   history?: StoredHistoryEntry[];
 }
 
+function storedHistoryEntry(h: HistoryEntry): StoredHistoryEntry {
+  return {
+    timestamp: h.timestamp,
+    changes: h.changes.map(storeReplayEntry).filter((e) => e !== undefined),
+    after: h.after.map(storeReplayEntry).filter((e) => e !== undefined),
+  };
+}
+
+/** Each entry's text; a committed entry changes only by `after` growing (lazy values read later). */
+const historyTexts = new WeakMap<HistoryEntry, { afterLength: number; text: string }>();
+
+function historyText(h: HistoryEntry): string {
+  const known = historyTexts.get(h);
+  if (known?.afterLength === h.after.length) return known.text;
+  const text = JSON.stringify(storedHistoryEntry(h));
+  historyTexts.set(h, { afterLength: h.after.length, text });
+  return text;
+}
+
 /** Undo for everything a cycle touches: both documents and the caches. */
 class Transaction {
   readonly base = new UndoLog();
@@ -293,12 +312,21 @@ export class ModelRuntime {
       base: cloneJson(this.base) as JsonObject,
       derived: Object.fromEntries([...this.derived].map(([k, v]) => [k, cloneJson(v)])),
       meta: Object.fromEntries([...this.meta].map(([k, v]) => [k, cloneJson(v)])),
-      history: this.history.map((h) => ({
-        timestamp: h.timestamp,
-        changes: h.changes.map(storeReplayEntry).filter((e) => e !== undefined),
-        after: h.after.map(storeReplayEntry).filter((e) => e !== undefined),
-      })),
+      history: this.history.map(storedHistoryEntry),
     };
+  }
+
+  /**
+   * `JSON.stringify(this.exportState())`, byte for byte, without the copy: what a durable store
+   * writes. Each history entry is printed once and its text reused while it stays the same.
+   */
+  exportStateText(): string {
+    const caches = JSON.stringify({
+      base: this.base,
+      derived: Object.fromEntries(this.derived),
+      meta: Object.fromEntries(this.meta),
+    });
+    return `${caches.slice(0, -1)},"history":[${this.history.map(historyText).join(',')}]}`;
   }
 
   /** The base document itself (read-only by convention; callers copy before changing). */
