@@ -19,24 +19,24 @@ describe('translatePatch', () => {
     ).toEqual({ '$.a': 5, '$.obj.z': 3 });
   });
 
-  it('an object-key remove writes null', () => {
-    expect(translatePatch(base, [{ op: 'remove', path: '/obj/y' }])).toEqual({ '$.obj.y': null });
+  it('a nested member remove writes its object without the member (not null)', () => {
+    expect(translatePatch(base, [{ op: 'remove', path: '/obj/y' }])).toEqual({ '$.obj': { x: 1 } });
   });
 
-  it('an array insert rewrites the shifted elements, then the whole array', () => {
+  it('an array insert rewrites the whole array, then the shifted elements', () => {
     const m = translatePatch(base, [{ op: 'add', path: '/items/0', value: { p: 9 } }]);
-    expect(Object.keys(m)).toEqual(['$.items[0].p', '$.items[1].p', '$.items[2].p', '$.items']);
+    expect(Object.keys(m)).toEqual(['$.items', '$.items[0].p', '$.items[1].p', '$.items[2].p']);
     expect(m['$.items']).toEqual([{ p: 9 }, { p: 1 }, { p: 2 }]);
   });
 
   it('append with "-" and array remove', () => {
     expect(translatePatch(base, [{ op: 'add', path: '/items/-', value: { p: 3 } }])).toEqual({
-      '$.items[2].p': 3,
       '$.items': [{ p: 1 }, { p: 2 }, { p: 3 }],
+      '$.items[2].p': 3,
     });
     expect(translatePatch(base, [{ op: 'remove', path: '/items/0' }])).toEqual({
-      '$.items[0].p': 2,
       '$.items': [{ p: 2 }],
+      '$.items[0].p': 2,
     });
   });
 

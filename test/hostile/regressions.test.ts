@@ -176,7 +176,9 @@ describe('engine text', () => {
     });
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'INVALID_PATCH' });
-    expect(res.body).toMatch(/a location the document does not have/);
+    expect(res.json()).toMatchObject({
+      detail: 'Invalid patch: operation 0 (copy ""): from /a/prototype/-: nothing at /a',
+    });
     expect(res.body).not.toMatch(ENGINE_TEXT);
   });
 });
