@@ -306,16 +306,16 @@ export function normalizeSpec(input: unknown): { spec: ModelSpec; findings: Shap
   return { spec, findings };
 }
 
+/** What an effect field must be, for the finding when it is something else. */
+const EFFECT_STRINGS = { statusPath: 'an address', emit: 'the event name, a string' } as const;
+const EFFECT_EXPRESSIONS = ['trigger', 'dedupeKey', 'requests', 'prompt'] as const;
+
 function normalizeEffect(e: Record<string, unknown>, loc: string, findings: ShapeFinding[]): Effect {
-  const policyRaw = isObject(e.policy) ? e.policy : {};
-  const policy: EffectPolicy = {
-    timeoutMs: typeof policyRaw.timeoutMs === 'number' ? policyRaw.timeoutMs : 5000,
-    retries: typeof policyRaw.retries === 'number' ? policyRaw.retries : 0,
+  const wrong = (field: string, what: string): void => {
+    findings.push({ location: `${loc}.${field}`, message: `'${field}' must be ${what}` });
   };
-  for (const k of ['backoff', 'egressProfile', 'model'] as const) {
-    if (typeof policyRaw[k] === 'string') policy[k] = policyRaw[k];
-  }
-  if (typeof policyRaw.temperature === 'number') policy.temperature = policyRaw.temperature;
+  const given = (k: string): boolean => e[k] !== undefined && e[k] !== null;
+  const policy = normalizePolicy(e.policy, `${loc}.policy`, findings);
   if (typeof e.id !== 'string')
     findings.push({ location: `${loc}.id`, message: "'id' is required and must be a string" });
   const effect: Effect = {
@@ -323,14 +323,22 @@ function normalizeEffect(e: Record<string, unknown>, loc: string, findings: Shap
     executor: typeof e.executor === 'string' ? e.executor : 'server',
     policy,
   };
-  for (const k of ['trigger', 'dedupeKey', 'statusPath', 'emit', 'requests', 'prompt'] as const) {
-    const v = k === 'statusPath' || k === 'emit' ? str(e[k]) : exprText(e[k]);
+  for (const [k, what] of Object.entries(EFFECT_STRINGS) as [keyof typeof EFFECT_STRINGS, string][]) {
+    const v = str(e[k]);
+    if (v !== undefined) effect[k] = v;
+    else if (given(k)) wrong(k, what);
+  }
+  for (const k of EFFECT_EXPRESSIONS) {
+    const v = exprText(e[k]);
     if (v !== undefined) effect[k] = v;
   }
   if (isObject(e.payload)) {
     const payload: Record<string, string> = {};
     for (const [k, v] of Object.entries(e.payload)) payload[k] = exprText(v) ?? 'null';
     effect.payload = payload;
+  } else if (given('payload')) {
+    // a string here is not a payload expression: it would be dispatched as {}
+    wrong('payload', 'an object of name → JSONata expression, e.g. {"total": "total"}');
   }
   if (isObject(e.request)) {
     effect.request = { method: 'GET', ...(e.request as JsonObject) };
@@ -338,14 +346,55 @@ function normalizeEffect(e: Record<string, unknown>, loc: string, findings: Shap
   if (isObject(e.target)) effect.target = e.target as JsonObject;
   if (e.body !== undefined) effect.body = e.body as JsonValue;
   if (e.responseSchema !== undefined) effect.responseSchema = e.responseSchema as JsonValue;
-  if (typeof e.at === 'string' || typeof e.at === 'number') effect.at = e.at;
-  if (typeof e.afterMs === 'string' || typeof e.afterMs === 'number') effect.afterMs = e.afterMs;
+  for (const k of ['at', 'afterMs'] as const) {
+    const v = e[k];
+    if (typeof v === 'string' || typeof v === 'number') effect[k] = v;
+    else if (given(k)) wrong(k, 'a JSONata expression (a string) or a number');
+  }
   if (isObject(e.response)) {
-    const set = isObject(e.response.set) ? e.response.set : undefined;
-    effect.response = set
-      ? { set: Object.fromEntries(Object.entries(set).map(([k, v]) => [k, exprText(v) ?? 'null'])) }
-      : {};
+    const set = e.response.set;
+    if (isObject(set))
+      effect.response = {
+        set: Object.fromEntries(Object.entries(set).map(([k, v]) => [k, exprText(v) ?? 'null'])),
+      };
+    else {
+      effect.response = {};
+      if (set !== undefined && set !== null)
+        wrong('response.set', 'an object of address → JSONata expression');
+    }
+  } else if (given('response')) {
+    wrong('response', 'an object {set: {address: expression}}');
   }
   if (isObject(e.origin)) effect.origin = e.origin as JsonObject;
+  else if (given('origin')) wrong('origin', 'an object');
   return effect;
+}
+
+/** An effect's policy: defaults for what is missing, a finding for what has the wrong type. */
+function normalizePolicy(raw: unknown, loc: string, findings: ShapeFinding[]): EffectPolicy {
+  const policy: EffectPolicy = { timeoutMs: 5000, retries: 0 };
+  if (raw === undefined || raw === null) return policy;
+  if (!isObject(raw)) {
+    findings.push({ location: loc, message: "'policy' must be an object {timeoutMs?, retries?, ...}" });
+    return policy;
+  }
+  const wrong = (field: string, what: string): void => {
+    findings.push({ location: `${loc}.${field}`, message: `'policy.${field}' must be ${what}` });
+  };
+  const count = (field: 'timeoutMs' | 'retries', what: string): void => {
+    const v = raw[field];
+    if (v === undefined || v === null) return;
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0) policy[field] = v;
+    else wrong(field, what);
+  };
+  count('timeoutMs', 'a whole number of milliseconds, 0 or more');
+  count('retries', 'a whole number, 0 or more');
+  for (const k of ['backoff', 'egressProfile', 'model'] as const) {
+    const v = raw[k];
+    if (typeof v === 'string') policy[k] = v;
+    else if (v !== undefined && v !== null) wrong(k, 'a string');
+  }
+  if (typeof raw.temperature === 'number') policy.temperature = raw.temperature;
+  else if (raw.temperature !== undefined && raw.temperature !== null) wrong('temperature', 'a number');
+  return policy;
 }

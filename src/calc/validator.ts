@@ -701,7 +701,8 @@ function checkCommonEffectFields(e: Effect, loc: string, names: NameContext, rep
 function checkExecutor(e: Effect, authored: Record<string, unknown>, loc: string, report: Report): void {
   switch (e.executor) {
     case 'caller':
-      if (typeof e.emit !== 'string' || e.emit.trim() === '') {
+      // an `emit` of the wrong type is reported where the spec is read
+      if ((e.emit === undefined && !given(authored.emit)) || e.emit?.trim() === '') {
         report.error(`${loc}.emit`, "a caller effect needs 'emit' (the event name the caller receives)");
       }
       break;
@@ -714,6 +715,8 @@ function checkExecutor(e: Effect, authored: Record<string, unknown>, loc: string
       }
       break;
     case 'timer':
+      if (!given(authored.at) && !given(authored.afterMs))
+        report.error(loc, "a timer effect needs 'at' (epoch ms or ISO-8601) or 'afterMs'");
       checkTimerEffect(e, loc, report);
       break;
     default: {
@@ -788,10 +791,9 @@ function checkTarget(target: unknown, loc: string, report: Report): void {
   }
 }
 
+const given = (v: unknown): boolean => v !== undefined && v !== null;
+
 function checkTimerEffect(e: Effect, loc: string, report: Report): void {
-  if (e.at === undefined && e.afterMs === undefined) {
-    report.error(loc, "a timer effect needs 'at' (epoch ms or ISO-8601) or 'afterMs'");
-  }
   // `at` is an expression: a bare ISO timestamp must be quoted as a JSONata string
   if (typeof e.at === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(e.at.trim()) && report.hasErrorAt(`${loc}.at`)) {
     report.error(
