@@ -32,6 +32,7 @@ import { errorResult, textError } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 
 /** JSON-RPC error for an unknown resource (what MCP clients expect). */
@@ -79,6 +80,26 @@ function validatorFor(tool: ToolDefinition): ValidateFunction {
   return v;
 }
 
+/** What the SDK's McpError puts in front of its message; a client puts it there again on receipt. */
+const SDK_ERROR_PREFIX = /^MCP error -?\d+: /;
+
+/**
+ * Error responses leave with their message alone: an McpError thrown by a handler (ours or the
+ * SDK's) carries "MCP error <code>: " in its message, the SDK sends that as it is, and the client's
+ * McpError adds the prefix once more, so users read it twice.
+ */
+function plainErrorMessages(transport: Transport): Transport {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ('error' in message && SDK_ERROR_PREFIX.test(message.error.message)) {
+      const text = message.error.message.replace(SDK_ERROR_PREFIX, '');
+      return send({ ...message, error: { ...message.error, message: text } }, options);
+    }
+    return send(message, options);
+  };
+  return transport;
+}
+
 /** Builds a server for one connection; all connections share the service. */
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
@@ -90,6 +111,8 @@ export function createMcpServer(options: McpServerOptions): Server {
         .join('\n\n'),
     },
   );
+  const connect = server.connect.bind(server);
+  server.connect = (transport) => connect(plainErrorMessages(transport));
   const tools: ToolDefinition[] = [];
   if (options.groups.has('calc'))
     tools.push(
