@@ -80,6 +80,12 @@ export const MAX_COMMIT_ATTEMPTS = 8;
 interface LiveModel {
   runtime: ModelRuntime;
   head: ModelHead;
+  /**
+   * The head as the store holds it, hash included: read from the store, or left by our own commit
+   * when the store sealed the record before answering (the durable stores). A write may build on
+   * such a copy without asking the store first; its compare-and-set says whether it was stale.
+   */
+  settled?: boolean;
 }
 
 export class CalcService implements CalcApi {
@@ -139,6 +145,7 @@ export class CalcService implements CalcApi {
     const cached = this.live.get(id);
     if (cached && cached.head.revision === head.revision) {
       cached.head = head; // the store's word on the chain's end (the memory store seals late)
+      cached.settled = true;
       return cached;
     }
     const stored = await this.store.loadModel(id);
@@ -151,7 +158,7 @@ export class CalcService implements CalcApi {
       .filter((r) => r.modelVersion === version)
       .flatMap((r) => r.traces);
     runtime.traces.push(...(traces.slice(-runtime.traces.capacity) as unknown as DerivationTrace[]));
-    const entry = { runtime, head: stored.head };
+    const entry = { runtime, head: stored.head, settled: true };
     this.live.set(id, entry);
     return entry;
   }
@@ -299,7 +306,9 @@ export class CalcService implements CalcApi {
 
   /**
    * Runs the cycle on our copy and commits it with compare-and-set; when another process got there
-   * first, reloads and runs it again on the fresh state.
+   * first, reloads and runs it again on the fresh state. A settled copy is used without reading
+   * the head first (one query less per write): a stale one fails the compare-and-set, and a refusal
+   * or a no-op computed on it is only reported once the head confirms it was current.
    */
   private async commit(
     id: string,
@@ -308,11 +317,23 @@ export class CalcService implements CalcApi {
     includeTraces: boolean,
   ): Promise<MutationSummary> {
     for (let attempt = 1; ; attempt++) {
-      const entry = await this.fresh(id);
+      const cached = this.live.get(id);
+      const unread = attempt === 1 && cached?.settled === true;
+      const entry = unread ? cached : await this.fresh(id);
       const { runtime, head } = entry;
-      const writes = writesFor(runtime);
-      if (Object.keys(writes).length === 0) return this.noChange(includeTraces);
-      const result = await runtime.mutate(writes);
+      let writes: Record<string, unknown>;
+      let result: MutationResult;
+      try {
+        writes = writesFor(runtime);
+        if (Object.keys(writes).length === 0) {
+          if (unread && (await this.behind(id, entry))) continue;
+          return this.noChange(includeTraces);
+        }
+        result = await runtime.mutate(writes);
+      } catch (err) {
+        if (unread && (await this.behind(id, entry))) continue;
+        throw err;
+      }
       const record = buildAuditRecord({
         modelId: id,
         sequence: head.nextSequence,
@@ -324,18 +345,24 @@ export class CalcService implements CalcApi {
       });
       let committed: boolean;
       try {
-        committed = await this.store.commitCycle(id, head.revision, () => runtime.exportState(), record);
+        committed = await this.store.commitCycle(
+          id,
+          head.revision,
+          { object: () => runtime.exportState(), text: () => runtime.exportStateText() },
+          record,
+        );
       } catch (err) {
         this.live.delete(id); // our copy is ahead of the store: reload next time
         throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
       }
       if (committed) {
-        // lastHash is refreshed from the store by the next `fresh` (it may seal the record later)
+        // without the hash (the memory store seals later) the next write reads the head first
         entry.head = {
           revision: head.revision + 1,
           nextSequence: head.nextSequence + 1,
           lastHash: record.hash ?? head.lastHash,
         };
+        entry.settled = record.hash !== undefined;
         return this.finishCycle(id, result, includeTraces);
       }
       this.live.delete(id);
@@ -346,6 +373,14 @@ export class CalcService implements CalcApi {
         );
       }
     }
+  }
+
+  /** Whether the store has moved past our copy (another process wrote); if so, forgets the copy. */
+  private async behind(id: string, entry: LiveModel): Promise<boolean> {
+    const head = await this.store.head(id);
+    if (head?.revision === entry.head.revision) return false;
+    this.live.delete(id);
+    return true;
   }
 
   /** A write that changes nothing: success, no cycle, no audit record. */

@@ -13,6 +13,7 @@ import {
   type AuditRecord,
   type AuditSeal,
   type BlobRef,
+  type CommittedState,
   type ModelHead,
   type SpecVersionEntry,
   type Store,
@@ -80,7 +81,7 @@ export class MemoryStore implements Store {
   commitCycle(
     id: string,
     expectedRevision: number,
-    state: () => RuntimeState,
+    state: CommittedState,
     record: AuditRecord,
   ): Promise<boolean> {
     const e = this.models.get(id);
@@ -89,7 +90,7 @@ export class MemoryStore implements Store {
     if (follows !== true) return follows === false ? Promise.resolve(false) : Promise.reject(follows);
     // Copying the whole state on every cycle would make the memory store the slowest part of a
     // write; keep the getter and read it when the model is loaded.
-    e.currentState = state;
+    e.currentState = () => state.object();
     e.audit.push(record);
     e.head = {
       revision: expectedRevision + 1,

@@ -46,6 +46,7 @@ import {
   type AuditSeal,
   type BlobRef,
   type ChangeListener,
+  type CommittedState,
   type ModelHead,
   type SpecVersionEntry,
   type Store,
@@ -417,20 +418,22 @@ export class PostgresStore implements Store {
   commitCycle(
     id: string,
     expectedRevision: number,
-    state: () => RuntimeState,
+    state: CommittedState,
     record: AuditRecord,
   ): Promise<boolean> {
     return this.guard(`committing a cycle of model '${id}'`, async () => {
       const from = await this.fromState(this.pool, id, expectedRevision);
       if (!from) return false;
-      const stateText = JSON.stringify(state());
+      const stateText = state.text();
       const { prevHash, hash, stateHash, checkpoint } = this.prepareChange(id, from, stateText, record);
       const recordText = auditContent(record);
       // one statement, so one round trip and its own transaction: the compare-and-set UPDATE, the
       // audit row and the notification happen together or (0 rows updated) not at all
       const notice = this.notifyPayload(id);
-      const { rows } = await this.pool.query<{ committed: string }>(
-        `WITH moved AS (
+      const { rows } = await this.pool.query<{ committed: string }>({
+        // prepared once per connection: parsing and planning this statement cost as much as running it
+        name: 'modelworks_commit_cycle',
+        text: `WITH moved AS (
            UPDATE models SET state = $1, revision = revision + 1, next_sequence = next_sequence + 1,
              last_hash = $2, audit_checkpoint = $10
            WHERE id = $3 AND revision = $4 AND next_sequence = $5 AND last_hash = $6
@@ -444,7 +447,7 @@ export class PostgresStore implements Store {
            SELECT pg_notify($8, $9) FROM moved WHERE $9::text IS NOT NULL
          )
          SELECT (SELECT count(*) FROM recorded) AS committed, (SELECT count(*) FROM told) AS told`,
-        [
+        values: [
           stateText,
           hash,
           id,
@@ -457,7 +460,7 @@ export class PostgresStore implements Store {
           checkpoint.text,
           from.checkpoint,
         ],
-      );
+      });
       const ok = Number(rows[0]?.committed ?? 0) === 1;
       this.remember(id, ok ? { revision: expectedRevision + 1, stateHash, checkpoint } : undefined);
       return ok;

@@ -34,6 +34,7 @@ import {
   type AuditSeal,
   type BlobRef,
   type ChangeListener,
+  type CommittedState,
   type ModelHead,
   type SpecVersionEntry,
   type Store,
@@ -160,10 +161,11 @@ export interface SqliteStoreOptions {
   auditKey?: AuditKey;
 }
 
-/** The hash of a model's stored state at one revision, as this process last read or wrote it. */
+/** A model's stored state hash and checkpoint at one revision, as this process last read or wrote them. */
 interface Vouched {
   revision: number;
   stateHash: string;
+  checkpoint: string | null;
 }
 
 export class SqliteStore implements Store {
@@ -177,7 +179,7 @@ export class SqliteStore implements Store {
   private known = new Map<string, number>();
   private readonly pollMs: number;
   private readonly auditKey: AuditKey;
-  /** Spares a commit reading and hashing the state it replaces (see `fromState`). */
+  /** Spares a commit reading and hashing the state and checkpoint it replaces (see `commitChange`). */
   private readonly vouched = new Map<string, Vouched>();
   /** The checkpoint this process made last for each model (trusted when met again). */
   private readonly made = new Map<string, MadeCheckpoint>();
@@ -280,11 +282,15 @@ export class SqliteStore implements Store {
   loadModel(id: string): Promise<StoredModel | undefined> {
     return this.guard(`loading model '${id}'`, () => {
       const row = this.stmt(
-        'SELECT spec, state, revision, next_sequence, last_hash FROM models WHERE id = ?',
+        'SELECT spec, state, revision, next_sequence, last_hash, audit_checkpoint FROM models WHERE id = ?',
       ).get(id) as ModelRow | undefined;
       if (!row) return undefined;
       // what the caller will build on: a commit checks the checkpoint against this very text
-      this.vouched.set(id, { revision: row.revision, stateHash: stateHashOf(row.state) });
+      this.vouched.set(id, {
+        revision: row.revision,
+        stateHash: stateHashOf(row.state),
+        checkpoint: row.audit_checkpoint,
+      });
       return {
         spec: parseJson<ModelSpec>(row.spec, `spec of model '${id}'`),
         state: parseJson<RuntimeState>(row.state, `state of model '${id}'`),
@@ -318,61 +324,47 @@ export class SqliteStore implements Store {
       });
       insert.immediate();
       this.known.set(id, 0);
-      this.vouched.set(id, { revision: 0, stateHash });
+      this.vouched.set(id, { revision: 0, stateHash, checkpoint: checkpoint.text });
       this.made.set(id, checkpoint);
     });
   }
 
   /**
-   * The hash of the state a change at `revision` replaces: as this process last read or wrote it
-   * at that revision, else read now. (A state edited behind a revision we hold is overwritten by
-   * the change; one edited and loaded fails the checkpoint check, which the new checkpoint keeps.)
-   */
-  private fromState(id: string, revision: number): string | undefined {
-    const known = this.vouched.get(id);
-    if (known?.revision === revision) return known.stateHash;
-    const text = this.stmt('SELECT state FROM models WHERE id = ? AND revision = ?')
-      .pluck()
-      .get(id, revision) as string | undefined;
-    return text === undefined ? undefined : stateHashOf(text);
-  }
-
-  /**
    * Writes a change (a cycle, or a replace when `spec` is given) with its record and the next
-   * checkpoint, under compare-and-set on revision, chain end and checkpoint.
+   * checkpoint, under compare-and-set on revision, chain end and checkpoint, in one transaction.
+   *
+   * Everything but the SQL is done first, on what this process last read or wrote of the model at
+   * `expectedRevision` (`vouched`): the record's hashes, the checkpoint and the texts to write. The
+   * UPDATE checks that assumption (revision, chain end and stored checkpoint text); only when it
+   * misses (another process wrote, or something outside the server did) is the row read, under the
+   * write lock, and the checkpoint worked out again from what is really stored. (A state edited
+   * behind a revision we hold is overwritten by the change; one edited and then loaded fails the
+   * checkpoint check, which the new checkpoint keeps.)
    */
   private commitChange(
     id: string,
     expectedRevision: number,
-    state: () => RuntimeState,
+    stateText: string,
     record: AuditRecord,
     spec?: ModelSpec,
   ): boolean {
-    // a cheap look first: when another process already moved on, skip sealing and serialising
-    const current = this.stmt('SELECT revision, audit_checkpoint FROM models WHERE id = ?').get(id) as
-      Pick<ModelRow, 'revision' | 'audit_checkpoint'> | undefined;
-    if (current?.revision !== expectedRevision) return false;
-    const fromStateHash = this.fromState(id, expectedRevision);
-    if (fromStateHash === undefined) return false;
-    const stateText = JSON.stringify(state());
+    const vouched = this.vouched.get(id);
+    const known = vouched?.revision === expectedRevision ? vouched : undefined;
     const { prevHash, hash, stateHash } = sealForWrite(record, stateText);
-    const checkpoint = nextCheckpoint(
-      this.auditKey,
-      id,
-      { nextSequence: record.sequence, lastHash: prevHash, stateHash: fromStateHash },
-      current.audit_checkpoint,
-      { nextSequence: record.sequence + 1, lastHash: hash, stateHash },
-      this.made.get(id),
-    );
     const recordText = auditContent(record);
     const specText = spec === undefined ? undefined : JSON.stringify(spec);
-    const commit = this.db.transaction((): boolean => {
-      // a replace records a new spec version when the spec changed
-      const previousSpec =
-        specText === undefined
-          ? undefined
-          : (this.stmt('SELECT spec FROM models WHERE id = ?').pluck().get(id) as string | undefined);
-      const r = this.stmt(
+    const to = { nextSequence: record.sequence + 1, lastHash: hash, stateHash };
+    const checkpointFrom = (fromStateHash: string, stored: string | null): MadeCheckpoint =>
+      nextCheckpoint(
+        this.auditKey,
+        id,
+        { nextSequence: record.sequence, lastHash: prevHash, stateHash: fromStateHash },
+        stored,
+        to,
+        this.made.get(id),
+      );
+    const moveHead = (checkpoint: MadeCheckpoint, stored: string | null): boolean =>
+      this.stmt(
         `UPDATE models SET state = ?, revision = revision + 1, next_sequence = next_sequence + 1, last_hash = ?,
              audit_checkpoint = ?, spec = COALESCE(?, spec)
            WHERE id = ? AND revision = ? AND next_sequence = ? AND last_hash = ? AND audit_checkpoint IS ?`,
@@ -385,9 +377,24 @@ export class SqliteStore implements Store {
         expectedRevision,
         record.sequence,
         prevHash,
-        current.audit_checkpoint,
-      );
-      if (r.changes === 0) return false;
+        stored,
+      ).changes === 1;
+    const assumed = known && checkpointFrom(known.stateHash, known.checkpoint);
+    const commit = this.db.transaction((): MadeCheckpoint | undefined => {
+      // a replace records a new spec version when the spec changed
+      const previousSpec =
+        specText === undefined
+          ? undefined
+          : (this.stmt('SELECT spec FROM models WHERE id = ?').pluck().get(id) as string | undefined);
+      let checkpoint = assumed;
+      if (!checkpoint || !moveHead(checkpoint, known!.checkpoint)) {
+        const row = this.stmt('SELECT revision, audit_checkpoint FROM models WHERE id = ?').get(id) as
+          Pick<ModelRow, 'revision' | 'audit_checkpoint'> | undefined;
+        if (row?.revision !== expectedRevision) return undefined;
+        const fromStateHash = known?.stateHash ?? this.storedStateHash(id);
+        checkpoint = checkpointFrom(fromStateHash, row.audit_checkpoint);
+        if (!moveHead(checkpoint, row.audit_checkpoint)) return undefined;
+      }
       this.stmt('INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)').run(
         id,
         record.sequence,
@@ -404,25 +411,31 @@ export class SqliteStore implements Store {
           ).run(id, spec.version, specText, new Date().toISOString(), id);
         }
       }
-      return true;
+      return checkpoint;
     });
-    const ok = commit.immediate();
-    if (ok) {
+    const made = commit.immediate();
+    if (made) {
       this.known.set(id, expectedRevision + 1);
-      this.vouched.set(id, { revision: expectedRevision + 1, stateHash });
-      this.made.set(id, checkpoint);
+      this.vouched.set(id, { revision: expectedRevision + 1, stateHash, checkpoint: made.text });
+      this.made.set(id, made);
     } else this.vouched.delete(id);
-    return ok;
+    return made !== undefined;
+  }
+
+  /** The hash of the state text stored now (read under the transaction's lock). */
+  private storedStateHash(id: string): string {
+    const text = this.stmt('SELECT state FROM models WHERE id = ?').pluck().get(id) as string;
+    return stateHashOf(text);
   }
 
   commitCycle(
     id: string,
     expectedRevision: number,
-    state: () => RuntimeState,
+    state: CommittedState,
     record: AuditRecord,
   ): Promise<boolean> {
     return this.guard(`committing a cycle of model '${id}'`, () =>
-      this.commitChange(id, expectedRevision, state, record),
+      this.commitChange(id, expectedRevision, state.text(), record),
     );
   }
 
@@ -434,7 +447,7 @@ export class SqliteStore implements Store {
     record: AuditRecord,
   ): Promise<boolean> {
     return this.guard(`replacing model '${id}'`, () =>
-      this.commitChange(id, expectedRevision, () => state, record, spec),
+      this.commitChange(id, expectedRevision, JSON.stringify(state), record, spec),
     );
   }
 

@@ -85,6 +85,23 @@ export interface AuditQuery {
   limit: number;
 }
 
+/**
+ * The state a cycle commits, in the form each store keeps it, made only when asked: the memory
+ * store keeps the object (and reads it only when the model is loaded again), a durable store writes
+ * and hashes the text.
+ */
+export interface CommittedState {
+  /** A plain JSON copy of the state. */
+  object(): RuntimeState;
+  /** `JSON.stringify(object())`, byte for byte. */
+  text(): string;
+}
+
+/** A state already at hand, in both forms. */
+export function committedState(state: RuntimeState): CommittedState {
+  return { object: () => state, text: () => JSON.stringify(state) };
+}
+
 /** Called when a model changed in any process sharing the store (where the backend can tell). */
 export type ChangeListener = (modelId: string) => void;
 
@@ -107,13 +124,14 @@ export interface Store {
    * writes, with the hash of the state text it writes; the memory store (no state hash: nothing
    * outside the process can write its state) once the caller is back in the event loop, and always
    * before the record or the head can be read, which takes the hashing off the reply's path. The
-   * memory store reads `state` only when the model is loaded again: the caller must not change what
-   * it returns before its next read of this model.
+   * memory store reads `state.object()` only when the model is loaded again: the caller must not
+   * change what it returns before its next read of this model; a durable store reads `state.text()`
+   * once, before the call returns.
    */
   commitCycle(
     id: string,
     expectedRevision: number,
-    state: () => RuntimeState,
+    state: CommittedState,
     record: AuditRecord,
   ): Promise<boolean>;
   /**

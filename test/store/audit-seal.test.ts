@@ -325,6 +325,26 @@ describe.each(BACKENDS)('audit seal: %s', (_name, make) => {
     },
   );
 
+  tamper('a checkpoint edited while a server holds the model is carried into its next commit', async () => {
+    const b = make();
+    await withService(b, async (s) => {
+      await s.createModel(counterSpec('held'));
+      for (let i = 1; i <= 2; i++) await s.mutate('held', { '$.counters.a': i });
+      // the revision stays: the server's copy is current, only the checkpoint is not its own
+      await b.writer.setCheckpoint('held', '{not json');
+      await s.mutate('held', { '$.counters.a': 3 });
+      expect(await s.verifyAudit('held')).toMatchObject({
+        valid: false,
+        firstBrokenSequence: 2,
+        detail: expect.stringContaining(
+          'cycle 2 was committed on a model changed outside the server',
+        ) as unknown,
+      });
+      await s.mutate('held', { '$.counters.a': 4 }); // and the next commit does not wash it out
+      expect(await s.verifyAudit('held')).toMatchObject({ valid: false, firstBrokenSequence: 2 });
+    });
+  });
+
   tamper('a checkpoint removed, unreadable or edited is reported', async () => {
     const b = make();
     for (const id of ['removed', 'garbled', 'forged']) await seeded(b, id, 2);

@@ -13,7 +13,13 @@ import { stateHashOf } from '../../src/store/audit-chain.js';
 import { AuditKey } from '../../src/store/audit-key.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { GENESIS_HASH, MAX_BLOB_BYTES, type AuditRecord, type Store } from '../../src/store/store.js';
+import {
+  committedState,
+  GENESIS_HASH,
+  MAX_BLOB_BYTES,
+  type AuditRecord,
+  type Store,
+} from '../../src/store/store.js';
 
 export const POSTGRES_URL = process.env.MODELWORKS_TEST_POSTGRES_URL;
 export const POSTGRES_SKIP_REASON =
@@ -154,7 +160,7 @@ async function cycles(store: Store, id: string, n: number): Promise<AuditRecord[
   for (let i = 0; i < n; i++) {
     const h = (await store.head(id))!;
     const r = record(id, h.nextSequence, h.lastHash, { '$.x': i });
-    expect(await store.commitCycle(id, h.revision, () => state({ x: i }), r)).toBe(true);
+    expect(await store.commitCycle(id, h.revision, committedState(state({ x: i })), r)).toBe(true);
     out.push(r);
   }
   return out;
@@ -216,7 +222,7 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
     it('commits a cycle: new state, audit record and head together', async () => {
       await store.insertModel('m1', spec('m1'), state({ x: 0 }));
       const r = record('m1', 0, GENESIS_HASH, { '$.x': 5 });
-      expect(await store.commitCycle('m1', 0, () => state({ x: 5 }, { '$.y': 10 }), r)).toBe(true);
+      expect(await store.commitCycle('m1', 0, committedState(state({ x: 5 }, { '$.y': 10 })), r)).toBe(true);
       expect(await store.head('m1')).toEqual({ revision: 1, nextSequence: 1, lastHash: r.hash });
       expect((await store.loadModel('m1'))?.state).toEqual(state({ x: 5 }, { '$.y': 10 }));
       expect(await store.auditRecords('m1')).toEqual([r]);
@@ -226,19 +232,19 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       await store.insertModel('m1', spec('m1'), state({ x: 0 }));
       const [first] = await cycles(store, 'm1', 1);
       const stale = record('m1', 0, GENESIS_HASH, { '$.x': 99 });
-      expect(await store.commitCycle('m1', 0, () => state({ x: 99 }), stale)).toBe(false);
+      expect(await store.commitCycle('m1', 0, committedState(state({ x: 99 })), stale)).toBe(false);
       expect(await store.head('m1')).toEqual({ revision: 1, nextSequence: 1, lastHash: first!.hash });
       expect((await store.loadModel('m1'))?.state.base).toEqual({ x: 0 });
       expect(await store.auditRecords('m1')).toEqual([first]);
-      expect(await store.commitCycle('ghost', 0, () => state({}), record('ghost', 0, GENESIS_HASH, {}))).toBe(
-        false,
-      );
+      expect(
+        await store.commitCycle('ghost', 0, committedState(state({})), record('ghost', 0, GENESIS_HASH, {})),
+      ).toBe(false);
     });
 
     it('seals each record itself: a hash the caller supplies is not trusted', async () => {
       await store.insertModel('m1', spec('m1'), state({ x: 0 }));
       const forged = { ...record('m1', 0, GENESIS_HASH, { '$.x': 1 }), hash: 'f'.repeat(64) };
-      expect(await store.commitCycle('m1', 0, () => state({ x: 1 }), forged)).toBe(true);
+      expect(await store.commitCycle('m1', 0, committedState(state({ x: 1 })), forged)).toBe(true);
       const [stored] = await store.auditRecords('m1');
       expect(stored!.hash).toBe(recordHash(GENESIS_HASH, forged));
       expect((await store.head('m1'))!.lastHash).toBe(stored!.hash);
@@ -250,9 +256,9 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       const [first] = await cycles(store, 'm1', 1);
       const h = (await store.head('m1'))!;
       const astray = record('m1', h.nextSequence, GENESIS_HASH, { '$.x': 2 });
-      expect(await store.commitCycle('m1', h.revision, () => state({ x: 2 }), astray)).toBe(false);
+      expect(await store.commitCycle('m1', h.revision, committedState(state({ x: 2 })), astray)).toBe(false);
       const skipped = record('m1', h.nextSequence + 1, h.lastHash, { '$.x': 3 });
-      expect(await store.commitCycle('m1', h.revision, () => state({ x: 3 }), skipped)).toBe(false);
+      expect(await store.commitCycle('m1', h.revision, committedState(state({ x: 3 })), skipped)).toBe(false);
       expect(await store.auditRecords('m1')).toEqual([first]);
       expect(await store.head('m1')).toEqual(h);
     });
@@ -262,8 +268,8 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       const a = record('m1', 0, GENESIS_HASH, { '$.x': 1 });
       const b = record('m1', 0, GENESIS_HASH, { '$.x': 2 });
       const results = await Promise.all([
-        store.commitCycle('m1', 0, () => state({ x: 1 }), a),
-        store.commitCycle('m1', 0, () => state({ x: 2 }), b),
+        store.commitCycle('m1', 0, committedState(state({ x: 1 })), a),
+        store.commitCycle('m1', 0, committedState(state({ x: 2 })), b),
       ]);
       expect(results.filter(Boolean).length).toBe(1);
       const winner = results[0] ? a : b;
@@ -287,7 +293,7 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
         },
         [{ targetPath: '$.t', expression: 'a', inputPaths: [], result: null, errorMessage: null }],
       );
-      expect(await store.commitCycle('m1', h.revision, () => state({}), odd)).toBe(true);
+      expect(await store.commitCycle('m1', h.revision, committedState(state({})), odd)).toBe(true);
       written.push(odd);
       const trail = await store.auditRecords('m1');
       expect(trail).toEqual(written);
@@ -333,7 +339,7 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       // the chain continues after a replace
       const h = (await store.head('m1'))!;
       const next = record('m1', h.nextSequence, h.lastHash, { '$.x': 1 });
-      expect(await store.commitCycle('m1', h.revision, () => state({ x: 1 }), next)).toBe(true);
+      expect(await store.commitCycle('m1', h.revision, committedState(state({ x: 1 })), next)).toBe(true);
       expect(verifyChain(await store.auditRecords('m1')).valid).toBe(true);
     });
 
@@ -345,7 +351,7 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
         const h = (await store.head('m1'))!;
         const committed = state({ x: 5, s: '\u{1F600} \u0000' }, { '$.y': 10 });
         const r = record('m1', 0, h.lastHash, { '$.x': 5 });
-        expect(await store.commitCycle('m1', 0, () => committed, r)).toBe(true);
+        expect(await store.commitCycle('m1', 0, committedState(committed), r)).toBe(true);
         const [stored] = await store.auditRecords('m1');
         expect(stored!.stateHash).toBe(stateHashOf(JSON.stringify(committed)));
         const seal = (await store.auditSeal('m1'))!;

@@ -9,7 +9,7 @@ import { CalcService } from '../../src/service/calc-service.js';
 import { sealRecord } from '../../src/store/audit-chain.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import type { ModelSpec } from '../../src/calc/index.js';
-import { GENESIS_HASH, type AuditRecord } from '../../src/store/store.js';
+import { committedState, GENESIS_HASH, type AuditRecord } from '../../src/store/store.js';
 import { DEMO } from '../mcp/helpers/specs.js';
 
 /** The seed's worked example (the service normalises the rest of the spec). */
@@ -42,7 +42,7 @@ describe('memory store: sealing after the answer', () => {
     const store = new MemoryStore();
     await store.insertModel('m', { ...SPEC, id: 'm' }, state);
     const r = draft(0, GENESIS_HASH, 1);
-    expect(await store.commitCycle('m', 0, () => state, r)).toBe(true);
+    expect(await store.commitCycle('m', 0, committedState(state), r)).toBe(true);
     expect(r.hash).toBeUndefined(); // not yet: the caller answers first
     await nextTurn();
     expect(r.hash).toBe(recordHash(GENESIS_HASH, r));
@@ -52,11 +52,11 @@ describe('memory store: sealing after the answer', () => {
     const store = new MemoryStore();
     await store.insertModel('m', { ...SPEC, id: 'm' }, state);
     const first = draft(0, GENESIS_HASH, 1);
-    await store.commitCycle('m', 0, () => state, first);
+    await store.commitCycle('m', 0, committedState(state), first);
     const head = (await store.head('m'))!; // same turn: sealed on demand
     expect(head.lastHash).toBe(recordHash(GENESIS_HASH, first));
     const second = draft(1, head.lastHash, 2);
-    expect(await store.commitCycle('m', head.revision, () => state, second)).toBe(true);
+    expect(await store.commitCycle('m', head.revision, committedState(state), second)).toBe(true);
     const trail = await store.auditRecords('m');
     expect(trail.map((r) => r.hash)).toEqual([first.hash, recordHash(first.hash!, second)]);
     expect(verifyChain(trail).valid).toBe(true);
@@ -66,7 +66,7 @@ describe('memory store: sealing after the answer', () => {
     const store = new MemoryStore();
     await store.insertModel('m', { ...SPEC, id: 'm' }, state);
     const first = draft(0, GENESIS_HASH, 1);
-    await store.commitCycle('m', 0, () => state, first);
+    await store.commitCycle('m', 0, committedState(state), first);
     const restore = buildReplaceRecord({
       modelId: 'm',
       sequence: 1,

@@ -10,7 +10,7 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import { defaultStorePath, openStore, parseStoreSpec } from '../../src/store/open-store.js';
 import type { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import { committedState, type Store } from '../../src/store/store.js';
 import {
   counterSpec,
   freshSchema,
@@ -42,7 +42,9 @@ async function commitOne(store: Store, id: string): Promise<void> {
     },
     prevHash: h.lastHash,
   });
-  expect(await store.commitCycle(id, h.revision, () => state({ x: h.revision }), record)).toBe(true);
+  expect(await store.commitCycle(id, h.revision, committedState(state({ x: h.revision })), record)).toBe(
+    true,
+  );
 }
 
 async function notifiedAcross(a: Store, b: Store): Promise<void> {

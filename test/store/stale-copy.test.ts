@@ -1,0 +1,123 @@
+/**
+ * A service writes on its own copy of a model without reading the head first when its last commit
+ * left that copy current (one query less per write); the compare-and-set catches a copy another
+ * process has moved past. What the write answers must still be decided on the stored state: a
+ * refusal or a no-op computed on the stale copy is checked against the head before it is reported.
+ * The stores here poll rarely, so nothing but the write itself tells the service it is behind.
+ */
+import { describe, expect, it } from 'vitest';
+import { CalcService } from '../../src/service/calc-service.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import {
+  freshSchema,
+  openPostgres,
+  POSTGRES_SKIP_REASON,
+  POSTGRES_URL,
+  TEST_AUDIT_KEY,
+  tempDbPath,
+} from './helpers.js';
+
+const SPEC = {
+  id: 'm',
+  version: '1.0.0',
+  schema: {
+    type: 'object',
+    properties: {
+      x: { type: 'integer', default: 0 },
+      limit: { type: 'integer', default: 5 },
+    },
+  },
+  constraints: [{ id: 'cap', expr: 'x <= limit', message: 'x is over the limit', policy: 'rollback' }],
+};
+
+type Opener = () => Promise<Store>;
+
+function sqlite(): Opener {
+  const path = tempDbPath();
+  return () => Promise.resolve(SqliteStore.open(path, { pollMs: 3_600_000, auditKey: TEST_AUDIT_KEY }));
+}
+
+function postgres(): Opener {
+  const schema = freshSchema();
+  return () => openPostgres(schema);
+}
+
+/** Two services on one store; `a` has just committed, so its copy is its own; then `b` writes. */
+async function behind(open: Opener, write: Record<string, unknown>): Promise<[CalcService, CalcService]> {
+  const a = new CalcService(await open());
+  const b = new CalcService(await open());
+  await a.createModel(SPEC);
+  await a.mutate('m', { '$.x': 1 });
+  await b.mutate('m', write);
+  return [a, b];
+}
+
+const cases: [string, () => Opener, string | undefined][] = [
+  ['sqlite', sqlite, undefined],
+  ['postgres', postgres, POSTGRES_URL ? undefined : POSTGRES_SKIP_REASON],
+];
+
+describe.each(cases)('a write on a copy another process moved past: %s', (_name, open, skip) => {
+  const test = it.skipIf(skip !== undefined);
+
+  test('is not refused for what only the stale copy holds', async () => {
+    // on a's copy the limit is still 5: x = 50 breaks the constraint there, not in the store
+    const [a, b] = await behind(open(), { '$.limit': 100 });
+    try {
+      expect(await a.mutate('m', { '$.x': 50 })).toMatchObject({ success: true, mutatedPaths: ['$.x'] });
+      expect(await b.getState('m')).toEqual({ x: 50, limit: 100 });
+      expect(await a.verifyAudit('m')).toMatchObject({ valid: true, recordsChecked: 3 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('is refused when the stored state refuses it too', async () => {
+    const [a, b] = await behind(open(), { '$.limit': 3 });
+    try {
+      await expect(a.mutate('m', { '$.x': 4 })).rejects.toMatchObject({ code: 'CONSTRAINT_VIOLATION' });
+      expect(await b.getState('m')).toEqual({ x: 1, limit: 3 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('is not a no-op for what only the stale copy holds', async () => {
+    // a patch that only tests x: true on a's copy (x = 1), false in the store (x = 2)
+    const [a, b] = await behind(open(), { '$.x': 2 });
+    try {
+      await expect(a.patchModel('m', [{ op: 'test', path: '/x', value: 1 }])).rejects.toMatchObject({
+        code: 'INVALID_PATCH',
+      });
+      expect(await a.patchModel('m', [{ op: 'test', path: '/x', value: 2 }])).toMatchObject({
+        success: true,
+        mutatedPaths: [],
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('that both copies accept is run again on the stored state and chained after it', async () => {
+    const [a, b] = await behind(open(), { '$.limit': 7 });
+    try {
+      // x = 2 passes on a's stale copy; its compare-and-set fails and the cycle runs again
+      await a.mutate('m', { '$.x': 2 });
+      expect(await b.getState('m')).toEqual({ x: 2, limit: 7 });
+      const trail = await a.store.auditRecords('m');
+      expect(trail.map((r) => [r.sequence, r.mutations])).toEqual([
+        [0, { '$.x': 1 }],
+        [1, { '$.limit': 7 }],
+        [2, { '$.x': 2 }],
+      ]);
+      expect(await a.verifyAudit('m')).toMatchObject({ valid: true, recordsChecked: 3 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
