@@ -1,20 +1,15 @@
 /**
  * The calc engine's per-evaluation budgets, read once from the environment by every command before
  * it runs (a server applies them to every request it serves). A value that is not a whole number in
- * range stops the command with exit 2 and names the setting.
+ * range stops the command with exit 2 and names the setting. The CLI loads this module (and with it
+ * the engine) only when a setting is given (`calcBudgetsSet`).
  */
 import {
   configureExpressionLimits,
   EXPRESSION_LIMIT_RANGES as LIMIT_RANGES,
   type ExpressionLimits,
 } from '../calc/index.js';
-
-/** Setting → limit. Defaults and ranges: DEFAULT_EXPRESSION_LIMITS and EXPRESSION_LIMIT_RANGES of the calc engine. */
-export const CALC_BUDGET_SETTINGS: Readonly<Record<string, keyof ExpressionLimits>> = {
-  MODELWORKS_CALC_EVAL_TIMEOUT_MS: 'timeoutMs',
-  MODELWORKS_CALC_EVAL_MAX_DEPTH: 'maxDepth',
-  MODELWORKS_CALC_MAX_SEQUENCE: 'maxSequence',
-};
+import { CALC_BUDGET_SETTINGS } from './calc-budget-settings.js';
 
 /** @throws Error naming the setting when a value is malformed or out of range */
 export function applyCalcBudgets(env: NodeJS.ProcessEnv): void {

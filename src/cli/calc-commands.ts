@@ -1,7 +1,7 @@
 /** `modelworks calc …`: validate, test, evaluate and dry-run ModelSpecs from the command line. */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CalcError, dryRun, evalExpression, normalizeSpec, runTests, validateSpec } from '../calc/index.js';
+import type * as CalcEngine from '../calc/index.js';
 
 /** Exit codes shared by every command: 0 ok, 1 failures found, 2 usage or unreadable input. */
 export const EXIT = { ok: 0, failures: 1, usage: 2 } as const;
@@ -38,14 +38,17 @@ export function parseAssignment(text: string): [string, unknown] {
   return [text.slice(0, eq).trim(), value];
 }
 
-async function run(action: () => Promise<number>): Promise<void> {
+/** Runs one command's action with the calc engine, loaded only now so the CLI starts fast. */
+async function run(action: (engine: typeof CalcEngine) => Promise<number>): Promise<void> {
+  let engine: typeof CalcEngine | undefined;
   try {
-    process.exitCode = await action();
+    engine = await import('../calc/index.js');
+    process.exitCode = await action(engine);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`modelworks: ${err.message}\n`);
       process.exitCode = EXIT.usage;
-    } else if (err instanceof CalcError) {
+    } else if (engine && err instanceof engine.CalcError) {
       process.stderr.write(`modelworks: ${err.message}\n`);
       const details = err.details.errors ?? err.details.violations;
       if (Array.isArray(details)) for (const d of details) process.stderr.write(`  - ${JSON.stringify(d)}\n`);
@@ -70,7 +73,7 @@ export function registerCalcCommands(program: Command): Command {
     .option('--json', 'print one JSON report per file')
     .option('--no-tests', 'skip running the embedded tests')
     .action((files: string[], opts: { json?: boolean; tests: boolean }) =>
-      run(async () => {
+      run(async ({ validateSpec }) => {
         let invalid = 0;
         for (const file of files) {
           const report = await validateSpec(readJsonFile(file), { runTests: opts.tests });
@@ -92,7 +95,7 @@ export function registerCalcCommands(program: Command): Command {
     .description("Run specs' embedded tests through the real reactive pipeline")
     .argument('<spec...>', 'ModelSpec JSON files')
     .action((files: string[]) =>
-      run(async () => {
+      run(async ({ normalizeSpec, runTests }) => {
         let passed = 0;
         let failed = 0;
         for (const file of files) {
@@ -119,7 +122,7 @@ export function registerCalcCommands(program: Command): Command {
     .option('--library <file>', 'JSON file holding a library (a definition string or {define|layers})')
     .option('--constants <file>', 'JSON file holding the constants object')
     .action((expr: string, opts: { input?: string; library?: string; constants?: string }) =>
-      run(async () => {
+      run(async ({ evalExpression }) => {
         const input = opts.input ? readJsonFile(opts.input) : {};
         const library = opts.library ? readJsonFile(opts.library) : undefined;
         const constants = opts.constants ? readJsonFile(opts.constants) : {};
@@ -146,7 +149,7 @@ export function registerCalcCommands(program: Command): Command {
       [] as string[],
     )
     .action((file: string, opts: { set: string[] }) =>
-      run(async () => {
+      run(async ({ dryRun }) => {
         const mutations = Object.fromEntries(opts.set.map(parseAssignment));
         const { state, result } = await dryRun(readJsonFile(file), mutations);
         if (result && result.flaggedConstraints.length > 0) {

@@ -5,7 +5,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
-import type { Command } from 'commander';
 import { CalcError } from '../calc/index.js';
 import { CalcClient } from '../remote/calc-client.js';
 import type { CalcApi } from '../service/calc-api.js';
@@ -343,11 +342,15 @@ export function completer(modelIds: () => Promise<string[]>) {
   };
 }
 
-async function openCalc(opts: {
+export interface ConsoleOptions {
   url?: string;
   apiKey?: string;
   store?: string;
-}): Promise<{ calc: CalcApi & { close(): Promise<void> }; where: string }> {
+}
+
+async function openCalc(
+  opts: ConsoleOptions,
+): Promise<{ calc: CalcApi & { close(): Promise<void> }; where: string }> {
   const url = opts.url ?? process.env.MODELWORKS_SERVER_URL;
   if (url) {
     const calc = new CalcClient({ url, apiKey: opts.apiKey ?? process.env.MODELWORKS_API_KEY });
@@ -357,52 +360,45 @@ async function openCalc(opts: {
   return { calc: new CalcService(store), where: `${store.kind} store` };
 }
 
-export function registerConsoleCommand(calcGroup: Command): void {
-  calcGroup
-    .command('console')
-    .description('Interactive shell on the models: one command per operation, Tab completion, history')
-    .option('--url <url>', 'work on a `modelworks serve` server (also MODELWORKS_SERVER_URL)')
-    .option('--api-key <key>', "the server's API key (prefer MODELWORKS_API_KEY)")
-    .option('--store <store>', 'embedded store: sqlite:PATH, memory or postgres://… (also MODELWORKS_STORE)')
-    .action(async (opts: { url?: string; apiKey?: string; store?: string }) => {
-      let opened;
-      try {
-        opened = await openCalc(opts);
-      } catch (err) {
-        process.stderr.write(`modelworks: ${(err as Error).message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      const { calc, where } = opened;
-      const rl: Interface = createInterface({
-        input: process.stdin,
-        output: process.stdout,
-        prompt: 'modelworks> ',
-        historySize: 500,
-        completer: completer(() => calc.listModels()),
-      });
-      const out: Out = (text) => process.stdout.write(`${text}\n`);
-      out(`modelworks console on ${where}; help lists the commands, Tab completes, quit leaves`);
-      rl.prompt();
-      // one line at a time, in order, even when lines arrive faster than commands finish
-      let queue = Promise.resolve(true);
-      let closed = false;
-      rl.on('line', (line) => {
-        queue = queue.then(async (go) => {
-          if (!go) return false;
-          const more = await runLine(calc, line, out);
-          if (!more) rl.close();
-          else if (!closed) rl.prompt();
-          return more;
-        });
-      });
-      await new Promise<void>((resolve) =>
-        rl.once('close', () => {
-          closed = true;
-          resolve();
-        }),
-      );
-      await queue;
-      await calc.close();
+/** `modelworks calc console`: the session on stdin/stdout until `quit` or end of input. */
+export async function runConsole(opts: ConsoleOptions): Promise<void> {
+  let opened;
+  try {
+    opened = await openCalc(opts);
+  } catch (err) {
+    process.stderr.write(`modelworks: ${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const { calc, where } = opened;
+  const rl: Interface = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    prompt: 'modelworks> ',
+    historySize: 500,
+    completer: completer(() => calc.listModels()),
+  });
+  const out: Out = (text) => process.stdout.write(`${text}\n`);
+  out(`modelworks console on ${where}; help lists the commands, Tab completes, quit leaves`);
+  rl.prompt();
+  // one line at a time, in order, even when lines arrive faster than commands finish
+  let queue = Promise.resolve(true);
+  let closed = false;
+  rl.on('line', (line) => {
+    queue = queue.then(async (go) => {
+      if (!go) return false;
+      const more = await runLine(calc, line, out);
+      if (!more) rl.close();
+      else if (!closed) rl.prompt();
+      return more;
     });
+  });
+  await new Promise<void>((resolve) =>
+    rl.once('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  await queue;
+  await calc.close();
 }

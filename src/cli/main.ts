@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-/** The `modelworks` command: one program, a sub-command group per engine. */
+/**
+ * The `modelworks` command: one program, a sub-command group per engine. Registering the commands
+ * loads no engine, store or server: each command's action loads what it uses when it runs, so
+ * `--version`, `--help` and usage errors start as fast as commander itself.
+ */
 import { Command } from 'commander';
-import { applyCalcBudgets } from './calc-budgets.js';
+import { calcBudgetsSet } from './calc-budget-settings.js';
 import { registerCalcCommands } from './calc-commands.js';
-import { registerConsoleCommand } from './console.js';
+import { registerConsoleCommand } from './console-command.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerSheetCommands } from './sheet-commands.js';
@@ -18,8 +22,11 @@ const program = new Command('modelworks')
     process.exit(err.exitCode === 0 ? 0 : 2);
   });
 
-program.hook('preAction', () => {
+program.hook('preAction', async () => {
+  // with no budget set there is nothing to configure, and the engine stays unloaded
+  if (!calcBudgetsSet(process.env)) return;
   try {
+    const { applyCalcBudgets } = await import('./calc-budgets.js');
     applyCalcBudgets(process.env);
   } catch (err) {
     process.stderr.write(`modelworks: ${(err as Error).message}\n`);

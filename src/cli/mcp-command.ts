@@ -1,88 +1,10 @@
 /**
- * `modelworks mcp`: the MCP server over stdio (default) or Streamable HTTP (`--http`, or
- * MODELWORKS_MCP_TRANSPORT=http; bind and port also from MODELWORKS_MCP_HTTP_BIND/_PORT).
+ * Registers `modelworks mcp`: the MCP server over stdio (default) or Streamable HTTP (`--http`, or
+ * MODELWORKS_MCP_TRANSPORT=http; bind and port also from MODELWORKS_MCP_HTTP_BIND/_PORT). The
+ * server's modules (mcp-action.ts) are loaded when the command runs, not at start-up.
  */
 import type { Command } from 'commander';
-import { BrowserCalc } from '../remote/browser-calc.js';
-import { BrowserPairing } from '../remote/browser-pairing.js';
-import { CalcClient } from '../remote/calc-client.js';
-import { pairBrowserTool } from '../mcp/pair-tool.js';
-import type { ToolDefinition } from '../mcp/tool.js';
-import type { CalcApi } from '../service/calc-api.js';
-import { CalcService } from '../service/calc-service.js';
-import { loadGuidanceTopics } from '../service/guidance/catalog.js';
-import { openStore } from '../store/open-store.js';
-import { serveHttp, sessionIdleMsFromEnv } from '../mcp/http.js';
-import { createMcpServer } from '../mcp/server.js';
-import { serveStdio } from '../mcp/stdio.js';
-import { sheetWorkers } from '../service/sheet-workers.js';
-import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
-
-const log = (message: string): void => {
-  process.stderr.write(`modelworks: ${message}\n`);
-};
-
-function parseGroups(text: string): Set<'calc' | 'synth'> {
-  const groups = new Set<'calc' | 'synth'>();
-  for (const part of text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    if (part !== 'calc' && part !== 'synth')
-      throw new Error(`--tools takes calc, synth or calc,synth (got '${part}')`);
-    groups.add(part);
-  }
-  return groups;
-}
-
-interface McpOptions {
-  http?: boolean;
-  host?: string;
-  port?: string;
-  tools: string;
-  store?: string;
-  url?: string;
-  apiKey?: string;
-  browser?: boolean;
-}
-
-/** The calc operations: a REST client in remote mode, else the embedded service on a store. */
-async function openCalc(
-  opts: McpOptions,
-): Promise<{ calc: CalcApi & { close(): Promise<void> }; modeLine: string; tools?: ToolDefinition[] }> {
-  const url = opts.url ?? process.env.MODELWORKS_SERVER_URL;
-  if (opts.browser && !url) log('--browser needs --url (a `modelworks serve` server); running embedded');
-  if (url && opts.browser) {
-    try {
-      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
-    } catch {
-      throw new Error(`--url must be an http(s) URL (got '${url}')`);
-    }
-    const apiKey = opts.apiKey ?? process.env.MODELWORKS_API_KEY;
-    const pairing = new BrowserPairing({ baseUrl: url, apiKey });
-    return {
-      calc: new BrowserCalc(pairing, { url, apiKey }),
-      modeLine: `remote mode with a browser, ${url.replace(/\/+$/, '')}`,
-      tools: [pairBrowserTool(pairing)],
-    };
-  }
-  if (url) {
-    try {
-      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
-    } catch {
-      throw new Error(`--url must be an http(s) URL (got '${url}')`);
-    }
-    const calc = new CalcClient({ url, apiKey: opts.apiKey ?? process.env.MODELWORKS_API_KEY });
-    return { calc, modeLine: `remote mode, ${calc.baseUrl}` };
-  }
-  let store;
-  try {
-    store = await openStore(opts.store ?? process.env.MODELWORKS_STORE);
-  } catch (err) {
-    throw new Error(`cannot open the store: ${(err as Error).message}`);
-  }
-  return { calc: new CalcService(store), modeLine: `embedded mode, ${store.kind} store` };
-}
+import type { McpOptions } from './mcp-action.js';
 
 export function registerMcpCommand(program: Command): void {
   program
@@ -103,85 +25,7 @@ export function registerMcpCommand(program: Command): void {
     .option('--api-key <key>', "the remote server's API key (prefer MODELWORKS_API_KEY)")
     .option('--browser', 'with --url: pair with a browser sandbox first (adds the pair_browser tool)')
     .action(async (opts: McpOptions) => {
-      let groups: Set<'calc' | 'synth'>;
-      try {
-        groups = parseGroups(opts.tools);
-      } catch (err) {
-        log((err as Error).message);
-        process.exitCode = 2;
-        return;
-      }
-      const transport = (process.env.MODELWORKS_MCP_TRANSPORT ?? '').trim().toLowerCase();
-      if (transport !== '' && transport !== 'stdio' && transport !== 'http') {
-        log(`MODELWORKS_MCP_TRANSPORT must be stdio or http (got '${transport}')`);
-        process.exitCode = 2;
-        return;
-      }
-      const http = opts.http === true || transport === 'http';
-      const host = opts.host ?? (process.env.MODELWORKS_MCP_HTTP_BIND?.trim() || '127.0.0.1');
-      const portText = opts.port ?? (process.env.MODELWORKS_MCP_HTTP_PORT?.trim() || '8086');
-      const port = Number(portText);
-      if (!/^\d+$/.test(portText) || port > 65535) {
-        log(`--port / MODELWORKS_MCP_HTTP_PORT must be 0..65535 (got '${portText}')`);
-        process.exitCode = 2;
-        return;
-      }
-      let sessionIdleMs = 0;
-      try {
-        if (http) sessionIdleMs = sessionIdleMsFromEnv();
-        if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
-      } catch (err) {
-        log((err as Error).message);
-        process.exitCode = 2;
-        return;
-      }
-      let opened;
-      try {
-        opened = await openCalc(opts);
-      } catch (err) {
-        log((err as Error).message);
-        process.exitCode = 2;
-        return;
-      }
-      let synth: SynthMcpGroup | undefined;
-      try {
-        if (groups.has('synth')) synth = synthMcpGroup(process.env, log);
-      } catch (err) {
-        log((err as Error).message);
-        process.exitCode = 2;
-        return;
-      }
-      const calc = opened.calc;
-      const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
-      const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
-      const make = () =>
-        createMcpServer({
-          calc,
-          guidanceTopics,
-          groups,
-          modeLine,
-          extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
-          ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
-        });
-      if (!http) {
-        await serveStdio(make());
-        await synth?.close();
-        await calc.close();
-        return;
-      }
-      const allowedOrigins = (process.env.MODELWORKS_MCP_ALLOWED_ORIGINS ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      const running = await serveHttp({ host, port, createServer: make, allowedOrigins, log, sessionIdleMs });
-      log(`MCP over Streamable HTTP at ${running.url} (${modeLine})`);
-      const stop = (): void => {
-        void running
-          .close()
-          .then(() => synth?.close())
-          .then(() => calc.close());
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      const { runMcp } = await import('./mcp-action.js');
+      await runMcp(opts);
     });
 }

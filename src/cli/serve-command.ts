@@ -1,29 +1,9 @@
 /**
- * `modelworks serve`: the REST API, WebSocket subscriptions and /mcp on one Fastify server, over a
- * store several processes may share. MODELWORKS_API_KEY turns the key check on.
+ * Registers `modelworks serve`: the REST API, WebSocket subscriptions and /mcp on one Fastify
+ * server. The server's modules (serve-action.ts) are loaded when the command runs, not at start-up.
  */
 import type { Command } from 'commander';
-import { buildApp } from '../http/app.js';
-import { createMcpServer } from '../mcp/server.js';
-import { sessionIdleMsFromEnv } from '../mcp/http.js';
-import { CalcService } from '../service/calc-service.js';
-import { loadGuidanceTopics } from '../service/guidance/catalog.js';
-import { openStore } from '../store/open-store.js';
-import { CardRunner } from '../service/card-runner.js';
-import { PairingService } from '../service/pairing.js';
-import { sandboxHtml } from '../service/web-assets.js';
-import { shareLinkBuilder } from '../service/share-links.js';
-import { sheetWorkers } from '../service/sheet-workers.js';
-
-const log = (message: string): void => {
-  process.stderr.write(`modelworks: ${message}\n`);
-};
-
-const listFromEnv = (text: string | undefined): string[] =>
-  (text ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+import type { ServeOptions } from './serve-action.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -36,78 +16,8 @@ export function registerServeCommand(program: Command): void {
       'where models live: sqlite:PATH (default: a file under the user data directory), memory, or postgres://…; also MODELWORKS_STORE',
     )
     .option('--log-level <level>', 'request log level on stderr: silent, error, warn, info, debug', 'warn')
-    .action(async (opts: { host: string; port: string; store?: string; logLevel: string }) => {
-      const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        log(`--port must be 0..65535 (got '${opts.port}')`);
-        process.exitCode = 2;
-        return;
-      }
-      let mcpSessionIdleMs: number;
-      try {
-        mcpSessionIdleMs = sessionIdleMsFromEnv();
-        sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
-      } catch (err) {
-        log((err as Error).message);
-        process.exitCode = 2;
-        return;
-      }
-      let store;
-      try {
-        store = await openStore(opts.store ?? process.env.MODELWORKS_STORE);
-      } catch (err) {
-        log(`cannot open the store: ${(err as Error).message}`);
-        process.exitCode = 2;
-        return;
-      }
-      const calc = new CalcService(store);
-      const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
-      const modeLine = `server mode, ${store.kind} store`;
-      const apiKey = process.env.MODELWORKS_API_KEY || undefined;
-      // one card runner for /mcp sessions and the share pages; links point at this server
-      // (MODELWORKS_PUBLIC_URL when it sits behind a proxy), known once it listens
-      const runner = new CardRunner();
-      let publicUrl = process.env.MODELWORKS_PUBLIC_URL?.trim() || undefined;
-      const pairing = new PairingService({});
-      const app = await buildApp({
-        calc,
-        apiKey,
-        allowedOrigins: listFromEnv(
-          process.env.MODELWORKS_ALLOWED_ORIGINS ?? process.env.MODELWORKS_MCP_ALLOWED_ORIGINS,
-        ),
-        bindHost: opts.host,
-        mcpSessionIdleMs,
-        createMcpServer: () =>
-          createMcpServer({
-            calc,
-            guidanceTopics,
-            groups: new Set(['calc']),
-            modeLine,
-            cards: { runner, ...(publicUrl ? { shareLinks: shareLinkBuilder(publicUrl) } : {}) },
-          }),
-        sandbox: { pairing, sandboxHtml },
-        share: { runner },
-        ...(opts.logLevel === 'silent' ? {} : { log: { level: opts.logLevel, stream: process.stderr } }),
-      });
-      try {
-        await app.listen({ host: opts.host, port });
-      } catch (err) {
-        log(`cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}`);
-        await calc.close();
-        process.exitCode = 2;
-        return;
-      }
-      const address = app.server.address();
-      const actualPort = typeof address === 'object' && address ? address.port : port;
-      const shownHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-      publicUrl ??= `http://${shownHost}:${actualPort}`;
-      log(
-        `serving http://${shownHost}:${actualPort} (REST, /mcp, /openapi.json; ${modeLine}; ${apiKey ? 'API key required' : 'no API key: open to anyone who can reach it'})`,
-      );
-      const stop = (): void => {
-        void app.close().then(() => calc.close());
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+    .action(async (opts: ServeOptions) => {
+      const { runServe } = await import('./serve-action.js');
+      await runServe(opts);
     });
 }

@@ -6,8 +6,6 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_LIMITS } from '../sheet/index.js';
-import { convertSpreadsheetBytes } from '../service/sheet-service.js';
 
 const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
@@ -17,6 +15,11 @@ interface FromXlsxOptions {
 }
 
 async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
+  // loaded here, not at start-up: the converter costs nothing to the other commands
+  const [{ DEFAULT_LIMITS }, { convertSpreadsheetBytes }] = await Promise.all([
+    import('../sheet/index.js'),
+    import('../service/sheet-service.js'),
+  ]);
   let bytes: Uint8Array;
   try {
     const size = statSync(book).size;

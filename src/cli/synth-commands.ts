@@ -1,47 +1,16 @@
-/** `modelworks synth …`: grind, validate, analyze, components, convert and replay from the command line. */
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { performance } from 'node:perf_hooks';
-import type { Writable } from 'node:stream';
+/**
+ * Registers `modelworks synth …`: grind, validate, analyze, components, convert, replay and serve.
+ * Registration is cheap: what a command runs (synth-actions.ts, the synth engine) is loaded when
+ * that command runs, not at start-up.
+ */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import type { Edition, LoadOptions, OutputFormat, SynthModel } from '../synth/index.js';
-import { loadAllowlists } from '../service/synth-allowlists.js';
-import { limitsFromEnv } from '../service/synth-settings.js';
-import { fileLoadOptions } from '../synth-io/index.js';
-import {
-  OUTPUT_FORMATS,
-  SynthError,
-  SynthRun,
-  analyzeModel,
-  componentsJson,
-  componentsMarkdown,
-  componentsText,
-  formatForPath,
-  formatReplayReport,
-  loadSynthModel,
-  parseModel,
-  parseProperties,
-  renderChunks,
-  replayCorpus,
-  resolveSeed,
-  validateModelAsync,
-  writeModel,
-} from '../synth/index.js';
-import { failureText } from './synth-failure.js';
-import { corpusFromDirectory } from './synth-files.js';
+import type { Edition, OutputFormat } from '../synth/index.js';
+import type { AnalyzeOptions } from './synth-actions.js';
 import { registerSynthServe } from './synth-serve-command.js';
 
-/** Our own small stand-in tables (examples/synth/tables, laid out like the conformance corpus). */
-const STAND_IN_TABLES = fileURLToPath(new URL('../../examples/synth/tables', import.meta.url));
-
-/** Exit codes shared by every synth command. */
-const EXIT_OK = 0;
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
+/** The engine's OUTPUT_FORMATS, spelled out so that listing them costs no engine load (a test holds them equal). */
+export const GRIND_FORMATS: readonly OutputFormat[] = ['csv', 'raw', 'ndjson', 'json'];
 
 function parseCount(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer');
@@ -55,288 +24,12 @@ function parseSeed(value: string): bigint {
   return BigInt.asIntN(64, seed);
 }
 
-function freshSeed(): bigint {
-  // Positive 63-bit, so the reported seed reproduces the run when passed back as --seed.
-  return randomBytes(8).readBigUInt64BE() >> 1n || 1n;
-}
-
-function readModelText(path: string): string {
-  return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
-}
-
 const EDITIONS: readonly Edition[] = ['full', 'free'];
 
 function editionOption(): Option {
   return new Option('--edition <edition>', 'full: every component; free: emulate the Free edition gates')
     .choices(EDITIONS)
     .default('full');
-}
-
-/**
- * Load options for a model file: allowlists and budgets from MODELWORKS_SYNTH_* (a malformed
- * setting is an error naming it), the file's folder and the working directory for relative
- * paths, real ports.
- */
-function loadOptionsFor(path: string, edition: Edition): LoadOptions {
-  return {
-    ...fileLoadOptions(path === '-' ? undefined : path, loadAllowlists(), edition),
-    limits: limitsFromEnv(process.env),
-  };
-}
-
-function fail(message: string, code = EXIT_FAILED): void {
-  process.stderr.write(`modelworks synth: ${message}\n`);
-  process.exitCode = code;
-}
-
-/** Writes with back-pressure: waits for 'drain' whenever the stream's buffer is full. */
-async function writeAll(out: Writable, chunk: string): Promise<void> {
-  if (!out.write(chunk)) await once(out, 'drain');
-}
-
-function progressBar(done: number, total: number): string {
-  const width = 30;
-  const filled = Math.round((done / total) * width);
-  return `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${((100 * done) / total).toFixed(0)}%`;
-}
-
-interface GrindOptions {
-  edition: Edition;
-  seed?: bigint;
-  modelSeed: boolean;
-  count: number;
-  header: boolean;
-  quiet: boolean;
-  format: OutputFormat;
-  output?: string;
-  /** A `.properties` formats config (`format.<type>.<locale>`, `address.unitLabels...`). */
-  formats?: string;
-}
-
-async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
-  let model: SynthModel;
-  let run: SynthRun;
-  let seedInfo: ReturnType<typeof resolveSeed>;
-  let load: LoadOptions;
-  try {
-    load = loadOptionsFor(modelPath, opts.edition);
-  } catch (err) {
-    fail(failureText(err, 'read the synth settings'));
-    return;
-  }
-  try {
-    model = parseModel(readModelText(modelPath));
-    seedInfo = resolveSeed(opts.seed, model, freshSeed, !opts.modelSeed);
-    // The formats config is the operator's own file (like --output), not model data: no allowlist.
-    const formats =
-      opts.formats === undefined ? undefined : parseProperties(readFileSync(opts.formats, 'utf8'));
-    // The load phase reads every outside source first; generation then streams synchronously.
-    const prepared = await loadSynthModel(model, { ...load, formats });
-    run = new SynthRun(prepared, seedInfo.seed);
-  } catch (err) {
-    fail(failureText(err, `read ${modelPath}`));
-    return;
-  }
-  if (!opts.quiet && seedInfo.seedSource === 'random')
-    process.stderr.write(`Using random seed ${seedInfo.seed}\n`);
-  const out: Writable = opts.output === undefined ? process.stdout : createWriteStream(opts.output);
-  const showProgress = !opts.quiet && process.stderr.isTTY && opts.count >= 1_000_000;
-  const started = performance.now();
-  let lastDraw = started;
-  let rows = 0;
-  const chunkRows = 2048;
-  try {
-    for (const chunk of renderChunks(run, {
-      count: opts.count,
-      format: opts.format,
-      header: opts.header,
-      chunkRows,
-    })) {
-      await writeAll(out, chunk);
-      rows = Math.min(opts.count, rows + chunkRows);
-      if (showProgress && performance.now() - lastDraw > 250) {
-        lastDraw = performance.now();
-        process.stderr.write(progressBar(rows, opts.count));
-      }
-    }
-  } catch (err) {
-    // A reader that stops early (`| head`) is not an error.
-    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
-    fail(failureText(err, 'generate'));
-    return;
-  } finally {
-    if (showProgress) process.stderr.write('\r\x1b[K');
-    if (out !== process.stdout) {
-      out.end();
-      await once(out, 'finish');
-    }
-  }
-  const seconds = (performance.now() - started) / 1000;
-  if (!opts.quiet) {
-    const rate = seconds > 0 ? opts.count / seconds : 0;
-    process.stderr.write(
-      `Emitted ${opts.count} observation(s) in ${seconds.toFixed(3)}s (${rate.toFixed(1)} obs/s)\n`,
-    );
-  }
-}
-
-async function validateFiles(files: string[], json: boolean, edition: Edition): Promise<void> {
-  const results: ValidateEntry[] = [];
-  for (const file of files) results.push(await validateFile(file, edition));
-  const success = results.every((r) => r.valid);
-  if (json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
-  else {
-    for (const r of results) {
-      if (r.valid) process.stdout.write(`OK   ${r.model} (root ${r.rootName}, ${r.nodeCount} nodes)\n`);
-      else {
-        process.stdout.write(`FAIL ${r.model}\n`);
-        if (r.loadError !== undefined) process.stdout.write(`  load error: ${r.loadError}\n`);
-        for (const f of r.failures) process.stdout.write(`  ${f.nodeType} "${f.nodeName}": ${f.message}\n`);
-      }
-    }
-  }
-  process.exitCode = success ? EXIT_OK : EXIT_FAILED;
-}
-
-interface ValidateEntry {
-  model: string;
-  valid: boolean;
-  rootName: string | null;
-  nodeCount: number | null;
-  failures: { nodeName: string; nodeType: string; message: string }[];
-  loadError?: string;
-}
-
-async function validateFile(file: string, edition: Edition): Promise<ValidateEntry> {
-  const model = file === '-' ? '-' : resolve(file);
-  const unloadable = (loadError: string): ValidateEntry => ({
-    model,
-    valid: false,
-    rootName: null,
-    nodeCount: null,
-    failures: [],
-    loadError,
-  });
-  let text: string;
-  try {
-    text = readModelText(file);
-  } catch (err) {
-    return unloadable(failureText(err, `read ${file}`));
-  }
-  try {
-    return { model, ...(await validateModelAsync(parseModel(text), loadOptionsFor(file, edition))) };
-  } catch (err) {
-    // a SynthError, or a malformed allowlist setting: this file's load error either way
-    return unloadable(failureText(err, `validate ${file}`));
-  }
-}
-
-interface AnalyzeOptions {
-  edition: Edition;
-  json: boolean;
-  throughput: boolean;
-  samples: number;
-  warmupMs: number;
-  isolate: boolean;
-  isolateRounds: number;
-  isolateIterations: number;
-  isolateWarmupRounds: number;
-  isolateThreshold: string;
-}
-
-async function analyzeFiles(files: string[], opts: AnalyzeOptions): Promise<void> {
-  const threshold = Number(opts.isolateThreshold);
-  if (!(threshold > 0)) {
-    fail('--isolate-threshold must be a positive number', EXIT_USAGE);
-    return;
-  }
-  const results: AnalyzeEntry[] = [];
-  for (const file of files) results.push(await analyzeFile(file, opts, threshold));
-  printAnalysis(results, opts.json);
-}
-
-type AnalyzeEntry =
-  | ({ model: string; written: boolean; error: null } & ReturnType<typeof analyzeModel>)
-  | { model: string; error: string };
-
-async function analyzeFile(file: string, opts: AnalyzeOptions, threshold: number): Promise<AnalyzeEntry> {
-  const model = file === '-' ? '-' : resolve(file);
-  try {
-    const parsed = parseModel(readModelText(file));
-    const load = loadOptionsFor(file, opts.edition);
-    // Models needing a database or a service are loaded in full first; others load inside.
-    let source: Parameters<typeof analyzeModel>[0] = parsed;
-    try {
-      source = await loadSynthModel(parsed, load);
-    } catch {
-      // Let analyzeModel decide: components this build lacks still get complexity figures.
-    }
-    const analysis = analyzeModel(source, {
-      load,
-      throughput: opts.throughput,
-      samples: opts.samples,
-      warmupMs: opts.warmupMs,
-      isolate: opts.isolate,
-      isolateRounds: opts.isolateRounds,
-      isolateIterations: opts.isolateIterations,
-      isolateWarmupRounds: opts.isolateWarmupRounds,
-      isolateThreshold: threshold,
-      now: () => performance.now(),
-      timestamp: new Date().toISOString(),
-    });
-    // Write-back of analysis.* into the file is not implemented yet, so nothing is written.
-    return { model, ...analysis, written: false, error: null };
-  } catch (err) {
-    return { model, error: failureText(err, `analyse ${file}`) };
-  }
-}
-
-function printAnalysis(results: AnalyzeEntry[], json: boolean): void {
-  const opts = { json };
-  const success = results.every((r) => r.error === null);
-  if (opts.json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
-  else {
-    for (const r of results) {
-      if ('complexity' in r) {
-        process.stdout.write(`${r.model}\n  ${r.complexity.summary}\n`);
-        if (r.throughput !== null) {
-          const t = r.throughput;
-          process.stdout.write(
-            `  throughput: ${t.sampleCount} in ${t.sampleDurationMs} ms (${t.observationsPerSecond.toFixed(3)} obs/s)\n`,
-          );
-        }
-        if (r.isolatedBenchmark !== null) {
-          const b = r.isolatedBenchmark;
-          process.stdout.write(
-            `  isolated: baseline ${b.baselineNanosPerCall.toFixed(1)} ns/call, ${b.problemNodeCount} problem node(s)\n`,
-          );
-          for (const p of b.problemNodes)
-            process.stdout.write(
-              `    ${p.label} x${p.relativeMultiplier.toFixed(1)} (confidence ${p.confidence.toFixed(2)})\n`,
-            );
-        }
-      } else process.stdout.write(`${r.model}\n  error: ${r.error}\n`);
-    }
-  }
-  process.exitCode = success ? EXIT_OK : EXIT_FAILED;
-}
-
-function convert(from: string, to: string): void {
-  const format = formatForPath(to);
-  if (format === undefined) {
-    fail(`cannot tell the format of "${to}" (use .xml, .json or .sgm)`, EXIT_USAGE);
-    return;
-  }
-  try {
-    const model = parseModel(readModelText(from));
-    const text = writeModel(model, format);
-    // Refuse to write a conversion that would not read back as the same model.
-    if (JSON.stringify(parseModel(text)) !== JSON.stringify(model))
-      throw new SynthError('SYNTH_PARSE', 'conversion is not lossless');
-    writeFileSync(to, text);
-  } catch (err) {
-    fail(failureText(err, `convert ${from}`));
-  }
 }
 
 /** Registers the `synth` command group on the program. */
@@ -355,7 +48,7 @@ export function registerSynthCommands(program: Command): void {
     .option('--header', 'emit the CSV header row dim0,dim1,...', false)
     .option('--quiet', 'no summary or progress on stderr', false)
     .addOption(editionOption())
-    .addOption(new Option('--format <format>', 'output format').choices(OUTPUT_FORMATS).default('csv'))
+    .addOption(new Option('--format <format>', 'output format').choices(GRIND_FORMATS).default('csv'))
     .option('--output <file>', 'write to a file instead of stdout')
     .option('--formats <file>', 'formats config (.properties: format.<type>.<locale>, address.unitLabels...)')
     .action(
@@ -374,6 +67,7 @@ export function registerSynthCommands(program: Command): void {
       ) => {
         // commander folds --seed N and --no-seed into one property: false means "--no-seed".
         const seed = typeof opts.seed === 'bigint' ? opts.seed : undefined;
+        const { grind } = await import('./synth-actions.js');
         await grind(model, { ...opts, seed, modelSeed: opts.seed !== false });
       },
     );
@@ -384,9 +78,10 @@ export function registerSynthCommands(program: Command): void {
     .argument('<files...>', 'model files')
     .option('--json', 'one JSON report on stdout', false)
     .addOption(editionOption())
-    .action((files: string[], opts: { json: boolean; edition: Edition }) =>
-      validateFiles(files, opts.json, opts.edition),
-    );
+    .action(async (files: string[], opts: { json: boolean; edition: Edition }) => {
+      const { validateFiles } = await import('./synth-actions.js');
+      await validateFiles(files, opts.json, opts.edition);
+    });
 
   synth
     .command('analyze')
@@ -406,7 +101,10 @@ export function registerSynthCommands(program: Command): void {
     .option('--isolate-warmup-rounds <n>', 'unmeasured rounds per node', parseCount, 3)
     .option('--isolate-threshold <x>', 'multiplier above which a node is a problem', '3.0')
     .addOption(editionOption())
-    .action((files: string[], opts: AnalyzeOptions) => analyzeFiles(files, opts));
+    .action(async (files: string[], opts: AnalyzeOptions) => {
+      const { analyzeFiles } = await import('./synth-actions.js');
+      await analyzeFiles(files, opts);
+    });
 
   synth
     .command('components')
@@ -414,18 +112,9 @@ export function registerSynthCommands(program: Command): void {
     .option('--json', 'descriptor JSON ({edition, totalCount, components})', false)
     .option('--markdown', 'a Markdown reference', false)
     .addOption(editionOption())
-    .action((opts: { json: boolean; markdown: boolean; edition: Edition }) => {
-      if (opts.json && opts.markdown) {
-        fail('give --json or --markdown, not both', EXIT_USAGE);
-        return;
-      }
-      process.stdout.write(
-        opts.json
-          ? componentsJson(opts.edition)
-          : opts.markdown
-            ? componentsMarkdown(opts.edition)
-            : componentsText(opts.edition),
-      );
+    .action(async (opts: { json: boolean; markdown: boolean; edition: Edition }) => {
+      const { components } = await import('./synth-actions.js');
+      components(opts);
     });
 
   synth
@@ -433,7 +122,10 @@ export function registerSynthCommands(program: Command): void {
     .description('rewrite a model in the syntax its target extension names (.xml, .json, .sgm)')
     .argument('<from>', 'model file, or - for stdin')
     .argument('<to>', 'target file')
-    .action((from: string, to: string) => convert(from, to));
+    .action(async (from: string, to: string) => {
+      const { convert } = await import('./synth-actions.js');
+      convert(from, to);
+    });
 
   synth
     .command('replay')
@@ -445,16 +137,9 @@ export function registerSynthCommands(program: Command): void {
     )
     .option('--no-stand-ins', 'do not fall back to the bundled stand-in tables')
     .addOption(editionOption())
-    .action((dir: string, opts: { tables?: string; standIns: boolean; edition: Edition }) => {
-      const cases = replayCorpus(corpusFromDirectory(resolve(dir)), {
-        edition: opts.edition,
-        tables: opts.tables === undefined ? undefined : corpusFromDirectory(resolve(opts.tables)),
-        standIns: opts.standIns ? corpusFromDirectory(STAND_IN_TABLES) : undefined,
-      });
-      process.stdout.write(formatReplayReport(cases));
-      const failed = cases.some((c) => c.status === 'failed');
-      const passed = cases.some((c) => c.status === 'passed' || c.status === 'shape');
-      process.exitCode = failed || !passed ? EXIT_FAILED : EXIT_OK;
+    .action(async (dir: string, opts: { tables?: string; standIns: boolean; edition: Edition }) => {
+      const { replay } = await import('./synth-actions.js');
+      replay(dir, opts);
     });
 
   registerSynthServe(synth);
