@@ -2,44 +2,84 @@
  * Static dependency extraction: which document addresses an expression reads, as address patterns.
  * Schema-blind, like the reference engine, with its known gaps closed: predicate fields resolve
  * against the element, variable tails record nothing, element scopes survive nested calls,
- * `items.{…}` is an element scope, and `$$` is always the root.
+ * `items.{…}` is an element scope, `$$` is the evaluation's input, and a bare `$`, `$$` or `$parent`
+ * (`$count($keys($))`, `$string($parent)`) reads the whole of what it names.
+ *
+ * Each pattern also says whether it is read through the expression's own row (`$parent.x` in a
+ * `[*]` derivation, element names in a `[*]` meta): such a read depends on that row alone, which is
+ * what lets a write inside one row recompute that row only.
  */
 import { WILDCARD, type Path, type Segment } from './address.js';
 import type { JsonataNode } from './expression.js';
 import { isObject } from './json.js';
 
+/** Where a name resolves, and whether that place lies inside the expression's own row. */
+interface Base {
+  path: Segment[];
+  local: boolean;
+}
+
 interface Scope {
   /** Where plain field names resolve; null = not the document (a variable's value), record nothing. */
-  base: Segment[] | null;
+  base: Base | null;
   /** What `$parent` resolves to (element pattern of a `[*]` target), or null outside one. */
   parent: Segment[] | null;
+  /** What `$$` resolves to: the evaluation's input. */
+  root: Base;
 }
 
 type Node = Record<string, unknown>;
+type Record_ = (p: Segment[], local: boolean) => void;
 
 export interface ExtractOptions {
-  /** Context the expression runs against; default the root. */
+  /** Context the expression runs against; default the root. Also what `$$` is. */
   scope?: Path;
   /** The `[*]` element pattern `$parent` is bound to. */
   parent?: Path;
+  /** The scope is one row of a `[*]` pattern (a `[*]` meta's element): reads under it are row-local. */
+  scopeIsRow?: boolean;
 }
 
-/** Extracts dependency patterns (deduplicated, in first-seen order). */
-export function extractDependencies(ast: JsonataNode, options: ExtractOptions = {}): Path[] {
-  const seen = new Map<string, Path>();
-  const record = (p: Segment[]): void => {
-    const key = p.map((s) => (s === WILDCARD ? '[*]' : typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
-    if (!seen.has(key)) seen.set(key, p.slice());
+/** One extracted pattern and whether it is read through the expression's own row only. */
+export interface Dependency {
+  path: Path;
+  local: boolean;
+}
+
+function keyOf(p: readonly Segment[]): string {
+  return p.map((s) => (s === WILDCARD ? '[*]' : typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+}
+
+/** Extracts dependency patterns with their row locality (deduplicated, in first-seen order). */
+export function extractDependencyInfo(ast: JsonataNode, options: ExtractOptions = {}): Dependency[] {
+  const seen = new Map<string, Dependency>();
+  const record: Record_ = (p, local) => {
+    const key = keyOf(p);
+    const hit = seen.get(key);
+    // a pattern read both through the row and otherwise depends on more than the row
+    if (hit) hit.local = hit.local && local;
+    else seen.set(key, { path: p.slice(), local });
   };
+  const scopePath = options.scope ? [...options.scope] : [];
+  const local = options.scopeIsRow === true && options.scope !== undefined;
   walk(
     ast,
-    { base: options.scope ? [...options.scope] : [], parent: options.parent ? [...options.parent] : null },
+    {
+      base: { path: scopePath, local },
+      parent: options.parent ? [...options.parent] : null,
+      root: { path: [...scopePath], local },
+    },
     record,
   );
   return [...seen.values()];
 }
 
-function walk(node: unknown, scope: Scope, record: (p: Segment[]) => void): void {
+/** Extracts dependency patterns (deduplicated, in first-seen order). */
+export function extractDependencies(ast: JsonataNode, options: ExtractOptions = {}): Path[] {
+  return extractDependencyInfo(ast, options).map((d) => d.path);
+}
+
+function walk(node: unknown, scope: Scope, record: Record_): void {
   if (Array.isArray(node)) {
     for (const n of node) walk(n, scope, record);
     return;
@@ -53,12 +93,16 @@ function walk(node: unknown, scope: Scope, record: (p: Segment[]) => void): void
       // A bare name outside a path (rare in the parser's output): treat as a one-step path.
       walkPath({ type: 'path', steps: [node] }, scope, record);
       return;
-    case 'variable':
+    case 'variable': {
+      // a bare `$`, `$$` or `$parent` (`$keys($)`, `$string($$)`, `$count($parent)`) reads all of it
+      const whole = variableBase(node.value, scope);
+      if (whole) record(whole.path, whole.local);
       walkStages(node, { ...scope, base: null }, record);
       return;
+    }
     case 'wildcard':
     case 'descendant':
-      if (scope.base) record(scope.base);
+      if (scope.base) record(scope.base.path, scope.base.local);
       return;
     case 'lambda':
       walk(node.body, scope, record);
@@ -80,8 +124,16 @@ function walk(node: unknown, scope: Scope, record: (p: Segment[]) => void): void
   }
 }
 
+/** What a variable names in the document: `$` the context, `$$` the input, `$parent` the row. */
+function variableBase(name: unknown, scope: Scope): Base | null {
+  if (name === '') return scope.base ? { path: [...scope.base.path], local: scope.base.local } : null;
+  if (name === '$') return { path: [...scope.root.path], local: scope.root.local };
+  if (name === 'parent' && scope.parent) return { path: [...scope.parent], local: true };
+  return null;
+}
+
 /** Predicates and filters attached to a non-path node run against that node's value. */
-function walkStages(node: Node, scope: Scope, record: (p: Segment[]) => void): void {
+function walkStages(node: Node, scope: Scope, record: Record_): void {
   for (const key of ['stages', 'predicate']) {
     const stages = node[key];
     if (!Array.isArray(stages)) continue;
@@ -100,13 +152,14 @@ function filterExprs(step: Node): Node[] {
 }
 
 /** The element pattern of an array path: one `[*]`, never two in a row. */
-function element(cur: Segment[]): Segment[] {
-  return cur[cur.length - 1] === WILDCARD ? [...cur] : [...cur, WILDCARD];
+function element(cur: Base): Base {
+  const p = cur.path;
+  return { path: p[p.length - 1] === WILDCARD ? [...p] : [...p, WILDCARD], local: cur.local };
 }
 
-function walkPath(node: Node, scope: Scope, record: (p: Segment[]) => void): void {
+function walkPath(node: Node, scope: Scope, record: Record_): void {
   const steps = Array.isArray(node.steps) ? (node.steps as Node[]) : [];
-  let cur: Segment[] | null = scope.base ? [...scope.base] : null;
+  let cur: Base | null = scope.base ? { path: [...scope.base.path], local: scope.base.local } : null;
   let recordedNames = false; // has the path added a name to `cur` yet?
   let ended = false;
 
@@ -119,25 +172,31 @@ function walkPath(node: Node, scope: Scope, record: (p: Segment[]) => void): voi
     }
     switch (step.type) {
       case 'variable': {
-        if (i === 0 && step.value === '$')
-          cur = []; // $$: always the root
-        else if (i === 0 && step.value === '')
-          cur = scope.base ? [...scope.base] : null; // $: the context
-        else if (i === 0 && step.value === 'parent') cur = scope.parent ? [...scope.parent] : [];
-        else cur = null; // any other variable: its value is not the document
+        if (step.value === '$')
+          cur = variableBase('$', scope); // $$: the input, wherever it appears
+        else if (step.value === '') {
+          // `$` first is the context; later (`items.$`) it is the current item, which `cur` already is
+          if (i === 0) cur = variableBase('', scope);
+        } else if (step.value === 'parent') {
+          // $parent outside a [*] derivation resolves against the root (an empty prefix)
+          cur = scope.parent ? { path: [...scope.parent], local: true } : { path: [], local: false };
+          if (last && !scope.parent) cur = null; // bare $parent outside a row names nothing
+        } else cur = null; // any other variable: its value is not the document
         walkStages(step, { ...scope, base: null }, record);
-        if (step.value === 'parent' && last) cur = null; // bare $parent records nothing
+        // a path that ends on `$$`, `$` or `$parent` reads all of it (`$$[0]` is a filter, not a path)
+        if (last && cur) record(cur.path, cur.local);
+        if (last) cur = null;
         break;
       }
       case 'name': {
         if (cur) {
-          cur.push(String(step.value));
+          cur.path.push(String(step.value));
           recordedNames = true;
         }
         const filters = filterExprs(step);
         for (const f of filters) {
           if (f.type === 'number') {
-            if (cur) record(cur); // an index reads the array; later steps continue without it
+            if (cur) record(cur.path, cur.local); // an index reads the array; later steps continue without it
           } else if (f.type === 'wildcard') {
             if (cur && !last) cur = element(cur);
           } else {
@@ -175,7 +234,7 @@ function walkPath(node: Node, scope: Scope, record: (p: Segment[]) => void): voi
       }
       case 'wildcard':
       case 'descendant':
-        if (cur) record(cur);
+        if (cur) record(cur.path, cur.local);
         ended = true;
         cur = null;
         break;
@@ -185,20 +244,20 @@ function walkPath(node: Node, scope: Scope, record: (p: Segment[]) => void): voi
         cur = null;
     }
   }
-  if (cur && recordedNames) record(cur);
+  if (cur && recordedNames) record(cur.path, cur.local);
   // `items{key: value}` grouping: keys and values resolve per element.
   if (isObject(node.group) && Array.isArray(node.group.lhs)) {
     walk(node.group.lhs, { ...scope, base: groupBase(node, scope) }, record);
   }
 }
 
-function groupBase(node: Node, scope: Scope): Segment[] | null {
+function groupBase(node: Node, scope: Scope): Base | null {
   const steps = Array.isArray(node.steps) ? (node.steps as Node[]) : [];
   if (!scope.base) return null;
-  const base: Segment[] = [...scope.base];
+  const base: Segment[] = [...scope.base.path];
   for (const s of steps) {
     if (s.type !== 'name') return null;
     base.push(String(s.value));
   }
-  return [...base, WILDCARD];
+  return { path: [...base, WILDCARD], local: scope.base.local };
 }

@@ -30,9 +30,9 @@ describe('extractDependencies — what Java records (calc-spec §4 "Path extract
     ['items[0].price', ['$.items', '$.items.price']],
     ['$$.x', ['$.x']],
     ['$.x', ['$.x']],
-    ['$count(board[$!=""])', ['$.board']],
+    ['$count(board[$!=""])', ['$.board', '$.board[*]']], // `$` in the predicate is each element
     ['$map(items, function($i){ $i.price })', ['$.items']],
-    ['a + $lookup($, "b")', ['$.a']], // $lookup is invisible (the validator warns)
+    ['a + $lookup($, "b")', ['$', '$.a']], // $lookup's key is invisible, but `$` reads the whole root
     ['items.price ~> $sum()', ['$.items.price']],
     ['{"a": b}', ['$.b']],
     ['a ? b : c', ['$.a', '$.b', '$.c']],
@@ -46,10 +46,11 @@ describe('extractDependencies — what Java records (calc-spec §4 "Path extract
     expect(deps(text)).toEqual(expected);
   });
 
-  it('$parent.x in a [*] derivation resolves to the element pattern; bare $parent records nothing', () => {
+  it('$parent.x in a [*] derivation resolves to the element pattern; bare $parent reads the whole row', () => {
     expect(deps('$parent.x', { parent: A_ROW })).toEqual(['$.A[*].x']);
-    expect(deps('$parent', { parent: A_ROW })).toEqual([]);
-    expect(deps('$count($parent)', { parent: A_ROW })).toEqual([]);
+    // Java records nothing for a bare $parent, so no write re-derived it (issue 19's sibling)
+    expect(deps('$parent', { parent: A_ROW })).toEqual(['$.A[*]']);
+    expect(deps('$count($parent)', { parent: A_ROW })).toEqual(['$.A[*]']);
   });
 
   it('$parent.x outside a [*] derivation is $.x (empty prefix)', () => {
@@ -63,7 +64,7 @@ describe('extractDependencies — what Java records (calc-spec §4 "Path extract
 
   it('a scoped extraction resolves names against the scope', () => {
     expect(deps('qty > 0', { scope: ['items', WILDCARD] })).toEqual(['$.items[*].qty']);
-    expect(deps('$ > 0', { scope: ['qty'] })).toEqual([]);
+    expect(deps('$ > 0', { scope: ['qty'] })).toEqual(['$.qty']); // `$` is the scoped value
   });
 });
 
@@ -144,7 +145,7 @@ describe('extractDependencies — the "do better" cases (a)–(h)', () => {
     await runtime.mutate({ '$.A': [{ x: 2 }, { x: 3 }] });
     expect(await runtime.getValue('$.A[0].b.c')).toBe(20);
     const r = await runtime.mutate({ '$.A[1].x': 4 });
-    expect(r.derivedUpdated).toEqual(['$.A[0].b.c', '$.A[1].b.c']);
+    expect(r.derivedUpdated).toEqual(['$.A[1].b.c']); // that row only (issue 18)
     expect(await runtime.getValue('$.A[1].b.c')).toBe(40);
   });
 
