@@ -1,8 +1,14 @@
 /**
  * The dependency graph of a compiled spec: which derivations feed which nodes, evaluation levels,
  * cycle detection, and the dirty set a written address reaches.
+ *
+ * Everything is indexed by path (tries of target and dependency names, a trie of target segments),
+ * so building the graph and finding a dirty set take time in proportion to the spec and to the
+ * answer, never to the number of pairs of nodes. A `[*]` node (a row derivation or a row meta) is
+ * reached either in every row or only in some: the row a write falls in (ROW), or the rows of an
+ * array written whole that differ from before (ARRAY).
  */
-import { formatPath, isProperPrefix, namesOnly, patternMatches, WILDCARD, type Path } from './address.js';
+import { formatPath, namesOnly, WILDCARD, type Path, type Segment } from './address.js';
 
 export type NodeKind = 'DERIVED' | 'META' | 'CONSTRAINT' | 'EFFECT';
 
@@ -14,15 +20,30 @@ export interface GraphInput {
   /** Target pattern for derivations and metas (its address part); null otherwise. */
   target: Path | null;
   deps: Path[];
+  /** Per dependency: read through the node's own row only (`$parent.x`); absent = none is. */
+  local?: boolean[];
   /** For ordering within a level: targets with `[*]` come after plain ones. */
   wildcard: boolean;
+  /** `[*]` derivations and metas: the element pattern (up to and including the first `[*]`). */
+  element?: Path | null;
 }
 
+/** A `[*]` node reached only in the row a write falls in (and rows that write created). */
+export const ROW = 1;
+/** A `[*]` node whose array (or a container above it) was written: the rows that differ from before. */
+export const ARRAY = 2;
+/** Every row (never stored in `partial`: a dirty node absent from it is dirty in every row). */
+const ALL = 3;
+export type RowScope = typeof ROW | typeof ARRAY;
+
 export interface DirtySet {
+  /** Dirty derivations in evaluation order. */
   derivations: number[];
   metas: number[];
   constraints: number[];
   effects: number[];
+  /** `[*]` nodes reached in some rows only; a dirty node not listed is dirty in every row. */
+  partial: ReadonlyMap<number, RowScope>;
 }
 
 export interface GraphJson {
@@ -31,11 +52,40 @@ export interface GraphJson {
   levels: string[][];
 }
 
-function namesPrefix(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length > b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** A trie keyed by path segments; `here` holds what ends at that node. */
+class Trie {
+  readonly children = new Map<Segment, Trie>();
+  readonly here: number[] = [];
+  private below: number[] | null = null;
+
+  insert(path: readonly Segment[], value: number): void {
+    let children = this.children;
+    let node: Trie | undefined;
+    for (const seg of path) {
+      node = children.get(seg);
+      if (!node) children.set(seg, (node = new Trie()));
+      children = node.children;
+    }
+    (node ?? this).here.push(value);
+  }
+
+  /** Everything stored strictly below this node (memoised: the trie does not change once built). */
+  strictlyBelow(): number[] {
+    if (this.below) return this.below;
+    const out: number[] = [];
+    const stack: Trie[] = [...this.children.values()];
+    while (stack.length > 0) {
+      const t = stack.pop()!;
+      for (const v of t.here) out.push(v);
+      for (const c of t.children.values()) stack.push(c);
+    }
+    return (this.below = out);
+  }
 }
+
+const HARD = 1;
+const SOFT = 2;
+const NONLOCAL = 4;
 
 /** Generalises a written path to the cache key of its dirty set: indices become `[*]`. */
 function generalize(path: Path): string {
@@ -46,6 +96,8 @@ export class DependencyGraph {
   readonly nodes: GraphInput[];
   /** dependents[i] = nodes that read node i's target (only derivations have dependents). */
   readonly dependents: number[][];
+  /** aligned[i][k]: dependents[i][k] reads node i through its own row only, on the same rows. */
+  private readonly aligned: boolean[][];
   /** depth per node (0 = reads no derivation). */
   readonly depth: number[];
   /** Derivation ids in evaluation order (level, plain before `[*]`, spec order). */
@@ -53,7 +105,14 @@ export class DependencyGraph {
   readonly rank: Int32Array;
   /** Nodes on a dependency cycle (empty when acyclic). */
   readonly cycle: string[];
-  private readonly namesCache: string[][];
+  /** For `[*]` nodes: the position of the `[*]` in the target (the row index of a write); else -1. */
+  readonly rowAt: Int32Array;
+  private readonly elementKey: (string | null)[];
+  private readonly depTrie = new Trie();
+  private readonly targetTrie = new Trie();
+  /** The arrays `[*]` nodes run over (exact segments, no wildcard). */
+  private readonly arrayTrie = new Trie();
+  private readonly arrays: Path[] = [];
   private readonly indexedTargets: boolean;
   private readonly dirtyCache = new Map<string, DirtySet>();
   /** Parsed addresses are shared objects, so identity is a cheap first-level cache key. */
@@ -66,52 +125,113 @@ export class DependencyGraph {
   constructor(nodes: GraphInput[]) {
     this.nodes = nodes;
     const n = nodes.length;
-    this.dependents = nodes.map(() => []);
-    this.namesCache = nodes.map((node) => (node.target ? namesOnly(node.target) : []));
-    this.indexedTargets = nodes.some((node) => node.target?.some((s) => typeof s === 'number') ?? false);
-    const depNames = nodes.map((node) => node.deps.map((d) => namesOnly(d)));
-    const derivations = nodes.map((node, i) => (node.kind === 'DERIVED' ? i : -1)).filter((i) => i >= 0);
-
-    const preds: Set<number>[] = nodes.map(() => new Set());
-    const soft: [number, number][] = [];
-    for (let i = 0; i < n; i++) {
-      for (const t of derivations) {
-        const tn = this.namesCache[t]!;
-        for (const dn of depNames[i]!) {
-          if (namesPrefix(tn, dn)) {
-            preds[i]!.add(t); // reads the target or inside it
-            break;
-          }
-          if (namesPrefix(dn, tn) && t !== i) soft.push([t, i]); // reads a container holding it
+    this.rowAt = new Int32Array(n).fill(-1);
+    this.elementKey = nodes.map(() => null);
+    const arrayIds = new Map<string, number>();
+    nodes.forEach((node, i) => {
+      if ((node.kind === 'DERIVED' || node.kind === 'META') && node.element && node.element.length > 0) {
+        this.rowAt[i] = node.element.length - 1;
+        const key = formatPath(node.element);
+        this.elementKey[i] = key;
+        if (!arrayIds.has(key)) {
+          const array = node.element.slice(0, -1);
+          arrayIds.set(key, this.arrays.length);
+          this.arrayTrie.insert(array, this.arrays.length);
+          this.arrays.push(array);
         }
       }
-    }
-    // Containers holding a derived value are ordered after it unless that would close a loop.
-    for (const [from, to] of soft) {
-      if (preds[to]!.has(from)) continue;
-      if (!reaches(preds, from, to)) preds[to]!.add(from);
-    }
-    for (let i = 0; i < n; i++) for (const p of preds[i]!) this.dependents[p]!.push(i);
+    });
+    this.indexedTargets = nodes.some((node) => node.target?.some((s) => typeof s === 'number') ?? false);
 
-    // Kahn over derivations (the only nodes with successors); the rest hang off them.
+    // indexes: derivation targets by names (edges), every node's dependencies by names and every
+    // target by segments (dirty sets)
+    const targetNames = new Trie();
+    const derivations: number[] = [];
+    nodes.forEach((node, i) => {
+      if (node.kind === 'DERIVED') {
+        derivations.push(i);
+        targetNames.insert(namesOnly(node.target ?? []), i);
+      }
+      if (node.target) this.targetTrie.insert(node.target, i);
+      node.deps.forEach((d, k) => this.depTrie.insert(namesOnly(d), i * 2 + (node.local?.[k] ? 1 : 0)));
+    });
+
+    // edges: a node reads a target or inside it (hard), or a container holding it (soft)
+    const links: Map<number, number>[] = nodes.map(() => new Map());
+    nodes.forEach((node, i) => {
+      const mark = (t: number, kind: number, local: boolean): void => {
+        const bits = (links[i]!.get(t) ?? 0) | kind | (local ? 0 : NONLOCAL);
+        links[i]!.set(t, bits);
+      };
+      node.deps.forEach((d, k) => {
+        const local = node.local?.[k] ?? false;
+        const dn = namesOnly(d);
+        let at: Trie | undefined = targetNames;
+        for (let depth = 0; at; depth++) {
+          for (const t of at.here) mark(t, HARD, local);
+          if (depth === dn.length) break;
+          at = at.children.get(dn[depth]!);
+        }
+        if (at) for (const t of at.strictlyBelow()) if (t !== i) mark(t, SOFT, local);
+      });
+    });
+
+    const preds: number[][] = nodes.map(() => []);
+    const soft: [number, number][] = [];
+    const isAligned = (t: number, i: number, bits: number): boolean =>
+      (bits & NONLOCAL) === 0 && this.elementKey[i] !== null && this.elementKey[i] === this.elementKey[t];
+    for (let i = 0; i < n; i++) {
+      const softHere: number[] = [];
+      for (const [t, bits] of links[i]!) {
+        if (bits & HARD) preds[i]!.push(t);
+        else softHere.push(t);
+      }
+      softHere.sort((a, b) => a - b);
+      for (const t of softHere) soft.push([t, i]);
+    }
+    // Containers holding a derived value are ordered after it unless that would close a loop. Only
+    // a soft edge inside a strongly connected part of the graph with every soft edge can close one.
+    if (soft.length > 0) {
+      const all = preds.map((p) => [...p]);
+      for (const [t, i] of soft) all[i]!.push(t);
+      const component = components(all);
+      for (const [t, i] of soft) {
+        if (component[t] !== component[i] || !dependsOn(preds, component, t, i)) preds[i]!.push(t);
+      }
+    }
+    this.dependents = nodes.map(() => []);
+    this.aligned = nodes.map(() => []);
+    for (let i = 0; i < n; i++) {
+      for (const t of preds[i]!) {
+        this.dependents[t]!.push(i);
+        this.aligned[t]!.push(isAligned(t, i, links[i]!.get(t)!));
+      }
+    }
+
+    // Kahn: depth = 1 + the deepest predecessor
     const indeg = new Int32Array(n);
-    for (let i = 0; i < n; i++) indeg[i] = preds[i]!.size;
+    for (let i = 0; i < n; i++) indeg[i] = preds[i]!.length;
     this.depth = new Array<number>(n).fill(0);
     const queue: number[] = [];
     for (let i = 0; i < n; i++) if (indeg[i] === 0) queue.push(i);
-    const done = new Uint8Array(n);
+    let processed = 0;
     for (let q = 0; q < queue.length; q++) {
       const i = queue[q]!;
-      done[i] = 1;
+      processed++;
       for (const d of this.dependents[i]!) {
         this.depth[d] = Math.max(this.depth[d]!, this.depth[i]! + 1);
         if (--indeg[d]! === 0) queue.push(d);
       }
     }
-    // Undone nodes are on a loop or downstream of one; name only those on a loop.
+    // Unprocessed nodes are on a loop or downstream of one; name only those on a loop.
     this.cycle = [];
-    for (let i = 0; i < n; i++) {
-      if (!done[i] && onLoop(this.dependents, done, i)) this.cycle.push(nodes[i]!.key);
+    if (processed < n) {
+      const component = components(preds);
+      const size = new Map<number, number>();
+      for (const c of component) size.set(c, (size.get(c) ?? 0) + 1);
+      for (let i = 0; i < n; i++) {
+        if (size.get(component[i]!)! > 1 || preds[i]!.includes(i)) this.cycle.push(nodes[i]!.key);
+      }
     }
 
     this.derivationOrder = derivations.slice().sort((a, b) => {
@@ -122,6 +242,35 @@ export class DependencyGraph {
     });
     this.rank = new Int32Array(n);
     this.derivationOrder.forEach((id, r) => (this.rank[id] = r));
+  }
+
+  /** The array a `[*]` node runs over (its element pattern without the `[*]`). */
+  rowArray(id: number): Path {
+    return this.nodes[id]!.element!.slice(0, -1);
+  }
+
+  /** Arrays `[*]` nodes run over that `written` holds or is (a write that replaces their rows). */
+  arraysWithin(written: Path): Path[] {
+    let at: Trie | undefined = this.arrayTrie;
+    for (const seg of written) {
+      at = at.children.get(seg);
+      if (!at) return [];
+    }
+    return [...at.here, ...at.strictlyBelow()].map((k) => this.arrays[k]!);
+  }
+
+  /**
+   * Where `written` passes through a row of an array `[*]` nodes run over: each such array's
+   * length in segments (so `written[len]` is the row index).
+   */
+  rowArraysCrossed(written: Path): number[] {
+    const out: number[] = [];
+    let at: Trie | undefined = this.arrayTrie;
+    for (let k = 0; k < written.length && at; k++) {
+      if (at.here.length > 0 && typeof written[k] === 'number') out.push(k);
+      at = at.children.get(written[k]!);
+    }
+    return out;
   }
 
   /** Every node a write at `written` makes dirty (cached by the path's shape). */
@@ -140,62 +289,84 @@ export class DependencyGraph {
     return hit;
   }
 
+  /** How much of node `i` a write reaches: its row, its array's changed rows, or everything. */
+  private scopeOf(i: number, written: Path): number {
+    const at = this.rowAt[i]!;
+    if (at < 0) return ALL;
+    const target = this.nodes[i]!.target!;
+    const n = Math.min(at, written.length);
+    for (let k = 0; k < n; k++) if (written[k] !== target[k]) return ALL;
+    if (written.length <= at) return ARRAY; // the array itself, or a container holding it
+    return typeof written[at] === 'number' ? ROW : ALL;
+  }
+
   private computeDirty(written: Path): DirtySet {
+    const scope = new Map<number, number>();
+    const work: number[] = [];
+    const reach = (i: number, s: number): void => {
+      const old = scope.get(i);
+      if (old === undefined || s > old) {
+        scope.set(i, s);
+        work.push(i);
+      }
+    };
+    // the node reads the written value, something inside it, or a container around it
     const wn = namesOnly(written);
-    const marked = new Uint8Array(this.nodes.length);
-    const stack: number[] = [];
-    this.nodes.forEach((node, i) => {
-      let hit = false;
-      // the node reads the written value, something inside it, or a container around it
-      for (const d of node.deps) {
-        const dn = namesOnly(d);
-        if (namesPrefix(dn, wn) || namesPrefix(wn, dn)) {
-          hit = true;
-          break;
-        }
+    const readers = (entries: readonly number[]): void => {
+      for (const e of entries) {
+        const i = e >> 1;
+        reach(i, e & 1 ? this.scopeOf(i, written) : ALL);
       }
-      // writing a container recomputes targets inside it; a row write reaches `[*]` targets
-      if (
-        !hit &&
-        node.target &&
-        (isProperPrefix(written, node.target) || patternMatches(node.target, written))
-      )
-        hit = true;
-      if (hit && !marked[i]) {
-        marked[i] = 1;
-        stack.push(i);
+    };
+    let at: Trie | undefined = this.depTrie;
+    for (let k = 0; at; k++) {
+      readers(at.here);
+      if (k === wn.length) {
+        readers(at.strictlyBelow());
+        break;
       }
-    });
-    while (stack.length > 0) {
-      const i = stack.pop()!;
-      for (const d of this.dependents[i]!) {
-        if (!marked[d]) {
-          marked[d] = 1;
-          stack.push(d);
-        }
-      }
+      at = at.children.get(wn[k]!);
     }
-    const out: DirtySet = { derivations: [], metas: [], constraints: [], effects: [] };
-    for (const id of this.derivationOrder) if (marked[id]) out.derivations.push(id);
-    this.nodes.forEach((node, i) => {
-      if (!marked[i]) return;
-      if (node.kind === 'META') out.metas.push(i);
-      else if (node.kind === 'CONSTRAINT') out.constraints.push(i);
-      else if (node.kind === 'EFFECT') out.effects.push(i);
-    });
+    // writing a container recomputes targets inside it; a row write reaches `[*]` targets
+    const targets: number[] = [];
+    matchTargets(this.targetTrie, written, 0, targets);
+    for (const i of targets) reach(i, this.scopeOf(i, written));
+    // transitively: a dependent reading through its own row keeps the rows, otherwise every row
+    while (work.length > 0) {
+      const i = work.pop()!;
+      const s = scope.get(i)!;
+      const deps = this.dependents[i]!;
+      const aligned = this.aligned[i]!;
+      for (let k = 0; k < deps.length; k++) reach(deps[k]!, aligned[k] ? s : ALL);
+    }
+    const out: DirtySet = { derivations: [], metas: [], constraints: [], effects: [], partial: new Map() };
+    const partial = out.partial as Map<number, RowScope>;
+    for (const [i, s] of scope) {
+      const kind = this.nodes[i]!.kind;
+      if (kind === 'DERIVED') out.derivations.push(i);
+      else if (kind === 'META') out.metas.push(i);
+      else if (kind === 'CONSTRAINT') out.constraints.push(i);
+      else out.effects.push(i);
+      if (s !== ALL) partial.set(i, s as RowScope);
+    }
+    out.derivations.sort((a, b) => this.rank[a]! - this.rank[b]!);
+    out.metas.sort((a, b) => a - b);
+    out.constraints.sort((a, b) => a - b);
+    out.effects.sort((a, b) => a - b);
     return out;
   }
 
   /** Merges the dirty sets of several written paths, keeping evaluation order. */
   dirtyForAll(written: readonly Path[]): DirtySet {
     if (written.length === 1) return this.dirtyFor(written[0]!);
-    const sets = written.map((w) => this.dirtyFor(w));
     // the per-path sets are cached objects: the same writes give the same merge
-    let key = '';
-    for (const s of sets) key += `${this.setNumber(s)},`;
+    const unique = [...new Set(written.map((w) => this.dirtyFor(w)))];
+    if (unique.length === 1) return unique[0]!;
+    const numbers = unique.map((s) => this.setNumber(s)).sort((a, b) => a - b);
+    const key = numbers.join(',');
     let merged = this.mergedCache.get(key);
     if (!merged) {
-      merged = this.merge(sets);
+      merged = this.merge(unique);
       if (this.mergedCache.size > 10_000) this.mergedCache.clear();
       this.mergedCache.set(key, merged);
     }
@@ -215,11 +386,21 @@ export class DependencyGraph {
       const list = [...all];
       return byRank ? list.sort((a, b) => this.rank[a]! - this.rank[b]!) : list.sort((a, b) => a - b);
     };
+    // a node is reached in some rows only if no write reaches all of it
+    const scope = new Map<number, number>();
+    for (const s of sets) {
+      for (const ids of [s.derivations, s.metas]) {
+        for (const id of ids) scope.set(id, Math.max(scope.get(id) ?? 0, s.partial.get(id) ?? ALL));
+      }
+    }
+    const partial = new Map<number, RowScope>();
+    for (const [id, s] of scope) if (s !== ALL) partial.set(id, s as RowScope);
     return {
       derivations: merge((s) => s.derivations, true),
       metas: merge((s) => s.metas, false),
       constraints: merge((s) => s.constraints, false),
       effects: merge((s) => s.effects, false),
+      partial,
     };
   }
 
@@ -268,29 +449,96 @@ export class DependencyGraph {
   }
 }
 
-function onLoop(dependents: number[][], done: Uint8Array, start: number): boolean {
-  const stack = [...dependents[start]!];
-  const seen = new Set<number>();
-  while (stack.length > 0) {
-    const i = stack.pop()!;
-    if (i === start) return true;
-    if (seen.has(i) || done[i]) continue;
-    seen.add(i);
-    for (const d of dependents[i]!) stack.push(d);
+/**
+ * Targets a written path reaches by segments: those it matches (same length, `[*]` on either side
+ * matching any one segment) and those it is a proper prefix of.
+ */
+function matchTargets(trie: Trie, written: Path, k: number, out: number[]): void {
+  if (k === written.length) {
+    for (const v of trie.here) out.push(v);
+    for (const v of trie.strictlyBelow()) out.push(v);
+    return;
   }
-  return false;
+  const seg = written[k]!;
+  if (seg === WILDCARD) {
+    for (const child of trie.children.values()) matchTargets(child, written, k + 1, out);
+    return;
+  }
+  const exact = trie.children.get(seg);
+  if (exact) matchTargets(exact, written, k + 1, out);
+  const any = trie.children.get(WILDCARD);
+  if (any) matchTargets(any, written, k + 1, out);
 }
 
-/** Does `from` reach `to` through predecessor links (i.e. is `to` upstream of `from`)? */
-function reaches(preds: Set<number>[], from: number, to: number): boolean {
-  // adding edge from→to closes a loop if `from` already depends (transitively) on `to`
+/**
+ * Strongly connected components (iterative Tarjan) over predecessor lists; returns a component
+ * number per node. Iterative so a chain of many thousands of derivations cannot overflow the stack.
+ */
+function components(preds: readonly (readonly number[])[]): Int32Array {
+  const n = preds.length;
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const comp = new Int32Array(n).fill(-1);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
+  const frames: { v: number; next: number }[] = [];
+  let counter = 0;
+  let comps = 0;
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue;
+    frames.push({ v: root, next: 0 });
+    index[root] = low[root] = counter++;
+    stack.push(root);
+    onStack[root] = 1;
+    while (frames.length > 0) {
+      const f = frames[frames.length - 1]!;
+      const edges = preds[f.v]!;
+      if (f.next < edges.length) {
+        const w = edges[f.next++]!;
+        if (index[w] === -1) {
+          index[w] = low[w] = counter++;
+          stack.push(w);
+          onStack[w] = 1;
+          frames.push({ v: w, next: 0 });
+        } else if (onStack[w]) {
+          low[f.v] = Math.min(low[f.v]!, index[w]!);
+        }
+        continue;
+      }
+      frames.pop();
+      if (frames.length > 0) {
+        const parent = frames[frames.length - 1]!.v;
+        low[parent] = Math.min(low[parent]!, low[f.v]!);
+      }
+      if (low[f.v] === index[f.v]) {
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          comp[w] = comps;
+        } while (w !== f.v);
+        comps++;
+      }
+    }
+  }
+  return comp;
+}
+
+/** Does `from` depend (transitively, inside its own component) on `on`? */
+function dependsOn(
+  preds: readonly (readonly number[])[],
+  component: Int32Array,
+  from: number,
+  on: number,
+): boolean {
+  const c = component[from];
   const stack = [from];
   const seen = new Set<number>([from]);
   while (stack.length > 0) {
     const i = stack.pop()!;
-    if (i === to) return true;
+    if (i === on) return true;
     for (const p of preds[i]!) {
-      if (!seen.has(p)) {
+      if (component[p] === c && !seen.has(p)) {
         seen.add(p);
         stack.push(p);
       }

@@ -64,6 +64,32 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * Equality that nothing reading the values can tell apart: same types, numbers by `Object.is`, object
+ * keys in the same order (`$keys` and `$string` see the order). What lets a row keep its values.
+ */
+export function identicalJson(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || Object.is(a, b);
+  if (typeof a === 'number' && typeof b === 'number') return Object.is(a, b);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!identicalJson(a[i], bb[i])) return false;
+    return true;
+  }
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i]) return false;
+    if (!identicalJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/**
  * Canonical JSON text: object keys sorted by UTF-16 code units at every level, no whitespace.
  * Plain JSON goes through the native JSON.stringify after its objects are put in canonical key
  * order (copies only where the order differs): this runs over every audit record and the native

@@ -3,7 +3,7 @@
  * Shared by every runtime of the same spec version (tests, dry runs, live models).
  */
 import { firstWildcard, formatPath, mustParse, type Path } from './address.js';
-import { extractDependencies } from './dependencies.js';
+import { extractDependencies, extractDependencyInfo } from './dependencies.js';
 import { mustCompile, type CompiledExpression } from './expression.js';
 import { DependencyGraph, type GraphInput, type GraphJson } from './graph.js';
 import { compileLibrary, type CompiledLibrary } from './library.js';
@@ -112,7 +112,8 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     }
     const expr = mustCompile(d.expr);
     const parent = w >= 0 ? path.slice(0, w + 1) : undefined;
-    const deps = extractDependencies(expr.ast, parent ? { parent } : {});
+    const info = extractDependencyInfo(expr.ast, parent ? { parent } : {});
+    const deps = info.map((x) => x.path);
     const node: DerivationNode = {
       id: inputs.length,
       address: d.path,
@@ -123,7 +124,15 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
       depStrings: deps.map((p) => formatPath(p)),
       rows: w >= 0 ? { array: path.slice(0, w), suffix: path.slice(w + 1) } : null,
     };
-    inputs.push({ kind: 'DERIVED', key: d.path, target: path, deps, wildcard: w >= 0 });
+    inputs.push({
+      kind: 'DERIVED',
+      key: d.path,
+      target: path,
+      deps,
+      local: info.map((x) => x.local),
+      wildcard: w >= 0,
+      element: parent ?? null,
+    });
     return node;
   });
   const metas: MetaNode[] = spec.metaDerivations.map((m) => {
@@ -131,7 +140,8 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     const w = firstWildcard(path);
     const element = w >= 0 ? path.slice(0, w + 1) : null;
     const expr = mustCompile(m.expr);
-    const deps = extractDependencies(expr.ast, element ? { scope: element } : {});
+    // a [*] meta runs on one row at a time: names in it (and `$$`) are that row's
+    const info = extractDependencyInfo(expr.ast, element ? { scope: element, scopeIsRow: true } : {});
     const key = metaKey(m.path, m.property);
     const node: MetaNode = {
       id: inputs.length,
@@ -142,7 +152,15 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
       expr,
       element,
     };
-    inputs.push({ kind: 'META', key, target: path, deps, wildcard: w >= 0 });
+    inputs.push({
+      kind: 'META',
+      key,
+      target: path,
+      deps: info.map((x) => x.path),
+      local: info.map((x) => x.local),
+      wildcard: w >= 0,
+      element,
+    });
     return node;
   });
   const constraints: ConstraintNode[] = spec.constraints.map((c) => {
@@ -196,16 +214,13 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
   }
   const derivedTargets = new Map<string, DerivationNode>();
   for (const d of derivations) derivedTargets.set(d.address, d);
-  const expressions = inputs.map((_, i) => {
-    const d = derivations.find((x) => x.id === i);
-    if (d) return d.expr.text;
-    const m = metas.find((x) => x.id === i);
-    if (m) return m.expr.text;
-    const c = constraints.find((x) => x.id === i);
-    if (c) return c.expr.text;
-    const e = effects.find((x) => x.id === i);
-    return e?.trigger?.text ?? null;
-  });
+  // node ids run derivations, metas, constraints, effects in that order
+  const expressions: (string | null)[] = [
+    ...derivations.map((d) => d.expr.text),
+    ...metas.map((m) => m.expr.text),
+    ...constraints.map((c) => c.expr.text),
+    ...effects.map((e) => e.trigger?.text ?? null),
+  ];
   const labels = inputs.map((n) => n.key);
 
   const model: CompiledModel = {

@@ -24,7 +24,16 @@ import {
   type ConstraintViolation,
 } from './errors.js';
 import { compileExpression, describeJsonataError, isTruthy, type CompiledExpression } from './expression.js';
-import { appendAll, cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
+import {
+  appendAll,
+  cloneJson,
+  identicalJson,
+  isObject,
+  jsonEqual,
+  type JsonObject,
+  type JsonValue,
+} from './json.js';
+import { ARRAY, ROW, type DirtySet } from './graph.js';
 import type { CompiledModel, ConstraintNode, DerivationNode, EffectNode, MetaNode } from './program.js';
 import {
   checkValue,
@@ -130,6 +139,20 @@ function setDelete<T>(set: Set<T>, value: T, tx: Transaction | undefined): void 
   tx?.undoers.push(() => set.add(value));
 }
 
+/** Above this many rows written in one array, the cycle compares them with the rows as they were. */
+const MANY_ROWS = 8;
+
+/** What one cycle recomputes of the `[*]` nodes it reaches in some rows only. */
+interface RowPlan {
+  dirty: DirtySet;
+  /** ROW nodes: the rows the writes fall in. */
+  rows: Map<number, Set<number>>;
+  /** Arrays written whole: their rows before the writes (absent: no row to keep). */
+  before: Map<string, unknown[]>;
+  /** Per array written whole, found once per cycle: the old row each new row equals, or -1. */
+  sources: Map<string, Int32Array>;
+}
+
 type EvalOutcome = { ok: true; value: unknown } | { ok: false; message: string };
 
 async function evaluate(
@@ -164,9 +187,11 @@ export class ModelRuntime {
   private readonly derived = new Map<string, JsonValue>();
   /** Derived addresses whose value is a container (writes inside them leave the merged doc alone). */
   private readonly derivedContainers = new Set<string>();
+  /** `[*]` derivations and metas: how many rows of their array they hold values for. */
   private readonly rowCounts = new Map<number, number>();
   private readonly meta = new Map<string, JsonValue>();
-  private readonly metaRows = new Map<number, string[]>();
+  /** `[*]` metas: the concrete keys each row produced (so a row's vanished keys can be dropped). */
+  private readonly metaRows = new Map<number, Map<number, string[]>>();
   private readonly staleLazy = new Set<number>();
   readonly traces = new Ring<DerivationTrace>(TRACE_CAPACITY);
   private history: HistoryEntry[] = [];
@@ -364,17 +389,7 @@ export class ModelRuntime {
       }
     }
     for (const [k, v] of Object.entries(state.meta)) this.meta.set(k, cloneJson(v));
-    for (const m of this.model.metas) {
-      if (!m.element) continue;
-      // a [*] meta owns only the keys its own pattern produces
-      const suffix = `#${META_PROPERTIES[m.property]}`;
-      const own = [...this.meta.keys()].filter((k) => {
-        if (!k.endsWith(suffix)) return false;
-        const p = parseAddress(k.slice(0, -suffix.length));
-        return p.ok && patternMatches(m.path, p.path);
-      });
-      this.metaRows.set(m.id, own);
-    }
+    this.indexMetaRows();
     this.staleLazy.clear();
     for (const d of this.model.derivations) if (d.lazy) this.staleLazy.add(d.id);
     if (!options.keepTraces) this.traces.clear();
@@ -454,6 +469,9 @@ export class ModelRuntime {
       paths.push(parsed.path);
     }
     const newContainers = this.hasDefaultRules ? this.newContainers(paths) : [];
+    // before anything is written: the rows of arrays written whole, and the rows writes will create
+    const before = this.captureArrays(paths);
+    const created = this.createdRows(paths);
     const tx = new Transaction();
     try {
       const written: Path[] = [...paths];
@@ -469,7 +487,8 @@ export class ModelRuntime {
       const defaulted: Path[] = [];
       if (newContainers.length > 0) await this.applyDefaultRules(newContainers, defaulted, tx);
       appendAll(written, defaulted);
-      return await this.runCycle([...keys, ...defaulted.map(formatPath)], written, tx);
+      appendAll(written, created);
+      return await this.runCycle([...keys, ...defaulted.map(formatPath)], written, tx, before);
     } catch (err) {
       tx.rollback();
       if (err instanceof IndexLimitError) throw new CalcError('INDEX_LIMIT', err.message);
@@ -509,6 +528,71 @@ export class ModelRuntime {
     return out.sort((a, b) => a.length - b.length);
   }
 
+  /**
+   * The rows, as they stand now, of every array `[*]` rules run over that a write replaces (the
+   * array itself or a container holding it): a copy, with rows other writes change in place copied
+   * too, so the cycle can tell which rows of the new array are the old ones (moved or not).
+   */
+  private captureArrays(paths: Path[]): Map<string, unknown[]> {
+    const out = new Map<string, unknown[]>();
+    const graph = this.model.graph;
+    const capture = (array: Path): void => {
+      const key = formatPath(array);
+      if (out.has(key)) return;
+      const rows = getAt(this.base, array);
+      out.set(key, Array.isArray(rows) ? rows.slice() : []);
+    };
+    for (const p of paths) for (const array of graph.arraysWithin(p)) capture(array);
+    if (paths.length > MANY_ROWS) {
+      const rowsWritten = new Map<string, Set<number>>();
+      for (const p of paths) {
+        for (const at of graph.rowArraysCrossed(p)) {
+          const key = formatPath(p.slice(0, at));
+          const set = rowsWritten.get(key) ?? new Set<number>();
+          set.add(p[at] as number);
+          rowsWritten.set(key, set);
+          if (set.size === MANY_ROWS + 1) capture(p.slice(0, at));
+        }
+      }
+    }
+    if (out.size === 0) return out;
+    const copied = new Set<string>();
+    for (const p of paths) {
+      for (const at of graph.rowArraysCrossed(p)) {
+        const key = formatPath(p.slice(0, at));
+        const rows = out.get(key);
+        const r = p[at] as number;
+        if (!rows || r >= rows.length || copied.has(`${key}#${r}`)) continue;
+        copied.add(`${key}#${r}`);
+        rows[r] = cloneJson(rows[r]);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A write inside a row that does not exist yet creates it (and pads before it): the first new
+   * row of each such array counts as written whole, so every `[*]` rule over the array computes the
+   * new rows and every reader of the array follows, whatever field the write named.
+   */
+  private createdRows(paths: Path[]): Path[] {
+    const out: Path[] = [];
+    const seen = new Set<string>();
+    for (const p of paths) {
+      for (const at of this.model.graph.rowArraysCrossed(p)) {
+        const array = p.slice(0, at);
+        const rows = getAt(this.base, array);
+        const length = Array.isArray(rows) ? rows.length : 0;
+        if ((p[at] as number) < length) continue;
+        const key = formatPath(array);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push([...array, length]);
+      }
+    }
+    return out;
+  }
+
   /** Runs the defaultValues rules for each new container, shallowest first, in spec order. */
   private async applyDefaultRules(containers: Path[], written: Path[], tx: Transaction): Promise<void> {
     for (const container of containers) {
@@ -538,14 +622,20 @@ export class ModelRuntime {
 
   // ---------------------------------------------------------------- the cycle
 
-  private async runCycle(mutatedPaths: string[], written: Path[], tx: Transaction): Promise<MutationResult> {
+  private async runCycle(
+    mutatedPaths: string[],
+    written: Path[],
+    tx: Transaction,
+    before: Map<string, unknown[]> = new Map(),
+  ): Promise<MutationResult> {
     const dirty = this.model.graph.dirtyForAll(written);
+    const plan = this.planRows(dirty, written, before);
     const traces: DerivationTrace[] = [];
     const derivedUpdated: string[] = [];
     const metaUpdated: string[] = [];
     const order = dirty.derivations.map((id) => this.derivationById(id));
-    await this.deriveLevels(order, tx, derivedUpdated, traces, tx.merged);
-    for (const id of dirty.metas) await this.evaluateMeta(this.metaById(id), tx, metaUpdated);
+    await this.deriveLevels(order, tx, derivedUpdated, traces, tx.merged, plan);
+    for (const id of dirty.metas) await this.evaluateMeta(this.metaById(id), tx, metaUpdated, plan);
 
     const violations: ConstraintViolation[] = [];
     for (const id of dirty.constraints) {
@@ -588,6 +678,95 @@ export class ModelRuntime {
     };
   }
 
+  /** The rows each `[*]` node reached in some rows only must recompute (ROW: the written rows). */
+  private planRows(dirty: DirtySet, written: Path[], before: Map<string, unknown[]>): RowPlan {
+    const rows = new Map<number, Set<number>>();
+    if (dirty.partial.size > 0) {
+      const graph = this.model.graph;
+      for (const w of written) {
+        for (const [id, scope] of graph.dirtyFor(w).partial) {
+          if (scope !== ROW || dirty.partial.get(id) !== ROW) continue;
+          let set = rows.get(id);
+          if (!set) rows.set(id, (set = new Set()));
+          set.add(w[graph.rowAt[id]!] as number);
+        }
+      }
+    }
+    return { dirty, rows, before, sources: new Map() };
+  }
+
+  /**
+   * The rows a `[*]` node computes this cycle, and the values it keeps from rows that only moved.
+   * ROW: the written rows plus rows it has no value for yet. ARRAY: rows of the new array that
+   * equal no old row; a row equal to an old one (same place, or shifted by an insert or removal)
+   * takes that row's value. Otherwise every row.
+   */
+  private rowWork(
+    id: number,
+    array: Path,
+    suffix: Path,
+    length: number,
+    plan: RowPlan | undefined,
+  ): { compute: number[]; kept: [number, JsonValue][] } {
+    const scope = plan?.dirty.partial.get(id);
+    const counted = this.rowCounts.get(id) ?? 0;
+    const compute: number[] = [];
+    const kept: [number, JsonValue][] = [];
+    if (plan && scope === ROW && length >= counted) {
+      const set = new Set(plan.rows.get(id));
+      for (let r = counted; r < length; r++) set.add(r);
+      for (const r of set) if (r < length) compute.push(r);
+      compute.sort((a, b) => a - b);
+      return { compute, kept };
+    }
+    // rows written one by one in number (a JSON Patch insert rewrites every row after it) are
+    // compared with the rows as they were, like an array written whole
+    if (plan && (scope === ARRAY || (scope === ROW && plan.before.has(formatPath(array))))) {
+      const sources = this.rowSources(plan, array);
+      for (let r = 0; r < length; r++) {
+        const from = sources[r] ?? -1;
+        if (from >= 0 && from < counted) {
+          const key = formatPath([...array, from, ...suffix]);
+          if (this.derived.has(key)) {
+            kept.push([r, this.derived.get(key)!]);
+            continue;
+          }
+        }
+        compute.push(r);
+      }
+      return { compute, kept };
+    }
+    for (let r = 0; r < length; r++) compute.push(r);
+    return { compute, kept };
+  }
+
+  /** For each row of an array written whole: the old row it equals (common head and tail), or -1. */
+  private rowSources(plan: RowPlan, array: Path): Int32Array {
+    const key = formatPath(array);
+    const known = plan.sources.get(key);
+    if (known) return known;
+    const now = getAt(this.base, array);
+    const rows = Array.isArray(now) ? now : [];
+    const old = plan.before.get(key) ?? [];
+    const sources = new Int32Array(rows.length).fill(-1);
+    let head = 0;
+    while (head < rows.length && head < old.length && identicalJson(rows[head], old[head])) {
+      sources[head] = head;
+      head++;
+    }
+    let tail = 0;
+    while (
+      tail < rows.length - head &&
+      tail < old.length - head &&
+      identicalJson(rows[rows.length - 1 - tail], old[old.length - 1 - tail])
+    ) {
+      sources[rows.length - 1 - tail] = old.length - 1 - tail;
+      tail++;
+    }
+    plan.sources.set(key, sources);
+    return sources;
+  }
+
   private derivationById(id: number): DerivationNode {
     return this.model.derivations[id]!; // derivations are the first graph nodes, in spec order
   }
@@ -613,12 +792,14 @@ export class ModelRuntime {
     derivedUpdated: string[],
     traces: DerivationTrace[],
     mergedLog: UndoLog,
+    plan?: RowPlan,
   ): Promise<void> {
     const depth = this.model.graph.depth;
     let i = 0;
     while (i < order.length) {
       const level = depth[order[i]!.id]!;
-      const results: [DerivationNode, Path, string, JsonValue][] = [];
+      // the last element says whether the value was computed (listed, traced) or kept from a moved row
+      const results: [DerivationNode, Path, string, JsonValue, boolean][] = [];
       const rowTotals: [DerivationNode, number][] = [];
       for (; i < order.length && depth[order[i]!.id] === level; i++) {
         const d = order[i]!;
@@ -628,12 +809,17 @@ export class ModelRuntime {
         }
         if (!d.rows) {
           const out = await evaluate(d.expr, this.merged, this.model.bindings);
-          results.push([d, d.path, d.address, this.traceResult(d, d.address, out, traces)]);
+          results.push([d, d.path, d.address, this.traceResult(d, d.address, out, traces), true]);
           continue;
         }
         const arr = getAt(this.base, d.rows.array);
         const n = Array.isArray(arr) ? arr.length : 0;
-        for (let r = 0; r < n; r++) {
+        const work = this.rowWork(d.id, d.rows.array, d.rows.suffix, n, plan);
+        for (const [r, value] of work.kept) {
+          const path = [...d.rows.array, r, ...d.rows.suffix];
+          results.push([d, path, formatPath(path), value, false]);
+        }
+        for (const r of work.compute) {
           const rowPath = [...d.rows.array, r];
           const parent = getAt(this.merged, rowPath);
           const out = await evaluate(d.expr, this.merged, {
@@ -642,13 +828,13 @@ export class ModelRuntime {
           });
           const path = [...rowPath, ...d.rows.suffix];
           const address = formatPath(path);
-          results.push([d, path, address, this.traceResult(d, address, out, traces)]);
+          results.push([d, path, address, this.traceResult(d, address, out, traces), true]);
         }
         rowTotals.push([d, n]);
       }
-      for (const [d, path, address, value] of results) {
+      for (const [d, path, address, value, computed] of results) {
         this.storeDerived(path, address, value, tx, mergedLog);
-        derivedUpdated.push(address);
+        if (computed) derivedUpdated.push(address);
         if (d.lazy) setDelete(this.staleLazy, d.id, tx);
       }
       for (const [d, n] of rowTotals) this.dropVanishedRows(d, n, tx);
@@ -713,25 +899,103 @@ export class ModelRuntime {
     mapSet(this.rowCounts, d.id, rows, tx);
   }
 
-  private async evaluateMeta(m: MetaNode, tx: Transaction | undefined, metaUpdated: string[]): Promise<void> {
-    const suffix = `#${META_PROPERTIES[m.property]}`;
+  private async evaluateMeta(
+    m: MetaNode,
+    tx: Transaction | undefined,
+    metaUpdated: string[],
+    plan?: RowPlan,
+  ): Promise<void> {
     if (!m.element) {
       const out = await evaluate(m.expr, this.merged, this.model.bindings);
       mapSet(this.meta, m.key, out.ok ? toJson(out.value) : null, tx);
       metaUpdated.push(m.key);
       return;
     }
+    const array = m.element.slice(0, -1);
+    const arr = getAt(this.base, array);
+    const n = Array.isArray(arr) ? arr.length : 0;
+    // a meta keeps no values for moved rows (its keys name the row): ARRAY recomputes every row
+    const scoped = plan?.dirty.partial.get(m.id) === ARRAY ? undefined : plan;
+    const { compute } = this.rowWork(m.id, array, [], n, scoped);
+    let rows = this.metaRows.get(m.id);
+    if (!rows) {
+      rows = new Map();
+      mapSet(this.metaRows, m.id, rows, tx);
+    }
+    for (const r of compute) await this.evaluateMetaRow(m, array, r, rows, tx, metaUpdated);
+    // rows that no longer exist lose their meta values
+    if (compute.length === n) for (const r of [...rows.keys()]) if (r >= n) this.setMetaRow(rows, r, [], tx);
+    mapSet(this.rowCounts, m.id, n, tx);
+  }
+
+  /** One row of a `[*]` meta: every concrete match of its path in that row of the base document. */
+  private async evaluateMetaRow(
+    m: MetaNode,
+    array: Path,
+    r: number,
+    rows: Map<number, string[]>,
+    tx: Transaction | undefined,
+    metaUpdated: string[],
+  ): Promise<void> {
+    const suffix = `#${META_PROPERTIES[m.property]}`;
+    const element = getAt(this.base, [...array, r]);
     const keys: string[] = [];
-    for (const concrete of expandPattern(this.base, m.path)) {
-      const element = getAt(this.base, concrete.slice(0, m.element.length));
+    for (const concrete of expandPattern(this.base, [...array, r, ...m.path.slice(array.length + 1)])) {
       const out = await evaluate(m.expr, element === ABSENT ? undefined : element, this.model.bindings);
       const key = `${formatPath(concrete)}${suffix}`;
       mapSet(this.meta, key, out.ok ? toJson(out.value) : null, tx);
       keys.push(key);
       metaUpdated.push(key);
     }
-    for (const old of this.metaRows.get(m.id) ?? []) if (!keys.includes(old)) mapDelete(this.meta, old, tx);
-    mapSet(this.metaRows, m.id, keys, tx);
+    this.setMetaRow(rows, r, keys, tx);
+  }
+
+  /** Records a row's meta keys, dropping the values of keys the row no longer produces. */
+  private setMetaRow(
+    rows: Map<number, string[]>,
+    r: number,
+    keys: string[],
+    tx: Transaction | undefined,
+  ): void {
+    const old = rows.get(r);
+    if (old) for (const k of old) if (!keys.includes(k)) mapDelete(this.meta, k, tx);
+    if (keys.length === 0 && !old) return;
+    if (keys.length === 0) rows.delete(r);
+    else rows.set(r, keys);
+    tx?.undoers.push(() => (old ? rows.set(r, old) : rows.delete(r)));
+  }
+
+  /** Rebuilds which row of which `[*]` meta each loaded meta key belongs to. */
+  private indexMetaRows(): void {
+    const bySuffix = new Map<string, MetaNode[]>();
+    for (const m of this.model.metas) {
+      if (!m.element) continue;
+      const suffix = `#${META_PROPERTIES[m.property]}`;
+      const list = bySuffix.get(suffix) ?? [];
+      list.push(m);
+      bySuffix.set(suffix, list);
+      this.metaRows.set(m.id, new Map());
+      const arr = getAt(this.base, m.element.slice(0, -1));
+      this.rowCounts.set(m.id, Array.isArray(arr) ? arr.length : 0);
+    }
+    if (bySuffix.size === 0) return;
+    for (const key of this.meta.keys()) {
+      const hash = key.lastIndexOf('#');
+      const metas = hash < 0 ? undefined : bySuffix.get(key.slice(hash));
+      if (!metas) continue;
+      const p = parseAddress(key.slice(0, hash));
+      if (!p.ok) continue;
+      // a [*] meta owns only the keys its own pattern produces
+      for (const m of metas) {
+        if (!patternMatches(m.path, p.path)) continue;
+        const r = p.path[m.element!.length - 1];
+        if (typeof r !== 'number') continue;
+        const rows = this.metaRows.get(m.id)!;
+        const list = rows.get(r) ?? [];
+        list.push(key);
+        rows.set(r, list);
+      }
+    }
   }
 
   private async checkConstraint(c: ConstraintNode, traces: DerivationTrace[]): Promise<boolean> {

@@ -137,7 +137,8 @@ describe('reads (calc-spec §4 "Reads")', () => {
   it('the trace ring keeps the newest 500', async () => {
     const { runtime } = await live({ derivations: [{ path: '$.rows[*].x', expr: '$parent.v' }] });
     await runtime.mutate({ '$.rows': Array.from({ length: 300 }, (_, i) => ({ v: i })) });
-    await runtime.mutate({ '$.rows[0].v': -1 });
+    // a whole new array recomputes every row: 300 more traces
+    await runtime.mutate({ '$.rows': Array.from({ length: 300 }, (_, i) => ({ v: i + 1 })) });
     const all = runtime.explain('$');
     expect(all).toHaveLength(500);
     expect(all.at(-1)?.targetPath).toBe('$.rows[299].x');
