@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { SessionEventStore, type EventStoreLimits } from './event-store.js';
+import { conformanceFixturesFromEnv } from './conformance-tools.js';
 import { announceReady } from './server.js';
 
 export const MAX_SESSIONS = 1000;
@@ -22,9 +24,24 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** How long a session may sit unused (no request, no open event stream) before it is closed. */
 export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 const IDLE_ENV = 'MODELWORKS_MCP_SESSION_IDLE_SECONDS';
+/** Events a session keeps for clients that reconnect with Last-Event-ID (0: no resumption). */
+export const DEFAULT_EVENT_STORE_MAX_EVENTS = 1000;
+/** Bytes of those events a session keeps. */
+export const DEFAULT_EVENT_STORE_MAX_BYTES = 1024 * 1024;
+/** The retry hint of a priming event: how long a client waits before reconnecting a closed stream. */
+export const DEFAULT_SSE_RETRY_MS = 1000;
+const EVENTS_ENV = 'MODELWORKS_MCP_EVENT_STORE_MAX_EVENTS';
+const EVENT_BYTES_ENV = 'MODELWORKS_MCP_EVENT_STORE_MAX_BYTES';
+const RETRY_ENV = 'MODELWORKS_MCP_SSE_RETRY_MS';
 
-/** The session idle time from `MODELWORKS_MCP_SESSION_IDLE_SECONDS`, in ms; throws on a bad value. */
+/**
+ * The session idle time from `MODELWORKS_MCP_SESSION_IDLE_SECONDS`, in ms; throws on a bad value,
+ * or on a bad value of any other Streamable HTTP setting (`streamSettingsFromEnv`), so one call at
+ * start-up refuses them all.
+ */
 export function sessionIdleMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  streamSettingsFromEnv(env);
+  conformanceFixturesFromEnv(env);
   const text = env[IDLE_ENV]?.trim();
   if (!text) return DEFAULT_SESSION_IDLE_SECONDS * 1000;
   const seconds = Number(text);
@@ -33,11 +50,48 @@ export function sessionIdleMsFromEnv(env: NodeJS.ProcessEnv = process.env): numb
   return seconds * 1000;
 }
 
+/** Resumable streams: the per-session event store's bounds and the retry hint. */
+export interface StreamSettings {
+  events: EventStoreLimits;
+  retryMs: number;
+}
+
+function wholeNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max} (got '${text}')`);
+  return n;
+}
+
+/**
+ * `MODELWORKS_MCP_EVENT_STORE_MAX_EVENTS` (0 turns resumption off), `…_MAX_BYTES` and
+ * `MODELWORKS_MCP_SSE_RETRY_MS`; throws on a bad value.
+ */
+export function streamSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): StreamSettings {
+  return {
+    events: {
+      maxEvents: wholeNumber(env, EVENTS_ENV, DEFAULT_EVENT_STORE_MAX_EVENTS, 0, 1_000_000),
+      maxBytes: wholeNumber(env, EVENT_BYTES_ENV, DEFAULT_EVENT_STORE_MAX_BYTES, 1024, 1024 ** 3),
+    },
+    retryMs: wholeNumber(env, RETRY_ENV, DEFAULT_SSE_RETRY_MS, 0, 3_600_000),
+  };
+}
+
 export interface SessionHostOptions {
   /** A session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
   idleMs?: number;
   maxSessions?: number;
   log?: (message: string) => void;
+  /** Resumable streams; default from the environment (`streamSettingsFromEnv`). */
+  stream?: StreamSettings;
 }
 
 export interface HttpMcpOptions {
@@ -50,6 +104,8 @@ export interface HttpMcpOptions {
   log: (message: string) => void;
   /** A session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
   sessionIdleMs?: number;
+  /** Resumable streams; default from the environment. */
+  stream?: StreamSettings;
 }
 
 export interface RunningHttpMcp {
@@ -125,6 +181,7 @@ export class McpSessionHost {
   private readonly sessions = new Map<string, Session>();
   private readonly idleMs: number;
   private readonly maxSessions: number;
+  private readonly stream: StreamSettings;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -133,6 +190,7 @@ export class McpSessionHost {
   ) {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_SECONDS * 1000;
     this.maxSessions = options.maxSessions ?? MAX_SESSIONS;
+    this.stream = options.stream ?? streamSettingsFromEnv();
   }
 
   get size(): number {
@@ -146,7 +204,10 @@ export class McpSessionHost {
       return sendJson(res, 404, rpcError(-32001, 'Session not found'));
     if (known) {
       inUse(known, res);
-      if (req.method === 'GET') onEventStreamOpen(res, () => announceReady(known.server));
+      if (req.method === 'GET') {
+        await resumeOver(known, req, res);
+        onEventStreamOpen(res, () => announceReady(known.server));
+      }
       return known.transport.handleRequest(req, res, body);
     }
 
@@ -170,10 +231,21 @@ export class McpSessionHost {
     if (this.sessions.size >= this.maxSessions)
       return sendJson(res, 429, rpcError(-32000, `Too many sessions (${this.maxSessions})`));
     const server = this.createServer();
+    // each session its own bounded store: a Last-Event-ID names an event of this session only
+    const events = this.stream.events.maxEvents > 0 ? new SessionEventStore(this.stream.events) : undefined;
+    const resumable = events ? { eventStore: events, retryInterval: this.stream.retryMs } : {};
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      ...resumable,
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server, lastUsed: Date.now(), open: 0 });
+        this.sessions.set(id, {
+          transport,
+          server,
+          lastUsed: Date.now(),
+          open: 0,
+          ...(events ? { events } : {}),
+          getStreams: new Map(),
+        });
         this.startSweeper();
       },
       onsessionclosed: (id) => {
@@ -226,6 +298,40 @@ interface Session {
   lastUsed: number;
   /** Requests (event streams included) still open. */
   open: number;
+  /** The session's event store, when streams are resumable. */
+  events?: SessionEventStore;
+  /** Open GET event streams by the SDK's stream id (the standalone stream, or one resumed). */
+  getStreams: Map<string, ServerResponse>;
+}
+
+/** The SDK transport's id for a session's standalone GET stream (its events are stored under it). */
+const STANDALONE_STREAM = '_GET_stream';
+
+/**
+ * A GET event stream, resumed or not, is the session's stream of that id from now on. A client
+ * reconnecting with Last-Event-ID has lost its previous connection even when the server has not
+ * noticed yet (the SDK would refuse the resumption as a second live stream): that connection is
+ * closed first, and the SDK has let go of it before the new one is handed over.
+ */
+async function resumeOver(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const last = req.headers['last-event-id'];
+  let streamId: string | undefined = STANDALONE_STREAM;
+  if (typeof last === 'string' && session.events) {
+    streamId = await session.events.getStreamIdForEventId(last);
+    const previous = streamId === undefined ? undefined : session.getStreams.get(streamId);
+    if (previous && !previous.closed) {
+      const gone = new Promise((resolve) => previous.once('close', resolve));
+      previous.destroy();
+      await gone;
+      await new Promise((resolve) => setImmediate(resolve)); // the SDK drops the stream on close
+    }
+  }
+  if (streamId === undefined) return; // an unknown id: the SDK answers it
+  const id = streamId;
+  session.getStreams.set(id, res);
+  res.once('close', () => {
+    if (session.getStreams.get(id) === res) session.getStreams.delete(id);
+  });
 }
 
 /** Counts `res` as use of the session until it closes. */
@@ -243,6 +349,7 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
   const host = new McpSessionHost(options.createServer, {
     log: options.log,
     ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+    ...(options.stream !== undefined ? { stream: options.stream } : {}),
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -28,6 +28,7 @@ import { authoringTools, modelTools, shallowInputSchema } from './calc-tools.js'
 import { CARD_RESOURCE, CARD_URI, cardTools, clientShowsCards, readCardResource } from './card-tools.js';
 import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
+import { conformanceFixturesFromEnv, conformanceTools } from './conformance-tools.js';
 import { errorResult, textError } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
@@ -54,6 +55,8 @@ export interface McpServerOptions {
   modeLine: string;
   /** Model cards: the stateless runner (shared by every session) and share links when served. */
   cards?: { runner?: CardRunner; shareLinks?: ShareLinks };
+  /** The conformance suite's fixture tools; default MODELWORKS_MCP_CONFORMANCE_FIXTURES. */
+  conformanceFixtures?: boolean;
 }
 
 /** One runner for every server of the process, so sessions share compiled specs. */
@@ -121,6 +124,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       ...sheetTools(),
     );
   tools.push(...(options.extraTools ?? []));
+  if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());
   // the card tools depend on whether the client shows cards (known once it has initialized)
   const toolSets = new Map<boolean, { list: ToolDefinition[]; byName: Map<string, ToolDefinition> }>();
   const currentTools = (): { list: ToolDefinition[]; byName: Map<string, ToolDefinition> } => {
@@ -219,6 +223,7 @@ function callContext(
 ): ToolContext {
   const token = request.params._meta?.progressToken;
   const ctx: ToolContext = { signal: extra.signal };
+  if (extra.closeSSEStream) ctx.closeStream = extra.closeSSEStream;
   if (token !== undefined)
     ctx.progress = (progress, total, message) => {
       void extra

@@ -13,6 +13,11 @@ export interface ToolContext {
    * the function that sends notifications/elicitation/complete.
    */
   elicitUrl?: (url: string, message: string) => () => void;
+  /**
+   * Closes the call's SSE stream (Streamable HTTP, resumable session, 2025-11-25 client): the
+   * client reconnects after the retry hint and gets what follows from the session's event store.
+   */
+  closeStream?: () => void;
 }
 
 export interface ToolDefinition {
