@@ -16,8 +16,10 @@
 // no cycle, no serialisation, no hash, no MAC. The ratio to the floor is what the store and the
 // engine's cycle cost on top of the write itself.
 //
-// After a warm-up, rounds alternate between all backends (so JIT warm-up and machine noise fall
-// on all alike); each round is OPS sequential mutations; we report each backend's best round.
+// After a warm-up, ROUNDS rounds run every backend once each, in alternating order, so a store and
+// its floor run back to back and JIT warm-up and machine noise fall on all alike (the disk's sync
+// time drifts a lot on a shared machine); each round is OPS sequential mutations. We report each
+// backend's best round (cycles/s) and, against the floor, the median of the per-round ratios.
 // The whole audit seal of every model is verified at the end.
 //
 // A second part (BENCH_MODELS models, default 8, one sequential writer each, all at once) shows
@@ -34,8 +36,8 @@ import { MemoryStore } from '../dist/store/memory-store.js';
 import { PostgresStore } from '../dist/store/postgres-store.js';
 import { SqliteStore } from '../dist/store/sqlite-store.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
-const OPS = Number(process.env.BENCH_OPS ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 21);
+const OPS = Number(process.env.BENCH_OPS ?? 100);
 const MODELS = Number(process.env.BENCH_MODELS ?? 8);
 const WARMUP = 200;
 const TARGET = 0.7;
@@ -219,9 +221,25 @@ async function attempt(name, make) {
   }
 }
 
+/** Runs every backend once per round, in alternating order; keeps each round's rate. */
 async function rounds(list, ops) {
   for (const b of list) await b.run(WARMUP);
-  for (let r = 0; r < ROUNDS; r++) for (const b of list) b.best = Math.max(b.best, await b.run(ops));
+  for (const b of list) b.rates = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const b of r % 2 === 0 ? list : [...list].reverse()) b.rates.push(await b.run(ops));
+  }
+  for (const b of list) b.best = Math.max(...b.rates);
+}
+
+function median(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** `b` against `floor`: the median of their per-round ratios (each pair ran back to back). */
+function pairedRatio(b, floor) {
+  return median(b.rates.map((rate, r) => rate / floor.rates[r]));
 }
 
 function line(name, value, note = '') {
@@ -288,7 +306,7 @@ try {
 
   const bytes = full && sqliteBytes(join(dir, 'full.db'));
   console.log(
-    `store bench: committed cycles/s through CalcService.mutate, one writer, best of ${ROUNDS} rounds × ${OPS} (after ${WARMUP} warm-up)`,
+    `store bench: committed cycles/s through CalcService.mutate, one writer, best of ${ROUNDS} rounds × ${OPS} (after ${WARMUP} warm-up); × floor: median of the per-round ratios`,
   );
   if (bytes)
     console.log(
@@ -304,7 +322,7 @@ try {
     const floor = floors.get(b);
     let note = mem && b !== memory ? `   ${(b.best / mem).toFixed(3)} × memory` : '';
     if (floor) {
-      const ratio = b.best / floor.best;
+      const ratio = pairedRatio(b, floor);
       const target = b === full ? `  (target ≥ ${TARGET}: ${ratio >= TARGET ? 'met' : 'NOT met'})` : '';
       note += `   ${ratio.toFixed(3)} × floor (${floor.best.toFixed(0)}/s)${target}`;
     }
@@ -337,7 +355,7 @@ try {
     line(
       many.name,
       `${many.best.toFixed(0).padStart(7)} cycles/s`,
-      `   ${(many.best / floor.best).toFixed(3)} × ${floor.name} (${floor.best.toFixed(0)}/s)`,
+      `   ${pairedRatio(many, floor).toFixed(3)} × ${floor.name} (${floor.best.toFixed(0)}/s)`,
     );
   }
 } finally {

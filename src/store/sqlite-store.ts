@@ -27,6 +27,7 @@ import { CalcError, type JsonObject, type ModelSpec, type RuntimeState } from '.
 import { stateHashOf } from './audit-chain.js';
 import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import { AUDIT_KEY_FILE_NAME, AuditKey, wrongAuditKey } from './audit-key.js';
+import { CommitGroup, type Outcome } from './group-commit.js';
 import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
@@ -168,6 +169,25 @@ interface Vouched {
   checkpoint: string | null;
 }
 
+/** A change with everything but its SQL done (`prepareChange`), waiting for its group's transaction. */
+interface PendingChange {
+  id: string;
+  expectedRevision: number;
+  sequence: number;
+  prevHash: string;
+  hash: string;
+  stateHash: string;
+  stateText: string;
+  recordText: string;
+  /** A replace: the new spec and its text. */
+  spec?: ModelSpec;
+  specText?: string;
+  /** What this process last read or wrote of the model at `expectedRevision`. */
+  known?: Vouched;
+  /** The checkpoint the change leaves if the stored one is `known.checkpoint`. */
+  assumed?: MadeCheckpoint;
+}
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
@@ -184,6 +204,13 @@ export class SqliteStore implements Store {
   /** The checkpoint this process made last for each model (trusted when met again). */
   private readonly made = new Map<string, MadeCheckpoint>();
 
+  /** One transaction for a group of changes (`writeGroup`); made once, like the statements. */
+  private readonly writeAll: Database.Transaction<
+    (changes: PendingChange[]) => Outcome<MadeCheckpoint | undefined>[]
+  >;
+  /** One change under a savepoint, inside `writeAll`. */
+  private readonly writeOne: Database.Transaction<(change: PendingChange) => MadeCheckpoint | undefined>;
+
   private constructor(
     readonly path: string,
     options: SqliteStoreOptions,
@@ -195,6 +222,17 @@ export class SqliteStore implements Store {
       options.auditKey ??
       (inMemory ? AuditKey.ephemeral() : AuditKey.fromFile(join(dirname(path), AUDIT_KEY_FILE_NAME)));
     this.db = new Database(path);
+    this.writeAll = this.db.transaction((changes: PendingChange[]) =>
+      changes.map((change): Outcome<MadeCheckpoint | undefined> => {
+        if (changes.length === 1) return { ok: true, value: this.writeChange(change) };
+        try {
+          return { ok: true, value: this.writeOne(change) };
+        } catch (err) {
+          return { ok: false, error: err };
+        }
+      }),
+    );
+    this.writeOne = this.db.transaction((change: PendingChange) => this.writeChange(change));
     try {
       this.db.pragma(
         `busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS))}`,
@@ -330,102 +368,165 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Writes a change (a cycle, or a replace when `spec` is given) with its record and the next
-   * checkpoint, under compare-and-set on revision, chain end and checkpoint, in one transaction.
-   *
-   * Everything but the SQL is done first, on what this process last read or wrote of the model at
-   * `expectedRevision` (`vouched`): the record's hashes, the checkpoint and the texts to write. The
-   * UPDATE checks that assumption (revision, chain end and stored checkpoint text); only when it
-   * misses (another process wrote, or something outside the server did) is the row read, under the
-   * write lock, and the checkpoint worked out again from what is really stored. (A state edited
-   * behind a revision we hold is overwritten by the change; one edited and then loaded fails the
-   * checkpoint check, which the new checkpoint keeps.)
+   * Everything a change (a cycle, or a replace when `spec` is given) needs before its SQL: the
+   * record's hashes, the texts to write, and the next checkpoint as it follows from what this
+   * process last read or wrote of the model at `expectedRevision` (`vouched`). The UPDATE checks
+   * that assumption (revision, chain end and stored checkpoint text).
    */
-  private commitChange(
+  private prepareChange(
     id: string,
     expectedRevision: number,
     stateText: string,
     record: AuditRecord,
     spec?: ModelSpec,
-  ): boolean {
+  ): PendingChange {
     const vouched = this.vouched.get(id);
     const known = vouched?.revision === expectedRevision ? vouched : undefined;
     const { prevHash, hash, stateHash } = sealForWrite(record, stateText);
-    const recordText = auditContent(record);
-    const specText = spec === undefined ? undefined : JSON.stringify(spec);
-    const to = { nextSequence: record.sequence + 1, lastHash: hash, stateHash };
-    const checkpointFrom = (fromStateHash: string, stored: string | null): MadeCheckpoint =>
-      nextCheckpoint(
-        this.auditKey,
-        id,
-        { nextSequence: record.sequence, lastHash: prevHash, stateHash: fromStateHash },
-        stored,
-        to,
-        this.made.get(id),
-      );
-    const moveHead = (checkpoint: MadeCheckpoint, stored: string | null): boolean =>
+    const change: PendingChange = {
+      id,
+      expectedRevision,
+      sequence: record.sequence,
+      prevHash,
+      hash,
+      stateHash,
+      stateText,
+      recordText: auditContent(record),
+      known,
+    };
+    if (spec !== undefined) {
+      change.spec = spec;
+      change.specText = JSON.stringify(spec);
+    }
+    if (known) change.assumed = this.checkpointAfter(change, known.stateHash, known.checkpoint);
+    return change;
+  }
+
+  /** The checkpoint `change` leaves, given the state hash and the checkpoint text it builds on. */
+  private checkpointAfter(
+    change: PendingChange,
+    fromStateHash: string,
+    stored: string | null,
+  ): MadeCheckpoint {
+    return nextCheckpoint(
+      this.auditKey,
+      change.id,
+      { nextSequence: change.sequence, lastHash: change.prevHash, stateHash: fromStateHash },
+      stored,
+      { nextSequence: change.sequence + 1, lastHash: change.hash, stateHash: change.stateHash },
+      this.made.get(change.id),
+    );
+  }
+
+  /** The compare-and-set UPDATE of the model row; true when it moved. */
+  private moveHead(change: PendingChange, checkpoint: MadeCheckpoint, stored: string | null): boolean {
+    return (
       this.stmt(
         `UPDATE models SET state = ?, revision = revision + 1, next_sequence = next_sequence + 1, last_hash = ?,
              audit_checkpoint = ?, spec = COALESCE(?, spec)
            WHERE id = ? AND revision = ? AND next_sequence = ? AND last_hash = ? AND audit_checkpoint IS ?`,
       ).run(
-        stateText,
-        hash,
+        change.stateText,
+        change.hash,
         checkpoint.text,
-        specText ?? null,
-        id,
-        expectedRevision,
-        record.sequence,
-        prevHash,
+        change.specText ?? null,
+        change.id,
+        change.expectedRevision,
+        change.sequence,
+        change.prevHash,
         stored,
-      ).changes === 1;
-    const assumed = known && checkpointFrom(known.stateHash, known.checkpoint);
-    const commit = this.db.transaction((): MadeCheckpoint | undefined => {
-      // a replace records a new spec version when the spec changed
-      const previousSpec =
-        specText === undefined
-          ? undefined
-          : (this.stmt('SELECT spec FROM models WHERE id = ?').pluck().get(id) as string | undefined);
-      let checkpoint = assumed;
-      if (!checkpoint || !moveHead(checkpoint, known!.checkpoint)) {
-        const row = this.stmt('SELECT revision, audit_checkpoint FROM models WHERE id = ?').get(id) as
-          Pick<ModelRow, 'revision' | 'audit_checkpoint'> | undefined;
-        if (row?.revision !== expectedRevision) return undefined;
-        const fromStateHash = known?.stateHash ?? this.storedStateHash(id);
-        checkpoint = checkpointFrom(fromStateHash, row.audit_checkpoint);
-        if (!moveHead(checkpoint, row.audit_checkpoint)) return undefined;
-      }
-      this.stmt('INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)').run(
-        id,
-        record.sequence,
-        recordText,
-        prevHash,
-        hash,
-      );
-      if (spec !== undefined && specText !== undefined && previousSpec !== undefined) {
-        const previous = parseJson<ModelSpec>(previousSpec, `spec of model '${id}'`);
-        if (previous.version !== spec.version || previousSpec !== specText) {
-          this.stmt(
-            `INSERT INTO spec_versions (model_id, idx, version, spec, created_at)
-               SELECT ?, COALESCE(MAX(idx), -1) + 1, ?, ?, ? FROM spec_versions WHERE model_id = ?`,
-          ).run(id, spec.version, specText, new Date().toISOString(), id);
-        }
-      }
-      return checkpoint;
-    });
-    const made = commit.immediate();
-    if (made) {
-      this.known.set(id, expectedRevision + 1);
-      this.vouched.set(id, { revision: expectedRevision + 1, stateHash, checkpoint: made.text });
-      this.made.set(id, made);
-    } else this.vouched.delete(id);
-    return made !== undefined;
+      ).changes === 1
+    );
   }
+
+  /**
+   * The SQL of one change, inside a transaction: the checkpoint it writes, or undefined when the
+   * model is no longer at the expected revision (nothing written). When the assumption it was
+   * prepared on misses (another process wrote, or something outside the server did), the row is
+   * read under the write lock and the checkpoint worked out again from what is really stored. (A
+   * state edited behind a revision we hold is overwritten by the change; one edited and then loaded
+   * fails the checkpoint check, which the new checkpoint keeps.)
+   */
+  private writeChange(change: PendingChange): MadeCheckpoint | undefined {
+    const { id, known } = change;
+    // a replace records a new spec version when the spec changed
+    const previousSpec =
+      change.specText === undefined
+        ? undefined
+        : (this.stmt('SELECT spec FROM models WHERE id = ?').pluck().get(id) as string | undefined);
+    let checkpoint = change.assumed;
+    if (!checkpoint || !this.moveHead(change, checkpoint, known!.checkpoint)) {
+      const row = this.stmt('SELECT revision, audit_checkpoint FROM models WHERE id = ?').get(id) as
+        Pick<ModelRow, 'revision' | 'audit_checkpoint'> | undefined;
+      if (row?.revision !== change.expectedRevision) return undefined;
+      const fromStateHash = known?.stateHash ?? this.storedStateHash(id);
+      checkpoint = this.checkpointAfter(change, fromStateHash, row.audit_checkpoint);
+      if (!this.moveHead(change, checkpoint, row.audit_checkpoint)) return undefined;
+    }
+    this.stmt('INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      change.sequence,
+      change.recordText,
+      change.prevHash,
+      change.hash,
+    );
+    const { spec, specText } = change;
+    if (spec !== undefined && specText !== undefined && previousSpec !== undefined) {
+      const previous = parseJson<ModelSpec>(previousSpec, `spec of model '${id}'`);
+      if (previous.version !== spec.version || previousSpec !== specText) {
+        this.stmt(
+          `INSERT INTO spec_versions (model_id, idx, version, spec, created_at)
+             SELECT ?, COALESCE(MAX(idx), -1) + 1, ?, ?, ? FROM spec_versions WHERE model_id = ?`,
+        ).run(id, spec.version, specText, new Date().toISOString(), id);
+      }
+    }
+    return checkpoint;
+  }
+
+  /**
+   * Writes a group of changes in one transaction (one disk sync). Alone, a change that fails takes
+   * the transaction with it; in company, each runs under its own savepoint, so one model's failure
+   * (a trail row that is already there, say) leaves the others' commits alone.
+   */
+  private writeGroup(changes: PendingChange[]): Outcome<boolean>[] {
+    const outcomes = this.writeAll.immediate(changes);
+    // only now, committed, does this process take it as what is stored
+    changes.forEach((change, i) => {
+      const o = outcomes[i]!;
+      const made = o.ok ? o.value : undefined;
+      if (made) {
+        this.known.set(change.id, change.expectedRevision + 1);
+        this.vouched.set(change.id, {
+          revision: change.expectedRevision + 1,
+          stateHash: change.stateHash,
+          checkpoint: made.text,
+        });
+        this.made.set(change.id, made);
+      } else this.vouched.delete(change.id);
+    });
+    return outcomes.map((o) => (o.ok ? { ok: true, value: o.value !== undefined } : o));
+  }
+
+  private readonly group = new CommitGroup<PendingChange, boolean>((changes) => this.writeGroup(changes));
 
   /** The hash of the state text stored now (read under the transaction's lock). */
   private storedStateHash(id: string): string {
     const text = this.stmt('SELECT state FROM models WHERE id = ?').pluck().get(id) as string;
     return stateHashOf(text);
+  }
+
+  /** Prepares a change now and commits it with the others of this turn (see group-commit.ts). */
+  private commitChange(what: string, prepare: () => PendingChange): Promise<boolean> {
+    let change: PendingChange;
+    try {
+      if (this.closed) throw new CalcError('STORE_FAILURE', 'the store is closed');
+      change = prepare();
+    } catch (err) {
+      return Promise.reject(storeFailure(err, what));
+    }
+    return this.group.submit(change).catch((err: unknown) => {
+      throw storeFailure(err, what);
+    });
   }
 
   commitCycle(
@@ -434,8 +535,8 @@ export class SqliteStore implements Store {
     state: CommittedState,
     record: AuditRecord,
   ): Promise<boolean> {
-    return this.guard(`committing a cycle of model '${id}'`, () =>
-      this.commitChange(id, expectedRevision, state.text(), record),
+    return this.commitChange(`committing a cycle of model '${id}'`, () =>
+      this.prepareChange(id, expectedRevision, state.text(), record),
     );
   }
 
@@ -446,8 +547,8 @@ export class SqliteStore implements Store {
     state: RuntimeState,
     record: AuditRecord,
   ): Promise<boolean> {
-    return this.guard(`replacing model '${id}'`, () =>
-      this.commitChange(id, expectedRevision, JSON.stringify(state), record, spec),
+    return this.commitChange(`replacing model '${id}'`, () =>
+      this.prepareChange(id, expectedRevision, JSON.stringify(state), record, spec),
     );
   }
 
@@ -598,6 +699,7 @@ export class SqliteStore implements Store {
 
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
+    this.group.flush(); // what was handed in before close is written, not dropped
     this.closed = true;
     this.stopPolling();
     this.listeners.clear();
