@@ -9,7 +9,8 @@
 //
 // The floor of a durable backend is a bare driver loop (better-sqlite3, pg) that writes the same
 // bytes the store wrote for its newest cycle (state text, record text, hashes, checkpoint text,
-// read back from the store after the warm-up) in the same transaction shape: one compare-and-set
+// read back from the store after the warm-up; the state's history ring rotated one entry per
+// cycle, as the store's moves, see `stateTexts`) in the same transaction shape: one compare-and-set
 // UPDATE of the model row and one INSERT of the audit row, in one BEGIN IMMEDIATE transaction
 // (SQLite, same journal mode and synchronous setting, a file in the same folder) or in one
 // statement (PostgreSQL, the same server), with statements prepared once. It computes nothing:
@@ -115,6 +116,20 @@ function sqliteBytes(file, id = 'bench') {
   }
 }
 
+/**
+ * The state texts the floor writes in turn: the store's own, with its history ring rotated one
+ * entry per cycle. The same bytes in the same length, each cycle's text different from the last
+ * all along, as the store's are (its ring moves one entry per cycle). Writing one text over and
+ * over would flatter the floor: SQLite leaves a page alone when its new content is the same.
+ */
+function stateTexts(state) {
+  const parsed = JSON.parse(state);
+  const ring = parsed.history ?? [];
+  return Array.from({ length: Math.max(1, ring.length) }, (_, k) =>
+    JSON.stringify({ ...parsed, history: [...ring.slice(k), ...ring.slice(0, k)] }),
+  );
+}
+
 /** A bare better-sqlite3 loop writing `bytes` as one cycle per transaction. */
 async function sqliteFloor(name, file, synchronous, bytes, cycles = 1) {
   // the same schema, made by the store itself; then the store is gone and the driver writes alone
@@ -133,9 +148,11 @@ async function sqliteFloor(name, file, synchronous, bytes, cycles = 1) {
   const insert = db.prepare(
     'INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)',
   );
+  const states = stateTexts(bytes.state);
   let revision = 0;
   const write = db.transaction(() => {
-    if (update.run(bytes.state, bytes.hash, bytes.checkpoint, 'bench', revision).changes !== 1)
+    const state = states[revision % states.length];
+    if (update.run(state, bytes.hash, bytes.checkpoint, 'bench', revision).changes !== 1)
       throw new Error('floor: compare-and-set missed');
     insert.run('bench', revision, bytes.record, bytes.prev_hash, bytes.hash);
     revision++;
@@ -175,6 +192,7 @@ async function postgresFloor(bytes) {
   const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${PG_FLOOR_SCHEMA}` });
   await client.connect();
   cleanups.push(() => client.end());
+  const states = stateTexts(bytes.state);
   let revision = 0;
   const text = `WITH moved AS (
       UPDATE models SET state = $1, revision = revision + 1, next_sequence = next_sequence + 1,
@@ -193,7 +211,7 @@ async function postgresFloor(bytes) {
           name: 'floor',
           text,
           values: [
-            bytes.state,
+            states[revision % states.length],
             bytes.hash,
             bytes.checkpoint,
             'bench',
