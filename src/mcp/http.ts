@@ -14,7 +14,11 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { conformanceFixturesFromEnv } from './conformance-tools.js';
 import { announceReady } from './server.js';
@@ -208,6 +212,7 @@ export class McpSessionHost {
         await resumeOver(known, req, res);
         onEventStreamOpen(res, () => announceReady(known.server));
       }
+      if (req.method === 'POST') atNegotiatedVersion(req, known.protocolVersion);
       return known.transport.handleRequest(req, res, body);
     }
 
@@ -231,6 +236,7 @@ export class McpSessionHost {
     if (this.sessions.size >= this.maxSessions)
       return sendJson(res, 429, rpcError(-32000, `Too many sessions (${this.maxSessions})`));
     const server = this.createServer();
+    const protocolVersion = negotiatedVersion(body);
     // each session its own bounded store: a Last-Event-ID names an event of this session only
     const events = this.stream.events.maxEvents > 0 ? new SessionEventStore(this.stream.events) : undefined;
     const resumable = events ? { eventStore: events, retryInterval: this.stream.retryMs } : {};
@@ -245,6 +251,7 @@ export class McpSessionHost {
           open: 0,
           ...(events ? { events } : {}),
           getStreams: new Map(),
+          protocolVersion,
         });
         this.startSweeper();
       },
@@ -302,6 +309,34 @@ interface Session {
   events?: SessionEventStore;
   /** Open GET event streams by the SDK's stream id (the standalone stream, or one resumed). */
   getStreams: Map<string, ServerResponse>;
+  /** The protocol version initialize settled on. */
+  protocolVersion: string;
+}
+
+/** The version the SDK's initialize answers: the client's when supported, else the newest. */
+function negotiatedVersion(body: unknown): string {
+  const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m));
+  const asked = init?.params.protocolVersion;
+  return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+    ? asked
+    : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * Stream features follow the version the session negotiated: a request whose MCP-Protocol-Version
+ * header names an older one (the conformance suite's polling scenario sends 2025-03-26 in a
+ * 2025-11-25 session) still gets its priming event, retry hint and resumable stream. The SDK's
+ * transport decides those by the header, so an older header is raised to the negotiated version;
+ * a session that negotiated an older version keeps its header, and no priming events.
+ */
+function atNegotiatedVersion(req: IncomingMessage, negotiated: string): void {
+  const header = req.headers['mcp-protocol-version'];
+  if (typeof header !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(header) || header >= negotiated)
+    return;
+  req.headers['mcp-protocol-version'] = negotiated;
+  // the SDK's transport builds its Request from the raw header list
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]!.toLowerCase() === 'mcp-protocol-version') req.rawHeaders[i + 1] = negotiated;
 }
 
 /** The SDK transport's id for a session's standalone GET stream (its events are stored under it). */

@@ -224,6 +224,12 @@ function callContext(
   const token = request.params._meta?.progressToken;
   const ctx: ToolContext = { signal: extra.signal };
   if (extra.closeSSEStream) ctx.closeStream = extra.closeSSEStream;
+  ctx.log = (level, data) => {
+    // the server drops what is below the session's level (logging/setLevel)
+    void server
+      .sendLoggingMessage({ level, logger: 'modelworks', data }, server.transport?.sessionId)
+      .catch(() => {});
+  };
   if (token !== undefined)
     ctx.progress = (progress, total, message) => {
       void extra

@@ -18,6 +18,8 @@ export interface ToolContext {
    * client reconnects after the retry hint and gets what follows from the session's event store.
    */
   closeStream?: () => void;
+  /** notifications/message for the session, at or above the level the client set. */
+  log?: (level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: string) => void;
 }
 
 export interface ToolDefinition {

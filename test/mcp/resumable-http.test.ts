@@ -6,6 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionEventStore } from '../../src/mcp/event-store.js';
@@ -69,6 +70,38 @@ describe('SessionEventStore', () => {
     const bigId = await byBytes.storeEvent('s', big);
     expect(byBytes.size).toBe(1);
     expect(await byBytes.getStreamIdForEventId(bigId)).toBe('s');
+  });
+});
+
+describe('conformance fixtures', () => {
+  it('are listed only when switched on', async () => {
+    const calc = new CalcService(new MemoryStore());
+    const names = async (conformanceFixtures?: boolean) => {
+      const server = createMcpServer({
+        calc,
+        guidanceTopics: [],
+        groups: new Set(['calc']),
+        modeLine: 'test',
+        ...(conformanceFixtures === undefined ? {} : { conformanceFixtures }),
+      });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(b);
+      const client = new Client({ name: 'fixtures', version: '1' });
+      await client.connect(a);
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      await client.close();
+      return tools;
+    };
+    const fixtures = [
+      'test_reconnection',
+      'test_tool_with_progress',
+      'test_tool_with_logging',
+      'json_schema_2020_12_tool',
+    ];
+    expect(await names()).not.toEqual(expect.arrayContaining([fixtures[0]]));
+    expect(await names(false)).toEqual((await names()).filter((n) => !fixtures.includes(n)));
+    expect(await names(true)).toEqual(expect.arrayContaining(fixtures));
+    await calc.close();
   });
 });
 
@@ -324,6 +357,53 @@ describe('resumable streams over HTTP', () => {
     const wrong = await b.get(primed[0]!.id);
     expect(wrong.status).toBe(400);
     await wrong.text();
+  });
+
+  it('stream features follow the negotiated version, not an older header on one request', async () => {
+    const { url } = await start(RESUMABLE);
+    const s = await rawSession(url); // negotiated 2025-11-25
+    const older = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': s.sessionId,
+        'mcp-protocol-version': '2025-03-26',
+      },
+      body: JSON.stringify(call(1, 'test_reconnection')),
+    });
+    expect(await readEvents(older, () => false)).toEqual([{ id: expect.any(String), retry: 40, data: '' }]);
+
+    // a session that negotiated an older version gets no priming event (its client may not read one)
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '1' },
+        },
+      }),
+    });
+    const oldSession = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': oldSession,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify(call(2, 'test_reconnection')),
+    });
+    const events = await readEvents(answer, () => false);
+    expect(events.every((e) => e.id === undefined || e.data !== '')).toBe(true);
+    expect(events.map(rpc).find((m) => m?.id === 2)?.result).toBeDefined();
   });
 
   it('with the store off (0 events) streams carry no ids and the call answers on its own stream', async () => {
