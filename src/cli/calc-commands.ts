@@ -38,6 +38,119 @@ export function parseAssignment(text: string): [string, unknown] {
   return [text.slice(0, eq).trim(), value];
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Follows local `$ref`s (`#/$defs/Name`) a bounded number of times; anything else is a dead end. */
+function schemaNode(root: Record<string, unknown>, node: unknown): Record<string, unknown> | undefined {
+  for (let hops = 0; hops < 32; hops++) {
+    if (!isObject(node)) return undefined;
+    const ref = node.$ref;
+    if (typeof ref !== 'string') return node;
+    if (!ref.startsWith('#/')) return undefined;
+    let next: unknown = root;
+    for (const token of ref.slice(2).split('/')) {
+      const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+      next = isObject(next) && Object.hasOwn(next, key) ? next[key] : undefined;
+    }
+    node = next;
+  }
+  return undefined;
+}
+
+/** Levenshtein distance (field names are short). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * Where a `--set` path leaves the fields the schema lists, or undefined. Only where an object
+ * schema lists its `properties` and leaves no room for others (no `additionalProperties` schema,
+ * no `patternProperties`, no combinators) is an unlisted name a mistake; a schema that lists
+ * nothing (`{}`) takes any field.
+ */
+export function undeclaredField(
+  schema: unknown,
+  path: CalcEngine.Path,
+): { at: number; known: string[]; guess?: string } | undefined {
+  if (!isObject(schema)) return undefined;
+  let node = schemaNode(schema, schema);
+  for (let i = 0; i < path.length && node; i++) {
+    const seg = path[i]!;
+    if (typeof seg === 'number' || seg === '*') {
+      node = schemaNode(schema, node.items);
+      continue;
+    }
+    const props = node.properties;
+    if (!isObject(props)) return undefined;
+    if (Object.hasOwn(props, seg)) {
+      node = schemaNode(schema, props[seg]);
+      continue;
+    }
+    const here = node;
+    const open =
+      (here.additionalProperties !== undefined && here.additionalProperties !== false) ||
+      ['patternProperties', 'allOf', 'anyOf', 'oneOf', 'if', '$ref'].some((k) => here[k] !== undefined);
+    if (open) return undefined;
+    const known = Object.keys(props);
+    const guess = known
+      .map((k) => ({ k, d: distance(k.toLowerCase(), seg.toLowerCase()) }))
+      .filter((c) => c.d <= (seg.length >= 4 ? 2 : 1))
+      .sort((a, b) => a.d - b.d)[0]?.k;
+    return { at: i, known, ...(guess !== undefined ? { guess } : {}) };
+  }
+  return undefined;
+}
+
+/** `--set` addresses the spec's schema does not have, one line each: a typo would write a stray field. */
+function undeclaredSets(
+  engine: typeof CalcEngine,
+  spec: unknown,
+  mutations: Record<string, unknown>,
+): string[] {
+  if (!isObject(spec)) return [];
+  const { normalizeSpec, parseAddress, formatPath } = engine;
+  const { spec: normalized } = normalizeSpec(spec);
+  const derived = normalized.derivations
+    .map((d) => parseAddress(d.path))
+    .flatMap((p) => (p.ok ? [p.path] : []));
+  // the derivation whose target is `path` or one of its containers ([*] matching any index)
+  const derivedAt = (path: CalcEngine.Path): CalcEngine.Path | undefined =>
+    derived.find(
+      (target) => target.length <= path.length && target.every((seg, i) => seg === '*' || seg === path[i]),
+    );
+  const out: string[] = [];
+  for (const address of Object.keys(mutations)) {
+    const parsed = parseAddress(address);
+    // a malformed address, or a derived field itself, is refused by the cycle in its own words
+    if (!parsed.ok) continue;
+    const target = derivedAt(parsed.path);
+    if (target && target.length < parsed.path.length) {
+      out.push(
+        `--set ${address}: ${formatPath(target)} is computed by a derivation; nothing inside it can be set`,
+      );
+      continue;
+    }
+    if (target) continue;
+    const found = undeclaredField(normalized.schema, parsed.path);
+    if (!found) continue;
+    const parent = parsed.path.slice(0, found.at);
+    const fields = found.known.length > 0 ? found.known.join(', ') : 'none';
+    const hint = found.guess !== undefined ? `; did you mean ${formatPath([...parent, found.guess])}?` : '';
+    out.push(
+      `--set ${address}: the schema has no field '${String(parsed.path[found.at])}' at ${formatPath(parent)} (its fields: ${fields})${hint}`,
+    );
+  }
+  return out;
+}
+
 /** Runs one command's action with the calc engine, loaded only now so the CLI starts fast. */
 async function run(action: (engine: typeof CalcEngine) => Promise<number>): Promise<void> {
   let engine: typeof CalcEngine | undefined;
@@ -149,9 +262,15 @@ export function registerCalcCommands(program: Command): Command {
       [] as string[],
     )
     .action((file: string, opts: { set: string[] }) =>
-      run(async ({ dryRun }) => {
+      run(async (engine) => {
         const mutations = Object.fromEntries(opts.set.map(parseAssignment));
-        const { state, result } = await dryRun(readJsonFile(file), mutations);
+        const spec = readJsonFile(file);
+        const undeclared = undeclaredSets(engine, spec, mutations);
+        if (undeclared.length > 0) {
+          for (const line of undeclared) process.stderr.write(`modelworks: ${line}\n`);
+          return EXIT.failures;
+        }
+        const { state, result } = await engine.dryRun(spec, mutations);
         if (result && result.flaggedConstraints.length > 0) {
           for (const f of result.flaggedConstraints)
             process.stderr.write(`flagged: ${f.constraintId}: ${f.message}\n`);
