@@ -22,15 +22,37 @@ const includeTraces = {
   type: 'boolean',
   description: 'Also return the cycle traces (what explain serves); default false',
 };
+const expectedRevision = {
+  type: 'integer',
+  minimum: 0,
+  description:
+    "Optimistic concurrency: write only if the model is still at this revision (get_model_info's revision), else a Version conflict {expected, actual} and nothing changes",
+};
+/** The optional expectedRevision argument, passed on when given: the service checks it. */
+const revisionOf = (a: Record<string, unknown>): { expectedRevision?: number } =>
+  a.expectedRevision === undefined ? {} : { expectedRevision: a.expectedRevision as number };
+/**
+ * Where get_state's result _meta carries the revision the state was read at. Our own prefix:
+ * `valem/` is the contract's, for the model card.
+ */
+export const REVISION_META = 'modelworks/revision';
 
-const MODEL_INFO = output(
+const MODEL_INFO_FIELDS = {
+  id: { type: 'string' },
+  version: { type: 'string' },
+  derivationCount: { type: 'integer' },
+  metaDerivationCount: { type: 'integer' },
+  constraintCount: { type: 'integer' },
+  effectCount: { type: 'integer' },
+};
+const MODEL_INFO = output(MODEL_INFO_FIELDS, ['id', 'version']);
+const MODEL_STATUS = output(
   {
-    id: { type: 'string' },
-    version: { type: 'string' },
-    derivationCount: { type: 'integer' },
-    metaDerivationCount: { type: 'integer' },
-    constraintCount: { type: 'integer' },
-    effectCount: { type: 'integer' },
+    ...MODEL_INFO_FIELDS,
+    revision: {
+      type: 'integer',
+      description: 'Committed changes so far; pass it as expectedRevision to write only on this state',
+    },
   },
   ['id', 'version'],
 );
@@ -74,9 +96,10 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_model_info',
       title: 'Get model info',
-      description: 'Id, version and section counts of a model.',
+      description:
+        'Id, version and section counts of a model, and its revision (for expectedRevision on mutate, patch_model and evolve_spec).',
       inputSchema: input({ id }, ['id']),
-      outputSchema: MODEL_INFO,
+      outputSchema: MODEL_STATUS,
       annotations: READ,
       run: async (a) => okResult(await service.getModelInfo(str(a.id))),
     },
@@ -97,8 +120,7 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_state',
       title: 'Get state',
-      description:
-        'The merged state (inputs and computed values). `paths` keeps only those subtrees; `depth` collapses deeper containers to "<object: N fields>"/"<array: N items>"; `at` (ISO-8601) reads the state as of that time.',
+      description: `The merged state (inputs and computed values). \`paths\` keeps only those subtrees; \`depth\` collapses deeper containers to "<object: N fields>"/"<array: N items>"; \`at\` (ISO-8601) reads the state as of that time. The result's _meta["${REVISION_META}"] is the revision the state was read at (as get_model_info's revision; the current one even with \`at\`).`,
       inputSchema: input(
         {
           id,
@@ -120,7 +142,10 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
         if (typeof a.at === 'string') options.at = a.at;
         if (Array.isArray(a.paths)) options.paths = a.paths as string[];
         if (typeof a.depth === 'number') options.depth = a.depth;
-        return okResult(await service.getState(str(a.id), options), 'pass paths and/or depth to get_state');
+        const { state, revision } = await service.readState(str(a.id), options);
+        const result = okResult(state, 'pass paths and/or depth to get_state');
+        // the revision rides outside the state: the content and structuredContent stay the state
+        return result.isError ? result : { ...result, _meta: { [REVISION_META]: revision } };
       },
     },
     {
@@ -148,13 +173,23 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       description:
         'Write values ({"$.path": value, ...}) as one reactive cycle: derived values recompute, constraints check (a rollback constraint refuses the whole write), effects are returned as data.',
       inputSchema: input(
-        { id, mutations: { type: 'object', description: 'Canonical address → value' }, includeTraces },
+        {
+          id,
+          mutations: { type: 'object', description: 'Canonical address → value' },
+          includeTraces,
+          expectedRevision,
+        },
         ['id', 'mutations'],
       ),
       outputSchema: MUTATION_RESULT,
       annotations: WRITE,
       run: async (a) =>
-        okResult(await service.mutate(str(a.id), a.mutations, { includeTraces: a.includeTraces === true })),
+        okResult(
+          await service.mutate(str(a.id), a.mutations, {
+            includeTraces: a.includeTraces === true,
+            ...revisionOf(a),
+          }),
+        ),
     },
     {
       name: 'patch_model',
@@ -178,13 +213,19 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
             },
           },
           includeTraces,
+          expectedRevision,
         },
         ['id', 'patch'],
       ),
       outputSchema: MUTATION_RESULT,
       annotations: WRITE,
       run: async (a) =>
-        okResult(await service.patchModel(str(a.id), a.patch, { includeTraces: a.includeTraces === true })),
+        okResult(
+          await service.patchModel(str(a.id), a.patch, {
+            includeTraces: a.includeTraces === true,
+            ...revisionOf(a),
+          }),
+        ),
     },
     {
       name: 'explain',
@@ -295,11 +336,11 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       name: 'evolve_spec',
       title: 'Evolve spec',
       description:
-        "Change a live model's spec with a SpecEvolution (targeted upserts/removals, schema and view edits, backfill). Pass expectedVersion to avoid clobbering a concurrent change. Returns the new version.",
-      inputSchema: input({ id, evolution: EVOLUTION }, ['id', 'evolution']),
+        "Change a live model's spec with a SpecEvolution (targeted upserts/removals, schema and view edits, backfill). Pass expectedVersion (in the evolution) or expectedRevision to avoid clobbering a concurrent change. Returns the new version.",
+      inputSchema: input({ id, evolution: EVOLUTION, expectedRevision }, ['id', 'evolution']),
       outputSchema: output({ id: { type: 'string' }, version: { type: 'string' } }, ['id', 'version']),
       annotations: DESTRUCTIVE,
-      run: async (a) => okResult(await service.evolveSpec(str(a.id), a.evolution)),
+      run: async (a) => okResult(await service.evolveSpec(str(a.id), a.evolution, revisionOf(a))),
     },
     {
       name: 'delete_model',

@@ -61,6 +61,19 @@ export function errorResult(err: unknown): ToolResult {
           actual: err.details.actual,
           message: err.message,
         });
+      case 'INVALID_PATCH':
+        // a failed `test` operation is the patch's compare-and-swap refusing: data to react to
+        if (err.details.op === 'test')
+          return structuredError({
+            error: 'Test failed',
+            index: err.details.index,
+            path: err.details.path,
+            expected: err.details.expected,
+            actual: err.details.actual,
+            ...(err.details.absent === true ? { absent: true } : {}),
+            message: err.message,
+          });
+        return textError(err.message);
       case 'MODEL_EXISTS':
         return structuredError({ error: 'Model exists', id: err.details.id, message: err.message });
       case 'SPEC_INVALID':

@@ -4,7 +4,14 @@
  * and model ids are namespaced on the wire (`<namespaceId>__<id>`) and translated back, so the
  * agent sees its own ids and the browser sees the same models.
  */
-import type { AuditFilter, CalcApi, ModelListener, StateOptions, Unsubscribe } from '../service/calc-api.js';
+import type {
+  AuditFilter,
+  CalcApi,
+  ModelListener,
+  StateOptions,
+  Unsubscribe,
+  WriteOptions,
+} from '../service/calc-api.js';
 import { authoring } from '../service/calc-authoring.js';
 import type { BrowserPairing } from './browser-pairing.js';
 import { CalcClient } from './calc-client.js';
@@ -84,6 +91,7 @@ export class BrowserCalc implements CalcApi {
   getLineage = (id: string) => this.call(id, (c, w) => c.getLineage(w));
   deleteModel = (id: string) => this.call(id, (c, w) => c.deleteModel(w));
   getState = (id: string, options?: StateOptions) => this.call(id, (c, w) => c.getState(w, options));
+  readState = (id: string, options?: StateOptions) => this.call(id, (c, w) => c.readState(w, options));
   getField = (id: string, path: string, options?: { missing?: 'null' | 'error' }) =>
     this.call(id, (c, w) => c.getField(w, path, options));
   getEffectiveSchema = (id: string, path: string) => this.call(id, (c, w) => c.getEffectiveSchema(w, path));
@@ -93,9 +101,9 @@ export class BrowserCalc implements CalcApi {
   getVerification = (id: string) => this.call(id, (c, w) => c.getVerification(w));
   getView = (id: string, viewId?: string) => this.call(id, (c, w) => c.getView(w, viewId));
   getLibrary = (id: string) => this.call(id, (c, w) => c.getLibrary(w));
-  mutate = (id: string, mutations: unknown, options?: { includeTraces?: boolean }) =>
+  mutate = (id: string, mutations: unknown, options?: WriteOptions) =>
     this.call(id, (c, w) => c.mutate(w, mutations, options));
-  patchModel = (id: string, patch: unknown, options?: { includeTraces?: boolean }) =>
+  patchModel = (id: string, patch: unknown, options?: WriteOptions) =>
     this.call(id, (c, w) => c.patchModel(w, patch, options));
   snapshot = (id: string) => this.call(id, (c, w) => c.snapshot(w));
   restore = (id: string, snapshot: unknown) =>
@@ -105,7 +113,8 @@ export class BrowserCalc implements CalcApi {
       // a snapshot handed back verbatim names the agent's id: put the namespace back
       return c.restore(w, typeof s.modelId === 'string' ? { ...s, modelId: w } : snapshot);
     });
-  evolveSpec = (id: string, evolution: unknown) => this.call(id, (c, w) => c.evolveSpec(w, evolution));
+  evolveSpec = (id: string, evolution: unknown, options?: Pick<WriteOptions, 'expectedRevision'>) =>
+    this.call(id, (c, w) => c.evolveSpec(w, evolution, options));
   getAudit = (id: string, filter?: AuditFilter) => this.call(id, (c, w) => c.getAudit(w, filter));
   verifyAudit = (id: string) => this.call(id, (c, w) => c.verifyAudit(w));
 

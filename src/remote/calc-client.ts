@@ -17,16 +17,19 @@ import {
   type Snapshot,
 } from '../calc/index.js';
 import type { AuditVerification } from '../service/audit.js';
-import type {
-  AuditFilter,
-  CalcApi,
-  DownloadedBlob,
-  LibraryVocabulary,
-  ModelEvent,
-  ModelListener,
-  MutationSummary,
-  StateOptions,
-  Unsubscribe,
+import {
+  checkExpectedRevision,
+  type AuditFilter,
+  type CalcApi,
+  type DownloadedBlob,
+  type LibraryVocabulary,
+  type ModelEvent,
+  type ModelListener,
+  type ModelStatus,
+  type MutationSummary,
+  type StateOptions,
+  type Unsubscribe,
+  type WriteOptions,
 } from '../service/calc-api.js';
 import { authoring } from '../service/calc-authoring.js';
 import type { ModelGraph, VerificationReport } from '../service/verification.js';
@@ -116,8 +119,8 @@ export class CalcClient implements CalcApi {
         `the Modelworks server at ${this.baseUrl} refused the request (401): ${words ?? 'API key missing or wrong'}; set MODELWORKS_API_KEY or --api-key`,
       );
     if (isCode(body.code)) {
-      const details: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(body)) if (!ENVELOPE.has(k)) details[k] = v;
+      // fromEntries defines each field: a `__proto__` in the server's body stays data, not a prototype
+      const details = Object.fromEntries(Object.entries(body).filter(([k]) => !ENVELOPE.has(k)));
       return new CalcError(body.code, words ?? body.code, details);
     }
     return new Error(
@@ -141,10 +144,12 @@ export class CalcClient implements CalcApi {
 
   async createModel(spec: unknown): Promise<ModelInfo> {
     const created = await this.json<{ id: string }>('POST', '/models', { body: spec });
-    return this.getModelInfo(created.id);
+    // create_model answers the model info, as in embedded mode (no revision)
+    const { revision: _revision, ...info } = await this.getModelInfo(created.id);
+    return info;
   }
 
-  getModelInfo(id: string): Promise<ModelInfo> {
+  getModelInfo(id: string): Promise<ModelStatus> {
     return this.json('GET', this.model(id));
   }
 
@@ -167,6 +172,17 @@ export class CalcClient implements CalcApi {
     return this.json('GET', this.model(id, '/state'), {
       query: { at: options.at, paths: options.paths?.join(','), depth: options.depth },
     });
+  }
+
+  /** The state and the revision the server read it at (its Model-Revision header). */
+  async readState(id: string, options: StateOptions = {}): Promise<{ state: JsonValue; revision: number }> {
+    const res = await this.request('GET', this.model(id, '/state'), {
+      query: { at: options.at, paths: options.paths?.join(','), depth: options.depth },
+    });
+    const revision = Number(res.headers.get('model-revision'));
+    if (!Number.isInteger(revision) || revision < 0)
+      throw new Error(`the Modelworks server at ${this.baseUrl} sent no Model-Revision with the state`);
+    return { state: (await res.json()) as JsonValue, revision };
   }
 
   async getField(id: string, path: string, options: { missing?: 'null' | 'error' } = {}): Promise<JsonValue> {
@@ -209,26 +225,23 @@ export class CalcClient implements CalcApi {
 
   // ------------------------------------------------------------ writes
 
-  mutate(
-    id: string,
-    mutations: unknown,
-    options: { includeTraces?: boolean } = {},
-  ): Promise<MutationSummary> {
+  // expectedRevision is checked here as the embedded service checks it, so a bad one is the same
+  // INVALID_ARGUMENT in both modes (the server's query validation would answer a bare 400)
+
+  async mutate(id: string, mutations: unknown, options: WriteOptions = {}): Promise<MutationSummary> {
+    const expectedRevision = checkExpectedRevision(options.expectedRevision);
     return this.json('POST', this.model(id, '/mutations'), {
       body: mutations,
-      query: { traces: options.includeTraces === true },
+      query: { traces: options.includeTraces === true, expectedRevision },
     });
   }
 
-  patchModel(
-    id: string,
-    patch: unknown,
-    options: { includeTraces?: boolean } = {},
-  ): Promise<MutationSummary> {
+  async patchModel(id: string, patch: unknown, options: WriteOptions = {}): Promise<MutationSummary> {
+    const expectedRevision = checkExpectedRevision(options.expectedRevision);
     return this.json('POST', this.model(id, '/mutations/patch'), {
       body: patch,
       contentType: 'application/json-patch+json',
-      query: { traces: options.includeTraces === true },
+      query: { traces: options.includeTraces === true, expectedRevision },
     });
   }
 
@@ -241,8 +254,16 @@ export class CalcClient implements CalcApi {
     return { restored: true };
   }
 
-  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
-    return this.json('POST', this.model(id, '/spec/evolve'), { body: evolution });
+  async evolveSpec(
+    id: string,
+    evolution: unknown,
+    options: Pick<WriteOptions, 'expectedRevision'> = {},
+  ): Promise<{ id: string; version: string }> {
+    const expectedRevision = checkExpectedRevision(options.expectedRevision);
+    return this.json('POST', this.model(id, '/spec/evolve'), {
+      body: evolution,
+      query: { expectedRevision },
+    });
   }
 
   getAudit(id: string, filter: AuditFilter = {}): Promise<AuditRecord[]> {

@@ -3,19 +3,20 @@
  * embedded CalcService implements it, and so does the REST client of remote mode
  * (src/remote/calc-client.ts). MCP tools, resources and the console depend only on this.
  */
-import type {
-  CompiledLibrary,
-  DerivationTrace,
-  MutationResult,
-  EvalExpressionResult,
-  EvaluatedView,
-  JsonObject,
-  JsonValue,
-  ModelInfo,
-  ModelSpec,
-  Snapshot,
-  TestReport,
-  ValidationReport,
+import {
+  CalcError,
+  type CompiledLibrary,
+  type DerivationTrace,
+  type MutationResult,
+  type EvalExpressionResult,
+  type EvaluatedView,
+  type JsonObject,
+  type JsonValue,
+  type ModelInfo,
+  type ModelSpec,
+  type Snapshot,
+  type TestReport,
+  type ValidationReport,
 } from '../calc/index.js';
 import type { AuditRecord, BlobRef } from '../store/store.js';
 import type { AuditVerification } from './audit.js';
@@ -23,6 +24,36 @@ import type { ModelGraph, VerificationReport } from './verification.js';
 
 /** What `mutate` / `patch_model` return over MCP (traces only when asked for). */
 export type MutationSummary = Omit<MutationResult, 'traces'> & { traces?: DerivationTrace[] };
+
+/**
+ * A model's info with its revision: a count of the committed changes to it (cycles, restores,
+ * evolutions), the number a write's `expectedRevision` is compared with.
+ */
+export type ModelStatus = ModelInfo & { revision: number };
+
+/** The options of a write. */
+export interface WriteOptions {
+  includeTraces?: boolean;
+  /**
+   * Optimistic concurrency: the write runs only if the model is still at this revision, else it
+   * is refused with VERSION_CONFLICT `{expected, actual}` and nothing changes.
+   */
+  expectedRevision?: number;
+}
+
+/**
+ * A write's expectedRevision, checked where the write is made (embedded service, remote client):
+ * absent, or a whole number 0 or more.
+ * @throws CalcError INVALID_ARGUMENT for anything else (-1, 1.5, "3")
+ */
+export function checkExpectedRevision(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new CalcError('INVALID_ARGUMENT', 'expectedRevision must be a whole number, 0 or more', {
+      argument: 'expectedRevision',
+    });
+  return value;
+}
 
 export type ModelEvent =
   | {
@@ -73,11 +104,13 @@ export interface DownloadedBlob {
 export interface CalcModelApi {
   listModels(): Promise<string[]>;
   createModel(spec: unknown): Promise<ModelInfo>;
-  getModelInfo(id: string): Promise<ModelInfo>;
+  getModelInfo(id: string): Promise<ModelStatus>;
   getSpec(id: string): Promise<ModelSpec>;
   getLineage(id: string): Promise<JsonValue[]>;
   deleteModel(id: string): Promise<{ deleted: true }>;
   getState(id: string, options?: StateOptions): Promise<JsonValue>;
+  /** getState and the revision the model was at when it was read. */
+  readState(id: string, options?: StateOptions): Promise<{ state: JsonValue; revision: number }>;
   /** `missing: 'error'` refuses an absent address (PATH_NOT_FOUND) instead of answering null. */
   getField(id: string, path: string, options?: { missing?: 'null' | 'error' }): Promise<JsonValue>;
   getEffectiveSchema(id: string, path: string): Promise<JsonObject>;
@@ -87,11 +120,15 @@ export interface CalcModelApi {
   getVerification(id: string): Promise<VerificationReport>;
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
   getLibrary(id: string): Promise<LibraryVocabulary>;
-  mutate(id: string, mutations: unknown, options?: { includeTraces?: boolean }): Promise<MutationSummary>;
-  patchModel(id: string, patch: unknown, options?: { includeTraces?: boolean }): Promise<MutationSummary>;
+  mutate(id: string, mutations: unknown, options?: WriteOptions): Promise<MutationSummary>;
+  patchModel(id: string, patch: unknown, options?: WriteOptions): Promise<MutationSummary>;
   snapshot(id: string): Promise<Snapshot>;
   restore(id: string, snapshot: unknown): Promise<{ restored: true }>;
-  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }>;
+  evolveSpec(
+    id: string,
+    evolution: unknown,
+    options?: Pick<WriteOptions, 'expectedRevision'>,
+  ): Promise<{ id: string; version: string }>;
   getAudit(id: string, filter?: AuditFilter): Promise<AuditRecord[]>;
   verifyAudit(id: string): Promise<AuditVerification>;
   /** `data`: base64 text (MCP) or raw bytes (REST upload). */

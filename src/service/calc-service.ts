@@ -45,14 +45,30 @@ import {
   verifyStoredTrail,
   type AuditVerification,
 } from './audit.js';
-import type { CalcApi, LibraryVocabulary, ModelEvent, ModelListener, MutationSummary } from './calc-api.js';
+import {
+  checkExpectedRevision,
+  type CalcApi,
+  type LibraryVocabulary,
+  type ModelEvent,
+  type ModelListener,
+  type ModelStatus,
+  type MutationSummary,
+  type WriteOptions,
+} from './calc-api.js';
 import { authoring } from './calc-authoring.js';
 import { KeyedLock } from './model-lock.js';
 import { verificationReport, type VerificationReport } from './verification.js';
 
 export const MAX_MODELS = 1000;
 
-export type { LibraryVocabulary, ModelEvent, ModelListener, MutationSummary } from './calc-api.js';
+export type {
+  LibraryVocabulary,
+  ModelEvent,
+  ModelListener,
+  ModelStatus,
+  MutationSummary,
+  WriteOptions,
+} from './calc-api.js';
 
 function parseTimestamp(text: string): number {
   const t = Date.parse(text);
@@ -76,6 +92,15 @@ function containsBlobRef(value: unknown, blobId: string): boolean {
 
 /** How often a cycle is retried when another process committed first. */
 export const MAX_COMMIT_ATTEMPTS = 8;
+
+/** The refusal of a write whose expectedRevision is not the model's revision. */
+function revisionConflict(id: string, expected: number, actual: number): CalcError {
+  return new CalcError(
+    'VERSION_CONFLICT',
+    `Version conflict: model '${id}' is at revision ${actual}, not ${expected}; nothing was written. Read it again, then retry with expectedRevision ${actual} if your change still holds`,
+    { expected, actual },
+  );
+}
 
 interface LiveModel {
   runtime: ModelRuntime;
@@ -167,8 +192,10 @@ export class CalcService implements CalcApi {
     return (await this.fresh(id)).runtime;
   }
 
-  async getModelInfo(id: string): Promise<ModelInfo> {
-    return modelInfo((await this.runtime(id)).model.spec);
+  /** The model's info and its revision (see ModelStatus). */
+  async getModelInfo(id: string): Promise<ModelStatus> {
+    const { runtime, head } = await this.fresh(id);
+    return { ...modelInfo(runtime.model.spec), revision: head.revision };
   }
 
   async getSpec(id: string): Promise<ModelSpec> {
@@ -210,6 +237,16 @@ export class CalcService implements CalcApi {
       state = capDepth(state, options.depth);
     }
     return state;
+  }
+
+  /** The state as getState reads it, and the revision the model was at when the read began. */
+  async readState(
+    id: string,
+    options: { at?: string; paths?: string[]; depth?: number } = {},
+  ): Promise<{ state: JsonValue; revision: number }> {
+    const { head } = await this.fresh(id);
+    const revision = head.revision; // read first: a state read later is never older than it
+    return { state: await this.getState(id, options), revision };
   }
 
   async getField(id: string, path: string, options: { missing?: 'null' | 'error' } = {}): Promise<JsonValue> {
@@ -276,23 +313,21 @@ export class CalcService implements CalcApi {
    * One reactive cycle, committed with its audit record.
    * @throws CalcError SCHEMA_VIOLATION, CONSTRAINT_VIOLATION, DERIVED_TARGET_WRITE, INDEX_LIMIT, BUSY
    */
-  mutate(
+  async mutate(
     id: string,
     mutations: unknown,
-    options: { includeTraces?: boolean; source?: AuditRecord['source'] } = {},
+    options: WriteOptions & { source?: AuditRecord['source'] } = {},
   ): Promise<MutationSummary> {
     const writes = requireObject(mutations, 'mutations');
+    const expected = checkExpectedRevision(options.expectedRevision);
     return this.lock.run(id, () =>
-      this.commit(id, () => writes, options.source ?? 'client', options.includeTraces === true),
+      this.commit(id, () => writes, options.source ?? 'client', options.includeTraces === true, expected),
     );
   }
 
   /** An RFC 6902 patch on the base document, run as one cycle (an empty translation is a no-op). */
-  patchModel(
-    id: string,
-    patch: unknown,
-    options: { includeTraces?: boolean } = {},
-  ): Promise<MutationSummary> {
+  async patchModel(id: string, patch: unknown, options: WriteOptions = {}): Promise<MutationSummary> {
+    const expected = checkExpectedRevision(options.expectedRevision);
     // translated against the state each attempt runs on, so a retry never applies a stale patch
     return this.lock.run(id, () =>
       this.commit(
@@ -300,6 +335,7 @@ export class CalcService implements CalcApi {
         (runtime) => translatePatch(runtime.baseDocument(), patch),
         'patch',
         options.includeTraces === true,
+        expected,
       ),
     );
   }
@@ -315,12 +351,18 @@ export class CalcService implements CalcApi {
     writesFor: (runtime: ModelRuntime) => Record<string, unknown>,
     source: AuditRecord['source'],
     includeTraces: boolean,
+    expectedRevision?: number,
   ): Promise<MutationSummary> {
     for (let attempt = 1; ; attempt++) {
       const cached = this.live.get(id);
       const unread = attempt === 1 && cached?.settled === true;
       const entry = unread ? cached : await this.fresh(id);
       const { runtime, head } = entry;
+      if (expectedRevision !== undefined && head.revision !== expectedRevision) {
+        // our copy may be the stale one: the store's head decides
+        if (unread && (await this.behind(id, entry))) continue;
+        throw revisionConflict(id, expectedRevision, head.revision);
+      }
       let writes: Record<string, unknown>;
       let result: MutationResult;
       try {
@@ -423,9 +465,12 @@ export class CalcService implements CalcApi {
     id: string,
     source: 'restore' | 'evolution',
     change: (current: ModelRuntime) => Promise<ModelRuntime>,
+    expectedRevision?: number,
   ): Promise<ModelRuntime> {
     for (let attempt = 1; ; attempt++) {
       const entry = await this.fresh(id);
+      if (expectedRevision !== undefined && entry.head.revision !== expectedRevision)
+        throw revisionConflict(id, expectedRevision, entry.head.revision);
       const next = await change(entry.runtime);
       const { revision, nextSequence, lastHash } = entry.head;
       const record = buildReplaceRecord({
@@ -468,13 +513,19 @@ export class CalcService implements CalcApi {
    * Applies a SpecEvolution; the model changes only if every step succeeds.
    * @throws CalcError VERSION_CONFLICT, EVOLUTION_INVALID, and backfill mutation errors
    */
-  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+  async evolveSpec(
+    id: string,
+    evolution: unknown,
+    options: Pick<WriteOptions, 'expectedRevision'> = {},
+  ): Promise<{ id: string; version: string }> {
     const ev = requireObject(evolution, 'evolution') as SpecEvolution;
+    const expected = checkExpectedRevision(options.expectedRevision);
     return this.lock.run(id, async () => {
       const runtime = await this.replace(
         id,
         'evolution',
         async (current) => (await evolveRuntime(current, ev)).runtime,
+        expected,
       );
       this.emit(id, { kind: 'spec-evolved', modelId: id, version: runtime.model.spec.version });
       return { id, version: runtime.model.spec.version };

@@ -215,6 +215,7 @@ describe.each([
       metaDerivationCount: 0,
       constraintCount: 0,
       effectCount: 0,
+      revision: 2, // two cycles committed
     });
     expect(await peer.ok('get_spec', { id: 'reads' })).toMatchObject({
       id: 'reads',
