@@ -6,7 +6,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { canonicalize, CalcError, type JsonObject } from '../calc/index.js';
 import type { MutationSummary } from '../service/calc-api.js';
 import type { CalcService } from '../service/calc-service.js';
-import { idParam, idPathParams, modelErrors, mutationErrors, reply } from './schemas.js';
+import {
+  expectedRevision,
+  idParam,
+  idPathParams,
+  modelErrors,
+  modelRevisionHeader,
+  mutationErrors,
+  reply,
+  VERSION_CONFLICT_REPLY,
+} from './schemas.js';
 import { listForRequest } from './sandbox-routes.js';
 
 /** Replies with JSON whatever the value (Fastify would send a bare string as text/plain). */
@@ -51,12 +60,23 @@ async function mutationReply(
   return { ...result, viewDelta: await viewDelta(calc, id, view, changed) };
 }
 
+/** `?expectedRevision`, passed on only when given (a write without it runs as before). */
+const revisionOption = (q: { expectedRevision?: number }) =>
+  q.expectedRevision === undefined ? {} : { expectedRevision: q.expectedRevision };
+
+/** A write's query: traces unless `?traces=false`, and the optional expectedRevision. */
+const writeOptions = (q: { traces?: boolean; expectedRevision?: number }) => ({
+  includeTraces: q.traces !== false,
+  ...revisionOption(q),
+});
+
 /** An unknown X-View is refused before anything is written. */
 async function checkView(calc: CalcService, id: string, view: string | string[] | undefined): Promise<void> {
   if (typeof view === 'string' && view !== '') await calc.getView(id, view);
 }
 
 type IdParams = { Params: { id: string } };
+type WriteQuery = { Querystring: { traces?: boolean; expectedRevision?: number } };
 type IdPathParams = { Params: { id: string; path: string } };
 const flag = {
   type: 'boolean',
@@ -108,7 +128,7 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
         tags,
         summary: 'Model info',
         params: idParam,
-        response: { 200: reply('ModelInfo'), ...modelErrors },
+        response: { 200: reply('ModelInfo and its revision'), ...modelErrors },
       },
     },
     async (req, res) => sendJson(res, 200, await calc.getModelInfo(req.params.id)),
@@ -169,14 +189,14 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
     async (req, res) => sendJson(res, 200, await calc.getLibrary(req.params.id)),
   );
 
-  app.post<IdParams & { Querystring: { traces?: boolean } }>(
+  app.post<IdParams & WriteQuery>(
     '/models/:id/mutations',
     {
       schema: {
         tags: ['mutations'],
         summary: 'Write values as one reactive cycle',
         params: idParam,
-        querystring: { type: 'object', properties: { traces: flag } },
+        querystring: { type: 'object', properties: { traces: flag, expectedRevision } },
         headers: xView,
         body: { type: 'object', description: '{"$.address": value, …}' },
         response: {
@@ -188,21 +208,19 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
     },
     async (req, res) => {
       await checkView(calc, req.params.id, req.headers['x-view']);
-      const result = await calc.mutate(req.params.id, req.body, {
-        includeTraces: req.query.traces !== false,
-      });
+      const result = await calc.mutate(req.params.id, req.body, writeOptions(req.query));
       return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
     },
   );
 
-  app.post<IdParams & { Querystring: { traces?: boolean } }>(
+  app.post<IdParams & WriteQuery>(
     '/models/:id/mutations/patch',
     {
       schema: {
         tags: ['mutations'],
         summary: 'Apply an RFC 6902 JSON Patch (application/json-patch+json) as one cycle',
         params: idParam,
-        querystring: { type: 'object', properties: { traces: flag } },
+        querystring: { type: 'object', properties: { traces: flag, expectedRevision } },
         headers: xView,
         body: { type: 'array', items: { type: 'object' }, description: 'RFC 6902 operations' },
         response: { 200: reply('MutationResult'), ...mutationErrors },
@@ -210,9 +228,7 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
     },
     async (req, res) => {
       await checkView(calc, req.params.id, req.headers['x-view']);
-      const result = await calc.patchModel(req.params.id, req.body, {
-        includeTraces: req.query.traces !== false,
-      });
+      const result = await calc.patchModel(req.params.id, req.body, writeOptions(req.query));
       return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
     },
   );
@@ -232,16 +248,20 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
             depth: { type: 'integer', minimum: 0, description: 'Collapse containers deeper than this' },
           },
         },
-        response: { 200: reply('The merged document'), ...modelErrors },
+        response: {
+          200: { description: 'The merged document', headers: modelRevisionHeader },
+          ...modelErrors,
+        },
       },
     },
     async (req, res) => {
       const q = req.query;
-      const state = await calc.getState(req.params.id, {
+      const { state, revision } = await calc.readState(req.params.id, {
         ...(q.at !== undefined ? { at: q.at } : {}),
         ...(q.paths !== undefined ? { paths: q.paths.split(',').map((p) => addressOf(p.trim())) } : {}),
         ...(q.depth !== undefined ? { depth: q.depth } : {}),
       });
+      void res.header('model-revision', String(revision));
       return sendJson(res, 200, state);
     },
   );
@@ -421,23 +441,25 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
     },
   );
 
-  app.post<IdParams>(
+  app.post<IdParams & { Querystring: { expectedRevision?: number } }>(
     '/models/:id/spec/evolve',
     {
       schema: {
         tags: ['lifecycle'],
         summary: 'Apply a SpecEvolution',
         params: idParam,
+        querystring: { type: 'object', properties: { expectedRevision } },
         body: { type: 'object', description: 'A SpecEvolution' },
         response: {
           200: reply('{id, version}'),
           ...modelErrors,
-          409: { description: 'Version conflict (expectedVersion is not the live version)' },
+          409: { description: `${VERSION_CONFLICT_REPLY} (expectedVersion or expectedRevision is stale)` },
           422: { description: 'The evolved spec is invalid or strands live values' },
         },
       },
     },
-    async (req, res) => sendJson(res, 200, await calc.evolveSpec(req.params.id, req.body)),
+    async (req, res) =>
+      sendJson(res, 200, await calc.evolveSpec(req.params.id, req.body, revisionOption(req.query))),
   );
 
   const viewResponse = { 200: reply('EvaluatedView'), ...modelErrors };

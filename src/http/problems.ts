@@ -1,6 +1,7 @@
 /**
  * Error bodies of the REST API. Most are RFC 7807 problem details; a few refusals keep the shapes
- * agents already know from MCP (Schema violation, Constraint violation, the validation report).
+ * agents already know from MCP (Schema violation, Constraint violation, Version conflict, Test
+ * failed, the validation report).
  * Every body carries the stable `code`, so a remote client can rebuild the CalcError.
  */
 import { CALC_ERROR_CODES, type CalcError } from '../calc/index.js';
@@ -71,6 +72,30 @@ export function calcErrorReply(err: CalcError): ErrorReply {
         code,
         detail,
       });
+    case 'VERSION_CONFLICT':
+      // a stale expectedRevision (or an evolution's expectedVersion): the MCP shape, plus the code
+      return plain(status, {
+        error: 'Version conflict',
+        expected: err.details.expected,
+        actual: err.details.actual,
+        code,
+        detail,
+      });
+    case 'INVALID_PATCH':
+      // a failed `test` operation is data to react to, as over MCP; `op` lets a client rebuild it
+      if (err.details.op === 'test')
+        return plain(status, {
+          error: 'Test failed',
+          op: 'test',
+          index: err.details.index,
+          path: err.details.path,
+          expected: err.details.expected,
+          actual: err.details.actual,
+          ...(err.details.absent === true ? { absent: true } : {}),
+          code,
+          detail,
+        });
+      return problem(status, detail, { code, ...err.details });
     case 'STORE_FAILURE':
       // the store's own words may name hosts or files: keep them in the server log only
       return problem(500, 'Internal server error', { code });

@@ -49,9 +49,34 @@ export const modelErrors = {
   404: { ...problemDetail, description: 'Model not found' },
 };
 
+/** The optional compare-and-set of a write: `?expectedRevision=N`. */
+export const expectedRevision = {
+  type: 'integer',
+  minimum: 0,
+  description:
+    "Write only if the model is still at this revision (GET /models/{id}'s revision, or GET /models/{id}/state's Model-Revision header); else 409 Version conflict and nothing changes",
+} as const;
+
+/** The 409 of a stale expectedRevision (or expectedVersion). */
+export const VERSION_CONFLICT_REPLY =
+  'Version conflict: {error:"Version conflict", expected, actual, code:"VERSION_CONFLICT", detail}';
+
+/** The revision a state was read at, for the next write's expectedRevision. */
+export const modelRevisionHeader = {
+  'Model-Revision': {
+    type: 'integer',
+    description: 'The revision the model was at when the state was read (pass it as expectedRevision)',
+  },
+} as const;
+
 export const mutationErrors = {
   ...modelErrors,
-  409: { description: 'Constraint violation: {error:"Constraint violation", violations}' },
-  422: { description: 'Schema violation: {error:"Schema violation", violations}; index limit; bad patch' },
+  409: {
+    description: `Constraint violation: {error:"Constraint violation", violations}; or ${VERSION_CONFLICT_REPLY}`,
+  },
+  422: {
+    description:
+      'Schema violation: {error:"Schema violation", violations}; index limit; bad patch; a failed patch `test`: {error:"Test failed", op:"test", index, path, expected, actual}',
+  },
   429: { ...problemDetail, description: "The model's mutation queue is full" },
 };

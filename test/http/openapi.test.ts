@@ -71,4 +71,25 @@ describe('/openapi.json', () => {
       expect.arrayContaining(['200', '404', '409', '422', '429']),
     );
   });
+
+  it('documents expectedRevision on every write and the Model-Revision header of the state', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<Json>();
+    for (const path of [
+      '/models/{id}/mutations',
+      '/models/{id}/mutations/patch',
+      '/models/{id}/spec/evolve',
+    ]) {
+      const op = doc.paths[path].post;
+      const param = op.parameters.find((p: Json) => p.name === 'expectedRevision');
+      expect(param, path).toMatchObject({
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 0 },
+      });
+      expect(op.responses['409'].description, path).toContain('Version conflict');
+    }
+    const state = doc.paths['/models/{id}/state'].get.responses['200'];
+    expect(state.headers['Model-Revision']).toMatchObject({ schema: { type: 'integer' } });
+    expect(state.headers['Model-Revision'].description).toContain('expectedRevision');
+  });
 });
