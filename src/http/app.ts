@@ -17,6 +17,8 @@ import Fastify, {
 import {
   CalcError,
   findUnsafeValue,
+  FORBIDDEN_KEY,
+  MAX_VALUE_DEPTH,
   publicMessage,
   schemaViolationError,
   unsafeValueViolation,
@@ -77,13 +79,58 @@ function errorReplyFor(err: FastifyError): ErrorReply | undefined {
   return undefined;
 }
 
-/** No body, query or route parameter may hold `__proto__` or nest without bound (checked before any route runs). */
+/** `\uXXXX` escapes of the characters of `__proto__`: the only way to spell the name without writing it. */
+const ESCAPED_KEY_CHARACTER = new RegExp(
+  `\\\\u(?:${[...new Set(FORBIDDEN_KEY)].map((c) => c.charCodeAt(0).toString(16).padStart(4, '0')).join('|')})`,
+  'i',
+);
+
+/** How deep brackets nest in a JSON text (brackets inside strings do not count). */
+function bracketDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // a string: on to its closing quote, stepping over escapes
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * Whether a JSON text parses to a value `findUnsafeValue` has nothing to refuse in: no key can be
+ * `__proto__` (the name appears neither written out nor through `\u` escapes of its characters),
+ * and no array or object sits deeper than MAX_VALUE_DEPTH (at most MAX_VALUE_DEPTH + 1 brackets
+ * open at once). A few string scans instead of a walk over every node of the parsed value; false
+ * when in doubt, and the walk decides.
+ */
+export function jsonTextIsSafe(text: string): boolean {
+  if (text.includes(FORBIDDEN_KEY) || ESCAPED_KEY_CHARACTER.test(text)) return false;
+  return text.length <= MAX_VALUE_DEPTH + 1 || bracketDepth(text) <= MAX_VALUE_DEPTH + 1;
+}
+
+/** Requests whose body was parsed from a JSON text `jsonTextIsSafe` cleared: the walk would find nothing. */
+const clearedBodies = new WeakSet<FastifyRequest>();
+
+/**
+ * No body, query or route parameter may hold `__proto__` or nest without bound (checked before any
+ * route runs). A JSON body cleared while it was still text is not walked again.
+ */
 async function refuseUnsafeInput(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   for (const [part, value] of [
     ['body', request.body],
     ['query', request.query],
     ['params', request.params],
   ] as const) {
+    if (part === 'body' && clearedBodies.has(request)) continue;
     const unsafe = findUnsafeValue(value);
     if (!unsafe) continue;
     const out = calcErrorReply(schemaViolationError([unsafeValueViolation(part, unsafe)]));
@@ -99,19 +146,22 @@ export function registeredRoutes(app: FastifyInstance): { method: string; url: s
   return routeTables.get(app) ?? [];
 }
 
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const apiKey = options.apiKey === '' ? undefined : options.apiKey;
-  const logger: FastifyServerOptions['logger'] = options.log
+/**
+ * The Fastify server settings of `buildApp` (logging, body limit, JSON parsing), exported so a
+ * benchmark can run a bare route on exactly the same settings.
+ */
+export function serverOptions(log: AppOptions['log']): FastifyServerOptions {
+  const logger: FastifyServerOptions['logger'] = log
     ? {
-        level: options.log.level,
-        stream: options.log.stream,
+        level: log.level,
+        stream: log.stream,
         // method and redacted URL only: no headers (Authorization) and no `?token=` reach a log line
         serializers: {
           req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
         },
       }
     : false;
-  const app = Fastify({
+  return {
     logger,
     bodyLimit: MAX_JSON_BODY_BYTES,
     forceCloseConnections: true,
@@ -119,7 +169,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // where it is, and `constructor`/`prototype` are ordinary keys (every walker reads own properties)
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
-  });
+  };
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const apiKey = options.apiKey === '' ? undefined : options.apiKey;
+  const app = Fastify(serverOptions(options.log));
   const routes: { method: string; url: string }[] = [];
   routeTables.set(app, routes);
   app.addHook('onRoute', (route) => {
@@ -142,12 +197,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(fastifyMultipart);
 
-  // RFC 6902 bodies parse like JSON
-  app.addContentTypeParser(
-    'application/json-patch+json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('ignore', 'ignore'),
-  );
+  // JSON bodies (and RFC 6902 ones, which parse alike) go through Fastify's own parser; a text
+  // jsonTextIsSafe clears spares its value the walk in refuseUnsafeInput
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
+  const parseAndClear: typeof parseJson = (request, text, done) => {
+    void parseJson(request, text, (err, value) => {
+      if (!err && jsonTextIsSafe(text)) clearedBodies.add(request);
+      done(err, value);
+    });
+  };
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseAndClear);
+  app.addContentTypeParser('application/json-patch+json', { parseAs: 'string' }, parseAndClear);
   app.addHook('preValidation', refuseUnsafeInput);
 
   registerSecurity(app, {
