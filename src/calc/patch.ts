@@ -1,12 +1,24 @@
 /**
  * RFC 6902 JSON Patch → one mutation map, so a patch runs as a single ordinary cycle.
  *
- * The operations are applied in order to a copy of the base document by the small applier below
- * (own properties only; every operation's value is copied before it lands, so no later operation
- * can reach back into an earlier one's value). Each operation records the locations it changed;
- * the map then writes the final value of each. A mutation map cannot delete, so a member that is
- * gone at the end is removed by writing its nearest remaining container without it.
+ * fast-json-patch applies the operations, in order, to a working copy of the base document: it
+ * owns RFC 6902 (pointer resolution, the six operations, array indices and `-`). This module owns
+ * the translation: each operation records the locations it changed, and the map writes the final
+ * value of each. A mutation map cannot delete, so a member that is gone at the end is removed by
+ * writing its nearest remaining container without it.
+ *
+ * Where the library is looser than RFC 6902, or than request data needs, we step in first:
+ * - it inserts values by reference, so every value is copied before it lands (two operations of
+ *   one patch never share a value, and none reaches back into the patch);
+ * - it treats `obj[key] !== undefined` as "there", which finds an inherited `toString`; the
+ *   working copy's objects have no prototype, so only own members are found;
+ * - its copy and move check `from` but not the target (an index past the end appends; to the root,
+ *   not even `from`), so they run as the RFC defines them: an add of the value at `from` (after
+ *   removing it, for a move);
+ * - it reads an array index for an add with `~~` ('' is 0, '01' is 1, 4294967296 wraps to 0);
+ * - its refusals are its own text, so each is said again in our words, naming the operation.
  */
+import jsonPatch, { type Operation as LibraryOperation } from 'fast-json-patch';
 import { formatPath, fromPointer, parseAddress, type Path, type Segment } from './address.js';
 import { ABSENT, getAt } from './document.js';
 import { CalcError, schemaViolationError } from './errors.js';
@@ -23,14 +35,8 @@ export interface PatchOperation {
 const OPS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
 type OpName = (typeof OPS)[number];
 
-type Container = Record<string, unknown> | unknown[];
-
-/** Where a pointer lands: the container holding it (none for the root) and the key in it. */
-interface Location {
-  parent: Container | undefined;
-  key: string | number;
-  path: Path;
-}
+/** The library's refusal of `__proto__` and `constructor/prototype` pointers stays on (we refuse both first). */
+const BAN_PROTOTYPE_MODIFICATIONS = true;
 
 /** What the operations changed: addresses written as they are, and arrays whose tail shifted. */
 interface Changes {
@@ -42,7 +48,8 @@ interface Changes {
 /**
  * Applies a patch to a copy of `base` and returns the equivalent mutation map (may be empty).
  * @throws CalcError INVALID_PATCH when the patch is malformed, cannot be applied, or a `test`
- *   operation fails (then `details` holds `{op: 'test', index, path, expected, actual}`)
+ *   operation fails (then `details` holds `{op: 'test', index, path, expected, actual}`, and
+ *   `absent: true` when nothing was at `path`)
  * @throws CalcError SCHEMA_VIOLATION when a pointer or value names `__proto__`
  */
 export function translatePatch(
@@ -52,20 +59,22 @@ export function translatePatch(
   if (!Array.isArray(patch))
     throw new CalcError('INVALID_PATCH', 'Invalid patch: a JSON Patch is an array of operations');
   refuseUnsafeOperations(patch);
-  let doc: unknown = cloneJson(base);
+  let doc = workingCopy(base) as Record<string, unknown>;
   const changes: Changes = { touched: new Map(), shifted: new Map() };
   patch.forEach((raw, index) => {
-    doc = applyOperation(doc, checkOperation(raw, index), index, changes);
+    const op = checkOperation(raw, index);
+    const next = applyOne(doc, op, index, changes);
+    // a model's state is an object; below a scalar root the library would write nowhere, silently
+    if (!isObject(next)) throw refused(index, op, 'the document root must stay an object');
+    doc = next;
   });
-  if (!isObject(doc))
-    throw new CalcError('INVALID_PATCH', 'Invalid patch: the document root must stay an object');
   return mutationsFor(doc, changes);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Checking and applying operations
+// Checking operations
 
-interface Operation {
+interface Checked {
   op: OpName;
   path: string;
   tokens: string[];
@@ -77,93 +86,77 @@ function invalid(index: number, what: string, details: Record<string, unknown> =
   return new CalcError('INVALID_PATCH', `Invalid patch: operation ${index} ${what}`, { index, ...details });
 }
 
-function checkOperation(raw: unknown, index: number): Operation {
-  if (!isObject(raw)) throw invalid(index, 'is not an object {op, path, ...}');
-  const op = raw.op;
-  if (typeof op !== 'string' || !(OPS as readonly string[]).includes(op))
-    throw invalid(index, `has op ${JSON.stringify(op ?? null)}; use one of ${OPS.join(', ')}`);
-  const name = op as OpName;
-  const path = raw.path;
-  if (typeof path !== 'string')
-    throw invalid(index, `(${name}) needs 'path', a JSON Pointer such as "/items/0"`, { op: name });
-  const out: Operation = { op: name, path, tokens: pointerTokens(path, index, name, 'path') };
-  if (name === 'move' || name === 'copy') {
-    if (typeof raw.from !== 'string')
-      throw invalid(index, `(${name} ${shown(path)}) needs 'from', the JSON Pointer to take the value from`, {
-        op: name,
-        path,
-      });
-    out.from = { pointer: raw.from, tokens: pointerTokens(raw.from, index, name, 'from') };
+/** A refusal of a checked operation: `Invalid patch: operation 2 (add /items/0): <why>`. */
+function refused(index: number, op: Checked, why: string): CalcError {
+  return invalid(index, `(${op.op} ${shown(op.path)}): ${why}`, { op: op.op, path: op.path });
+}
+
+/** The library's shape check (`validator`), its refusals said in our words, then our stricter pointer syntax. */
+function checkOperation(raw: unknown, index: number): Checked {
+  // the library finds an op by looking it up in an object, so `toString` or its internal `_get` pass
+  if (isObject(raw) && !(typeof raw.op === 'string' && (OPS as readonly string[]).includes(raw.op)))
+    throw invalid(index, `has op ${JSON.stringify(raw.op ?? null)}; use one of ${OPS.join(', ')}`);
+  try {
+    jsonPatch.validator(raw as LibraryOperation, index);
+  } catch (err) {
+    if (err instanceof jsonPatch.JsonPatchError) throw malformed(err.name, raw, index);
+    throw err;
   }
-  if (name === 'add' || name === 'replace' || name === 'test') {
-    if (!Object.prototype.hasOwnProperty.call(raw, 'value') || raw.value === undefined)
-      throw invalid(index, `(${name} ${shown(path)}) needs 'value'`, { op: name, path });
-    out.value = raw.value;
-  }
+  const { op, path, from, value } = raw as PatchOperation & { op: OpName };
+  const out: Checked = { op, path, tokens: pointerTokens(path, index, op, 'path') };
+  if (op === 'move' || op === 'copy')
+    out.from = { pointer: from!, tokens: pointerTokens(from!, index, op, 'from') };
+  if (op === 'add' || op === 'replace' || op === 'test') out.value = value;
   return out;
 }
 
-/** `""` → [], `/a/b~1c` → ['a', 'b/c']. */
-function pointerTokens(pointer: string, index: number, op: string, field: string): string[] {
-  if (pointer === '') return [];
-  if (!pointer.startsWith('/'))
-    throw invalid(index, `(${op}) has ${field} '${pointer}': a JSON Pointer is "" or starts with "/"`, {
-      op,
-      path: pointer,
-    });
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((t) => {
-      if (/~(?![01])/.test(t))
-        throw invalid(index, `(${op}) has ${field} '${pointer}': '~' must be written ~0, '/' as ~1`, {
-          op,
-          path: pointer,
-        });
-      return t.replace(/~1/g, '/').replace(/~0/g, '~');
-    });
+/** A `validator` refusal (`JsonPatchError` name) in our words. */
+function malformed(name: string, raw: unknown, index: number): CalcError {
+  if (!isObject(raw)) return invalid(index, 'is not an object {op, path, ...}');
+  const op = String(raw.op);
+  const path = raw.path;
+  if (typeof path !== 'string')
+    return invalid(index, `(${op}) needs 'path', a JSON Pointer such as "/items/0"`, { op });
+  const details = { op, path };
+  switch (name) {
+    case 'OPERATION_PATH_INVALID':
+      return invalid(index, `(${op}) has path '${path}': a JSON Pointer is "" or starts with "/"`, details);
+    case 'OPERATION_FROM_REQUIRED':
+      return invalid(
+        index,
+        `(${op} ${shown(path)}) needs 'from', the JSON Pointer to take the value from`,
+        details,
+      );
+    case 'OPERATION_VALUE_REQUIRED':
+      return invalid(index, `(${op} ${shown(path)}) needs 'value'`, details);
+    case 'OPERATION_VALUE_CANNOT_CONTAIN_UNDEFINED':
+      return invalid(
+        index,
+        `(${op} ${shown(path)}) has a 'value' holding undefined, which JSON cannot carry`,
+        details,
+      );
+    default:
+      return invalid(index, `(${op} ${shown(path)}) is not a JSON Patch operation`, details);
+  }
 }
 
-const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
-
 /**
- * Finds where `tokens` lands in `doc`. `forAdd`: the last token may name a new member or the end
- * of an array (`-`, or the length); otherwise it must name something that is there.
+ * `""` → [], `/a/b~1c` → ['a', 'b/c']. Stricter than the library, which takes a `from` not
+ * starting with "/" and a `~` not followed by 0 or 1.
  */
-function locate(
-  doc: unknown,
-  tokens: string[],
-  forAdd: boolean,
-  fail: (what: string) => CalcError,
-): Location {
-  if (tokens.length === 0) return { parent: undefined, key: '', path: [] };
-  let node: unknown = doc;
-  const path: Segment[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    const last = i === tokens.length - 1;
-    const here = formatPointer(tokens.slice(0, i));
-    let key: string | number;
-    if (Array.isArray(node)) {
-      if (last && forAdd && token === '-') key = node.length;
-      else if (ARRAY_INDEX.test(token)) key = Number(token);
-      else throw fail(`'${token}' is not an index of the array at ${here || '/'}`);
-      const limit = last && forAdd ? node.length : node.length - 1;
-      if (key > limit)
-        throw fail(`index ${key} is past the end of the array at ${here || '/'} (length ${node.length})`);
-    } else if (isObject(node)) {
-      key = token;
-      if (!(last && forAdd) && !Object.prototype.hasOwnProperty.call(node, token))
-        throw fail(`nothing at ${formatPointer(tokens.slice(0, i + 1))}`);
-    } else {
-      throw fail(`${here || 'the root'} holds ${describe(node)}, not an object or array`);
-    }
-    path.push(key);
-    if (last) return { parent: node, key, path };
-    node = Array.isArray(node) ? node[key as number] : node[key as string];
-  }
-  /* c8 ignore next */
-  throw fail('has an empty path');
+function pointerTokens(pointer: string, index: number, op: string, field: string): string[] {
+  const refuse = (why: string) =>
+    invalid(index, `(${op}) has ${field} '${pointer}': ${why}`, { op, path: pointer });
+  if (pointer === '') return [];
+  if (!pointer.startsWith('/')) throw refuse('a JSON Pointer is "" or starts with "/"');
+  const raw = pointer.slice(1).split('/');
+  if (raw.some((t) => /~(?![01])/.test(t))) throw refuse("'~' must be written ~0, '/' as ~1");
+  const tokens = raw.map((t) => jsonPatch.unescapePathComponent(t));
+  if (tokens.some((t, i) => t === 'prototype' && tokens[i - 1] === 'constructor'))
+    throw refuse(
+      "a pointer may not step from 'constructor' into 'prototype' (JSON Patch refuses that route to an object's prototype)",
+    );
+  return tokens;
 }
 
 /** A pointer as messages show it: the root's empty pointer as "". */
@@ -172,7 +165,182 @@ function shown(pointer: string): string {
 }
 
 function formatPointer(tokens: readonly string[]): string {
-  return tokens.map((t) => `/${t.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return tokens.map((t) => `/${jsonPatch.escapePathComponent(t)}`).join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying operations (by the library) and recording what they changed
+
+/**
+ * A copy of a JSON value whose objects have no prototype, so the library, which tests a member
+ * with `obj[key] !== undefined`, finds own members only. Every value is copied before it lands.
+ */
+function workingCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v: unknown) => workingCopy(v));
+  if (!isObject(value)) return value;
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) out[key] = workingCopy(value[key]);
+  return out;
+}
+
+/** The value at `pointer` as the library resolves it (validated), or ABSENT when nothing is there. */
+function lookup(doc: unknown, pointer: string): unknown {
+  const get = { op: '_get' as const, path: pointer, value: undefined as unknown };
+  try {
+    jsonPatch.applyOperation(doc, get, true, true, BAN_PROTOTYPE_MODIFICATIONS);
+  } catch (err) {
+    if (err instanceof jsonPatch.JsonPatchError || err instanceof TypeError) return ABSENT; // as in apply()
+    throw err;
+  }
+  return get.value;
+}
+
+/** One library operation on the working copy (validated, in place); its refusal becomes `refusal()`. */
+function apply(
+  doc: unknown,
+  operation: LibraryOperation,
+  index: number,
+  refusal: () => CalcError,
+): { newDocument: unknown; removed?: unknown } {
+  try {
+    return jsonPatch.applyOperation(doc, operation, true, true, BAN_PROTOTYPE_MODIFICATIONS, index);
+  } catch (err) {
+    // a TypeError: the library walked into something that is not a container (none known: kept
+    // so one would still be refused in our words)
+    if (err instanceof jsonPatch.JsonPatchError || err instanceof TypeError) throw refusal();
+    throw err;
+  }
+}
+
+/** Applies one checked operation to `doc` (in place where it can); returns the document. */
+function applyOne(doc: Record<string, unknown>, op: Checked, index: number, changes: Changes): unknown {
+  const fail = (tokens: readonly string[], forAdd: boolean, field = '') =>
+    refused(index, op, `${field}${whyRefused(doc, tokens, forAdd)}`);
+  switch (op.op) {
+    case 'test': {
+      // the value is found by the library; compared by jsonEqual, as the library's comparison
+      // calls `value.hasOwnProperty`, which a member named hasOwnProperty replaces
+      const actual = lookup(doc, op.path);
+      if (actual === ABSENT) throw testFailure(index, op, whyRefused(doc, op.tokens, false), undefined);
+      if (!jsonEqual(actual, op.value)) throw testFailure(index, op, undefined, actual);
+      return doc;
+    }
+    case 'add':
+      return add(doc, op.path, op.tokens, workingCopy(op.value), index, changes, fail);
+    case 'replace': {
+      const value = workingCopy(op.value);
+      const next = apply(doc, { op: 'replace', path: op.path, value }, index, () => fail(op.tokens, false));
+      if (op.tokens.length === 0) touchRoot(changes, doc, next.newDocument);
+      else touch(changes, segmentsOf(next.newDocument, op.tokens).path);
+      return next.newDocument;
+    }
+    case 'remove':
+      if (op.tokens.length === 0) throw refused(index, op, 'the document root cannot be removed');
+      remove(doc, op.path, op.tokens, index, changes, () => fail(op.tokens, false));
+      return doc;
+    case 'copy':
+    case 'move': {
+      const from = op.from!;
+      const value = lookup(doc, from.pointer);
+      if (value === ABSENT) throw fail(from.tokens, false, `from ${from.pointer}: `);
+      if (op.op === 'copy') return add(doc, op.path, op.tokens, workingCopy(value), index, changes, fail);
+      if (from.pointer === op.path) return doc; // RFC 6902: moving a value onto itself changes nothing
+      if (op.path.startsWith(`${from.pointer}/`))
+        throw refused(index, op, `a value cannot be moved into itself (from ${shown(from.pointer)})`);
+      // taken out of the document, the value is no longer shared with it
+      const taken = remove(doc, from.pointer, from.tokens, index, changes, () =>
+        fail(from.tokens, false, `from ${from.pointer}: `),
+      );
+      return add(doc, op.path, op.tokens, taken, index, changes, fail);
+    }
+  }
+}
+
+type Refusal = (tokens: readonly string[], forAdd: boolean) => CalcError;
+
+/** `add`: a new or replaced object member, an array element inserted (shifting the rest), or the root. */
+function add(
+  doc: Record<string, unknown>,
+  pointer: string,
+  tokens: readonly string[],
+  value: unknown,
+  index: number,
+  changes: Changes,
+  fail: Refusal,
+): unknown {
+  if (tokens.length === 0) {
+    const next = apply(doc, { op: 'add', path: '', value }, index, () => fail(tokens, true)).newDocument;
+    touchRoot(changes, doc, next);
+    return next;
+  }
+  const parent = lookup(doc, pointer.slice(0, pointer.lastIndexOf('/')));
+  const token = tokens[tokens.length - 1]!;
+  // the library reads the index with `~~`; RFC 6901 has no '', no leading zero, no wrap-around
+  if (Array.isArray(parent) && token !== '-' && !(ARRAY_INDEX.test(token) && Number(token) <= parent.length))
+    throw fail(tokens, true);
+  const next = apply(doc, { op: 'add', path: pointer, value }, index, () => fail(tokens, true)).newDocument;
+  record(changes, segmentsOf(next, tokens));
+  return next;
+}
+
+/** `remove` (and the first half of a move) below the root; returns the removed value. */
+function remove(
+  doc: Record<string, unknown>,
+  pointer: string,
+  tokens: readonly string[],
+  index: number,
+  changes: Changes,
+  refusal: () => CalcError,
+): unknown {
+  const removed = apply(doc, { op: 'remove', path: pointer }, index, refusal).removed;
+  record(changes, segmentsOf(doc, tokens));
+  return removed;
+}
+
+/**
+ * The engine path of a pointer the library has just applied (a token is an index where its
+ * container is an array; '-' the index it appended at), and whether it ends in an array.
+ */
+function segmentsOf(doc: unknown, tokens: readonly string[]): { path: Path; inArray: boolean } {
+  let node: unknown = doc;
+  const path: Segment[] = [];
+  let inArray = false;
+  for (const token of tokens) {
+    inArray = Array.isArray(node);
+    const segment = Array.isArray(node) ? (token === '-' ? node.length - 1 : Number(token)) : token;
+    path.push(segment);
+    node = (node as Record<string | number, unknown> | undefined)?.[segment];
+  }
+  return { path, inArray };
+}
+
+const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
+
+/**
+ * Why the library refused `tokens` in `doc`, in our words: the first token that does not lead
+ * anywhere. `forAdd`: the last token may name a new member or the end of an array.
+ */
+function whyRefused(doc: unknown, tokens: readonly string[], forAdd: boolean): string {
+  let node: unknown = doc;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const here = formatPointer(tokens.slice(0, i));
+    const end = forAdd && i === tokens.length - 1;
+    if (Array.isArray(node)) {
+      if (!(end && token === '-') && !ARRAY_INDEX.test(token))
+        return `'${token}' is not an index of the array at ${here || '/'}`;
+      const at = token === '-' ? node.length : Number(token);
+      if (at > (end ? node.length : node.length - 1))
+        return `index ${at} is past the end of the array at ${here || '/'} (length ${node.length})`;
+      node = node[at];
+    } else if (isObject(node)) {
+      if (!end && !Object.hasOwn(node, token)) return `nothing at ${formatPointer(tokens.slice(0, i + 1))}`;
+      node = node[token];
+    } else {
+      return `${here || 'the root'} holds ${describe(node)}, not an object or array`;
+    }
+  }
+  return 'it cannot be applied there';
 }
 
 function describe(value: unknown): string {
@@ -181,89 +349,19 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function valueAt(loc: Location, doc: unknown): unknown {
-  if (!loc.parent) return doc;
-  return Array.isArray(loc.parent) ? loc.parent[loc.key as number] : loc.parent[loc.key as string];
+/** A replaced root: every top-level member of either document is written (or removed). */
+function touchRoot(changes: Changes, before: unknown, after: unknown): void {
+  for (const k of [
+    ...(isObject(before) ? Object.keys(before) : []),
+    ...(isObject(after) ? Object.keys(after) : []),
+  ])
+    touch(changes, [k]);
 }
 
-/** Applies one checked operation to `doc` (in place where it can); returns the document. */
-function applyOperation(doc: unknown, op: Operation, index: number, changes: Changes): unknown {
-  const fail = (what: string) =>
-    invalid(index, `(${op.op} ${shown(op.path)}): ${what}`, { op: op.op, path: op.path });
-  switch (op.op) {
-    case 'test': {
-      const loc = locate(doc, op.tokens, false, (what) => testFailure(index, op, what, undefined));
-      const actual = valueAt(loc, doc);
-      if (!jsonEqual(actual, op.value)) throw testFailure(index, op, undefined, actual);
-      return doc;
-    }
-    case 'add':
-      return insert(doc, locate(doc, op.tokens, true, fail), cloneJson(op.value), changes);
-    case 'replace': {
-      const loc = locate(doc, op.tokens, false, fail);
-      return put(doc, loc, cloneJson(op.value), changes);
-    }
-    case 'remove': {
-      const loc = locate(doc, op.tokens, false, fail);
-      if (!loc.parent) throw fail('the document root cannot be removed');
-      remove(loc, changes);
-      return doc;
-    }
-    case 'copy': {
-      const from = op.from!;
-      const src = locate(doc, from.tokens, false, (what) => fail(`from ${from.pointer}: ${what}`));
-      const value = cloneJson(valueAt(src, doc));
-      return insert(doc, locate(doc, op.tokens, true, fail), value, changes);
-    }
-    case 'move': {
-      const from = op.from!;
-      if (from.pointer === op.path) return doc; // RFC 6902: moving a value onto itself changes nothing
-      if (op.path.startsWith(`${from.pointer}/`))
-        throw fail(`a value cannot be moved into itself (from ${from.pointer})`);
-      const src = locate(doc, from.tokens, false, (what) => fail(`from ${from.pointer}: ${what}`));
-      if (!src.parent) throw fail('the document root cannot be moved');
-      const value = valueAt(src, doc);
-      remove(src, changes);
-      return insert(doc, locate(doc, op.tokens, true, fail), value, changes);
-    }
-  }
-}
-
-/** `add`: a new or replaced object member, an array element inserted (shifting the rest), or the root. */
-function insert(doc: unknown, loc: Location, value: unknown, changes: Changes): unknown {
-  if (Array.isArray(loc.parent)) {
-    loc.parent.splice(loc.key as number, 0, value);
-    shift(changes, loc);
-    return doc;
-  }
-  return put(doc, loc, value, changes);
-}
-
-/** `replace` (and `add` on an object member or the root): the value at the location becomes `value`. */
-function put(doc: unknown, loc: Location, value: unknown, changes: Changes): unknown {
-  if (!loc.parent) {
-    // every top-level member of either document is written (or removed)
-    for (const k of [
-      ...(isObject(doc) ? Object.keys(doc) : []),
-      ...(isObject(value) ? Object.keys(value) : []),
-    ])
-      touch(changes, [k]);
-    return value;
-  }
-  if (Array.isArray(loc.parent)) loc.parent[loc.key as number] = value;
-  else loc.parent[loc.key as string] = value;
-  touch(changes, loc.path);
-  return doc;
-}
-
-function remove(loc: Location, changes: Changes): void {
-  if (Array.isArray(loc.parent)) {
-    loc.parent.splice(loc.key as number, 1);
-    shift(changes, loc);
-  } else {
-    delete (loc.parent as Record<string, unknown>)[loc.key as string];
-    touch(changes, loc.path);
-  }
+/** An add or remove at `path`: in an array it shifts the elements after it, else it writes `path`. */
+function record(changes: Changes, { path, inArray }: { path: Path; inArray: boolean }): void {
+  if (inArray) shift(changes, path.slice(0, -1), path[path.length - 1] as number);
+  else touch(changes, path);
 }
 
 function touch(changes: Changes, path: Path): void {
@@ -271,17 +369,15 @@ function touch(changes: Changes, path: Path): void {
   if (!changes.touched.has(key)) changes.touched.set(key, path);
 }
 
-/** An insertion or removal at `loc` shifted every element from its index on. */
-function shift(changes: Changes, loc: Location): void {
-  const arrayPath = loc.path.slice(0, -1);
+/** An insertion or removal at `from` in the array at `arrayPath` shifted every element from there on. */
+function shift(changes: Changes, arrayPath: Path, from: number): void {
   const key = formatPath(arrayPath);
   const seen = changes.shifted.get(key);
-  const from = loc.key as number;
   if (!seen || from < seen.from) changes.shifted.set(key, { path: arrayPath, from });
   touch(changes, arrayPath);
 }
 
-function testFailure(index: number, op: Operation, missing: string | undefined, actual: unknown): CalcError {
+function testFailure(index: number, op: Checked, missing: string | undefined, actual: unknown): CalcError {
   const expected = cloneJson(op.value);
   const found = missing !== undefined ? `nothing (${missing})` : JSON.stringify(actual);
   return new CalcError(
