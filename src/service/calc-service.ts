@@ -111,6 +111,14 @@ interface LiveModel {
    * such a copy without asking the store first; its compare-and-set says whether it was stale.
    */
   settled?: boolean;
+  /**
+   * Set by a reload: the trace ring lacks the traces of the trail's cycles before this sequence.
+   * They are read when explain first asks, not on every reload: the trail grows with every cycle,
+   * and a model another process keeps writing is reloaded for nearly every write.
+   */
+  tracesBefore?: number;
+  /** The refill of the ring in progress (concurrent explains wait for the same one). */
+  traceRefill?: Promise<void>;
 }
 
 export class CalcService implements CalcApi {
@@ -177,19 +185,48 @@ export class CalcService implements CalcApi {
     if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
     const runtime = new ModelRuntime(await compileModel(stored.spec));
     runtime.loadState(stored.state);
-    // explain reads the trace ring; refill it from the durable trail (cycles of this spec version)
-    const version = stored.spec.version;
-    const traces = (await this.store.auditRecords(id))
-      .filter((r) => r.modelVersion === version)
-      .flatMap((r) => r.traces);
-    runtime.traces.push(...(traces.slice(-runtime.traces.capacity) as unknown as DerivationTrace[]));
-    const entry = { runtime, head: stored.head, settled: true };
+    const entry: LiveModel = {
+      runtime,
+      head: stored.head,
+      settled: true,
+      tracesBefore: stored.head.nextSequence,
+    };
     this.live.set(id, entry);
     return entry;
   }
 
   private async runtime(id: string): Promise<ModelRuntime> {
     return (await this.fresh(id)).runtime;
+  }
+
+  /** The runtime with its trace ring holding the trail's traces too (what explain reads). */
+  private async explained(id: string): Promise<ModelRuntime> {
+    const entry = await this.fresh(id);
+    if (entry.tracesBefore !== undefined) {
+      // cleared when done, so a failed read is tried again by the next explain
+      entry.traceRefill ??= this.refillTraces(id, entry, entry.tracesBefore).finally(() => {
+        entry.traceRefill = undefined;
+      });
+      await entry.traceRefill;
+    }
+    return entry.runtime;
+  }
+
+  /**
+   * Puts the traces of the trail's cycles before `before` (of this spec version) ahead of those the
+   * ring gathered since the reload, as if they had been there all along.
+   */
+  private async refillTraces(id: string, entry: LiveModel, before: number): Promise<void> {
+    const ring = entry.runtime.traces;
+    const version = entry.runtime.model.spec.version;
+    const older = (await this.store.auditRecords(id))
+      .filter((r) => r.modelVersion === version && r.sequence < before)
+      .flatMap((r) => r.traces) as unknown as DerivationTrace[];
+    const newer = ring.toArray();
+    ring.clear();
+    ring.pushAll(older.slice(-ring.capacity));
+    ring.pushAll(newer);
+    entry.tracesBefore = undefined;
   }
 
   /** The model's info and its revision (see ModelStatus). */
@@ -261,7 +298,7 @@ export class CalcService implements CalcApi {
   }
 
   async explain(id: string, path: string, limit?: number): Promise<DerivationTrace[]> {
-    return (await this.runtime(id)).explain(path, limit);
+    return (await this.explained(id)).explain(path, limit);
   }
 
   async getHistory(id: string): Promise<string[]> {

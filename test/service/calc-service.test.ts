@@ -263,6 +263,34 @@ describe('CalcService', () => {
     expect(await s.listModels()).toEqual([]);
   });
 
+  it("explain after a reload: the trail's traces come first, then the reloaded copy's own, once", async () => {
+    const store = new MemoryStore();
+    const a = new CalcService(store);
+    const b = new CalcService(store);
+    await a.createModel(counter);
+    await a.mutate('counter', { '$.n': 1 });
+    await a.mutate('counter', { '$.n': 2 });
+    const results = async (s: CalcService) => (await s.explain('counter', '$.double')).map((t) => t.result);
+    expect(await results(b)).toEqual([2, 4]); // b never ran a cycle: all from the trail
+    await a.mutate('counter', { '$.n': 3 });
+    await b.mutate('counter', { '$.n': 4 }); // b reloads, then runs its own cycle
+    await expect(b.mutate('counter', { '$.n': 2000 })).rejects.toMatchObject({
+      code: 'CONSTRAINT_VIOLATION',
+    });
+    const [one, two] = await Promise.all([results(b), results(b)]);
+    expect(one).toEqual([2, 4, 6, 8, 4000]); // the refused cycle's too, as before a reload
+    expect(two).toEqual(one); // concurrent explains refill once
+    expect(await results(b)).toEqual(one);
+    // the constraint's checks: one passed per committed cycle, then the refused cycle's (in no trail)
+    const checks = (await b.explain('counter', '$constraint:cap')).map((t) => t.constraintPassed);
+    expect(checks.slice(0, 4)).toEqual([true, true, true, true]);
+    expect(checks.slice(4).length).toBeGreaterThan(0);
+    expect(checks.slice(4).every((passed) => passed === false)).toBe(true);
+    expect(await results(a)).toEqual([2, 4, 6, 8]); // a reloaded too: the trail has b's cycle, not its refusal
+    await a.close();
+    await b.close();
+  });
+
   it('deleting a model removes it and its trail; unknown ids are MODEL_NOT_FOUND', async () => {
     const s = await service();
     await s.mutate('counter', { '$.n': 1 });
