@@ -102,6 +102,26 @@ function revisionConflict(id: string, expected: number, actual: number): CalcErr
   );
 }
 
+/** How a write ended: committed, rolled back by a constraint, or refused for any other reason. */
+export type CycleOutcome = 'committed' | 'rolled_back' | 'failed';
+
+/**
+ * Told of each write as it ends (metrics, issue 28); injected so the service knows no metrics
+ * library. Calls are synchronous and must not throw.
+ */
+export interface CalcObserver {
+  /** A write ended; `seconds` from its start (lock held) to its outcome, retries included. */
+  cycle(modelId: string, outcome: CycleOutcome, seconds: number): void;
+  /** One compare-and-set commit answered by the store. */
+  storeCommit(seconds: number): void;
+  /** Another writer got there first: the cycle runs again on fresh state. */
+  retry(modelId: string): void;
+}
+
+const NO_OBSERVER: CalcObserver = { cycle() {}, storeCommit() {}, retry() {} };
+
+const secondsSince = (started: number): number => (performance.now() - started) / 1000;
+
 interface LiveModel {
   runtime: ModelRuntime;
   head: ModelHead;
@@ -126,8 +146,13 @@ export class CalcService implements CalcApi {
   private readonly lock = new KeyedLock();
   private readonly listeners = new Map<string, Set<ModelListener>>();
   private readonly unwatch: () => void;
+  private readonly observer: CalcObserver;
 
-  constructor(readonly store: Store) {
+  constructor(
+    readonly store: Store,
+    options: { observer?: CalcObserver } = {},
+  ) {
+    this.observer = options.observer ?? NO_OBSERVER;
     // another process changed a model: forget our copy and tell local subscribers
     this.unwatch = store.watch((modelId) => {
       this.live.delete(modelId);
@@ -358,7 +383,9 @@ export class CalcService implements CalcApi {
     const writes = requireObject(mutations, 'mutations');
     const expected = checkExpectedRevision(options.expectedRevision);
     return this.lock.run(id, () =>
-      this.commit(id, () => writes, options.source ?? 'client', options.includeTraces === true, expected),
+      this.observed(id, () =>
+        this.commit(id, () => writes, options.source ?? 'client', options.includeTraces === true, expected),
+      ),
     );
   }
 
@@ -367,14 +394,28 @@ export class CalcService implements CalcApi {
     const expected = checkExpectedRevision(options.expectedRevision);
     // translated against the state each attempt runs on, so a retry never applies a stale patch
     return this.lock.run(id, () =>
-      this.commit(
-        id,
-        (runtime) => translatePatch(runtime.baseDocument(), patch),
-        'patch',
-        options.includeTraces === true,
-        expected,
+      this.observed(id, () =>
+        this.commit(
+          id,
+          (runtime) => translatePatch(runtime.baseDocument(), patch),
+          'patch',
+          options.includeTraces === true,
+          expected,
+        ),
       ),
     );
+  }
+
+  /** Runs a write, telling the observer of a refusal (commit() tells it of a committed cycle). */
+  private async observed(id: string, write: () => Promise<MutationSummary>): Promise<MutationSummary> {
+    const started = performance.now();
+    try {
+      return await write();
+    } catch (err) {
+      const rolledBack = err instanceof CalcError && err.code === 'CONSTRAINT_VIOLATION';
+      this.observer.cycle(id, rolledBack ? 'rolled_back' : 'failed', secondsSince(started));
+      throw err;
+    }
   }
 
   /**
@@ -390,6 +431,7 @@ export class CalcService implements CalcApi {
     includeTraces: boolean,
     expectedRevision?: number,
   ): Promise<MutationSummary> {
+    const started = performance.now();
     for (let attempt = 1; ; attempt++) {
       const cached = this.live.get(id);
       const unread = attempt === 1 && cached?.settled === true;
@@ -424,12 +466,14 @@ export class CalcService implements CalcApi {
       });
       let committed: boolean;
       try {
+        const commitStarted = performance.now();
         committed = await this.store.commitCycle(
           id,
           head.revision,
           { object: () => runtime.exportState(), text: () => runtime.exportStateText() },
           record,
         );
+        this.observer.storeCommit(secondsSince(commitStarted));
       } catch (err) {
         this.live.delete(id); // our copy is ahead of the store: reload next time
         throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
@@ -442,9 +486,11 @@ export class CalcService implements CalcApi {
           lastHash: record.hash ?? head.lastHash,
         };
         entry.settled = record.hash !== undefined;
+        this.observer.cycle(id, 'committed', secondsSince(started));
         return this.finishCycle(id, result, includeTraces);
       }
       this.live.delete(id);
+      this.observer.retry(id);
       if (attempt >= MAX_COMMIT_ATTEMPTS) {
         throw new CalcError(
           'BUSY',
@@ -459,6 +505,7 @@ export class CalcService implements CalcApi {
     const head = await this.store.head(id);
     if (head?.revision === entry.head.revision) return false;
     this.live.delete(id);
+    this.observer.retry(id);
     return true;
   }
 
@@ -624,6 +671,13 @@ export class CalcService implements CalcApi {
       set.delete(listener);
       if (set.size === 0) this.listeners.delete(id);
     };
+  }
+
+  /** Listeners subscribed now, over every model (a gauge of the metrics). */
+  get subscriptionCount(): number {
+    let count = 0;
+    for (const set of this.listeners.values()) count += set.size;
+    return count;
   }
 
   private emit(id: string, event: ModelEvent): void {
