@@ -9,8 +9,10 @@ module.exports = {
       from: { path: ENGINES },
       to: {
         path: [
-          '^src/(service|store|mcp|http|cli|synth-io)/',
+          '^src/(service|store|mcp|http|cli|synth-io|observability)/',
           '@modelcontextprotocol',
+          '@opentelemetry',
+          'pino',
           'fastify',
           'better-sqlite3',
           '^pg$',

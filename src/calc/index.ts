@@ -50,7 +50,13 @@ export {
 export { translatePatch, type PatchOperation } from './patch.js';
 export { compileModel, type CompiledModel } from './program.js';
 export { capDepth, projectPaths } from './projection.js';
-export { ModelRuntime, type DispatchedEffect, type MutationResult, type RuntimeState } from './runtime.js';
+export {
+  ModelRuntime,
+  type CyclePhase,
+  type DispatchedEffect,
+  type MutationResult,
+  type RuntimeState,
+} from './runtime.js';
 export { normalizeSpec, type ModelSpec } from './spec.js';
 export { runTests, type TestReport } from './test-runner.js';
 export type { DerivationTrace } from './traces.js';

@@ -174,9 +174,14 @@ function toJson(value: unknown): JsonValue {
   return v === undefined ? null : (v as JsonValue);
 }
 
+/** The phases of one cycle, in order (a phase with nothing to do is still announced). */
+export type CyclePhase = 'validate' | 'write' | 'derive' | 'constraints' | 'effects';
+
 export interface MutateOptions {
   /** Skip schema validation (creation seeding, restore already validated). */
   skipValidation?: boolean;
+  /** Called as each phase begins: an adapter times the phases (tracing) without the engine knowing how. */
+  onPhase?: (phase: CyclePhase) => void;
 }
 
 export class ModelRuntime {
@@ -443,6 +448,7 @@ export class ModelRuntime {
    */
   async mutate(mutations: Record<string, unknown>, options: MutateOptions = {}): Promise<MutationResult> {
     const keys = Object.keys(mutations);
+    options.onPhase?.('validate');
     if (!options.skipValidation) {
       const violations = this.validateMutations(mutations);
       if (violations.length > 0) throw schemaViolationError(violations);
@@ -468,6 +474,7 @@ export class ModelRuntime {
       }
       paths.push(parsed.path);
     }
+    options.onPhase?.('write');
     const newContainers = this.hasDefaultRules ? this.newContainers(paths) : [];
     // before anything is written: the rows of arrays written whole, and the rows writes will create
     const before = this.captureArrays(paths);
@@ -488,7 +495,13 @@ export class ModelRuntime {
       if (newContainers.length > 0) await this.applyDefaultRules(newContainers, defaulted, tx);
       appendAll(written, defaulted);
       appendAll(written, created);
-      return await this.runCycle([...keys, ...defaulted.map(formatPath)], written, tx, before);
+      return await this.runCycle(
+        [...keys, ...defaulted.map(formatPath)],
+        written,
+        tx,
+        before,
+        options.onPhase,
+      );
     } catch (err) {
       tx.rollback();
       if (err instanceof IndexLimitError) throw new CalcError('INDEX_LIMIT', err.message);
@@ -627,7 +640,9 @@ export class ModelRuntime {
     written: Path[],
     tx: Transaction,
     before: Map<string, unknown[]> = new Map(),
+    onPhase?: (phase: CyclePhase) => void,
   ): Promise<MutationResult> {
+    onPhase?.('derive');
     const dirty = this.model.graph.dirtyForAll(written);
     const plan = this.planRows(dirty, written, before);
     const traces: DerivationTrace[] = [];
@@ -637,6 +652,7 @@ export class ModelRuntime {
     await this.deriveLevels(order, tx, derivedUpdated, traces, tx.merged, plan);
     for (const id of dirty.metas) await this.evaluateMeta(this.metaById(id), tx, metaUpdated, plan);
 
+    onPhase?.('constraints');
     const violations: ConstraintViolation[] = [];
     for (const id of dirty.constraints) {
       const c = this.constraintById(id);
@@ -659,6 +675,7 @@ export class ModelRuntime {
       this.traces.pushAll(traces);
       throw constraintViolationError(rollbacks);
     }
+    onPhase?.('effects');
     const dispatchedEffects: DispatchedEffect[] = [];
     for (const id of dirty.effects) await this.dispatchEffect(this.effectById(id), dispatchedEffects);
 
