@@ -57,6 +57,7 @@ import {
 } from './calc-api.js';
 import { authoring } from './calc-authoring.js';
 import { KeyedLock } from './model-lock.js';
+import { inSpan, phaseSpans } from '../observability/tracing.js';
 import { verificationReport, type VerificationReport } from './verification.js';
 
 export const MAX_MODELS = 1000;
@@ -412,7 +413,7 @@ export class CalcService implements CalcApi {
    */
   private observed(id: string, write: () => Promise<MutationSummary>): Promise<MutationSummary> {
     const started = performance.now();
-    const written = write();
+    const written = inSpan('calc.cycle', { 'modelworks.model_id': id }, write);
     void written.catch((err: unknown) => {
       const rolledBack = err instanceof CalcError && err.code === 'CONSTRAINT_VIOLATION';
       this.observer.cycle(id, rolledBack ? 'rolled_back' : 'failed', secondsSince(started));
@@ -446,16 +447,19 @@ export class CalcService implements CalcApi {
       }
       let writes: Record<string, unknown>;
       let result: MutationResult;
+      const phases = phaseSpans('calc.phase'); // tracing only: the engine announces its phases
       try {
         writes = writesFor(runtime);
         if (Object.keys(writes).length === 0) {
           if (unread && (await this.behind(id, entry))) continue;
           return this.noChange(includeTraces);
         }
-        result = await runtime.mutate(writes);
+        result = await runtime.mutate(writes, phases && { onPhase: phases.phase });
       } catch (err) {
         if (unread && (await this.behind(id, entry))) continue;
         throw err;
+      } finally {
+        phases?.end();
       }
       const record = buildAuditRecord({
         modelId: id,
@@ -469,11 +473,13 @@ export class CalcService implements CalcApi {
       let committed: boolean;
       try {
         const commitStarted = performance.now();
-        committed = await this.store.commitCycle(
-          id,
-          head.revision,
-          { object: () => runtime.exportState(), text: () => runtime.exportStateText() },
-          record,
+        committed = await inSpan('store.commit', { 'modelworks.store': this.store.kind }, () =>
+          this.store.commitCycle(
+            id,
+            head.revision,
+            { object: () => runtime.exportState(), text: () => runtime.exportStateText() },
+            record,
+          ),
         );
         this.observer.storeCommit(secondsSince(commitStarted));
       } catch (err) {

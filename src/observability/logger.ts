@@ -1,0 +1,94 @@
+/**
+ * The one structured logger of every server (`serve`, `mcp` over stdio or HTTP, `synth serve`):
+ * pino JSON lines on stderr, at the level `--log-level` or MODELWORKS_LOG_LEVEL sets (default
+ * warn). stdout stays the protocol's (MCP over stdio) or the command's own. Secrets stay out: a
+ * request is logged as its method and a URL whose `token`/`session` query values are redacted,
+ * never its headers, and an `authorization` or `token` field anywhere near the top is censored.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_LEVEL_ENV = 'MODELWORKS_LOG_LEVEL';
+export const DEFAULT_LOG_LEVEL: LogLevel = 'warn';
+/** The `--log-level` option's help text, alike on every server command. */
+export const LOG_LEVEL_HELP = `log level on stderr: ${LOG_LEVELS.join(', ')} (default ${DEFAULT_LOG_LEVEL}; also ${LOG_LEVEL_ENV})`;
+
+const isLevel = (text: string): text is LogLevel => (LOG_LEVELS as readonly string[]).includes(text);
+
+/**
+ * The level from the command's option, else MODELWORKS_LOG_LEVEL, else warn.
+ * @throws Error naming the setting and the levels when a value is not one of them
+ */
+export function logLevelFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const fromOption = option?.trim();
+  const text = (fromOption || env[LOG_LEVEL_ENV]?.trim() || DEFAULT_LOG_LEVEL).toLowerCase();
+  if (isLevel(text)) return text;
+  const setting = fromOption ? '--log-level' : LOG_LEVEL_ENV;
+  throw new Error(
+    `${setting} must be one of ${LOG_LEVELS.join(', ')} (got '${fromOption || env[LOG_LEVEL_ENV]}')`,
+  );
+}
+
+/** A URL with the values of `token` and `session` query parameters replaced: they are credentials. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:token|session)=)[^&#]*/gi, '$1[redacted]');
+}
+
+/** Request ids of the servers that are not Fastify (MCP over node:http): set per request. */
+const requestIds = new AsyncLocalStorage<string>();
+
+/** A fresh request id (the same form Fastify's servers use). */
+export const newRequestId = (): string => randomUUID();
+
+/** Runs `fn` with `reqId` on every line logged inside it, however deep (a service's own log). */
+export function withRequestId<T>(reqId: string, fn: () => T): T {
+  return requestIds.run(reqId, fn);
+}
+
+/** The pino settings of every server's logger (Fastify's included). */
+export function loggerOptions(level: LogLevel): LoggerOptions {
+  return {
+    level,
+    base: { pid: process.pid, name: 'modelworks' },
+    // method and redacted URL only: no headers (Authorization) and no `?token=` reach a log line
+    serializers: {
+      req: (req: { method?: string; url?: string }) => ({
+        method: req.method,
+        url: redactUrl(req.url ?? ''),
+      }),
+    },
+    redact: {
+      paths: ['authorization', 'token', '*.authorization', '*.token', 'headers.authorization'],
+      censor: '[redacted]',
+    },
+    mixin: () => {
+      const reqId = requestIds.getStore();
+      return reqId === undefined ? {} : { reqId };
+    },
+  };
+}
+
+export interface LoggerSettings {
+  level: LogLevel;
+  /** Where lines go: stderr by default (fd 2); tests pass a stream. */
+  destination?: DestinationStream | NodeJS.WritableStream;
+}
+
+/** The logger of one server process. */
+export function createLogger(settings: LoggerSettings): Logger {
+  // synchronous writes to fd 2: a line written just before the process exits is not lost
+  const destination = settings.destination ?? pino.destination({ dest: 2, sync: true });
+  return pino(loggerOptions(settings.level), destination as DestinationStream);
+}
+
+/** A `(message) => void` for the services that take one (their messages are warnings or worse). */
+export const warnings =
+  (logger: Logger) =>
+  (message: string): void => {
+    logger.warn(message);
+  };
