@@ -28,6 +28,9 @@ import { MAX_BLOB_BYTES } from '../store/store.js';
 import { readPackageVersion } from '../version.js';
 import { registerBlobRoutes } from './blob-routes.js';
 import { registerMcpRoute } from './mcp-route.js';
+import { registerMetrics } from './metrics-route.js';
+import { registerRateLimit, type RateLimitSettings, type TrustProxy } from './rate-limit.js';
+import { ServerMetrics } from '../observability/metrics.js';
 import { registerModelRoutes } from './model-routes.js';
 import { calcErrorReply, problem, type ErrorReply } from './problems.js';
 import { redactUrl, registerSecurity } from './security.js';
@@ -56,6 +59,12 @@ export interface AppOptions {
   share?: { runner: CardRunner };
   /** Request logging (JSON lines); none by default. */
   log?: { level: string; stream: NodeJS.WritableStream };
+  /** Prometheus metrics at /metrics (issue 28); default a fresh registry, false for none. */
+  metrics?: ServerMetrics | false;
+  /** Per-client rate limit; none by default. */
+  rateLimit?: RateLimitSettings;
+  /** Fastify's trustProxy: whose X-Forwarded-For names the client (MODELWORKS_TRUST_PROXY). */
+  trustProxy?: TrustProxy;
 }
 
 function errorReplyFor(err: FastifyError): ErrorReply | undefined {
@@ -174,7 +183,10 @@ export function serverOptions(log: AppOptions['log']): FastifyServerOptions {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const apiKey = options.apiKey === '' ? undefined : options.apiKey;
-  const app = Fastify(serverOptions(options.log));
+  const app = Fastify({
+    ...serverOptions(options.log),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+  });
   const routes: { method: string; url: string }[] = [];
   routeTables.set(app, routes);
   app.addHook('onRoute', (route) => {
@@ -211,6 +223,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json-patch+json', { parseAs: 'string' }, parseAndClear);
   app.addHook('preValidation', refuseUnsafeInput);
 
+  // metrics and rate limit (issue 28): ahead of the guards, so refused requests count too
+  const metrics = options.metrics === undefined ? new ServerMetrics() : options.metrics;
+  if (metrics) registerMetrics(app, metrics);
+  if (options.rateLimit)
+    registerRateLimit(app, options.rateLimit, (reply, detail) => {
+      const out = problem(429, detail, { code: 'RATE_LIMITED' });
+      return reply.code(out.status).type(out.contentType).send(out.body);
+    });
+
   registerSecurity(app, {
     apiKey,
     allowedOrigins: options.allowedOrigins ?? [],
@@ -246,10 +267,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerModelRoutes(app, options.calc);
   registerBlobRoutes(app, options.calc, apiKey !== undefined);
   registerSubscribeRoute(app, options.calc);
-  if (options.createMcpServer)
-    registerMcpRoute(app, options.createMcpServer, {
+  if (options.createMcpServer) {
+    const sessions = registerMcpRoute(app, options.createMcpServer, {
       ...(options.mcpSessionIdleMs !== undefined ? { idleMs: options.mcpSessionIdleMs } : {}),
     });
+    if (metrics) metrics.watchMcpSessions(() => sessions.size);
+  }
+  if (metrics) metrics.watchSubscriptions(() => options.calc.subscriptionCount);
   if (options.sandbox)
     registerSandboxRoutes(app, {
       pairing: options.sandbox.pairing,

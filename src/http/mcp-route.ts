@@ -11,7 +11,7 @@ export function registerMcpRoute(
   app: FastifyInstance,
   createServer: () => Server,
   options: Pick<SessionHostOptions, 'idleMs'> = {},
-): void {
+): McpSessionHost {
   const host = new McpSessionHost(createServer, { ...options, log: (message) => app.log.info(message) });
   app.route({
     method: ['GET', 'POST', 'DELETE'],
@@ -37,4 +37,5 @@ export function registerMcpRoute(
   app.addHook('onClose', async () => {
     await host.close();
   });
+  return host;
 }

@@ -250,6 +250,8 @@ export function pageOf(gen: Generation, offset: number, limit: number, maxChars:
 export class GenerationCache {
   private readonly entries = new Map<string, Generation>();
   private held = 0;
+  /** Generations pushed out to make room, since start (a metric). */
+  evictions = 0;
 
   constructor(
     readonly maxEntries: number,
@@ -263,6 +265,7 @@ export class GenerationCache {
     while (this.entries.size > 1 && (this.entries.size > this.maxEntries || this.held > this.maxBytes)) {
       const oldest = this.entries.keys().next().value as string;
       this.delete(oldest);
+      this.evictions++;
     }
   }
 

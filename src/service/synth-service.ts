@@ -180,6 +180,17 @@ export interface SynthServiceOptions {
   now?: () => number;
 }
 
+/** Totals since start and current sizes, read by the metrics at each scrape. */
+export interface SynthStats {
+  /** Generations finished, by kind (`service` g-…, `embedded` e-…) and outcome. */
+  generations: Record<'service' | 'embedded', { ok: number; failed: number }>;
+  rows: number;
+  bytes: number;
+  queueDepth: number;
+  cacheBytes: Record<'service' | 'embedded', number>;
+  evictions: Record<'service' | 'embedded', number>;
+}
+
 interface ModelEntry {
   info: ModelInfo;
   /** Loaded once at registration: composed, gated, with its outside data in memory. */
@@ -293,6 +304,11 @@ export class SynthService {
   private readonly idleTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout;
   private componentCache: ComponentList | undefined;
+  private readonly totals = {
+    generations: { service: { ok: 0, failed: 0 }, embedded: { ok: 0, failed: 0 } },
+    rows: 0,
+    bytes: 0,
+  };
   readonly embeddedMaxBytes: number;
   readonly serviceMaxBytes: number;
   readonly limits: SynthLimits;
@@ -549,16 +565,27 @@ export class SynthService {
     request: GenerateRequest,
     target: { id: string; modelId: string; maxBytes: number; maxBytesSetting: string; signal?: AbortSignal },
   ): Promise<Generation> {
+    const kind = target.id.startsWith('e-') ? 'embedded' : 'service';
+    const counted = this.totals.generations[kind];
     return this.queue.run(async () => {
-      const { seed, seedSource } = resolveSeed(request.seedArg, prepared.model, freshSeed);
-      return produceGeneration({
-        ...target,
-        run: this.newRun(prepared, seed),
-        seed,
-        seedSource: seedSource === 'cli' ? 'request' : seedSource,
-        count: request.count,
-        format: request.format,
-      });
+      try {
+        const { seed, seedSource } = resolveSeed(request.seedArg, prepared.model, freshSeed);
+        const gen = await produceGeneration({
+          ...target,
+          run: this.newRun(prepared, seed),
+          seed,
+          seedSource: seedSource === 'cli' ? 'request' : seedSource,
+          count: request.count,
+          format: request.format,
+        });
+        counted.ok++;
+        this.totals.rows += gen.count;
+        this.totals.bytes += gen.bytes;
+        return gen;
+      } catch (err) {
+        counted.failed++;
+        throw err;
+      }
     });
   }
 
@@ -711,6 +738,19 @@ export class SynthService {
   /** Jobs waiting or running in the worker queue. */
   get queueDepth(): number {
     return this.queue.depth;
+  }
+
+  /** Totals since start and current sizes (the metrics read them at each scrape). */
+  get stats(): SynthStats {
+    const { generations, rows, bytes } = this.totals;
+    return {
+      generations: { service: { ...generations.service }, embedded: { ...generations.embedded } },
+      rows,
+      bytes,
+      queueDepth: this.queue.depth,
+      cacheBytes: { service: this.served.bytes, embedded: this.embedded.bytes },
+      evictions: { service: this.served.evictions, embedded: this.embedded.evictions },
+    };
   }
 
   /** Waits for running generations, then drops every cache and stops the idle sweeper. */

@@ -9,6 +9,7 @@
  *   GET    /v1/generate/{id}/data?offset=&limit=&maxChars=   one page of rows
  *   DELETE /v1/generate/{id}
  *   GET    /health                              liveness (never needs the token)
+ *   GET    /metrics                             Prometheus metrics (needs the token when one is set)
  * Every error is `{"error": {"code", "message", …}}` in our words (an unexpected failure is
  * INTERNAL, its detail only in the log); with a token configured, /v1 needs
  * `Authorization: Bearer <token>`. JSON bodies may not carry a `__proto__` key anywhere.
@@ -22,6 +23,9 @@ import Fastify, {
 } from 'fastify';
 import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from '../calc/index.js';
 import { MAX_MODEL_TEXT_BYTES, SynthServiceError, type SynthService } from '../service/synth-service.js';
+import { METRICS_PATH, registerMetrics } from '../http/metrics-route.js';
+import { registerRateLimit, type RateLimitSettings, type TrustProxy } from '../http/rate-limit.js';
+import { ServerMetrics } from '../observability/metrics.js';
 
 export interface SynthServiceAppOptions {
   service: SynthService;
@@ -31,6 +35,12 @@ export interface SynthServiceAppOptions {
   bodyLimit?: number;
   /** Pino logger settings, or false. */
   logger?: boolean | Record<string, unknown>;
+  /** Prometheus metrics at /metrics; default a fresh registry, false for none. */
+  metrics?: ServerMetrics | false;
+  /** Per-client rate limit; none by default. */
+  rateLimit?: RateLimitSettings;
+  /** Fastify's trustProxy: whose X-Forwarded-For names the client (MODELWORKS_TRUST_PROXY). */
+  trustProxy?: TrustProxy;
 }
 
 /** Default and largest page budget (JSON-escaped characters of `data`). */
@@ -84,6 +94,7 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
     bodyLimit: options.bodyLimit ?? MAX_MODEL_TEXT_BYTES + 64 * 1024,
     // while closing, new requests get 503 and in-flight ones finish
     return503OnClosing: true,
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
 
   // JSON by our own parser: its errors are in our words, `__proto__` is refused naming where it
@@ -114,8 +125,19 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
     (_req, body, done) => done(null, body),
   );
 
+  // metrics and rate limit (issue 28): ahead of the token check, so refused requests count too
+  const metrics = options.metrics === undefined ? new ServerMetrics() : options.metrics;
+  if (metrics) {
+    registerMetrics(app, metrics);
+    metrics.watchSynth(() => service.stats);
+  }
+  if (options.rateLimit)
+    registerRateLimit(app, options.rateLimit, (reply, message, retryAfterSeconds) =>
+      sendError(reply, 429, 'RATE_LIMITED', message, { retryAfterSeconds }),
+    );
+
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!token || !req.url.startsWith('/v1/')) return;
+    if (!token || !(req.url.startsWith('/v1/') || req.url.split('?')[0] === METRICS_PATH)) return;
     if (!tokenMatches(req.headers.authorization, token)) {
       const why = req.headers.authorization ? 'wrong token' : 'missing bearer token';
       await sendError(reply, 401, 'UNAUTHORIZED', `${why}: send Authorization: Bearer <token>`);
