@@ -22,6 +22,7 @@ import {
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { conformanceFixturesFromEnv } from './conformance-tools.js';
 import { announceReady } from './server.js';
+import { UNMATCHED_ROUTE, type ServerMetrics } from '../observability/metrics.js';
 
 export const MAX_SESSIONS = 1000;
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -110,6 +111,8 @@ export interface HttpMcpOptions {
   sessionIdleMs?: number;
   /** Resumable streams; default from the environment. */
   stream?: StreamSettings;
+  /** Prometheus metrics at /metrics (after the Host and Origin checks) and of every request. */
+  metrics?: ServerMetrics;
 }
 
 export interface RunningHttpMcp {
@@ -387,14 +390,26 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     ...(options.stream !== undefined ? { stream: options.stream } : {}),
   });
 
+  const { metrics } = options;
+  metrics?.watchMcpSessions(() => host.size);
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const isMetrics = metrics !== undefined && url.pathname === '/metrics';
+    const known = url.pathname === '/health' || url.pathname === '/mcp' || isMetrics;
+    metrics?.countNodeRequest(req.method, known ? url.pathname : UNMATCHED_ROUTE, res);
     if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (url.pathname !== '/mcp') return sendJson(res, 404, { error: 'Not found' });
+    if (url.pathname !== '/mcp' && !isMetrics) return sendJson(res, 404, { error: 'Not found' });
     if (!hostAllowed(req.headers.host, options.host))
       return sendJson(res, 403, rpcError(-32000, 'Forbidden host'));
     if (!originAllowed(req.headers.origin, options.allowedOrigins))
       return sendJson(res, 403, rpcError(-32000, 'Forbidden origin'));
+    if (isMetrics) {
+      if (req.method !== 'GET') return sendJson(res, 405, { error: 'Method not allowed: GET /metrics' });
+      const scraped = await metrics.scrape();
+      res.writeHead(200, { 'content-type': scraped.contentType }).end(scraped.body);
+      return;
+    }
     if (req.method !== 'POST') return host.handle(req, res, undefined);
     let body: unknown;
     try {
