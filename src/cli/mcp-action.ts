@@ -17,6 +17,8 @@ import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
+import { createLogger, logLevelFrom, warnings, type Logger } from '../observability/logger.js';
+import { startTracing, type Tracing } from '../observability/tracing.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -44,6 +46,8 @@ export interface McpOptions {
   url?: string;
   apiKey?: string;
   browser?: boolean;
+  /** Unset: MODELWORKS_LOG_LEVEL, else warn. */
+  logLevel?: string;
 }
 
 /** The calc operations: a REST client in remote mode, else the embedded service on a store. */
@@ -87,8 +91,11 @@ async function openCalc(
 /** Runs `modelworks mcp` with its parsed options until the transport closes (stdio) or a signal stops it (HTTP). */
 export async function runMcp(opts: McpOptions): Promise<void> {
   let groups: Set<'calc' | 'synth'>;
+  let logger: Logger;
   try {
     groups = parseGroups(opts.tools);
+    // JSON lines on stderr (fd 2) in both modes: over stdio, stdout carries protocol messages only
+    logger = createLogger({ level: logLevelFrom(opts.logLevel) });
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -110,8 +117,10 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     return;
   }
   let sessionIdleMs = 0;
+  let tracing: Tracing | undefined;
   try {
     if (http) sessionIdleMs = sessionIdleMsFromEnv();
+    tracing = await startTracing();
     if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
   } catch (err) {
     log((err as Error).message);
@@ -128,14 +137,17 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   }
   let synth: SynthMcpGroup | undefined;
   try {
-    if (groups.has('synth')) synth = synthMcpGroup(process.env, log);
+    if (groups.has('synth')) synth = synthMcpGroup(process.env, warnings(logger));
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
     return;
   }
   const calc = opened.calc;
-  const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
+  const guidanceTopics = loadGuidanceTopics(
+    process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE,
+    warnings(logger),
+  );
   const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
   const make = () =>
     createMcpServer({
@@ -150,19 +162,29 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     await serveStdio(make());
     await synth?.close();
     await calc.close();
+    await tracing?.shutdown();
     return;
   }
   const allowedOrigins = (process.env.MODELWORKS_MCP_ALLOWED_ORIGINS ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const running = await serveHttp({ host, port, createServer: make, allowedOrigins, log, sessionIdleMs });
+  const running = await serveHttp({
+    host,
+    port,
+    createServer: make,
+    allowedOrigins,
+    log: (message) => logger.info(message),
+    logger,
+    sessionIdleMs,
+  });
   log(`MCP over Streamable HTTP at ${running.url} (${modeLine})`);
   const stop = (): void => {
     void running
       .close()
       .then(() => synth?.close())
-      .then(() => calc.close());
+      .then(() => calc.close())
+      .then(() => tracing?.shutdown());
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

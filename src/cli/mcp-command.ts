@@ -4,10 +4,11 @@
  * server's modules (mcp-action.ts) are loaded when the command runs, not at start-up.
  */
 import type { Command } from 'commander';
+import { addLogLevelOption } from './log-level-option.js';
 import type { McpOptions } from './mcp-action.js';
 
 export function registerMcpCommand(program: Command): void {
-  program
+  const command = program
     .command('mcp')
     .description('Run the MCP server: stdio by default, Streamable HTTP at /mcp with --http')
     .option('--http', 'serve Streamable HTTP instead of stdio (also MODELWORKS_MCP_TRANSPORT=http)')
@@ -23,9 +24,9 @@ export function registerMcpCommand(program: Command): void {
       'remote mode: send every model tool to a `modelworks serve` server (also MODELWORKS_SERVER_URL)',
     )
     .option('--api-key <key>', "the remote server's API key (prefer MODELWORKS_API_KEY)")
-    .option('--browser', 'with --url: pair with a browser sandbox first (adds the pair_browser tool)')
-    .action(async (opts: McpOptions) => {
-      const { runMcp } = await import('./mcp-action.js');
-      await runMcp(opts);
-    });
+    .option('--browser', 'with --url: pair with a browser sandbox first (adds the pair_browser tool)');
+  addLogLevelOption(command).action(async (opts: McpOptions) => {
+    const { runMcp } = await import('./mcp-action.js');
+    await runMcp(opts);
+  });
 }

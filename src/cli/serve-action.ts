@@ -14,6 +14,8 @@ import { PairingService } from '../service/pairing.js';
 import { sandboxHtml } from '../service/web-assets.js';
 import { shareLinkBuilder } from '../service/share-links.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
+import { createLogger, logLevelFrom, warnings, type LogLevel } from '../observability/logger.js';
+import { startTracing, type Tracing } from '../observability/tracing.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -29,7 +31,8 @@ export interface ServeOptions {
   host: string;
   port: string;
   store?: string;
-  logLevel: string;
+  /** Unset: MODELWORKS_LOG_LEVEL, else warn. */
+  logLevel?: string;
 }
 
 /** Runs `modelworks serve` with its parsed options until SIGINT or SIGTERM. */
@@ -41,7 +44,11 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     return;
   }
   let mcpSessionIdleMs: number;
+  let level: LogLevel;
+  let tracing: Tracing | undefined;
   try {
+    level = logLevelFrom(opts.logLevel);
+    tracing = await startTracing(); // before the app is built: its request spans hook in then
     mcpSessionIdleMs = sessionIdleMsFromEnv();
     sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
   } catch (err) {
@@ -58,7 +65,12 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     return;
   }
   const calc = new CalcService(store);
-  const guidanceTopics = loadGuidanceTopics(process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE, log);
+  // Fastify logs the requests (app.ts); this one what the server itself has to say
+  const logger = createLogger({ level });
+  const guidanceTopics = loadGuidanceTopics(
+    process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE,
+    warnings(logger),
+  );
   const modeLine = `server mode, ${store.kind} store`;
   const apiKey = process.env.MODELWORKS_API_KEY || undefined;
   // one card runner for /mcp sessions and the share pages; links point at this server
@@ -84,13 +96,14 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       }),
     sandbox: { pairing, sandboxHtml },
     share: { runner },
-    ...(opts.logLevel === 'silent' ? {} : { log: { level: opts.logLevel, stream: process.stderr } }),
+    ...(level === 'silent' ? {} : { log: { level, stream: process.stderr } }),
   });
   try {
     await app.listen({ host: opts.host, port });
   } catch (err) {
     log(`cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}`);
     await calc.close();
+    await tracing?.shutdown();
     process.exitCode = 2;
     return;
   }
@@ -102,7 +115,10 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     `serving http://${shownHost}:${actualPort} (REST, /mcp, /openapi.json; ${modeLine}; ${apiKey ? 'API key required' : 'no API key: open to anyone who can reach it'})`,
   );
   const stop = (): void => {
-    void app.close().then(() => calc.close());
+    void app
+      .close()
+      .then(() => calc.close())
+      .then(() => tracing?.shutdown());
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -3,10 +3,11 @@
  * server. The server's modules (serve-action.ts) are loaded when the command runs, not at start-up.
  */
 import type { Command } from 'commander';
+import { addLogLevelOption } from './log-level-option.js';
 import type { ServeOptions } from './serve-action.js';
 
 export function registerServeCommand(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description('Serve the REST API, WebSocket subscriptions and MCP (/mcp) over HTTP')
     .option('--host <host>', 'bind address', '127.0.0.1')
@@ -14,10 +15,9 @@ export function registerServeCommand(program: Command): void {
     .option(
       '--store <store>',
       'where models live: sqlite:PATH (default: a file under the user data directory), memory, or postgres://…; also MODELWORKS_STORE',
-    )
-    .option('--log-level <level>', 'request log level on stderr: silent, error, warn, info, debug', 'warn')
-    .action(async (opts: ServeOptions) => {
-      const { runServe } = await import('./serve-action.js');
-      await runServe(opts);
-    });
+    );
+  addLogLevelOption(command).action(async (opts: ServeOptions) => {
+    const { runServe } = await import('./serve-action.js');
+    await runServe(opts);
+  });
 }

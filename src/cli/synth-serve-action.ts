@@ -14,6 +14,14 @@ import {
 } from '../service/synth-settings.js';
 import { MAX_GENERATION_BYTES } from '../service/synth-generation.js';
 import { failureText } from './synth-failure.js';
+import {
+  createLogger,
+  logLevelFrom,
+  loggerOptions,
+  warnings,
+  type LogLevel,
+} from '../observability/logger.js';
+import { startTracing, type Tracing } from '../observability/tracing.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks synth serve: ${message}\n`);
@@ -28,6 +36,8 @@ export interface ServeOptions {
   cacheMaxBytes?: number;
   maxGenerations: number;
   maxQueue: number;
+  /** Unset: MODELWORKS_LOG_LEVEL, else warn. */
+  logLevel?: string;
 }
 
 /** Runs the synth Service with the command's parsed options. */
@@ -35,8 +45,13 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
   const token = opts.token ?? (process.env.MODELWORKS_SYNTH_SERVICE_TOKEN?.trim() || undefined);
   const auditPath = process.env.MODELWORKS_SYNTH_AUDIT_LOG?.trim();
   let service: SynthService;
+  let level: LogLevel;
+  let tracing: Tracing | undefined;
   try {
     const env = process.env;
+    level = logLevelFrom(opts.logLevel, env);
+    tracing = await startTracing({ env });
+    const warn = warnings(createLogger({ level }));
     const maxBytes =
       opts.maxBytes ?? bytesSetting(env, SYNTH_BUDGET_ENV.serviceMaxBytes, DEFAULT_BUDGETS.serviceMaxBytes);
     if (maxBytes > MAX_GENERATION_BYTES)
@@ -57,8 +72,8 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
       maxQueue: opts.maxQueue,
       serviceMaxBytes: maxBytes,
       limits: limitsFromEnv(env),
-      log,
-      ...(auditPath ? { audit: ndjsonAuditFile(auditPath, log) } : {}),
+      log: warn,
+      ...(auditPath ? { audit: ndjsonAuditFile(auditPath, warn) } : {}),
     });
   } catch (err) {
     log((err as Error).message);
@@ -67,13 +82,19 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
   }
   // loaded here so Fastify costs nothing to the other commands' start-up
   const { buildSynthServiceApp } = await import('../synth-service-http/app.js');
-  const app = buildSynthServiceApp({ service, ...(token ? { token } : {}) });
+  const app = buildSynthServiceApp({
+    service,
+    ...(token ? { token } : {}),
+    // requests logged by Fastify on the servers' one logger settings, on stderr
+    logger: level === 'silent' ? false : { ...loggerOptions(level), stream: process.stderr },
+  });
   let address: string;
   try {
     address = await app.listen({ host: opts.host, port: opts.port });
   } catch (err) {
     log(failureText(err, `listen on ${opts.host}:${opts.port}`));
     await service.close();
+    await tracing?.shutdown();
     process.exitCode = 1;
     return;
   }
@@ -88,6 +109,7 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
     void app
       .close()
       .then(() => service.close())
+      .then(() => tracing?.shutdown())
       .then(() => log('stopped'));
   };
   process.once('SIGINT', () => stop('SIGINT'));

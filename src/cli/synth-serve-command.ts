@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { addLogLevelOption } from './log-level-option.js';
 import type { ServeOptions } from './synth-serve-action.js';
 
 function positiveInt(value: string): number {
@@ -18,7 +19,7 @@ function port(value: string): number {
 }
 
 export function registerSynthServe(synth: Command): void {
-  synth
+  const command = synth
     .command('serve')
     .description('run the synth Service (HTTP API for models, generations and paging)')
     .option('--host <host>', 'bind address', '127.0.0.1')
@@ -41,10 +42,10 @@ export function registerSynthServe(synth: Command): void {
       positiveInt,
       50,
     )
-    .option('--max-queue <n>', 'generations that may wait behind the running one', positiveInt, 16)
-    .action(async (opts: ServeOptions) => {
-      // the Service and Fastify are loaded here, so they cost nothing to the other commands' start-up
-      const { runSynthServe } = await import('./synth-serve-action.js');
-      await runSynthServe(opts);
-    });
+    .option('--max-queue <n>', 'generations that may wait behind the running one', positiveInt, 16);
+  addLogLevelOption(command).action(async (opts: ServeOptions) => {
+    // the Service and Fastify are loaded here, so they cost nothing to the other commands' start-up
+    const { runSynthServe } = await import('./synth-serve-action.js');
+    await runSynthServe(opts);
+  });
 }

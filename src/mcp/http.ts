@@ -19,6 +19,8 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { newRequestId, withRequestId, type Logger } from '../observability/logger.js';
+import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { conformanceFixturesFromEnv } from './conformance-tools.js';
 import { announceReady } from './server.js';
@@ -107,6 +109,11 @@ export interface HttpMcpOptions {
   /** Browser origins allowed to call /mcp; empty = loopback origins only. */
   allowedOrigins: readonly string[];
   log: (message: string) => void;
+  /**
+   * Request logging (the servers' one pino logger): each request gets an id, on its lines (and on
+   * anything logged while it runs) and on its span when tracing is on.
+   */
+  logger?: Logger;
   /** A session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
   sessionIdleMs?: number;
   /** Resumable streams; default from the environment. */
@@ -425,10 +432,32 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     return host.handle(req, res, body);
   };
 
+  const { logger } = options;
+  const failed = (res: ServerResponse, err: unknown): void => {
+    if (logger) logger.error({ err }, 'mcp http: request failed');
+    else options.log(`mcp http: ${(err as Error).message}`);
+    if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'Internal error'));
+  };
+
   const http: HttpServer = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      options.log(`mcp http: ${(err as Error).message}`);
-      if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'Internal error'));
+    const reqId = newRequestId();
+    // everything logged while the request runs carries its id, as on Fastify's servers
+    withRequestId(reqId, () => {
+      const started = performance.now();
+      logger?.info({ req }, 'incoming request');
+      res.once('close', () =>
+        withRequestId(reqId, () =>
+          logger?.info(
+            { res: { statusCode: res.statusCode }, responseTime: performance.now() - started },
+            'request completed',
+          ),
+        ),
+      );
+      const path = (req.url ?? '/').split('?')[0];
+      const route = path === '/mcp' || path === '/health' ? path : undefined;
+      traceHttpRequest(req, res, route, reqId, () =>
+        handle(req, res).catch((err: unknown) => failed(res, err)),
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {

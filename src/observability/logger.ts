@@ -15,8 +15,6 @@ export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_LEVEL_ENV = 'MODELWORKS_LOG_LEVEL';
 export const DEFAULT_LOG_LEVEL: LogLevel = 'warn';
-/** The `--log-level` option's help text, alike on every server command. */
-export const LOG_LEVEL_HELP = `log level on stderr: ${LOG_LEVELS.join(', ')} (default ${DEFAULT_LOG_LEVEL}; also ${LOG_LEVEL_ENV})`;
 
 const isLevel = (text: string): text is LogLevel => (LOG_LEVELS as readonly string[]).includes(text);
 
@@ -54,7 +52,7 @@ export function withRequestId<T>(reqId: string, fn: () => T): T {
 export function loggerOptions(level: LogLevel): LoggerOptions {
   return {
     level,
-    base: { pid: process.pid, name: 'modelworks' },
+    name: 'modelworks',
     // method and redacted URL only: no headers (Authorization) and no `?token=` reach a log line
     serializers: {
       req: (req: { method?: string; url?: string }) => ({
