@@ -33,7 +33,9 @@ import { registerRateLimit, type RateLimitSettings, type TrustProxy } from './ra
 import { ServerMetrics } from '../observability/metrics.js';
 import { registerModelRoutes } from './model-routes.js';
 import { calcErrorReply, problem, type ErrorReply } from './problems.js';
-import { redactUrl, registerSecurity } from './security.js';
+import { registerSecurity } from './security.js';
+import { loggerOptions, logLevelFrom } from '../observability/logger.js';
+import { traceFastifyRequests } from '../observability/tracing.js';
 import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.js';
 import { registerNamespaceGuard, registerSandboxRoutes } from './sandbox-routes.js';
 import { registerShareRoutes } from './share-routes.js';
@@ -160,15 +162,9 @@ export function registeredRoutes(app: FastifyInstance): { method: string; url: s
  * benchmark can run a bare route on exactly the same settings.
  */
 export function serverOptions(log: AppOptions['log']): FastifyServerOptions {
+  // the servers' one logger settings: method and redacted URL only, no headers, no `?token=`
   const logger: FastifyServerOptions['logger'] = log
-    ? {
-        level: log.level,
-        stream: log.stream,
-        // method and redacted URL only: no headers (Authorization) and no `?token=` reach a log line
-        serializers: {
-          req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
-        },
-      }
+    ? { ...loggerOptions(logLevelFrom(log.level, {})), stream: log.stream }
     : false;
   return {
     logger,
@@ -187,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...serverOptions(options.log),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
+  traceFastifyRequests(app); // a span per request when tracing is on; before any route
   const routes: { method: string; url: string }[] = [];
   routeTables.set(app, routes);
   app.addHook('onRoute', (route) => {

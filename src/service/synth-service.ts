@@ -44,6 +44,7 @@ import {
 } from './synth-generation.js';
 import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, bytesSetting } from './synth-settings.js';
 import { WorkQueue } from './synth-work-queue.js';
+import { inSpan } from '../observability/tracing.js';
 
 export { bytesSetting } from './synth-settings.js';
 
@@ -570,14 +571,20 @@ export class SynthService {
     return this.queue.run(async () => {
       try {
         const { seed, seedSource } = resolveSeed(request.seedArg, prepared.model, freshSeed);
-        const gen = await produceGeneration({
-          ...target,
-          run: this.newRun(prepared, seed),
-          seed,
-          seedSource: seedSource === 'cli' ? 'request' : seedSource,
-          count: request.count,
-          format: request.format,
-        });
+        const attributes = {
+          'modelworks.generation_id': target.id,
+          'modelworks.rows_requested': request.count,
+        };
+        const gen = await inSpan('synth.generate', attributes, () =>
+          produceGeneration({
+            ...target,
+            run: this.newRun(prepared, seed),
+            seed,
+            seedSource: seedSource === 'cli' ? 'request' : seedSource,
+            count: request.count,
+            format: request.format,
+          }),
+        );
         counted.ok++;
         this.totals.rows += gen.count;
         this.totals.bytes += gen.bytes;

@@ -26,6 +26,7 @@ import { MAX_MODEL_TEXT_BYTES, SynthServiceError, type SynthService } from '../s
 import { METRICS_PATH, registerMetrics } from '../http/metrics-route.js';
 import { registerRateLimit, type RateLimitSettings, type TrustProxy } from '../http/rate-limit.js';
 import { ServerMetrics } from '../observability/metrics.js';
+import { traceFastifyRequests } from '../observability/tracing.js';
 
 export interface SynthServiceAppOptions {
   service: SynthService;
@@ -96,6 +97,7 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
     return503OnClosing: true,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
+  traceFastifyRequests(app); // a span per request when tracing is on; before any route
 
   // JSON by our own parser: its errors are in our words, `__proto__` is refused naming where it
   // is, and `constructor` or `prototype` are ordinary keys.
