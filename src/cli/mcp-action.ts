@@ -9,7 +9,7 @@ import { CalcClient } from '../remote/calc-client.js';
 import { pairBrowserTool } from '../mcp/pair-tool.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import type { CalcApi } from '../service/calc-api.js';
-import { CalcService } from '../service/calc-service.js';
+import { CalcService, type CalcObserver } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
 import { serveHttp, sessionIdleMsFromEnv } from '../mcp/http.js';
@@ -19,6 +19,7 @@ import { sheetWorkers } from '../service/sheet-workers.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
 import { createLogger, logLevelFrom, warnings, type Logger } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
+import type { ServerMetrics } from '../observability/metrics.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -53,6 +54,7 @@ export interface McpOptions {
 /** The calc operations: a REST client in remote mode, else the embedded service on a store. */
 async function openCalc(
   opts: McpOptions,
+  observer?: CalcObserver,
 ): Promise<{ calc: CalcApi & { close(): Promise<void> }; modeLine: string; tools?: ToolDefinition[] }> {
   const url = opts.url ?? process.env.MODELWORKS_SERVER_URL;
   if (opts.browser && !url) log('--browser needs --url (a `modelworks serve` server); running embedded');
@@ -85,7 +87,10 @@ async function openCalc(
   } catch (err) {
     throw new Error(`cannot open the store: ${(err as Error).message}`);
   }
-  return { calc: new CalcService(store), modeLine: `embedded mode, ${store.kind} store` };
+  return {
+    calc: new CalcService(store, observer ? { observer } : {}),
+    modeLine: `embedded mode, ${store.kind} store`,
+  };
 }
 
 /** Runs `modelworks mcp` with its parsed options until the transport closes (stdio) or a signal stops it (HTTP). */
@@ -118,8 +123,11 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   }
   let sessionIdleMs = 0;
   let tracing: Tracing | undefined;
+  let metrics: ServerMetrics | false = false;
   try {
     if (http) sessionIdleMs = sessionIdleMsFromEnv();
+    // metrics over HTTP only (issue 28); prom-client is loaded then, and stdio starts without it
+    if (http) metrics = (await import('../observability/metrics.js')).serverMetricsFromEnv();
     tracing = await startTracing();
     if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
   } catch (err) {
@@ -129,7 +137,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   }
   let opened;
   try {
-    opened = await openCalc(opts);
+    opened = await openCalc(opts, metrics ? metrics.calcObserver : undefined);
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -177,7 +185,16 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     log: (message) => logger.info(message),
     logger,
     sessionIdleMs,
+    ...(metrics ? { metrics } : {}),
   });
+  if (metrics && synth) {
+    const service = synth.service;
+    metrics.watchSynth(() => service.stats);
+  }
+  if (metrics && calc instanceof CalcService) {
+    const service = calc;
+    metrics.watchSubscriptions(() => service.subscriptionCount);
+  }
   log(`MCP over Streamable HTTP at ${running.url} (${modeLine})`);
   const stop = (): void => {
     void running

@@ -16,6 +16,13 @@ import { shareLinkBuilder } from '../service/share-links.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
 import { createLogger, logLevelFrom, warnings, type LogLevel } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
+import { serverMetricsFromEnv, type ServerMetrics } from '../observability/metrics.js';
+import {
+  rateLimitSettingsFromEnv,
+  trustProxyFromEnv,
+  type RateLimitSettings,
+  type TrustProxy,
+} from '../http/rate-limit.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -46,7 +53,14 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   let mcpSessionIdleMs: number;
   let level: LogLevel;
   let tracing: Tracing | undefined;
+  let metrics: ServerMetrics | false;
+  let rateLimit: RateLimitSettings | undefined;
+  let trustProxy: TrustProxy;
   try {
+    // metrics and rate limit (issue 28): a malformed setting stops the server here
+    metrics = serverMetricsFromEnv();
+    rateLimit = rateLimitSettingsFromEnv();
+    trustProxy = trustProxyFromEnv();
     level = logLevelFrom(opts.logLevel);
     tracing = await startTracing(); // before the app is built: its request spans hook in then
     mcpSessionIdleMs = sessionIdleMsFromEnv();
@@ -64,7 +78,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const calc = new CalcService(store);
+  const calc = new CalcService(store, metrics ? { observer: metrics.calcObserver } : {});
   // Fastify logs the requests (app.ts); this one what the server itself has to say
   const logger = createLogger({ level });
   const guidanceTopics = loadGuidanceTopics(
@@ -96,6 +110,9 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       }),
     sandbox: { pairing, sandboxHtml },
     share: { runner },
+    metrics,
+    trustProxy,
+    ...(rateLimit ? { rateLimit } : {}),
     ...(level === 'silent' ? {} : { log: { level, stream: process.stderr } }),
   });
   try {

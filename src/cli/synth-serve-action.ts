@@ -14,6 +14,13 @@ import {
 } from '../service/synth-settings.js';
 import { MAX_GENERATION_BYTES } from '../service/synth-generation.js';
 import { failureText } from './synth-failure.js';
+import { serverMetricsFromEnv, type ServerMetrics } from '../observability/metrics.js';
+import {
+  rateLimitSettingsFromEnv,
+  trustProxyFromEnv,
+  type RateLimitSettings,
+  type TrustProxy,
+} from '../http/rate-limit.js';
 import {
   createLogger,
   logLevelFrom,
@@ -47,8 +54,15 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
   let service: SynthService;
   let level: LogLevel;
   let tracing: Tracing | undefined;
+  let metrics: ServerMetrics | false;
+  let rateLimit: RateLimitSettings | undefined;
+  let trustProxy: TrustProxy;
   try {
     const env = process.env;
+    // metrics and rate limit (issue 28): a malformed setting stops the server here
+    metrics = serverMetricsFromEnv(env);
+    rateLimit = rateLimitSettingsFromEnv(env);
+    trustProxy = trustProxyFromEnv(env);
     level = logLevelFrom(opts.logLevel, env);
     tracing = await startTracing({ env });
     const warn = warnings(createLogger({ level }));
@@ -87,6 +101,9 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
     ...(token ? { token } : {}),
     // requests logged by Fastify on the servers' one logger settings, on stderr
     logger: level === 'silent' ? false : { ...loggerOptions(level), stream: process.stderr },
+    metrics,
+    trustProxy,
+    ...(rateLimit ? { rateLimit } : {}),
   });
   let address: string;
   try {

@@ -24,7 +24,7 @@ import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { conformanceFixturesFromEnv } from './conformance-tools.js';
 import { announceReady } from './server.js';
-import { UNMATCHED_ROUTE, type ServerMetrics } from '../observability/metrics.js';
+import type { ServerMetrics } from '../observability/metrics.js';
 
 export const MAX_SESSIONS = 1000;
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -404,7 +404,7 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     const url = new URL(req.url ?? '/', 'http://localhost');
     const isMetrics = metrics !== undefined && url.pathname === '/metrics';
     const known = url.pathname === '/health' || url.pathname === '/mcp' || isMetrics;
-    metrics?.countNodeRequest(req.method, known ? url.pathname : UNMATCHED_ROUTE, res);
+    metrics?.countNodeRequest(req.method, known ? url.pathname : undefined, res);
     if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
     if (url.pathname !== '/mcp' && !isMetrics) return sendJson(res, 404, { error: 'Not found' });
     if (!hostAllowed(req.headers.host, options.host))

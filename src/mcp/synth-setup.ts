@@ -29,6 +29,8 @@ export interface SynthMcpGroup {
   mode: SynthGenerateMode;
   /** For the readiness line, e.g. "synth embedded". */
   describe: string;
+  /** The embedded service (its totals feed the metrics of `mcp --http`). */
+  service: SynthService;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => 
     resources: synthResources(),
     mode,
     describe: mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded',
+    service,
     close: () => service.close(),
   };
 }

@@ -36,6 +36,15 @@ export function metricsSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Me
   return { enabled: flag(env, METRICS_ENV, true), modelLabels: flag(env, MODEL_LABELS_ENV, false) };
 }
 
+/**
+ * A server's metrics from the environment, Node's process metrics included; false when
+ * MODELWORKS_METRICS=0. Throws on a malformed setting.
+ */
+export function serverMetricsFromEnv(env: NodeJS.ProcessEnv = process.env): ServerMetrics | false {
+  const settings = metricsSettingsFromEnv(env);
+  return settings.enabled && new ServerMetrics({ modelLabels: settings.modelLabels, processMetrics: true });
+}
+
 export interface ServerMetricsOptions {
   /** Label calc metrics by model id. */
   modelLabels?: boolean;
@@ -146,11 +155,19 @@ export class ServerMetrics {
     series.duration.observe(seconds);
   }
 
-  /** Counts a node:http request when its connection is done with it (`route` a fixed path). */
-  countNodeRequest(method: string | undefined, route: string, res: ServerResponse): void {
+  /**
+   * Counts a node:http request when its connection is done with it; `route` is a fixed path, or
+   * undefined for one that matched none.
+   */
+  countNodeRequest(method: string | undefined, route: string | undefined, res: ServerResponse): void {
     const started = performance.now();
     res.once('close', () =>
-      this.observeHttp(method ?? 'OTHER', route, res.statusCode, (performance.now() - started) / 1000),
+      this.observeHttp(
+        method ?? 'OTHER',
+        route ?? UNMATCHED_ROUTE,
+        res.statusCode,
+        (performance.now() - started) / 1000,
+      ),
     );
   }
 
