@@ -167,10 +167,13 @@ export async function runMcp(opts: McpOptions): Promise<void> {
       ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
     });
   if (!http) {
+    // on stderr like every log line: stdout carries protocol messages only
+    logger.info({ transport: 'stdio' }, `MCP over stdio (${modeLine})`);
     await serveStdio(make());
     await synth?.close();
     await calc.close();
     await tracing?.shutdown();
+    logger.info({ transport: 'stdio' }, 'stdin closed: stopped');
     return;
   }
   const allowedOrigins = (process.env.MODELWORKS_MCP_ALLOWED_ORIGINS ?? '')
