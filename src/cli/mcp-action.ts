@@ -128,7 +128,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     if (http) sessionIdleMs = sessionIdleMsFromEnv();
     // metrics over HTTP only (issue 28); prom-client is loaded then, and stdio starts without it
     if (http) metrics = (await import('../observability/metrics.js')).serverMetricsFromEnv();
-    tracing = await startTracing();
+    tracing = await startTracing({ protocolOnStdout: !http });
     if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
   } catch (err) {
     log((err as Error).message);

@@ -74,6 +74,8 @@ export interface TracingOptions {
   env?: NodeJS.ProcessEnv;
   /** Span processors to use instead of the environment's exporters (tests: an in-memory exporter). */
   spanProcessors?: SpanProcessor[];
+  /** stdout carries protocol messages (MCP over stdio): the console exporter, which prints there, is refused. */
+  protocolOnStdout?: boolean;
 }
 
 /**
@@ -84,6 +86,10 @@ export interface TracingOptions {
 export async function startTracing(options: TracingOptions = {}): Promise<Tracing | undefined> {
   const exporters = options.spanProcessors ? [] : traceExportersFromEnv(options.env ?? process.env);
   if (!options.spanProcessors && exporters.length === 0) return undefined;
+  if (options.protocolOnStdout && exporters.includes('console'))
+    throw new Error(
+      'OTEL_TRACES_EXPORTER=console prints spans on stdout, which MCP over stdio keeps for protocol messages; use otlp',
+    );
   const sdk = await import('@opentelemetry/sdk-trace-node');
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } =
     await import('@opentelemetry/resources');

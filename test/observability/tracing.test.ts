@@ -49,6 +49,12 @@ describe('the OTEL settings', () => {
     ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL.*grpc/);
   });
 
+  it('refuse the console exporter where stdout carries protocol messages', async () => {
+    await expect(
+      startTracing({ env: { OTEL_TRACES_EXPORTER: 'console' }, protocolOnStdout: true }),
+    ).rejects.toThrow(/stdout/);
+  });
+
   it('start nothing when off', async () => {
     expect(await startTracing({ env: {} })).toBeUndefined();
   });
