@@ -15,7 +15,7 @@ export const CALC_ERROR_CODES = {
   INDEX_LIMIT: { status: 422, summary: 'an array index beyond the limit' },
   INVALID_PATCH: { status: 422, summary: 'a JSON Patch that cannot be applied' },
   INVALID_ARGUMENT: { status: 400, summary: 'a malformed argument' },
-  VERSION_CONFLICT: { status: 409, summary: 'expectedVersion is not the live version' },
+  VERSION_CONFLICT: { status: 409, summary: 'expectedVersion or expectedRevision is not the live one' },
   EVOLUTION_INVALID: { status: 422, summary: 'the evolved spec is invalid or strands live values' },
   HISTORY_NOT_FOUND: { status: 404, summary: 'no history entry at or before that time' },
   VIEW_NOT_FOUND: { status: 404, summary: 'no such view' },

@@ -8,7 +8,9 @@
  * order from 0, as JSONata's `$sum` does, so every value is bit for bit the same;
  * `test/calc/fast-sum.test.ts` holds it to JSONata on generated documents.
  */
-import type { JsonataNode } from './expression.js';
+import type jsonata from 'jsonata';
+
+type JsonataNode = jsonata.ExprNode;
 
 export const NOT_HANDLED: unique symbol = Symbol('not handled');
 
