@@ -32,7 +32,9 @@ const EXEMPT_PATHS = new Set(['/health', '/actuator/health']);
 const CLIENTS_KEPT = 10_000;
 
 /** The rate-limit settings, or undefined when off (MODELWORKS_RATE_LIMIT_MAX unset or 0). */
-export function rateLimitSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): RateLimitSettings | undefined {
+export function rateLimitSettingsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): RateLimitSettings | undefined {
   const maxText = env[RATE_LIMIT_MAX_ENV]?.trim();
   if (!maxText || maxText === '0') return undefined;
   const max = Number(maxText);
@@ -119,7 +121,11 @@ export type RefuseReply = (reply: FastifyReply, message: string, retryAfterSecon
  * Limits every request of `app` except liveness probes. Registered before the server's guards,
  * so a client flooding the server with bad keys is limited too.
  */
-export function registerRateLimit(app: FastifyInstance, settings: RateLimitSettings, refuse: RefuseReply): void {
+export function registerRateLimit(
+  app: FastifyInstance,
+  settings: RateLimitSettings,
+  refuse: RefuseReply,
+): void {
   const windowMs = Math.round(settings.windowSeconds * 1000);
   void app.register(fastifyRateLimit, {
     global: false,

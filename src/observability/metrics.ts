@@ -125,9 +125,23 @@ export class ServerMetrics {
       registers,
     });
     const byModel = this.modelLabels;
+    // without model labels the series are known up front: no label hashing per write
+    const outcomes: CycleOutcome[] = ['committed', 'rolled_back', 'failed'];
+    const byOutcome = new Map(
+      outcomes.map((outcome) => [
+        outcome,
+        { count: cycles.labels({ outcome }), duration: cycleDuration.labels({ outcome }) },
+      ]),
+    );
     this.calcObserver = {
       cycle(modelId: string, outcome: CycleOutcome, seconds: number) {
-        const labels = byModel ? { outcome, model: modelId } : { outcome };
+        const series = byModel ? undefined : byOutcome.get(outcome);
+        if (series) {
+          series.count.inc();
+          series.duration.observe(seconds);
+          return;
+        }
+        const labels = { outcome, model: modelId };
         cycles.inc(labels);
         cycleDuration.observe(labels, seconds);
       },
@@ -199,9 +213,10 @@ export class ServerMetrics {
         totalFrom(
           this,
           (['service', 'embedded'] as const).flatMap((kind) =>
-            (['ok', 'failed'] as const).map(
-              (outcome): [Record<string, string>, number] => [{ kind, outcome }, generations[kind][outcome]],
-            ),
+            (['ok', 'failed'] as const).map((outcome): [Record<string, string>, number] => [
+              { kind, outcome },
+              generations[kind][outcome],
+            ]),
           ),
         );
       },
@@ -246,7 +261,11 @@ export class ServerMetrics {
         this.set({ cache: 'embedded' }, cacheBytes.embedded);
       },
     });
-    this.gauge('modelworks_synth_queue_depth', 'Synth generations running or waiting', () => stats().queueDepth);
+    this.gauge(
+      'modelworks_synth_queue_depth',
+      'Synth generations running or waiting',
+      () => stats().queueDepth,
+    );
   }
 
   /** The text exposition format and its content type. */

@@ -151,7 +151,10 @@ describe('rate-limit settings', () => {
       "MODELWORKS_RATE_LIMIT_MAX must be a whole number of requests (got 'lots')",
     );
     expect(() =>
-      rateLimitSettingsFromEnv({ MODELWORKS_RATE_LIMIT_MAX: '5', MODELWORKS_RATE_LIMIT_WINDOW_SECONDS: '-1' }),
+      rateLimitSettingsFromEnv({
+        MODELWORKS_RATE_LIMIT_MAX: '5',
+        MODELWORKS_RATE_LIMIT_WINDOW_SECONDS: '-1',
+      }),
     ).toThrow('MODELWORKS_RATE_LIMIT_WINDOW_SECONDS must be a number of seconds');
     expect(() =>
       rateLimitSettingsFromEnv({ MODELWORKS_RATE_LIMIT_MAX: '5', MODELWORKS_RATE_LIMIT_KEY: '__proto__' }),

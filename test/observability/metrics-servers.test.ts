@@ -2,6 +2,7 @@
 // by exactly the work done and keeps /metrics behind its token; `mcp --http` serves /metrics after
 // its Host check and counts its requests by fixed route.
 import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -35,7 +36,12 @@ describe('/metrics on synth serve', () => {
     expect((await app.inject({ url: '/metrics' })).statusCode).toBe(401);
 
     const { modelId } = (
-      await app.inject({ method: 'POST', url: '/v1/models', headers: auth, payload: { modelText: SUPPORT_QUEUE } })
+      await app.inject({
+        method: 'POST',
+        url: '/v1/models',
+        headers: auth,
+        payload: { modelText: SUPPORT_QUEUE },
+      })
     ).json<Json>();
     const bytes: number[] = [];
     for (const count of [120, 30]) {
@@ -49,7 +55,9 @@ describe('/metrics on synth serve', () => {
       ).json<Json>();
       expect(gen.count).toBe(count);
       if (bytes.length === 0)
-        bytes.push((await app.inject({ url: `/v1/generate/${gen.generationId}`, headers: auth })).json<Json>().bytes);
+        bytes.push(
+          (await app.inject({ url: `/v1/generate/${gen.generationId}`, headers: auth })).json<Json>().bytes,
+        );
       else bytes.push(service.generationInfo(gen.generationId).bytes);
     }
     const failed = await app.inject({
@@ -64,18 +72,30 @@ describe('/metrics on synth serve', () => {
     expect(res.statusCode).toBe(200);
     const text = res.body;
     expect(sample(text, 'modelworks_synth_generations_total', { kind: 'service', outcome: 'ok' })).toBe(2);
-    expect(sample(text, 'modelworks_synth_generations_total', { kind: 'service', outcome: 'failed' })).toBe(0);
+    expect(sample(text, 'modelworks_synth_generations_total', { kind: 'service', outcome: 'failed' })).toBe(
+      0,
+    );
     expect(sample(text, 'modelworks_synth_rows_total')).toBe(150);
     expect(sample(text, 'modelworks_synth_bytes_total')).toBe(bytes[0]! + bytes[1]!);
     // a cache of one: the second generation pushed the first out
     expect(sample(text, 'modelworks_synth_cache_evictions_total', { cache: 'service' })).toBe(1);
-    expect(sample(text, 'modelworks_synth_cache_bytes', { cache: 'service' })).toBe(service.stats.cacheBytes.service);
-    expect(sample(text, 'modelworks_synth_cache_bytes', { cache: 'service' })).toBeGreaterThanOrEqual(bytes[1]!);
+    expect(sample(text, 'modelworks_synth_cache_bytes', { cache: 'service' })).toBe(
+      service.stats.cacheBytes.service,
+    );
+    expect(sample(text, 'modelworks_synth_cache_bytes', { cache: 'service' })).toBeGreaterThanOrEqual(
+      bytes[1]!,
+    );
     expect(sample(text, 'modelworks_synth_queue_depth')).toBe(0);
     expect(
-      sample(text, 'modelworks_http_requests_total', { method: 'POST', route: '/v1/generate', status: '200' }),
+      sample(text, 'modelworks_http_requests_total', {
+        method: 'POST',
+        route: '/v1/generate',
+        status: '200',
+      }),
     ).toBe(2);
-    expect(sample(text, 'modelworks_http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(1);
+    expect(
+      sample(text, 'modelworks_http_requests_total', { method: 'GET', route: '/metrics', status: '401' }),
+    ).toBe(1);
     // a second scrape reports the same totals (counters fed from the service are not added twice)
     const again = (await app.inject({ url: '/metrics', headers: auth })).body;
     expect(sample(again, 'modelworks_synth_rows_total')).toBe(150);
@@ -133,5 +153,25 @@ describe('/metrics on mcp --http', () => {
     expect(http('POST', '/mcp', '200')).toBe(1);
     expect(sample(text, 'modelworks_mcp_sessions')).toBe(1);
     expect(text).not.toContain('/secret');
+  });
+});
+
+describe('docs/grafana-dashboard.json', () => {
+  it('queries only metrics the servers export', async () => {
+    const metrics = new ServerMetrics({ processMetrics: true });
+    metrics.watchSubscriptions(() => 0);
+    metrics.watchMcpSessions(() => 0);
+    service = new SynthService();
+    const synth = service;
+    metrics.watchSynth(() => synth.stats);
+    const exported = new Set((await metrics.registry.getMetricsAsJSON()).map((m) => m.name));
+    const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const queried = new Set(
+      [...dashboard.matchAll(/\b((?:modelworks|process|nodejs)_[a-z0-9_]+)/g)].map((m) =>
+        m[1]!.replace(/_(bucket|sum|count)$/, ''),
+      ),
+    );
+    expect(queried.size).toBeGreaterThan(10);
+    for (const name of queried) expect(exported.has(name), name).toBe(true);
   });
 });

@@ -50,7 +50,9 @@ describe('/metrics on serve', () => {
     const before = await scrape();
     expect(sample(before, 'modelworks_calc_cycles_total', { outcome: 'committed' })).toBe(0);
 
-    expect((await mutate('m-metrics', { '$.items[0]': { sku: 'a', price: 2, qty: 3 } })).statusCode).toBe(200);
+    expect((await mutate('m-metrics', { '$.items[0]': { sku: 'a', price: 2, qty: 3 } })).statusCode).toBe(
+      200,
+    );
     expect((await mutate('m-metrics', { '$.items[0].qty': 0 })).statusCode).toBe(409); // rolled back
     expect((await mutate('m-metrics', { '$.items[0].qty': 4 })).statusCode).toBe(200);
     for (let i = 0; i < 2; i++)
@@ -92,9 +94,9 @@ describe('/metrics on serve', () => {
     const text = await scrape();
     expect(sample(text, 'modelworks_calc_cycles_total', { outcome: 'failed' })).toBe(1);
     expect(sample(text, 'modelworks_calc_cycles_total', { outcome: 'committed' })).toBe(0);
-    expect(sample(text, 'modelworks_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(
-      3,
-    );
+    expect(
+      sample(text, 'modelworks_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBe(3);
     expect(text).not.toContain('/nope');
   });
 
@@ -167,14 +169,16 @@ describe('/metrics on serve', () => {
   it('is behind the API key when the server has one, and absent when metrics are off', async () => {
     await serve({ apiKey: 'k3y' });
     expect((await app!.inject({ url: '/metrics' })).statusCode).toBe(401);
-    expect((await app!.inject({ url: '/metrics', headers: { authorization: 'Bearer nope' } })).statusCode).toBe(401);
+    expect(
+      (await app!.inject({ url: '/metrics', headers: { authorization: 'Bearer nope' } })).statusCode,
+    ).toBe(401);
     const ok = await app!.inject({ url: '/metrics', headers: { authorization: 'Bearer k3y' } });
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     // the refusals were counted, under the route they asked for
-    expect(sample(ok.body, 'modelworks_http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(
-      2,
-    );
+    expect(
+      sample(ok.body, 'modelworks_http_requests_total', { method: 'GET', route: '/metrics', status: '401' }),
+    ).toBe(2);
     await app!.close();
     await calc!.close();
     await serve({ metrics: false });

@@ -1,0 +1,148 @@
+// What Prometheus metrics cost a REST write (issue 28, acceptance 4), measured in one run: two
+// `modelworks serve` children on the memory store, one with metrics on (the default) and one with
+// MODELWORKS_METRICS=0, each driven by the same minimal keep-alive HTTP/1.1 client on a raw socket
+// with POST /models/{id}/mutations. Rounds alternate between the two; each side's figure is its
+// fastest round (the least disturbed by noise), and each round's pair gives a ratio too, whose
+// median is less swayed by load that comes and goes on a shared machine. Prints both rates and
+// on/off (target ≥ 0.95), then scrapes the metrics child to show it counted every write. Build
+// first (`npm run build`).
+// Knobs: BENCH_ROUNDS, BENCH_OPS.
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const TARGET = 0.95;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const OPS = Number(process.env.BENCH_OPS ?? 400);
+const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+function startServe(env) {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', 'memory'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, MODELWORKS_API_KEY: '', MODELWORKS_RATE_LIMIT_MAX: '', ...env },
+  });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+      const m = /serving (http:\/\/\S+)/.exec(err);
+      if (m) resolve({ url: m[1], child });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+/** One keep-alive connection; one request at a time; answers read by Content-Length. */
+async function rawClient(url) {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.setNoDelay(true);
+  let buffer = Buffer.alloc(0);
+  let waiting;
+  socket.on('data', (chunk) => {
+    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+    const end = buffer.indexOf('\r\n\r\n');
+    if (end < 0 || !waiting) return;
+    const head = buffer.toString('latin1', 0, end);
+    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? NaN);
+    if (!Number.isInteger(length)) throw new Error(`an answer without Content-Length: ${head}`);
+    if (buffer.length < end + 4 + length) return;
+    const body = buffer.toString('utf8', end + 4, end + 4 + length);
+    buffer = buffer.subarray(end + 4 + length);
+    const done = waiting;
+    waiting = undefined;
+    done({ status: Number(head.slice(9, 12)), body });
+  });
+  return {
+    post(path, value) {
+      const body = Buffer.from(JSON.stringify(value));
+      const head = `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
+      return new Promise((resolve) => {
+        waiting = resolve;
+        socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+      });
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+const spec = {
+  id: 'bench-metrics',
+  version: '1',
+  schema: {},
+  derivations: [
+    { path: '$.total', expr: 'price * qty' },
+    { path: '$.withTax', expr: 'total * 1.2' },
+  ],
+};
+
+async function side(name, env) {
+  const serve = await startServe(env);
+  const created = await fetch(`${serve.url}/models`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(spec),
+  });
+  if (created.status !== 201) throw new Error(`${name}: create ${created.status}`);
+  const client = await rawClient(serve.url);
+  let n = 0;
+  return {
+    name,
+    serve,
+    best: 0,
+    async round() {
+      const started = performance.now();
+      for (let i = 0; i < OPS; i++) {
+        const res = await client.post('/models/bench-metrics/mutations', { '$.price': ++n, '$.qty': 2 });
+        if (res.status !== 200) throw new Error(`${name}: mutate ${res.status} ${res.body}`);
+      }
+      return OPS / ((performance.now() - started) / 1000);
+    },
+    writes: () => n,
+    close() {
+      client.close();
+      serve.child.kill('SIGTERM');
+    },
+  };
+}
+
+async function main() {
+  const sides = [];
+  try {
+    const on = await side('metrics on', {});
+    sides.push(on);
+    const off = await side('metrics off', { MODELWORKS_METRICS: '0' });
+    sides.push(off);
+    await on.round(); // warm both up (JIT, the model's first cycles)
+    await off.round();
+    const pairs = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      // alternate which side goes first, so neither always runs on a warmer machine
+      const rate = new Map();
+      for (const s of r % 2 === 0 ? [on, off] : [off, on]) {
+        rate.set(s, await s.round());
+        s.best = Math.max(s.best, rate.get(s));
+      }
+      pairs.push(rate.get(on) / rate.get(off));
+    }
+    pairs.sort((a, b) => a - b);
+    const median = pairs[Math.floor(pairs.length / 2)];
+    const ratio = on.best / off.best;
+    const verdict = (x) => (x >= TARGET ? 'ok' : 'BELOW TARGET');
+    console.log(`REST mutate, metrics on:  ${on.best.toFixed(0)} /s`);
+    console.log(`REST mutate, metrics off: ${off.best.toFixed(0)} /s`);
+    console.log(`on / off, fastest rounds: ${ratio.toFixed(3)} (target ≥ ${TARGET}) ${verdict(ratio)}`);
+    console.log(`on / off, median of ${ROUNDS} paired rounds: ${median.toFixed(3)} ${verdict(median)}`);
+    const text = await (await fetch(`${on.serve.url}/metrics`)).text();
+    const committed = /^modelworks_calc_cycles_total\{outcome="committed"\} (\d+)$/m.exec(text)?.[1];
+    console.log(`metrics child counted ${committed} committed cycles for ${on.writes()} writes`);
+    if (Number(committed) !== on.writes()) process.exitCode = 1;
+  } finally {
+    for (const s of sides) s.close();
+  }
+}
+
+await main();
