@@ -185,7 +185,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     port,
     createServer: make,
     allowedOrigins,
-    log: (message) => logger.info(message),
+    log: warnings(logger), // as before: an idle session's closing shows at the default level
     logger,
     sessionIdleMs,
     ...(metrics ? { metrics } : {}),

@@ -4,7 +4,7 @@
  * server's modules (mcp-action.ts) are loaded when the command runs, not at start-up.
  */
 import type { Command } from 'commander';
-import { addLogLevelOption } from './log-level-option.js';
+import { addLogLevelOption } from './serve-command.js';
 import type { McpOptions } from './mcp-action.js';
 
 export function registerMcpCommand(program: Command): void {

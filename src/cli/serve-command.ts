@@ -3,7 +3,6 @@
  * server. The server's modules (serve-action.ts) are loaded when the command runs, not at start-up.
  */
 import type { Command } from 'commander';
-import { addLogLevelOption } from './log-level-option.js';
 import type { ServeOptions } from './serve-action.js';
 
 export function registerServeCommand(program: Command): void {
@@ -20,4 +19,16 @@ export function registerServeCommand(program: Command): void {
     const { runServe } = await import('./serve-action.js');
     await runServe(opts);
   });
+}
+
+/**
+ * The `--log-level` option every server command takes alike (`serve`, `mcp`, `synth serve`).
+ * Spelled out here rather than imported from the logger, so registering commands loads no pino.
+ */
+export function addLogLevelOption(command: Command): Command {
+  // no commander default: an unset option lets MODELWORKS_LOG_LEVEL decide (logLevelFrom)
+  return command.option(
+    '--log-level <level>',
+    'log level of the JSON log lines on stderr: silent, fatal, error, warn, info, debug, trace (default warn; also MODELWORKS_LOG_LEVEL)',
+  );
 }

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { addLogLevelOption } from './log-level-option.js';
+import { addLogLevelOption } from './serve-command.js';
 import type { ServeOptions } from './synth-serve-action.js';
 
 function positiveInt(value: string): number {
