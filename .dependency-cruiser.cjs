@@ -13,6 +13,7 @@ module.exports = {
           '@modelcontextprotocol',
           '@opentelemetry',
           'pino',
+          'prom-client',
           'fastify',
           'better-sqlite3',
           '^pg$',

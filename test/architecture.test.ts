@@ -15,6 +15,7 @@ const FORBIDDEN = [
   /^better-sqlite3$/,
   /^pg$/,
   /^ws$/,
+  /^prom-client$/,
   /^(node:)?(fs|fs\/promises|http|https|http2|net|child_process)$/,
   /\/(service|store|mcp|http|cli)\//,
 ];
