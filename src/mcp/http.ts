@@ -455,7 +455,7 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
       );
       const path = (req.url ?? '/').split('?')[0];
       const route = path === '/mcp' || path === '/health' || path === '/metrics' ? path : undefined;
-      traceHttpRequest(req, res, route, reqId, () =>
+      void traceHttpRequest(req, res, route, reqId, () =>
         handle(req, res).catch((err: unknown) => failed(res, err)),
       );
     });

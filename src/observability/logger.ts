@@ -81,7 +81,7 @@ export interface LoggerSettings {
 export function createLogger(settings: LoggerSettings): Logger {
   // synchronous writes to fd 2: a line written just before the process exits is not lost
   const destination = settings.destination ?? pino.destination({ dest: 2, sync: true });
-  return pino(loggerOptions(settings.level), destination as DestinationStream);
+  return pino(loggerOptions(settings.level), destination);
 }
 
 /** A `(message) => void` for the services that take one (their messages are warnings or worse). */

@@ -229,7 +229,7 @@ export function traceFastifyRequests(app: FastifyInstance): void {
       const ctx = requestContexts.get(request);
       return ctx ? context.with(ctx, handler, this, request, reply) : handler.call(this, request, reply);
     };
-    route.handler = traced as typeof route.handler;
+    route.handler = traced;
   });
 }
 
