@@ -8,6 +8,7 @@
 // first (`npm run build`).
 // Knobs: BENCH_ROUNDS, BENCH_OPS.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,16 @@ function startServe(env) {
     });
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });
+}
+
+/** CPU seconds a process has used (user + system; Linux /proc, else undefined). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return undefined;
+  }
 }
 
 /** One keep-alive connection; one request at a time; answers read by Content-Length. */
@@ -93,13 +104,23 @@ async function side(name, env) {
     name,
     serve,
     best: 0,
+    /** CPU seconds the server spent in the measured rounds, and the writes they made. */
+    cpu: 0,
+    measured: 0,
     async round() {
+      const cpuBefore = cpuSeconds(serve.child.pid);
       const started = performance.now();
       for (let i = 0; i < OPS; i++) {
         const res = await client.post('/models/bench-metrics/mutations', { '$.price': ++n, '$.qty': 2 });
         if (res.status !== 200) throw new Error(`${name}: mutate ${res.status} ${res.body}`);
       }
-      return OPS / ((performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
+      const cpuAfter = cpuSeconds(serve.child.pid);
+      if (cpuBefore !== undefined && cpuAfter !== undefined) {
+        this.cpu += cpuAfter - cpuBefore;
+        this.measured += OPS;
+      }
+      return OPS / seconds;
     },
     writes: () => n,
     close() {
@@ -118,6 +139,7 @@ async function main() {
     sides.push(off);
     await on.round(); // warm both up (JIT, the model's first cycles)
     await off.round();
+    for (const s of sides) s.cpu = s.measured = 0;
     const pairs = [];
     for (let r = 0; r < ROUNDS; r++) {
       // alternate which side goes first, so neither always runs on a warmer machine
@@ -136,6 +158,13 @@ async function main() {
     console.log(`REST mutate, metrics off: ${off.best.toFixed(0)} /s`);
     console.log(`on / off, fastest rounds: ${ratio.toFixed(3)} (target ≥ ${TARGET}) ${verdict(ratio)}`);
     console.log(`on / off, median of ${ROUNDS} paired rounds: ${median.toFixed(3)} ${verdict(median)}`);
+    if (on.measured > 0 && off.measured > 0) {
+      // server CPU per write: the least swayed by other load on the machine (it counts only work done)
+      const perWrite = (s) => (s.cpu / s.measured) * 1e6;
+      console.log(
+        `server CPU per write: on ${perWrite(on).toFixed(0)} µs, off ${perWrite(off).toFixed(0)} µs, off / on ${(perWrite(off) / perWrite(on)).toFixed(3)} ${verdict(perWrite(off) / perWrite(on))}`,
+      );
+    }
     const text = await (await fetch(`${on.serve.url}/metrics`)).text();
     const committed = /^modelworks_calc_cycles_total\{outcome="committed"\} (\d+)$/m.exec(text)?.[1];
     console.log(`metrics child counted ${committed} committed cycles for ${on.writes()} writes`);

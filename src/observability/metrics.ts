@@ -15,12 +15,18 @@ import type { SynthStats } from '../service/synth-service.js';
 
 export const METRICS_ENV = 'MODELWORKS_METRICS';
 export const MODEL_LABELS_ENV = 'MODELWORKS_METRICS_MODEL_LABELS';
+export const PROCESS_METRICS_ENV = 'MODELWORKS_METRICS_PROCESS';
 
 export interface MetricsSettings {
   /** /metrics served and requests counted; on unless MODELWORKS_METRICS=0. */
   enabled: boolean;
   /** Calc metrics labelled by model id (unbounded: an operator's choice). */
   modelLabels: boolean;
+  /**
+   * Node's process metrics too (CPU, memory, event-loop lag, GC). Off by default: watching GC
+   * cost about 3-5% of a REST write's CPU in bench/metrics-overhead.mjs.
+   */
+  processMetrics: boolean;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
@@ -33,22 +39,26 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
 
 /** The metrics settings; throws on a malformed value, so a server refuses to start with it. */
 export function metricsSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): MetricsSettings {
-  return { enabled: flag(env, METRICS_ENV, true), modelLabels: flag(env, MODEL_LABELS_ENV, false) };
+  return {
+    enabled: flag(env, METRICS_ENV, true),
+    modelLabels: flag(env, MODEL_LABELS_ENV, false),
+    processMetrics: flag(env, PROCESS_METRICS_ENV, false),
+  };
 }
 
-/**
- * A server's metrics from the environment, Node's process metrics included; false when
- * MODELWORKS_METRICS=0. Throws on a malformed setting.
- */
+/** A server's metrics from the environment; false when MODELWORKS_METRICS=0. Throws on a malformed setting. */
 export function serverMetricsFromEnv(env: NodeJS.ProcessEnv = process.env): ServerMetrics | false {
   const settings = metricsSettingsFromEnv(env);
-  return settings.enabled && new ServerMetrics({ modelLabels: settings.modelLabels, processMetrics: true });
+  return (
+    settings.enabled &&
+    new ServerMetrics({ modelLabels: settings.modelLabels, processMetrics: settings.processMetrics })
+  );
 }
 
 export interface ServerMetricsOptions {
   /** Label calc metrics by model id. */
   modelLabels?: boolean;
-  /** Also export Node's process metrics (CPU, memory, event loop lag, GC); the CLI turns it on. */
+  /** Also export Node's process metrics (CPU, memory, event loop lag, GC). */
   processMetrics?: boolean;
 }
 

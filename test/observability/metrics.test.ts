@@ -4,7 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { metricsSettingsFromEnv, ServerMetrics } from '../../src/observability/metrics.js';
+import {
+  metricsSettingsFromEnv,
+  ServerMetrics,
+  serverMetricsFromEnv,
+} from '../../src/observability/metrics.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { orderSpec } from '../mcp/helpers/specs.js';
@@ -187,13 +191,24 @@ describe('/metrics on serve', () => {
 });
 
 describe('metrics settings', () => {
-  it('are on by default, off with MODELWORKS_METRICS=0, model labels only on request', () => {
-    expect(metricsSettingsFromEnv({})).toEqual({ enabled: true, modelLabels: false });
+  it('are on by default, off with MODELWORKS_METRICS=0, model labels and process metrics only on request', () => {
+    expect(metricsSettingsFromEnv({})).toEqual({ enabled: true, modelLabels: false, processMetrics: false });
+    expect(metricsSettingsFromEnv({ MODELWORKS_METRICS_PROCESS: '1' }).processMetrics).toBe(true);
     expect(metricsSettingsFromEnv({ MODELWORKS_METRICS: '0' }).enabled).toBe(false);
     expect(metricsSettingsFromEnv({ MODELWORKS_METRICS: 'off' }).enabled).toBe(false);
     expect(metricsSettingsFromEnv({ MODELWORKS_METRICS_MODEL_LABELS: '1' }).modelLabels).toBe(true);
+    expect(serverMetricsFromEnv({ MODELWORKS_METRICS: '0' })).toBe(false);
     expect(() => metricsSettingsFromEnv({ MODELWORKS_METRICS: 'maybe' })).toThrow(
       "MODELWORKS_METRICS must be 1 or 0 (got 'maybe')",
     );
+  });
+});
+
+describe('Node process metrics', () => {
+  it('are exported only when MODELWORKS_METRICS_PROCESS=1', async () => {
+    const plain = serverMetricsFromEnv({});
+    const withProcess = serverMetricsFromEnv({ MODELWORKS_METRICS_PROCESS: '1' });
+    expect((await (plain as ServerMetrics).scrape()).body).not.toContain('process_cpu_user_seconds_total');
+    expect((await (withProcess as ServerMetrics).scrape()).body).toContain('process_cpu_user_seconds_total');
   });
 });
