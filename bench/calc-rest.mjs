@@ -4,17 +4,15 @@
 //   route runs on the same server settings (`serverOptions` of the app, the same log level and
 //   stream), parses the same body with Fastify's JSON parser and answers JSON of the same size
 //   (the REST answer's shape, serialised per request); it does no model work. Both are called by
-//   the same minimal keep-alive HTTP/1.1 client on a raw socket, so the figures measure the
-//   servers, not a client library (fetch alone costs more per request than the bare route).
+//   the same keep-alive undici Client (bench/lib/http-bench.mjs), not fetch, whose own cost per
+//   request exceeds the bare route's.
 // - MCP at /mcp (SDK Client, Streamable HTTP, `mutate` tool) on the same `serve` child, and the
 //   in-process CalcService.mutate on the memory store, for reference.
 // Rounds alternate between the sides; each side's figure is its fastest round (the least disturbed
 // by noise). Run with `npm run bench:calc-rest` (builds first). Knobs: BENCH_ROUNDS, BENCH_OPS.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { cpuSeconds, httpClient, startChild } from './lib/http-bench.mjs';
 
 const TARGET = 0.6;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -41,68 +39,6 @@ async function bareServer() {
   const stop = () => void app.close();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-}
-
-function startChild(args, env = {}) {
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, MODELWORKS_API_KEY: '', ...env },
-  });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-      const m = /serving (http:\/\/\S+)/.exec(err);
-      if (m) resolve({ url: m[1], child });
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)));
-  });
-}
-
-/** CPU seconds a process has used (user + system; Linux /proc, else undefined). */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return undefined;
-  }
-}
-
-/** One keep-alive connection; one request at a time; answers read by Content-Length. */
-async function rawClient(url) {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  socket.setNoDelay(true);
-  let buffer = Buffer.alloc(0);
-  let waiting;
-  socket.on('data', (chunk) => {
-    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-    const end = buffer.indexOf('\r\n\r\n');
-    if (end < 0 || !waiting) return;
-    const head = buffer.toString('latin1', 0, end);
-    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? NaN);
-    if (!Number.isInteger(length)) throw new Error(`an answer without Content-Length: ${head}`);
-    if (buffer.length < end + 4 + length) return;
-    const body = buffer.toString('utf8', end + 4, end + 4 + length);
-    buffer = buffer.subarray(end + 4 + length);
-    const done = waiting;
-    waiting = undefined;
-    done({ status: Number(head.slice(9, 12)), body });
-  });
-  return {
-    post(path, value) {
-      const body = Buffer.from(JSON.stringify(value));
-      const head = `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
-      return new Promise((resolve) => {
-        waiting = resolve;
-        socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
-      });
-    },
-    close: () => socket.destroy(),
-  };
 }
 
 const spec = (id) => ({
@@ -155,7 +91,7 @@ async function main() {
 
     let n = 0;
     const restCall = async (base, id) => {
-      const client = await rawClient(base);
+      const client = httpClient(base);
       clients.push(client);
       return async () => {
         const res = await client.post(`/models/${id}/mutations`, { '$.price': ++n, '$.qty': 2 });

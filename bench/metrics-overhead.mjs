@@ -1,17 +1,15 @@
 // What Prometheus metrics cost a REST write (issue 28, acceptance 4), measured in one run: two
 // `modelworks serve` children on the memory store, one with metrics on (the default) and one with
-// MODELWORKS_METRICS=0, each driven by the same minimal keep-alive HTTP/1.1 client on a raw socket
+// MODELWORKS_METRICS=0, each driven by the same keep-alive undici Client
 // with POST /models/{id}/mutations. Rounds alternate between the two; each side's figure is its
 // fastest round (the least disturbed by noise), and each round's pair gives a ratio too, whose
 // median is less swayed by load that comes and goes on a shared machine. Prints both rates and
 // on/off (target ≥ 0.95), then scrapes the metrics child to show it counted every write. Build
 // first (`npm run build`).
 // Knobs: BENCH_ROUNDS, BENCH_OPS.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { cpuSeconds, httpClient, startChild } from './lib/http-bench.mjs';
 
 const TARGET = 0.95;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
@@ -19,65 +17,10 @@ const OPS = Number(process.env.BENCH_OPS ?? 400);
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 function startServe(env) {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--store', 'memory'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, MODELWORKS_API_KEY: '', MODELWORKS_RATE_LIMIT_MAX: '', ...env },
+  return startChild([cli, 'serve', '--port', '0', '--store', 'memory'], {
+    MODELWORKS_RATE_LIMIT_MAX: '',
+    ...env,
   });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-      const m = /serving (http:\/\/\S+)/.exec(err);
-      if (m) resolve({ url: m[1], child });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
-
-/** CPU seconds a process has used (user + system; Linux /proc, else undefined). */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return undefined;
-  }
-}
-
-/** One keep-alive connection; one request at a time; answers read by Content-Length. */
-async function rawClient(url) {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  socket.setNoDelay(true);
-  let buffer = Buffer.alloc(0);
-  let waiting;
-  socket.on('data', (chunk) => {
-    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-    const end = buffer.indexOf('\r\n\r\n');
-    if (end < 0 || !waiting) return;
-    const head = buffer.toString('latin1', 0, end);
-    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? NaN);
-    if (!Number.isInteger(length)) throw new Error(`an answer without Content-Length: ${head}`);
-    if (buffer.length < end + 4 + length) return;
-    const body = buffer.toString('utf8', end + 4, end + 4 + length);
-    buffer = buffer.subarray(end + 4 + length);
-    const done = waiting;
-    waiting = undefined;
-    done({ status: Number(head.slice(9, 12)), body });
-  });
-  return {
-    post(path, value) {
-      const body = Buffer.from(JSON.stringify(value));
-      const head = `POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
-      return new Promise((resolve) => {
-        waiting = resolve;
-        socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
-      });
-    },
-    close: () => socket.destroy(),
-  };
 }
 
 const spec = {
@@ -98,7 +41,7 @@ async function side(name, env) {
     body: JSON.stringify(spec),
   });
   if (created.status !== 201) throw new Error(`${name}: create ${created.status}`);
-  const client = await rawClient(serve.url);
+  const client = httpClient(serve.url);
   let n = 0;
   return {
     name,
