@@ -23,8 +23,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname } from 'node:path';
 import { CalcError } from '../calc/index.js';
 
 export const AUDIT_KEY_ENV = 'MODELWORKS_AUDIT_KEY';
@@ -32,13 +31,8 @@ export const AUDIT_KEY_FILE_ENV = 'MODELWORKS_AUDIT_KEY_FILE';
 export const AUDIT_KEY_FILE_NAME = 'audit.key';
 export const MIN_AUDIT_KEY_CHARS = 32;
 
-/** `$XDG_DATA_HOME/modelworks`, else `~/.local/share/modelworks`. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_DATA_HOME;
-  // the XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
-  return join(base, 'modelworks');
-}
+/** The per-OS data directory (data-dir.ts), re-exported for the stores that import it from here. */
+export { defaultDataDir } from './data-dir.js';
 
 export class AuditKey {
   /** Names the key without revealing it (stored with every checkpoint). */

@@ -4,12 +4,12 @@
  * - `sqlite:PATH`, `sqlite://PATH`   a SQLite file (created with its folder when missing)
  * - a bare path ending in .db, .sqlite or .sqlite3
  * - `postgres://…`, `postgresql://…` a PostgreSQL database (schema migrated on open)
- * - nothing (undefined or blank)     SQLite at `$XDG_DATA_HOME/modelworks/modelworks.db`, falling
- *                                    back to `~/.local/share/modelworks/modelworks.db`
+ * - nothing (undefined or blank)     SQLite at `modelworks.db` in the user's data directory
+ *                                    (data-dir.ts: `~/.local/share/modelworks` on Linux)
  *
  * The audit key of a durable store (audit-key.ts): `MODELWORKS_AUDIT_KEY`, else the file
  * `MODELWORKS_AUDIT_KEY_FILE`, else `audit.key` in the data directory (the SQLite file's folder;
- * for PostgreSQL `$XDG_DATA_HOME/modelworks`). The memory store makes its own for the process.
+ * for PostgreSQL the user's data directory). The memory store makes its own for the process.
  */
 import { dirname, join } from 'node:path';
 import { CalcError } from '../calc/index.js';
