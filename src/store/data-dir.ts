@@ -11,7 +11,7 @@
  * XDG systems the location is worked out here from the `env` passed in, because env-paths reads
  * `process.env` only and accepts a relative `XDG_DATA_HOME`; otherwise it is the same path.
  *
- * Versions up to 0.1.0 used the XDG location on every OS. On macOS and Windows a data directory
+ * Earlier versions used the XDG location on every OS. On macOS and Windows a data directory
  * left there keeps being used while the native one does not exist, so an existing store and its
  * audit key never silently move (moving the folder to the native place adopts it).
  */
@@ -22,7 +22,7 @@ import envPaths from 'env-paths';
 
 const NAME = 'modelworks';
 
-/** The XDG data directory (also where every OS kept its data up to 0.1.0). */
+/** The XDG data directory (also where earlier versions kept data on every OS). */
 function xdgDataDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_DATA_HOME;
   const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'share');
