@@ -2,9 +2,11 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type * as CalcEngine from '../calc/index.js';
+import { EXIT as POLICY, debugDetails, internalErrorText, systemErrorText } from './cli-errors.js';
+import { examples } from './help-text.js';
 
-/** Exit codes shared by every command: 0 ok, 1 failures found, 2 usage or unreadable input. */
-export const EXIT = { ok: 0, failures: 1, usage: 2 } as const;
+/** Exit codes shared by every command (cli-errors.ts): 0 ok, 1 failures found, 2 usage or unreadable input. */
+export const EXIT = { ok: POLICY.ok, failures: POLICY.failed, usage: POLICY.usage } as const;
 
 class UsageError extends Error {}
 
@@ -13,9 +15,7 @@ function readJsonFile(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UsageError(
-      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    throw new UsageError(systemErrorText(err, `read ${file}`) ?? `cannot read ${file}`);
   }
   try {
     return JSON.parse(text);
@@ -167,7 +167,10 @@ async function run(action: (engine: typeof CalcEngine) => Promise<number>): Prom
       if (Array.isArray(details)) for (const d of details) process.stderr.write(`  - ${JSON.stringify(d)}\n`);
       process.exitCode = EXIT.failures;
     } else {
-      process.stderr.write(`modelworks: ${(err as Error).stack ?? String(err)}\n`);
+      // a fault of ours: one line, the stack only with --debug
+      process.stderr.write(
+        `modelworks: ${internalErrorText(err, 'finish the command')}\n${debugDetails(err)}`,
+      );
       process.exitCode = EXIT.failures;
     }
   }
@@ -178,8 +181,13 @@ export function registerCalcCommands(program: Command): Command {
   const calc = program
     .command('calc')
     .description('Reactive models: validate, test, evaluate and dry-run ModelSpecs');
+  examples(
+    calc,
+    'modelworks calc test examples/calc/*.json',
+    "modelworks calc dry-run examples/calc/car-loan-calculator.json --set '$.vehiclePrice=25000'",
+  );
 
-  calc
+  const validate = calc
     .command('validate')
     .description('Validate spec files; prints errors and warnings with their locations')
     .argument('<spec...>', 'ModelSpec JSON files')
@@ -202,8 +210,13 @@ export function registerCalcCommands(program: Command): Command {
         return invalid > 0 ? EXIT.failures : EXIT.ok;
       }),
     );
+  examples(
+    validate,
+    'modelworks calc validate examples/calc/car-loan-calculator.json',
+    'modelworks calc validate --json --no-tests specs/*.json',
+  );
 
-  calc
+  const test = calc
     .command('test')
     .description("Run specs' embedded tests through the real reactive pipeline")
     .argument('<spec...>', 'ModelSpec JSON files')
@@ -226,8 +239,12 @@ export function registerCalcCommands(program: Command): Command {
         return failed > 0 ? EXIT.failures : EXIT.ok;
       }),
     );
+  examples(
+    test,
+    'modelworks calc test examples/calc/car-loan-calculator.json examples/calc/insurance-quote.json',
+  );
 
-  calc
+  const evaluate = calc
     .command('eval')
     .description('Evaluate one JSONata expression against an input document')
     .argument('<expr>', 'the expression')
@@ -248,8 +265,13 @@ export function registerCalcCommands(program: Command): Command {
         return EXIT.ok;
       }),
     );
+  examples(
+    evaluate,
+    "modelworks calc eval '1 + 2'",
+    "modelworks calc eval '$sum(items.price)' --input order.json",
+  );
 
-  calc
+  const dryRun = calc
     .command('dry-run')
     .description(
       'Compile a spec in a throwaway runtime, apply --set mutations as one cycle, print the merged state',
@@ -279,5 +301,9 @@ export function registerCalcCommands(program: Command): Command {
         return EXIT.ok;
       }),
     );
+  examples(
+    dryRun,
+    "modelworks calc dry-run examples/calc/car-loan-calculator.json --set '$.vehiclePrice=25000' --set '$.deposit=5000'",
+  );
   return calc;
 }

@@ -1,9 +1,10 @@
 /** Registers `modelworks calc console`; the session itself (console.ts) is loaded when it starts. */
 import type { Command } from 'commander';
 import type { ConsoleOptions } from './console.js';
+import { examples } from './help-text.js';
 
 export function registerConsoleCommand(calcGroup: Command): void {
-  calcGroup
+  const command = calcGroup
     .command('console')
     .description('Interactive shell on the models: one command per operation, Tab completion, history')
     .option('--url <url>', 'work on a `modelworks serve` server (also MODELWORKS_SERVER_URL)')
@@ -13,4 +14,9 @@ export function registerConsoleCommand(calcGroup: Command): void {
       const { runConsole } = await import('./console.js');
       await runConsole(opts);
     });
+  examples(
+    command,
+    'modelworks calc console --store sqlite:models.db',
+    'MODELWORKS_API_KEY=… modelworks calc console --url http://127.0.0.1:8080',
+  );
 }

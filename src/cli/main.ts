@@ -3,34 +3,58 @@
  * The `modelworks` command: one program, a sub-command group per engine. Registering the commands
  * loads no engine, store or server: each command's action loads what it uses when it runs, so
  * `--version`, `--help` and usage errors start as fast as commander itself.
+ *
+ * Exit codes and failure lines follow one policy (cli-errors.ts, docs/cli.md "Exit codes").
  */
 import { Command } from 'commander';
 import { calcBudgetsSet } from './calc-budget-settings.js';
 import { registerCalcCommands } from './calc-commands.js';
+import { EXIT, debugDetails, internalErrorText, reportFailure, setDebug } from './cli-errors.js';
 import { registerConsoleCommand } from './console-command.js';
+import { examples } from './help-text.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerSheetCommands } from './sheet-commands.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
+const USAGE_HINT = '(--help shows the usage and examples)';
+
 const program = new Command('modelworks')
   .version(readPackageVersion(), '-V, --version')
-  .showHelpAfterError()
+  .option('--debug', 'on a failure, also print the stack trace (for bug reports)')
+  .configureOutput({
+    // commander's usage errors as one line in our shape: `modelworks: unknown command 'x' (…)`
+    outputError: (text, write) =>
+      write(
+        `modelworks: ${text
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')} ${USAGE_HINT}\n`,
+      ),
+  })
   .exitOverride((err) => {
     // commander's own usage errors exit 2 (usage); --help and --version exit 0.
-    process.exit(err.exitCode === 0 ? 0 : 2);
+    process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
   });
+examples(
+  program,
+  'modelworks calc test examples/calc/car-loan-calculator.json',
+  'modelworks synth grind examples/synth/support-queue.xml --count 10 --header',
+  'modelworks serve --port 8080',
+  'modelworks synth grind --help',
+);
 
 program.hook('preAction', async () => {
+  setDebug(program.opts<{ debug?: boolean }>().debug === true);
   // with no budget set there is nothing to configure, and the engine stays unloaded
   if (!calcBudgetsSet(process.env)) return;
   try {
     const { applyCalcBudgets } = await import('./calc-budgets.js');
     applyCalcBudgets(process.env);
   } catch (err) {
-    process.stderr.write(`modelworks: ${(err as Error).message}\n`);
-    process.exit(2);
+    reportFailure('modelworks', (err as Error).message, err);
+    process.exit(EXIT.usage);
   }
 });
 
@@ -41,4 +65,21 @@ registerMcpCommand(program);
 registerServeCommand(program);
 registerSynthCommands(program);
 
-await program.parseAsync(process.argv);
+/** A fault no command caught: one line (the stack with --debug), exit 1. */
+function internalFailure(err: unknown): void {
+  process.stderr.write(
+    `modelworks: ${internalErrorText(err, 'finish the command')}${debugDetails(err) ? `\n${debugDetails(err)}` : ' (--debug prints the details)\n'}`,
+  );
+}
+// a server's late failure, after its command returned, reaches the terminal the same way
+process.on('uncaughtException', (err) => {
+  internalFailure(err);
+  process.exit(EXIT.failed);
+});
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  internalFailure(err);
+  process.exitCode = EXIT.failed;
+}

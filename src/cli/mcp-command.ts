@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { addLogLevelOption } from './serve-command.js';
 import type { McpOptions } from './mcp-action.js';
+import { examples } from './help-text.js';
 
 export function registerMcpCommand(program: Command): void {
   const command = program
@@ -29,4 +30,10 @@ export function registerMcpCommand(program: Command): void {
     const { runMcp } = await import('./mcp-action.js');
     await runMcp(opts);
   });
+  examples(
+    command,
+    'modelworks mcp',
+    'modelworks mcp --http --port 8086 --tools calc',
+    'modelworks mcp --url http://127.0.0.1:8080 --browser',
+  );
 }

@@ -24,6 +24,8 @@ import {
   type TrustProxy,
 } from '../http/rate-limit.js';
 
+import { EXIT, systemErrorText } from './cli-errors.js';
+
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
 };
@@ -118,10 +120,14 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   try {
     await app.listen({ host: opts.host, port });
   } catch (err) {
-    log(`cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}`);
+    // a port in use is no usage error: the work could not be done (exit 1, as synth serve)
+    log(
+      systemErrorText(err, `listen on ${opts.host}:${opts.port}`) ??
+        `cannot listen on ${opts.host}:${opts.port}`,
+    );
     await calc.close();
     await tracing?.shutdown();
-    process.exitCode = 2;
+    process.exitCode = EXIT.failed;
     return;
   }
   const address = app.server.address();

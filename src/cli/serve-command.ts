@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { ServeOptions } from './serve-action.js';
+import { examples } from './help-text.js';
 
 export function registerServeCommand(program: Command): void {
   const command = program
@@ -19,6 +20,11 @@ export function registerServeCommand(program: Command): void {
     const { runServe } = await import('./serve-action.js');
     await runServe(opts);
   });
+  examples(
+    command,
+    'modelworks serve',
+    'MODELWORKS_API_KEY=secret modelworks serve --host 0.0.0.0 --port 8080 --store sqlite:models.db',
+  );
 }
 
 /**

@@ -3,15 +3,19 @@
  * its own process, for its own user: the file, row and column limits apply, the servers' cell,
  * memory and time budgets (MODELWORKS_SHEET_*) do not.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
+import { EXIT as POLICY, debugDetails, internalErrorText, systemErrorText } from './cli-errors.js';
+import { examples } from './help-text.js';
 
-const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
+const EXIT = { ok: POLICY.ok, invalid: POLICY.failed, usage: POLICY.usage } as const;
 
 interface FromXlsxOptions {
   modelId?: string;
   output?: string;
+  /** Exit 0 even when some columns were rejected (the spec is written either way). */
+  allowRejected?: boolean;
 }
 
 async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
@@ -31,9 +35,7 @@ async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
     }
     bytes = readFileSync(book);
   } catch (err) {
-    process.stderr.write(
-      `modelworks: cannot read ${book}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
-    );
+    process.stderr.write(`modelworks: ${systemErrorText(err, `read ${book}`) ?? `cannot read ${book}`}\n`);
     return EXIT.usage;
   }
   const result = await convertSpreadsheetBytes(bytes, basename(book), opts.modelId);
@@ -45,28 +47,36 @@ async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
     return result.reason === 'INVALID_ARGUMENT' ? EXIT.usage : EXIT.invalid;
   }
   const text = `${JSON.stringify(result.spec, null, 2)}\n`;
+  const rejected = result.rejectedColumns.length;
+  const derived = result.spec.derivations.length;
   if (opts.output) {
     try {
-      writeFileSync(opts.output, text);
+      // written whole or not at all; an interrupt removes the temporary file and says so
+      const { writeFileAtomic } = await import('./atomic-file.js');
+      await writeFileAtomic(opts.output, text, { prefix: 'modelworks' });
     } catch (err) {
       process.stderr.write(
-        `modelworks: cannot write ${opts.output}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+        `modelworks: ${systemErrorText(err, `write ${opts.output}`) ?? `cannot write ${opts.output}`}\n`,
       );
       return EXIT.usage;
     }
-    const derived = result.spec.derivations.length;
     process.stderr.write(
-      `wrote ${opts.output}: ${derived} computed field${derived === 1 ? '' : 's'}, ${result.rejectedColumns.length} rejected\n`,
+      `wrote ${opts.output}: ${derived} computed field${derived === 1 ? '' : 's'}, ${rejected} rejected\n`,
     );
   } else {
     process.stdout.write(text);
   }
-  return EXIT.ok;
+  if (rejected === 0 || opts.allowRejected) return EXIT.ok;
+  // a rejected column is a formula the spec lacks: the conversion's check failed
+  process.stderr.write(
+    `modelworks: ${book}: ${rejected} column${rejected === 1 ? '' : 's'} rejected; the spec lacks ${rejected === 1 ? 'its formula' : 'their formulas'} (--allow-rejected exits 0)\n`,
+  );
+  return EXIT.invalid;
 }
 
 /** Adds `from-xlsx` to the `calc` command. */
 export function registerSheetCommands(calcCommand: Command): void {
-  calcCommand
+  const command = calcCommand
     .command('from-xlsx')
     .description(
       "Compile a workbook's formulas into a ModelSpec (first sheet, header-row table at A1); rejected columns go to stderr",
@@ -74,15 +84,21 @@ export function registerSheetCommands(calcCommand: Command): void {
     .argument('<book.xlsx>', 'the workbook')
     .option('--model-id <id>', 'id of the spec (default: from the file name)')
     .option('--output <spec.json>', 'write the spec here instead of stdout')
+    .option('--allow-rejected', 'exit 0 even when some columns were rejected')
     .action(async (book: string, opts: FromXlsxOptions) => {
       try {
         process.exitCode = await fromXlsx(book, opts);
       } catch (err) {
-        // not expected (the conversion answers every workbook): our words first, the details after
+        // not expected (the conversion answers every workbook): one line, the stack with --debug
         process.stderr.write(
-          `modelworks: ${book}: INTERNAL_ERROR: the conversion failed unexpectedly (a bug on our side); details:\n${(err as Error).stack ?? String(err)}\n`,
+          `modelworks: ${book}: INTERNAL_ERROR: ${internalErrorText(err, 'convert the workbook')}\n${debugDetails(err)}`,
         );
         process.exitCode = EXIT.invalid;
       }
     });
+  examples(
+    command,
+    'modelworks calc from-xlsx budget.xlsx > budget.json',
+    'modelworks calc from-xlsx budget.xlsx --model-id q3-budget --output budget.json',
+  );
 }

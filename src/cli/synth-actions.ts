@@ -4,12 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
-import type { Edition, LoadOptions, OutputFormat, SynthModel } from '../synth/index.js';
+import type { Edition, LoadOptions, OutputFormat } from '../synth/index.js';
 import { loadAllowlists } from '../service/synth-allowlists.js';
 import { limitsFromEnv } from '../service/synth-settings.js';
 import { fileLoadOptions } from '../synth-io/index.js';
@@ -31,16 +31,16 @@ import {
   validateModelAsync,
   writeModel,
 } from '../synth/index.js';
-import { failureText } from './synth-failure.js';
+import { openAtomic, onInterrupt, writeFileAtomic, type AtomicFile } from './atomic-file.js';
+import { EXIT, reportFailure, systemErrorCode } from './cli-errors.js';
+import { rowProgress } from './progress.js';
+import { failureText, inputFailureExit } from './synth-failure.js';
 import { corpusFromDirectory } from './synth-files.js';
 
 /** Our own small stand-in tables (examples/synth/tables, laid out like the conformance corpus). */
 const STAND_IN_TABLES = fileURLToPath(new URL('../../examples/synth/tables', import.meta.url));
 
-/** Exit codes shared by every synth command. */
-const EXIT_OK = 0;
-const EXIT_FAILED = 1;
-const EXIT_USAGE = 2;
+const { ok: EXIT_OK, failed: EXIT_FAILED, usage: EXIT_USAGE } = EXIT;
 
 function freshSeed(): bigint {
   // Positive 63-bit, so the reported seed reproduces the run when passed back as --seed.
@@ -63,9 +63,17 @@ function loadOptionsFor(path: string, edition: Edition): LoadOptions {
   };
 }
 
-function fail(message: string, code = EXIT_FAILED): void {
-  process.stderr.write(`modelworks synth: ${message}\n`);
+const PREFIX = 'modelworks synth';
+
+/** One line on stderr (the stack too with --debug) and the exit code. */
+function fail(message: string, code: number, err?: unknown): void {
+  reportFailure(PREFIX, message, err);
   process.exitCode = code;
+}
+
+/** A failure to read or load a command's input: bad input (2), or a fault of ours (1). */
+function failInput(err: unknown, action: string): void {
+  fail(failureText(err, action), inputFailureExit(err), err);
 }
 
 /** Writes with back-pressure: waits for 'drain' whenever the stream's buffer is full. */
@@ -73,11 +81,8 @@ async function writeAll(out: Writable, chunk: string): Promise<void> {
   if (!out.write(chunk)) await once(out, 'drain');
 }
 
-function progressBar(done: number, total: number): string {
-  const width = 30;
-  const filled = Math.round((done / total) * width);
-  return `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${((100 * done) / total).toFixed(0)}%`;
-}
+/** Lets signals and timers (an interrupt, the progress bar) run while a fast writer never waits. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface GrindOptions {
   edition: Edition;
@@ -92,36 +97,62 @@ export interface GrindOptions {
   formats?: string;
 }
 
-export async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
-  let model: SynthModel;
-  let run: SynthRun;
-  let seedInfo: ReturnType<typeof resolveSeed>;
+/** The run for a grind, or undefined after reporting why there is none (bad input: exit 2). */
+async function prepareGrind(
+  modelPath: string,
+  opts: GrindOptions,
+): Promise<{ run: SynthRun; seedInfo: ReturnType<typeof resolveSeed> } | undefined> {
   let load: LoadOptions;
   try {
     load = loadOptionsFor(modelPath, opts.edition);
   } catch (err) {
-    fail(failureText(err, 'read the synth settings'));
-    return;
+    failInput(err, 'read the synth settings');
+    return undefined;
   }
   try {
-    model = parseModel(readModelText(modelPath));
-    seedInfo = resolveSeed(opts.seed, model, freshSeed, !opts.modelSeed);
+    const model = parseModel(readModelText(modelPath));
+    const seedInfo = resolveSeed(opts.seed, model, freshSeed, !opts.modelSeed);
     // The formats config is the operator's own file (like --output), not model data: no allowlist.
     const formats =
       opts.formats === undefined ? undefined : parseProperties(readFileSync(opts.formats, 'utf8'));
     // The load phase reads every outside source first; generation then streams synchronously.
     const prepared = await loadSynthModel(model, { ...load, formats });
-    run = new SynthRun(prepared, seedInfo.seed);
+    return { run: new SynthRun(prepared, seedInfo.seed), seedInfo };
   } catch (err) {
-    fail(failureText(err, `read ${modelPath}`));
-    return;
+    failInput(err, `read ${modelPath}`);
+    return undefined;
+  }
+}
+
+export async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
+  const prepared = await prepareGrind(modelPath, opts);
+  if (prepared === undefined) return;
+  const { run, seedInfo } = prepared;
+  const progress = await rowProgress(opts.count, { enabled: !opts.quiet });
+  // a file is written whole or not at all; an interrupt removes the unfinished one and says so
+  let file: AtomicFile | undefined;
+  let stopWatching: () => void = () => undefined;
+  if (opts.output !== undefined) {
+    try {
+      file = await openAtomic(opts.output, {
+        prefix: PREFIX,
+        progress: () => (progress.stop(), progress.describe()),
+      });
+    } catch (err) {
+      fail(failureText(err, `write ${opts.output}`), inputFailureExit(err), err);
+      return;
+    }
+  } else {
+    stopWatching = onInterrupt((signal) => {
+      progress.stop();
+      return `${PREFIX}: interrupted (${signal}) ${progress.describe()}; the output is incomplete`;
+    });
   }
   if (!opts.quiet && seedInfo.seedSource === 'random')
     process.stderr.write(`Using random seed ${seedInfo.seed}\n`);
-  const out: Writable = opts.output === undefined ? process.stdout : createWriteStream(opts.output);
-  const showProgress = !opts.quiet && process.stderr.isTTY && opts.count >= 1_000_000;
+  const out: Writable = file?.stream ?? process.stdout;
   const started = performance.now();
-  let lastDraw = started;
+  let lastYield = started;
   let rows = 0;
   const chunkRows = 2048;
   try {
@@ -133,22 +164,24 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
     })) {
       await writeAll(out, chunk);
       rows = Math.min(opts.count, rows + chunkRows);
-      if (showProgress && performance.now() - lastDraw > 250) {
-        lastDraw = performance.now();
-        process.stderr.write(progressBar(rows, opts.count));
+      progress.update(rows);
+      if (performance.now() - lastYield > 50) {
+        await yieldToEventLoop();
+        lastYield = performance.now();
       }
     }
+    progress.stop();
+    await file?.commit();
   } catch (err) {
+    progress.stop();
+    await file?.discard();
     // A reader that stops early (`| head`) is not an error.
     if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
-    fail(failureText(err, 'generate'));
+    const action = file && systemErrorCode(err) !== undefined ? `write ${file.path}` : 'generate';
+    fail(`${failureText(err, action)}${file ? `; ${file.path} was not written` : ''}`, EXIT_FAILED, err);
     return;
   } finally {
-    if (showProgress) process.stderr.write('\r\x1b[K');
-    if (out !== process.stdout) {
-      out.end();
-      await once(out, 'finish');
-    }
+    stopWatching();
   }
   const seconds = (performance.now() - started) / 1000;
   if (!opts.quiet) {
@@ -159,9 +192,19 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
   }
 }
 
+/**
+ * True when a model could not be checked at all: unreadable, not well-formed, or a malformed
+ * setting (bad input, exit 2), as opposed to a model that was read and failed its checks (exit 1).
+ */
+function unreadableInput(err: unknown): boolean {
+  if (err instanceof SynthError) return err.code === 'SYNTH_PARSE';
+  return inputFailureExit(err) === EXIT_USAGE;
+}
+
 export async function validateFiles(files: string[], json: boolean, edition: Edition): Promise<void> {
-  const results: ValidateEntry[] = [];
-  for (const file of files) results.push(await validateFile(file, edition));
+  const checked: { entry: ValidateEntry; unreadable: boolean }[] = [];
+  for (const file of files) checked.push(await validateFile(file, edition));
+  const results = checked.map((c) => c.entry);
   const success = results.every((r) => r.valid);
   if (json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
   else {
@@ -174,7 +217,7 @@ export async function validateFiles(files: string[], json: boolean, edition: Edi
       }
     }
   }
-  process.exitCode = success ? EXIT_OK : EXIT_FAILED;
+  process.exitCode = checked.some((c) => c.unreadable) ? EXIT_USAGE : success ? EXIT_OK : EXIT_FAILED;
 }
 
 interface ValidateEntry {
@@ -186,27 +229,34 @@ interface ValidateEntry {
   loadError?: string;
 }
 
-async function validateFile(file: string, edition: Edition): Promise<ValidateEntry> {
+async function validateFile(
+  file: string,
+  edition: Edition,
+): Promise<{ entry: ValidateEntry; unreadable: boolean }> {
   const model = file === '-' ? '-' : resolve(file);
-  const unloadable = (loadError: string): ValidateEntry => ({
-    model,
-    valid: false,
-    rootName: null,
-    nodeCount: null,
-    failures: [],
-    loadError,
+  const unloadable = (err: unknown, action: string) => ({
+    entry: {
+      model,
+      valid: false,
+      rootName: null,
+      nodeCount: null,
+      failures: [],
+      loadError: failureText(err, action),
+    },
+    unreadable: unreadableInput(err),
   });
   let text: string;
   try {
     text = readModelText(file);
   } catch (err) {
-    return unloadable(failureText(err, `read ${file}`));
+    return unloadable(err, `read ${file}`);
   }
   try {
-    return { model, ...(await validateModelAsync(parseModel(text), loadOptionsFor(file, edition))) };
+    const entry = { model, ...(await validateModelAsync(parseModel(text), loadOptionsFor(file, edition))) };
+    return { entry, unreadable: false };
   } catch (err) {
     // a SynthError, or a malformed allowlist setting: this file's load error either way
-    return unloadable(failureText(err, `validate ${file}`));
+    return unloadable(err, `validate ${file}`);
   }
 }
 
@@ -230,50 +280,54 @@ export async function analyzeFiles(files: string[], opts: AnalyzeOptions): Promi
     return;
   }
   const results: AnalyzeEntry[] = [];
-  for (const file of files) results.push(await analyzeFile(file, opts, threshold));
+  let unreadable = false;
+  for (const file of files)
+    results.push(
+      await analyzeFile(file, opts, threshold).catch((err: unknown) => {
+        unreadable ||= unreadableInput(err);
+        return { model: file === '-' ? '-' : resolve(file), error: failureText(err, `analyse ${file}`) };
+      }),
+    );
   printAnalysis(results, opts.json);
+  process.exitCode = unreadable ? EXIT_USAGE : results.every((r) => r.error === null) ? EXIT_OK : EXIT_FAILED;
 }
 
 type AnalyzeEntry =
   | ({ model: string; written: boolean; error: null } & ReturnType<typeof analyzeModel>)
   | { model: string; error: string };
 
+/** One file's analysis; throws when it cannot be analysed (analyzeFiles reports it). */
 async function analyzeFile(file: string, opts: AnalyzeOptions, threshold: number): Promise<AnalyzeEntry> {
   const model = file === '-' ? '-' : resolve(file);
+  const parsed = parseModel(readModelText(file));
+  const load = loadOptionsFor(file, opts.edition);
+  // Models needing a database or a service are loaded in full first; others load inside.
+  let source: Parameters<typeof analyzeModel>[0] = parsed;
   try {
-    const parsed = parseModel(readModelText(file));
-    const load = loadOptionsFor(file, opts.edition);
-    // Models needing a database or a service are loaded in full first; others load inside.
-    let source: Parameters<typeof analyzeModel>[0] = parsed;
-    try {
-      source = await loadSynthModel(parsed, load);
-    } catch {
-      // Let analyzeModel decide: components this build lacks still get complexity figures.
-    }
-    const analysis = analyzeModel(source, {
-      load,
-      throughput: opts.throughput,
-      samples: opts.samples,
-      warmupMs: opts.warmupMs,
-      isolate: opts.isolate,
-      isolateRounds: opts.isolateRounds,
-      isolateIterations: opts.isolateIterations,
-      isolateWarmupRounds: opts.isolateWarmupRounds,
-      isolateThreshold: threshold,
-      now: () => performance.now(),
-      timestamp: new Date().toISOString(),
-    });
-    // Write-back of analysis.* into the file is not implemented yet, so nothing is written.
-    return { model, ...analysis, written: false, error: null };
-  } catch (err) {
-    return { model, error: failureText(err, `analyse ${file}`) };
+    source = await loadSynthModel(parsed, load);
+  } catch {
+    // Let analyzeModel decide: components this build lacks still get complexity figures.
   }
+  const analysis = analyzeModel(source, {
+    load,
+    throughput: opts.throughput,
+    samples: opts.samples,
+    warmupMs: opts.warmupMs,
+    isolate: opts.isolate,
+    isolateRounds: opts.isolateRounds,
+    isolateIterations: opts.isolateIterations,
+    isolateWarmupRounds: opts.isolateWarmupRounds,
+    isolateThreshold: threshold,
+    now: () => performance.now(),
+    timestamp: new Date().toISOString(),
+  });
+  // analyze never writes analysis.* back into the file (docs/synth.md, "Not done yet")
+  return { model, ...analysis, written: false, error: null };
 }
 
 function printAnalysis(results: AnalyzeEntry[], json: boolean): void {
-  const opts = { json };
   const success = results.every((r) => r.error === null);
-  if (opts.json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
+  if (json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
   else {
     for (const r of results) {
       if ('complexity' in r) {
@@ -297,24 +351,31 @@ function printAnalysis(results: AnalyzeEntry[], json: boolean): void {
       } else process.stdout.write(`${r.model}\n  error: ${r.error}\n`);
     }
   }
-  process.exitCode = success ? EXIT_OK : EXIT_FAILED;
 }
 
-export function convert(from: string, to: string): void {
+export async function convert(from: string, to: string): Promise<void> {
   const format = formatForPath(to);
   if (format === undefined) {
     fail(`cannot tell the format of "${to}" (use .xml, .json or .sgm)`, EXIT_USAGE);
     return;
   }
+  let text: string;
   try {
     const model = parseModel(readModelText(from));
-    const text = writeModel(model, format);
-    // Refuse to write a conversion that would not read back as the same model.
-    if (JSON.stringify(parseModel(text)) !== JSON.stringify(model))
-      throw new SynthError('SYNTH_PARSE', 'conversion is not lossless');
-    writeFileSync(to, text);
+    text = writeModel(model, format);
+    // Refuse to write a conversion that would not read back as the same model (a failed check).
+    if (JSON.stringify(parseModel(text)) !== JSON.stringify(model)) {
+      fail(`${from} cannot be written as ${format} without loss; ${to} was not written`, EXIT_FAILED);
+      return;
+    }
   } catch (err) {
-    fail(failureText(err, `convert ${from}`));
+    failInput(err, `read ${from}`);
+    return;
+  }
+  try {
+    await writeFileAtomic(to, text, { prefix: PREFIX });
+  } catch (err) {
+    failInput(err, `write ${to}`);
   }
 }
 
@@ -335,6 +396,15 @@ export function components(opts: { json: boolean; markdown: boolean; edition: Ed
 
 /** `synth replay`: recorded outputs of a conformance folder, byte for byte. */
 export function replay(dir: string, opts: { tables?: string; standIns: boolean; edition: Edition }): void {
+  for (const [what, folder] of [
+    ['corpus', dir],
+    ['--tables', opts.tables],
+  ] as const) {
+    if (folder !== undefined && !(existsSync(folder) && statSync(folder).isDirectory())) {
+      fail(`the ${what} folder ${folder} does not exist or is not a folder`, EXIT_USAGE);
+      return;
+    }
+  }
   const cases = replayCorpus(corpusFromDirectory(resolve(dir)), {
     edition: opts.edition,
     tables: opts.tables === undefined ? undefined : corpusFromDirectory(resolve(opts.tables)),

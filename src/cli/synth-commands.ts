@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import type { Edition, OutputFormat } from '../synth/index.js';
 import type { AnalyzeOptions } from './synth-actions.js';
+import { examples } from './help-text.js';
 import { registerSynthServe } from './synth-serve-command.js';
 
 /** The engine's OUTPUT_FORMATS, spelled out so that listing them costs no engine load (a test holds them equal). */
@@ -37,8 +38,13 @@ export function registerSynthCommands(program: Command): void {
   const synth = program
     .command('synth')
     .description('Deterministic synthetic data from SpiceGrinder-format models');
+  examples(
+    synth,
+    'modelworks synth grind examples/synth/support-queue.xml --count 10 --header',
+    'modelworks synth validate examples/synth/*.xml',
+  );
 
-  synth
+  const grind = synth
     .command('grind')
     .description('generate observations from a model (XML, JSON or .sgm; "-" reads stdin)')
     .argument('<model>', 'model file, or - for stdin')
@@ -71,8 +77,14 @@ export function registerSynthCommands(program: Command): void {
         await grind(model, { ...opts, seed, modelSeed: opts.seed !== false });
       },
     );
+  examples(
+    grind,
+    'modelworks synth grind examples/synth/support-queue.xml --count 10 --header',
+    'modelworks synth grind model.xml --count 1000000 --seed 42 --format ndjson --output rows.ndjson',
+    'cat model.sgm | modelworks synth grind - --count 5 --quiet',
+  );
 
-  synth
+  const validate = synth
     .command('validate')
     .description('validate models; exit 1 when any is invalid')
     .argument('<files...>', 'model files')
@@ -82,8 +94,13 @@ export function registerSynthCommands(program: Command): void {
       const { validateFiles } = await import('./synth-actions.js');
       await validateFiles(files, opts.json, opts.edition);
     });
+  examples(
+    validate,
+    'modelworks synth validate examples/synth/support-queue.xml',
+    'modelworks synth validate --json --edition free models/*.xml',
+  );
 
-  synth
+  const analyze = synth
     .command('analyze')
     .description('complexity, throughput and (with --isolate) per-node cost of models')
     .argument('<files...>', 'model files')
@@ -91,10 +108,6 @@ export function registerSynthCommands(program: Command): void {
     .option('--no-throughput', 'skip the timed run')
     .option('--samples <n>', 'timed observations', parseCount, 5000)
     .option('--warmup-ms <n>', 'unmeasured generation first', parseCount, 0)
-    .option(
-      '--no-write',
-      'do not embed analysis.* (write-back is not implemented yet; accepted for compatibility)',
-    )
     .option('--isolate', 'also time every node on its own', false)
     .option('--isolate-rounds <n>', 'measured rounds per node', parseCount, 10)
     .option('--isolate-iterations <n>', 'calls per round', parseCount, 50)
@@ -105,29 +118,44 @@ export function registerSynthCommands(program: Command): void {
       const { analyzeFiles } = await import('./synth-actions.js');
       await analyzeFiles(files, opts);
     });
+  examples(
+    analyze,
+    'modelworks synth analyze examples/synth/support-queue.xml',
+    'modelworks synth analyze --json --isolate --samples 20000 model.xml',
+  );
 
-  synth
+  const components = synth
     .command('components')
     .description('list the available components')
     .option('--json', 'descriptor JSON ({edition, totalCount, components})', false)
     .option('--markdown', 'a Markdown reference', false)
     .addOption(editionOption())
     .action(async (opts: { json: boolean; markdown: boolean; edition: Edition }) => {
-      const { components } = await import('./synth-actions.js');
-      components(opts);
+      const actions = await import('./synth-actions.js');
+      actions.components(opts);
     });
+  examples(
+    components,
+    'modelworks synth components',
+    'modelworks synth components --markdown --edition free > components.md',
+  );
 
-  synth
+  const convert = synth
     .command('convert')
     .description('rewrite a model in the syntax its target extension names (.xml, .json, .sgm)')
     .argument('<from>', 'model file, or - for stdin')
     .argument('<to>', 'target file')
     .action(async (from: string, to: string) => {
-      const { convert } = await import('./synth-actions.js');
-      convert(from, to);
+      const actions = await import('./synth-actions.js');
+      await actions.convert(from, to);
     });
+  examples(
+    convert,
+    'modelworks synth convert examples/synth/support-queue.xml support-queue.sgm',
+    'cat model.sgm | modelworks synth convert - model.json',
+  );
 
-  synth
+  const replay = synth
     .command('replay')
     .description('replay recorded outputs of a conformance folder byte for byte; exit 1 on any failure')
     .argument('<dir>', 'corpus folder (paths starting samples/ map to it)')
@@ -138,9 +166,14 @@ export function registerSynthCommands(program: Command): void {
     .option('--no-stand-ins', 'do not fall back to the bundled stand-in tables')
     .addOption(editionOption())
     .action(async (dir: string, opts: { tables?: string; standIns: boolean; edition: Edition }) => {
-      const { replay } = await import('./synth-actions.js');
-      replay(dir, opts);
+      const actions = await import('./synth-actions.js');
+      actions.replay(dir, opts);
     });
+  examples(
+    replay,
+    'modelworks synth replay examples/synth',
+    'modelworks synth replay corpus/ --tables original-tables/ --no-stand-ins',
+  );
 
   registerSynthServe(synth);
 }

@@ -1,30 +1,28 @@
 /**
  * What the synth commands print when something fails: our own messages as written, a system
  * error by its code in our words, and anything else (a fault of ours) as a generic line. The
- * JavaScript engine's own text never reaches the terminal.
+ * JavaScript engine's own text never reaches the terminal (its stack only with --debug).
  */
 import { SynthError } from '../synth/index.js';
-
-const SYSTEM_ERRORS: ReadonlyMap<string, string> = new Map([
-  ['ENOENT', 'no such file or folder'],
-  ['EACCES', 'permission denied'],
-  ['EPERM', 'operation not permitted'],
-  ['EISDIR', 'it is a folder, not a file'],
-  ['ENOTDIR', 'a part of the path is not a folder'],
-  ['EMFILE', 'too many open files'],
-  ['EADDRINUSE', 'the address is already in use'],
-  ['EADDRNOTAVAIL', 'the address is not available on this machine'],
-  ['ENOSPC', 'no space left on the device'],
-]);
+import { EXIT, internalErrorText, systemErrorCode, systemErrorText } from './cli-errors.js';
 
 /** The message for a failure of `action` (an infinitive: `read model.xml`, `generate`). */
 export function failureText(err: unknown, action: string): string {
   if (err instanceof SynthError) return err.message;
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
-    return `cannot ${action}: ${SYSTEM_ERRORS.get(code) ?? 'the system refused'} (${code})`;
+  const system = systemErrorText(err, action);
+  if (system !== undefined) return system;
   // a plain Error carries text we wrote (a malformed setting, an adapter's refusal)
   if (err instanceof Error && Object.getPrototypeOf(err) === Error.prototype) return err.message;
-  const kind = err instanceof Error ? err.name : typeof err;
-  return `internal error (${kind}): could not ${action}; this is a bug, please report it with the command that failed`;
+  return internalErrorText(err, action);
+}
+
+/**
+ * The exit code for a failure while reading or loading a command's input: a file that cannot be
+ * read, a model that is not well-formed or cannot be loaded, a malformed setting are bad input
+ * (2); a fault of ours is a failed run (1).
+ */
+export function inputFailureExit(err: unknown): number {
+  if (err instanceof SynthError || systemErrorCode(err) !== undefined) return EXIT.usage;
+  if (err instanceof Error && Object.getPrototypeOf(err) === Error.prototype) return EXIT.usage;
+  return EXIT.failed;
 }

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { addLogLevelOption } from './serve-command.js';
 import type { ServeOptions } from './synth-serve-action.js';
+import { examples } from './help-text.js';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -48,4 +49,9 @@ export function registerSynthServe(synth: Command): void {
     const { runSynthServe } = await import('./synth-serve-action.js');
     await runSynthServe(opts);
   });
+  examples(
+    command,
+    'modelworks synth serve',
+    'modelworks synth serve --port 8085 --token secret --max-queue 4',
+  );
 }

@@ -40,9 +40,12 @@ function run(args: string[], env: Record<string, string> = {}) {
   return { code: r.status, stdout: r.stdout, stderr, loaded: [...new Set(loaded)].sort() };
 }
 
-/** Files a start without an action may load: the entry point, the registration modules, commander. */
+/**
+ * Files a start without an action may load: the entry point, the registration modules, the exit
+ * policy and help examples (both import nothing), commander.
+ */
 const REGISTRATION =
-  /^(dist\/cli\/(main|[a-z-]+-commands?|calc-budget-settings)\.js|dist\/version\.js|node_modules\/commander\/.+)$/;
+  /^(dist\/cli\/(main|[a-z-]+-commands?|calc-budget-settings|cli-errors|help-text)\.js|dist\/version\.js|node_modules\/commander\/.+)$/;
 
 describe('CLI start-up', () => {
   it.each([

@@ -92,8 +92,9 @@ describe('modelworks calc from-xlsx', () => {
     return code;
   }
 
-  it('prints the spec, lists rejected columns on stderr, exits 0', async () => {
-    expect(await run(book('rejections.xlsx'))).toBe(0);
+  it('prints the spec, lists rejected columns on stderr, exits 1 (0 with --allow-rejected)', async () => {
+    expect(await run(book('rejections.xlsx'), '--allow-rejected')).toBe(0);
+    expect(await run(book('rejections.xlsx'))).toBe(1);
     const spec = JSON.parse(out) as { id: string; derivations: unknown[] };
     expect(spec.id).toBe('rejections');
     expect(spec.derivations).toHaveLength(2);

@@ -49,7 +49,7 @@ describe('synth command failures', { timeout: 60_000 }, () => {
 
   it('a missing model file is reported in our words', () => {
     const r = cli(['grind', join(dir, 'nope.xml'), '--count', '1']);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toBe(
       `modelworks synth: cannot read ${join(dir, 'nope.xml')}: no such file or folder (ENOENT)\n`,
     );

@@ -61,14 +61,14 @@ describe('modelworks synth', { timeout: 60_000 }, () => {
     ).toEqual([7, 7, 7]);
   });
 
-  it('exits 2 on usage errors and 1 on model errors', () => {
+  it('exits 2 on usage errors and unreadable input (docs/cli.md, exit codes)', () => {
     expect(cli(['grind', EXAMPLE, '--count', 'many']).status).toBe(2);
     expect(cli(['grind', EXAMPLE, '--count', '1', '--format', 'xlsx']).status).toBe(2);
     const bad = join(work, 'bad.sgm');
     const conv = cli(['convert', EXAMPLE, bad]);
     expect(conv.status).toBe(0);
     const missing = cli(['grind', join(work, 'nope.xml'), '--count', '1']);
-    expect(missing.status).toBe(1);
+    expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/cannot read/);
   });
 

@@ -98,15 +98,21 @@ function parsed(text: string): XmlElement[] {
   }
 }
 
+/** The validator's finding in our words; its other messages already are (`Unclosed tag 'a'.`). */
+function notWellFormed(err: { code: string; msg: string; line: number }): string {
+  // several elements left open: the validator prints its own stack of tag names as a JSON array
+  if (err.code === 'InvalidXml' && err.msg.startsWith("Invalid '"))
+    return 'XML is not well-formed: the text ends while elements are still open';
+  return `XML is not well-formed (line ${err.line}): ${err.msg}`;
+}
+
 /**
  * Parses an XML model.
  * @throws SynthError SYNTH_PARSE when the text is not well-formed or lacks the required parts
  */
 export function parseXmlModel(text: string): SynthModel {
   const check = XMLValidator.validate(text);
-  if (check !== true) {
-    throw new SynthError('SYNTH_PARSE', `XML is not well-formed (line ${check.err.line}): ${check.err.msg}`);
-  }
+  if (check !== true) throw new SynthError('SYNTH_PARSE', notWellFormed(check.err));
   const top = elements(parsed(text));
   const datasetEntry = top.find(([tag]) => tag === 'dataset');
   if (datasetEntry === undefined) throw new SynthError('SYNTH_PARSE', 'XML model has no <dataset> element');
