@@ -128,7 +128,10 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
   const prepared = await prepareGrind(modelPath, opts);
   if (prepared === undefined) return;
   const { run, seedInfo } = prepared;
-  const progress = await rowProgress(opts.count, { enabled: !opts.quiet });
+  // rows printed on the terminal itself would tear the bar apart: a bar only when they go elsewhere
+  const progress = await rowProgress(opts.count, {
+    enabled: !opts.quiet && (opts.output !== undefined || process.stdout.isTTY !== true),
+  });
   // a file is written whole or not at all; an interrupt removes the unfinished one and says so
   let file: AtomicFile | undefined;
   let stopWatching: () => void = () => undefined;
