@@ -2,19 +2,25 @@
  * The calc model tools and authoring tools: names, arguments and result shapes as the product
  * document gives them. Every tool is one CalcService call plus result shaping.
  */
-import { MODEL_SPEC_SCHEMA, SPEC_EVOLUTION_SCHEMA, type JsonObject } from '../calc/index.js';
+import { SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
 import type { CalcAuthoringApi, CalcModelApi } from '../service/calc-api.js';
 import { domainGuidance } from '../service/guidance/catalog.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { okResult } from './results.js';
-import { DESTRUCTIVE, input, output, READ, WRITE, type JsonSchema, type ToolDefinition } from './tool.js';
+import {
+  DESTRUCTIVE,
+  embedSchema,
+  FULL_SPEC,
+  input,
+  output,
+  READ,
+  SPEC_REFERENCE,
+  WRITE,
+  type JsonSchema,
+  type ToolDefinition,
+} from './tool.js';
 
-const embed = (schema: JsonObject): JsonSchema => {
-  const { $schema: _s, $id: _i, ...rest } = schema;
-  return rest;
-};
-const SPEC = embed(MODEL_SPEC_SCHEMA);
-const EVOLUTION = embed(SPEC_EVOLUTION_SCHEMA);
+const EVOLUTION = embedSchema(SPEC_EVOLUTION_SCHEMA);
 
 const id = { type: 'string', description: 'Model id' };
 const path = { type: 'string', description: 'Canonical address, e.g. "$.total" or "$.items[0].lineTotal"' };
@@ -88,7 +94,7 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       title: 'Create model',
       description:
         'Validate, compile and register a ModelSpec, seed its defaults and compute it. Returns the model info. A taken id is an error: delete_model, evolve_spec, or pick another id.',
-      inputSchema: input({ spec: SPEC }, ['spec']),
+      inputSchema: input({ spec: FULL_SPEC }, ['spec']),
       outputSchema: MODEL_INFO,
       annotations: WRITE,
       run: async (a) => okResult(await service.createModel(a.spec)),
@@ -457,7 +463,7 @@ export function authoringTools(
       title: 'Validate spec',
       description:
         'Check a ModelSpec without creating it (embedded tests included): {valid, errors[], warnings[]}, each finding with a location and a message.',
-      inputSchema: input({ spec: SPEC }, ['spec']),
+      inputSchema: input({ spec: SPEC_REFERENCE }, ['spec']),
       outputSchema: output(
         { valid: { type: 'boolean' }, errors: { type: 'array' }, warnings: { type: 'array' } },
         ['valid', 'errors', 'warnings'],
@@ -505,7 +511,9 @@ export function authoringTools(
       title: 'Test spec',
       description:
         "Run a spec's embedded tests, or the given ad-hoc cases ({given, expect} keyed by canonical address), each on a fresh throwaway runtime.",
-      inputSchema: input({ spec: SPEC, tests: { type: 'array', items: { type: 'object' } } }, ['spec']),
+      inputSchema: input({ spec: SPEC_REFERENCE, tests: { type: 'array', items: { type: 'object' } } }, [
+        'spec',
+      ]),
       outputSchema: output(
         {
           total: { type: 'integer' },
@@ -523,7 +531,7 @@ export function authoringTools(
       title: 'Dry run',
       description:
         'Compile a candidate spec in an isolated runtime, apply optional mutations as one cycle, and return the merged state. Nothing is registered.',
-      inputSchema: input({ spec: SPEC, mutations: { type: 'object' } }, ['spec']),
+      inputSchema: input({ spec: SPEC_REFERENCE, mutations: { type: 'object' } }, ['spec']),
       outputSchema: ANY_OBJECT,
       annotations: READ,
       narrowHint: 'dry_run returned a large state; test narrower cases with test_spec',
@@ -541,6 +549,6 @@ export function shallowInputSchema(schema: JsonSchema): JsonSchema {
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const shallow: Record<string, JsonSchema> = {};
   for (const [k, v] of Object.entries(props))
-    shallow[k] = v === SPEC || v === EVOLUTION ? { type: 'object' } : v;
+    shallow[k] = v === FULL_SPEC || v === EVOLUTION ? { type: 'object' } : v;
   return { ...schema, properties: shallow };
 }

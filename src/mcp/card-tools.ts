@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { isObject, MODEL_SPEC_SCHEMA, type JsonObject } from '../calc/index.js';
+import { isObject, type JsonObject } from '../calc/index.js';
 import {
   CardError,
   cardPayload,
@@ -22,7 +22,16 @@ import type { CalcService } from '../service/calc-service.js';
 import type { ShareLinks } from '../service/share-links.js';
 import { GUIDES } from './resources.js';
 import { okResult, type ToolResult } from './results.js';
-import { input, output, READ, WRITE, type JsonSchema, type ToolDefinition } from './tool.js';
+import {
+  FULL_SPEC,
+  input,
+  output,
+  READ,
+  SPEC_REFERENCE,
+  WRITE,
+  type JsonSchema,
+  type ToolDefinition,
+} from './tool.js';
 
 export const CARD_URI = 'ui://valem/model-card.html';
 export const CARD_MIME = 'text/html;profile=mcp-app';
@@ -72,11 +81,7 @@ export function specGuideText(): string {
     .join('\n\n---\n\n');
 }
 
-const embed = (schema: JsonObject): JsonSchema => {
-  const { $schema: _s, $id: _i, ...rest } = schema;
-  return rest;
-};
-const SPEC = embed(MODEL_SPEC_SCHEMA);
+const SPEC = FULL_SPEC;
 const INPUTS = {
   type: 'object',
   description: 'Canonical address → value, layered on the defaults (e.g. {"$.deposit": 5000})',
@@ -222,7 +227,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
         path: { type: 'string', description: 'Canonical address, e.g. "$.total" or "$.items[0].lineTotal"' },
         specHash: SPEC_HASH,
         inputs: INPUTS,
-        spec: SPEC,
+        spec: SPEC_REFERENCE,
       },
       ['path', 'specHash'],
     ),
@@ -254,10 +259,10 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     title: 'Recompute card',
     description:
       'Card-only: recompute a rendered spec with the inputs on screen → {specHash, state, meta, flags, views}, or {specHash, rejected, issues} when a rollback rule or the schema rejects the edit. Answers {error:"spec_unknown"} when the spec has left the cache; call again with spec. share:true adds shareUrl/embedUrl.',
-    inputSchema: input({ specHash: SPEC_HASH, inputs: INPUTS, spec: SPEC, share: { type: 'boolean' } }, [
-      'specHash',
-      'inputs',
-    ]),
+    inputSchema: input(
+      { specHash: SPEC_HASH, inputs: INPUTS, spec: SPEC_REFERENCE, share: { type: 'boolean' } },
+      ['specHash', 'inputs'],
+    ),
     annotations: READ,
     narrowHint: 'the card state is too large',
     run: (a) =>

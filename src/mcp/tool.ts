@@ -1,7 +1,29 @@
 /** A tool as data: its listing (name, title, schemas, annotations) and the function behind it. */
+import { MODEL_SPEC_SCHEMA, type JsonObject } from '../calc/index.js';
 import type { ToolResult } from './results.js';
 
 export type JsonSchema = Record<string, unknown>;
+
+/** A JSON Schema document used as an argument's schema (without `$schema` and `$id`). */
+export function embedSchema(schema: JsonObject): JsonSchema {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+}
+
+/** The full ModelSpec schema, for the tools an agent writes a new spec for (create_model, render_model). */
+export const FULL_SPEC = embedSchema(MODEL_SPEC_SCHEMA);
+
+/**
+ * The spec argument of tools that check, test, preview or re-send a spec: the full schema is on
+ * create_model and render_model and at valem://schema/model-spec, and repeating it on each of
+ * these tools cost ~6 KB of every tools/list. A loose schema also lets validate_spec receive the
+ * invalid specs it exists to diagnose.
+ */
+export const SPEC_REFERENCE: JsonSchema = {
+  type: 'object',
+  description:
+    "A ModelSpec, as create_model takes it (full JSON Schema: create_model's spec, or valem://schema/model-spec)",
+};
 
 export interface ToolContext {
   /** Aborted when the client cancels the call. */

@@ -155,6 +155,17 @@ describe.each([
     expect(createInput.properties.spec).toEqual(strip(specSchema));
     expect(createInput.properties.spec.properties).toHaveProperty('derivations');
     expect((byName.get('evolve_spec')!.inputSchema as Json).properties.evolution).toEqual(strip(evoSchema));
+    // tools that check, test or preview a spec point at that schema instead of repeating it
+    // (~6 KB each); a loose schema also lets validate_spec receive the invalid specs it diagnoses
+    for (const name of ['validate_spec', 'test_spec', 'dry_run']) {
+      const spec = (byName.get(name)!.inputSchema as Json).properties.spec;
+      expect(spec.type, name).toBe('object');
+      expect(spec.properties, name).toBeUndefined();
+      expect(spec.description, name).toContain('valem://schema/model-spec');
+    }
+    // what every agent pays before its first call (issue 21 aims at 50 KB; 90 KB before this guard)
+    const listed = await peer.client.listTools();
+    expect(JSON.stringify(listed).length).toBeLessThan(64 * 1024);
     // the topic menu is enumerated in get_domain_guidance's schema
     const topics = (byName.get('get_domain_guidance')!.inputSchema as Json).properties.topics.items.enum;
     expect(topics).toEqual(expect.arrayContaining(['percentage', 'proration', 'amortization_schedule']));
