@@ -42,7 +42,7 @@ writeFileSync(
 describe('modelworks synth: editions and allowlists', { timeout: 60_000 }, () => {
   it('refuses an absolute path until MODELWORKS_SYNTH_FLATFILE_PATH_ALLOWLIST lists its folder', () => {
     const refused = cli(['grind', 'importer.sgm', '--count', '2', '--quiet']);
-    expect(refused.status).toBe(1);
+    expect(refused.status).toBe(2); // a model that cannot be loaded is bad input (docs/cli.md)
     expect(refused.stderr).toMatch(
       /FlatFile "W": absolute path .* refused: .*MODELWORKS_SYNTH_FLATFILE_PATH_ALLOWLIST/,
     );
@@ -58,7 +58,7 @@ describe('modelworks synth: editions and allowlists', { timeout: 60_000 }, () =>
     expect(free.status).toBe(1);
     expect(free.stdout).toMatch(/load error: Import \("L"\) needs the Pro edition/);
     const bad = cli(['validate', 'lib.xml'], { MODELWORKS_SYNTH_DATABASE_ALLOW_QUERY: 'maybe' });
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2); // a malformed setting is bad usage (docs/cli.md)
     expect(bad.stdout).toMatch(/MODELWORKS_SYNTH_DATABASE_ALLOW_QUERY must be true or false/);
   });
 });
