@@ -77,6 +77,7 @@ const query = fc.dictionary(
     '__proto__',
     'constructor',
     'code',
+    'expectedRevision',
   ),
   fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('$.__proto__.x', 'true', '-1', '99999999999')),
   { maxKeys: 3 },
