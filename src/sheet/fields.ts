@@ -1,0 +1,101 @@
+/** The compiler's shared vocabulary: fields (columns, summary cells), names, types and rejections. */
+import type { JsonValue } from '../calc/index.js';
+import type { RejectionReason } from './errors.js';
+import type { Formula } from './formula.js';
+import { cellKey, type SheetCell, type Worksheet } from './xlsx.js';
+
+export type ValueType = 'number' | 'string' | 'boolean' | 'any';
+
+export interface RejectedColumn {
+  /** The column's header (or a summary cell's label). */
+  column: string;
+  /** Column letter, or the cell of a summary formula. */
+  address: string;
+  reason: RejectionReason;
+  message: string;
+  formula?: string;
+  /** For VALUE_MISMATCH and ERROR_VALUE: the first cell concerned, and the values. */
+  cell?: string;
+  expected?: JsonValue;
+  actual?: JsonValue;
+}
+
+export interface Field {
+  name: string;
+  title: string;
+  address: string;
+  kind: 'input' | 'column' | 'summary';
+  col: number;
+  row: number;
+  type: ValueType;
+  formula?: Formula;
+  formulaText?: string;
+  expr?: string;
+  tables: Set<string>;
+  deps: Set<Field>;
+  rejection?: RejectedColumn;
+}
+
+const RESERVED = new Set(['and', 'or', 'in', 'true', 'false', 'null', 'function', 'rows', 'parent', 'const']);
+
+export function fieldName(title: string, fallback: string, taken: Set<string>): string {
+  let base = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toLowerCase();
+  if (base === '') base = fallback.toLowerCase();
+  if (/^\d/.test(base)) base = `c_${base}`;
+  if (RESERVED.has(base)) base = `${base}_`;
+  let name = base;
+  for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+  taken.add(name);
+  return name;
+}
+
+export const isBlank = (c: SheetCell | undefined): boolean => !c || (c.value === null && !c.formula);
+export const isError = (v: unknown): v is { error: string } =>
+  typeof v === 'object' && v !== null && 'error' in v;
+
+export function typeOf(values: JsonValue[]): ValueType {
+  const types = new Set(values.map((v) => typeof v));
+  if (types.size === 0) return 'number';
+  if (types.size > 1) return 'any';
+  const t = [...types][0];
+  return t === 'number' || t === 'string' || t === 'boolean' ? t : 'any';
+}
+
+export const BLANK: Record<ValueType, JsonValue> = { number: 0, string: '', boolean: false, any: 0 };
+
+export interface Table {
+  sheet: Worksheet;
+  columns: number;
+  lastRow: number;
+  byCol: Map<number, Field>;
+  byCell: Map<string, Field>;
+}
+
+export function reject(
+  field: Field,
+  reason: RejectionReason,
+  message: string,
+  extra: Partial<RejectedColumn> = {},
+): void {
+  if (field.rejection) return;
+  field.rejection = { column: field.title, address: field.address, reason, message, ...extra };
+  if (field.formulaText !== undefined && field.rejection.formula === undefined)
+    field.rejection.formula = `=${field.formulaText}`;
+}
+
+export function label(sheet: Worksheet, row: number, col: number): string | undefined {
+  for (const [r, c] of [
+    [row, col - 1],
+    [row - 1, col],
+  ] as const) {
+    const cell = sheet.cells.get(cellKey(r, c));
+    if (cell && !cell.formula && typeof cell.value === 'string' && cell.value.trim() !== '')
+      return cell.value.trim();
+  }
+  return undefined;
+}
