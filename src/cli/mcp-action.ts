@@ -17,6 +17,7 @@ import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
+import { describeAliases, withSeedAliases } from '../mcp/synth-env-aliases.js';
 import { createLogger, logLevelFrom, warnings, type Logger } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import type { ServerMetrics } from '../observability/metrics.js';
@@ -106,15 +107,20 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const transport = (process.env.MODELWORKS_MCP_TRANSPORT ?? '').trim().toLowerCase();
+  // SpiceGrinder's SPICEGRINDER_MCP_* names count as ours (ours win); one line says which were used
+  const aliased = withSeedAliases(process.env);
+  const aliasLine = describeAliases(aliased);
+  if (aliasLine !== undefined) log(aliasLine);
+  const env = aliased.env;
+  const transport = (env.MODELWORKS_MCP_TRANSPORT ?? '').trim().toLowerCase();
   if (transport !== '' && transport !== 'stdio' && transport !== 'http') {
     log(`MODELWORKS_MCP_TRANSPORT must be stdio or http (got '${transport}')`);
     process.exitCode = 2;
     return;
   }
   const http = opts.http === true || transport === 'http';
-  const host = opts.host ?? (process.env.MODELWORKS_MCP_HTTP_BIND?.trim() || '127.0.0.1');
-  const portText = opts.port ?? (process.env.MODELWORKS_MCP_HTTP_PORT?.trim() || '8086');
+  const host = opts.host ?? (env.MODELWORKS_MCP_HTTP_BIND?.trim() || '127.0.0.1');
+  const portText = opts.port ?? (env.MODELWORKS_MCP_HTTP_PORT?.trim() || '8086');
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
     log(`--port / MODELWORKS_MCP_HTTP_PORT must be 0..65535 (got '${portText}')`);
@@ -145,7 +151,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   }
   let synth: SynthMcpGroup | undefined;
   try {
-    if (groups.has('synth')) synth = synthMcpGroup(process.env, warnings(logger));
+    if (groups.has('synth')) synth = synthMcpGroup(env, warnings(logger));
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;

@@ -1,6 +1,7 @@
 /**
  * The synth tool group as the MCP server runs it, configured from the environment:
- * MODELWORKS_SYNTH_GENERATE_MODE (embedded, the default, or proxy), MODELWORKS_SYNTH_SERVICE_URL,
+ * MODELWORKS_SYNTH_GENERATE_MODE (embedded, the default, or proxy; proxy when unset and a Service
+ * URL is set), MODELWORKS_SYNTH_SERVICE_URL,
  * MODELWORKS_SYNTH_SERVICE_TOKEN, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES,
  * MODELWORKS_SYNTH_EMBEDDED_CACHE_MAX_BYTES, MODELWORKS_SYNTH_AUDIT_LOG, and the engine budgets
  * (MODELWORKS_SYNTH_MAX_COLUMNS, …_MAX_ENTRIES, …_SERVICE_CALL_MAX_*).
@@ -34,12 +35,28 @@ export interface SynthMcpGroup {
   close(): Promise<void>;
 }
 
-/** @throws Error naming the variable when a setting is malformed */
-export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => void): SynthMcpGroup {
-  const modeText = (env[SYNTH_ENV.mode] ?? '').trim().toLowerCase() || 'embedded';
+/**
+ * The server-wide generate mode. Unset, it is embedded (our default) unless a Service URL is set:
+ * then proxy, since a host that names a Service means to reach it (SpiceGrinder's own default is
+ * proxy, and its host configurations set only the URL). That choice is logged.
+ */
+function generateMode(env: NodeJS.ProcessEnv, log: (message: string) => void): SynthGenerateMode {
+  const modeText = (env[SYNTH_ENV.mode] ?? '').trim().toLowerCase();
+  if (modeText === '') {
+    if ((env[SYNTH_ENV.serviceUrl] ?? '').trim() === '') return 'embedded';
+    log(
+      `${SYNTH_ENV.serviceUrl} is set and no generate mode is: proxy mode (set ${SYNTH_ENV.mode}=embedded to generate in this process)`,
+    );
+    return 'proxy';
+  }
   if (modeText !== 'embedded' && modeText !== 'proxy')
     throw new Error(`${SYNTH_ENV.mode} must be embedded or proxy (got '${env[SYNTH_ENV.mode]}')`);
-  const mode: SynthGenerateMode = modeText;
+  return modeText;
+}
+
+/** @throws Error naming the variable when a setting is malformed */
+export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => void): SynthMcpGroup {
+  const mode = generateMode(env, log);
   const baseUrl = (env[SYNTH_ENV.serviceUrl] ?? '').trim() || DEFAULT_SERVICE_URL;
   try {
     new URL(baseUrl);

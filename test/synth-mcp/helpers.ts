@@ -16,11 +16,11 @@ export type Json = Record<string, any>; // eslint-disable-line @typescript-eslin
 export const SUPPORT_QUEUE = readFileSync(join(root, 'examples/synth/support-queue.xml'), 'utf8');
 export const SKIRMISH = readFileSync(join(root, 'examples/synth/skirmish.sgm'), 'utf8');
 
-/** The environment of every child: ours, with the memory store and no inherited synth settings. */
+/** The environment of every child: ours, with the memory store and no inherited synth or MCP settings (nor SpiceGrinder aliases). */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !k.startsWith('MODELWORKS_SYNTH_') && !k.startsWith('MODELWORKS_MCP_')) env[k] = v;
+    if (v !== undefined && !/^(MODELWORKS_SYNTH_|MODELWORKS_MCP_|SPICEGRINDER_MCP_)/.test(k)) env[k] = v;
   return { ...env, MODELWORKS_STORE: 'memory', ...extra };
 }
 
