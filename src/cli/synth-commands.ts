@@ -71,12 +71,18 @@ export function registerSynthCommands(program: Command): void {
           formats?: string;
         },
       ) => {
-        // commander folds --seed N and --no-seed into one property: false means "--no-seed".
+        // commander folds --seed N and --no-seed into one property, the last one given winning;
+        // both together are contradictory whatever their order, so they are a usage error (exit 2)
+        if (seedFlags.has('seed') && seedFlags.has('no-seed'))
+          grind.error('give --seed <n> or --no-seed, not both', { code: 'synth.seedConflict' });
         const seed = typeof opts.seed === 'bigint' ? opts.seed : undefined;
-        const { grind } = await import('./synth-actions.js');
-        await grind(model, { ...opts, seed, modelSeed: opts.seed !== false });
+        const actions = await import('./synth-actions.js');
+        await actions.grind(model, { ...opts, seed, modelSeed: opts.seed !== false });
       },
     );
+  const seedFlags = new Set<'seed' | 'no-seed'>();
+  grind.on('option:seed', () => seedFlags.add('seed'));
+  grind.on('option:no-seed', () => seedFlags.add('no-seed'));
   examples(
     grind,
     'modelworks synth grind examples/synth/support-queue.xml --count 10 --header',
