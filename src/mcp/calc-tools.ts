@@ -15,6 +15,7 @@ import {
   output,
   READ,
   SPEC_REFERENCE,
+  withSharedDefs,
   WRITE,
   type JsonSchema,
   type ToolDefinition,
@@ -23,7 +24,7 @@ import {
 const EVOLUTION = embedSchema(SPEC_EVOLUTION_SCHEMA);
 
 const id = { type: 'string', description: 'Model id' };
-const path = { type: 'string', description: 'Canonical address, e.g. "$.total" or "$.items[0].lineTotal"' };
+const path = { type: 'string', description: 'Canonical address, e.g. "$.items[0].total"' };
 const includeTraces = {
   type: 'boolean',
   description: 'Also return the cycle traces (what explain serves); default false',
@@ -32,7 +33,7 @@ const expectedRevision = {
   type: 'integer',
   minimum: 0,
   description:
-    "Optimistic concurrency: write only if the model is still at this revision (get_model_info's revision), else a Version conflict {expected, actual} and nothing changes",
+    'Write only if the model is still at this revision (get_model_info), else Version conflict {expected, actual}',
 };
 /** The optional expectedRevision argument, passed on when given: the service checks it. */
 const revisionOf = (a: Record<string, unknown>): { expectedRevision?: number } =>
@@ -75,6 +76,11 @@ const MUTATION_RESULT = output(
   ['success', 'mutatedPaths', 'derivedUpdated'],
 );
 const ANY_OBJECT = output({});
+// listed with their repeated fragments shared once under $defs (built once: every connection lists them)
+const CREATE_INPUT = withSharedDefs(input({ spec: FULL_SPEC }, ['spec']));
+const EVOLVE_INPUT = withSharedDefs(
+  input({ id, evolution: EVOLUTION, expectedRevision }, ['id', 'evolution']),
+);
 const str = (s: unknown): string => (typeof s === 'string' ? s : '');
 const opt = (s: unknown): string | undefined => (typeof s === 'string' ? s : undefined);
 
@@ -94,7 +100,8 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       title: 'Create model',
       description:
         'Validate, compile and register a ModelSpec, seed its defaults and compute it. Returns the model info. A taken id is an error: delete_model, evolve_spec, or pick another id.',
-      inputSchema: input({ spec: FULL_SPEC }, ['spec']),
+      inputSchema: CREATE_INPUT,
+      argsSchema: shallowInputSchema(input({ spec: FULL_SPEC }, ['spec'])),
       outputSchema: MODEL_INFO,
       annotations: WRITE,
       run: async (a) => okResult(await service.createModel(a.spec)),
@@ -343,7 +350,10 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       title: 'Evolve spec',
       description:
         "Change a live model's spec with a SpecEvolution (targeted upserts/removals, schema and view edits, backfill). Pass expectedVersion (in the evolution) or expectedRevision to avoid clobbering a concurrent change. Returns the new version.",
-      inputSchema: input({ id, evolution: EVOLUTION, expectedRevision }, ['id', 'evolution']),
+      inputSchema: EVOLVE_INPUT,
+      argsSchema: shallowInputSchema(
+        input({ id, evolution: EVOLUTION, expectedRevision }, ['id', 'evolution']),
+      ),
       outputSchema: output({ id: { type: 'string' }, version: { type: 'string' } }, ['id', 'version']),
       annotations: DESTRUCTIVE,
       run: async (a) => okResult(await service.evolveSpec(str(a.id), a.evolution, revisionOf(a))),

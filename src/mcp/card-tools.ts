@@ -22,16 +22,7 @@ import type { CalcService } from '../service/calc-service.js';
 import type { ShareLinks } from '../service/share-links.js';
 import { GUIDES } from './resources.js';
 import { okResult, type ToolResult } from './results.js';
-import {
-  FULL_SPEC,
-  input,
-  output,
-  READ,
-  SPEC_REFERENCE,
-  WRITE,
-  type JsonSchema,
-  type ToolDefinition,
-} from './tool.js';
+import { input, output, READ, SPEC_REFERENCE, WRITE, type ToolDefinition } from './tool.js';
 
 export const CARD_URI = 'ui://valem/model-card.html';
 export const CARD_MIME = 'text/html;profile=mcp-app';
@@ -81,10 +72,9 @@ export function specGuideText(): string {
     .join('\n\n---\n\n');
 }
 
-const SPEC = FULL_SPEC;
 const INPUTS = {
   type: 'object',
-  description: 'Canonical address → value, layered on the defaults (e.g. {"$.deposit": 5000})',
+  description: 'Canonical address → value, over the defaults',
 };
 const SPEC_HASH = { type: 'string', description: 'The specHash render_model returned' };
 const APP_ONLY = (): JsonObject => ({ ui: { resourceUri: CARD_URI, visibility: ['app'] } });
@@ -127,15 +117,6 @@ export interface CardToolsOptions {
   shareLinks?: ShareLinks;
 }
 
-/** Arguments are checked shallowly: a spec is judged by the spec validator, with its findings. */
-function shallow(tool: ToolDefinition): ToolDefinition {
-  const props = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
-  const args = Object.fromEntries(
-    Object.entries(props).map(([k, v]) => [k, v === SPEC ? { type: 'object' } : v]),
-  );
-  return { ...tool, argsSchema: { ...tool.inputSchema, properties: args } };
-}
-
 /** The card tools for one client. */
 export function cardTools(options: CardToolsOptions): ToolDefinition[] {
   const { calc, runner, ui, shareLinks } = options;
@@ -171,8 +152,8 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
   const renderModel: ToolDefinition = {
     name: 'render_model',
     title: 'Render model',
-    description: `Show a ModelSpec (with a viewDefinition) as ${ui ? 'an interactive card the user can edit' : 'computed values'}. Validates the spec and runs its embedded tests (a failing test is an error), computes it with the optional inputs (canonical address → value) and returns {modelId, version, specHash, inputs, outputs, flags, warnings}. Inputs a rollback rule or the schema rejects fall back to the defaults and are listed as rejectedInputs. An invalid spec returns {valid:false, errors[]} to fix. Limits: 64 KB spec, 200 expressions. Nothing is registered.`,
-    inputSchema: input({ spec: SPEC, inputs: INPUTS }, ['spec']),
+    description: `Show a ModelSpec (with a viewDefinition) as ${ui ? 'an interactive card the user can edit' : 'computed values'}. Validates it, runs its embedded tests (a failing test is an error), computes it with the optional inputs and returns {modelId, version, specHash, inputs, outputs, flags, warnings}; inputs a rollback rule or the schema rejects fall back to the defaults, listed in rejectedInputs. An invalid spec returns {valid:false, errors[]} to fix. Limits: 64 KB spec, 200 expressions. Nothing is registered.`,
+    inputSchema: input({ spec: SPEC_REFERENCE, inputs: INPUTS }, ['spec']),
     outputSchema: output(
       {
         modelId: { type: 'string' },
@@ -224,7 +205,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
       'How a value of a rendered model was computed for the given inputs: {path, kind, label, value, expression, inputs[], baseInputs[]} and a one-line text to quote. A row is explained through its [*] rule with that row’s values; an input the user sets is reported as such; an unknown path lists the fields. Pass spec again when the answer is spec_unknown.',
     inputSchema: input(
       {
-        path: { type: 'string', description: 'Canonical address, e.g. "$.total" or "$.items[0].lineTotal"' },
+        path: { type: 'string', description: 'Canonical address, e.g. "$.items[0].total"' },
         specHash: SPEC_HASH,
         inputs: INPUTS,
         spec: SPEC_REFERENCE,
@@ -333,7 +314,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     title: 'Edit from card',
     description:
       'Card-only: save edits to a stored model as one mutate ({id, specHash, mutations}) → {specHash, state, meta, flags, views}, plus spec and graph when the model’s spec changed since specHash; {specHash, rejected, issues} when a rollback rule or the schema refuses (the model is unchanged). No mutations: read the model back.',
-    inputSchema: input({ id: { type: 'string' }, specHash: SPEC_HASH, mutations: INPUTS }, [
+    inputSchema: input({ id: { type: 'string' }, specHash: SPEC_HASH, mutations: { type: 'object' } }, [
       'id',
       'specHash',
     ]),
@@ -356,9 +337,9 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     },
   };
 
-  if (!ui) return [specGuide, renderModel, explainValueTool].map(shallow);
+  if (!ui) return [specGuide, renderModel, explainValueTool];
   const storedTools = calc ? [showModel, cardEdit] : [];
-  return [specGuide, renderModel, explainValueTool, recompute, ...storedTools].map(shallow).map((t) => {
+  return [specGuide, renderModel, explainValueTool, recompute, ...storedTools].map((t) => {
     const name = t.name;
     const meta =
       name === 'render_model' || name === 'show_model'

@@ -25,16 +25,14 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
       name: 'convert_spreadsheet',
       title: 'Convert spreadsheet',
       description:
-        "Compile an .xlsx workbook's own formulas into a ModelSpec, deterministically (no LLM). One worksheet (the first), " +
-        'one table whose header row starts at A1: constant columns become writable row fields of $.rows, each filled-down ' +
-        'formula column a $.rows[*].<field> derivation, formula cells outside the table plain derivations. Supported: ' +
+        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically (no LLM). First worksheet, one table " +
+        'with its header row at A1: constant columns become writable fields of $.rows, each filled-down formula column a ' +
+        '$.rows[*].<field> derivation, formula cells outside the table plain derivations. Supported: ' +
         'IF/AND/OR/NOT/ROUND/ABS/SUM/AVERAGE/MIN/MAX/COUNT, CONCATENATE/LEFT/RIGHT/MID/LEN/UPPER/LOWER/TRIM, &, string ' +
-        'literals, exact-match VLOOKUP against a $-locked side table (embedded in the library), SUMPRODUCT of $-locked whole ' +
-        'columns. Anything else is listed in rejectedColumns with its reason; the rest still compiles. The spec embeds the ' +
-        "workbook's stored values as tests and every compiled column reproduces them (a column that does not is rejected " +
-        'as VALUE_MISMATCH with both values). Returns {valid:true, spec, rejectedColumns} or {valid:false, reason, error}. ' +
-        `Nothing is registered: review the spec, then call create_model. A worksheet of more than ${maxCells} cells is refused ` +
-        '(TOO_MANY_CELLS), as is a conversion that outgrows its memory or time (RESOURCE_LIMIT, TIME_LIMIT) or finds the server busy (BUSY).',
+        'literals, exact-match VLOOKUP on a $-locked side table, SUMPRODUCT of $-locked whole columns. Other columns are ' +
+        "listed in rejectedColumns with a reason; the rest compiles. The workbook's stored values become the spec's tests " +
+        '(a column that does not reproduce them is rejected: VALUE_MISMATCH). Returns {valid:true, spec, rejectedColumns, report} ' +
+        `or {valid:false, reason, error}. Nothing is registered: review, then create_model. At most ${maxCells} cells.`,
       inputSchema: input(
         {
           data: { type: 'string', description: 'The .xlsx file, base64-encoded (at most 10 MB decoded)' },
@@ -63,6 +61,17 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
                 reason: { type: 'string', enum: [...REJECTION_REASONS] },
                 message: { type: 'string' },
               },
+            },
+          },
+          report: {
+            type: 'object',
+            description: 'formula cells found, compiled and verified; per sheet; rejections grouped by reason',
+            properties: {
+              formulaCells: { type: 'integer' },
+              compiledCells: { type: 'integer' },
+              verifiedCells: { type: 'integer' },
+              sheets: { type: 'array', items: { type: 'object' } },
+              rejected: { type: 'array', items: { type: 'object' } },
             },
           },
           reason: {

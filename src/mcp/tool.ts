@@ -10,19 +10,18 @@ export function embedSchema(schema: JsonObject): JsonSchema {
   return rest;
 }
 
-/** The full ModelSpec schema, for the tools an agent writes a new spec for (create_model, render_model). */
+/** The full ModelSpec schema, on create_model (the seed's one place for it besides the resource). */
 export const FULL_SPEC = embedSchema(MODEL_SPEC_SCHEMA);
 
 /**
- * The spec argument of tools that check, test, preview or re-send a spec: the full schema is on
- * create_model and render_model and at valem://schema/model-spec, and repeating it on each of
- * these tools cost ~6 KB of every tools/list. A loose schema also lets validate_spec receive the
- * invalid specs it exists to diagnose.
+ * The spec argument of tools that check, test, preview, render or re-send a spec. The full schema
+ * is on create_model and at valem://schema/model-spec; repeating it on each of these tools cost
+ * ~6 KB of every tools/list. A loose schema also lets validate_spec and render_model receive the
+ * invalid specs they diagnose.
  */
 export const SPEC_REFERENCE: JsonSchema = {
   type: 'object',
-  description:
-    "A ModelSpec, as create_model takes it (full JSON Schema: create_model's spec, or valem://schema/model-spec)",
+  description: "A ModelSpec: create_model's spec schema, or valem://schema/model-spec",
 };
 
 export interface ToolContext {
@@ -72,14 +71,104 @@ export function input(properties: Record<string, JsonSchema>, required: string[]
 
 /**
  * An output schema listing the success fields; error results (which also carry structured content)
- * satisfy the alternative that requires only `error`.
+ * satisfy the alternative that requires only `error` (a string: not declared, to keep the list short).
  */
 export function output(properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema {
   return {
     type: 'object',
-    properties: { ...properties, error: { type: 'string' } },
+    properties,
     ...(required.length > 0 ? { anyOf: [{ required }, { required: ['error'] }] } : {}),
   };
+}
+
+/** Keywords whose value is one schema, a list of schemas, or a map of name → schema (2020-12). */
+const ONE_SCHEMA = new Set([
+  'additionalProperties',
+  'items',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+]);
+const SCHEMA_LIST = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
+const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs']);
+
+/** Where a subschema sits: its holder and key, and a name to give it if it is hoisted. */
+interface Slot {
+  holder: Record<string, unknown> | unknown[];
+  key: string | number;
+  hint: string;
+}
+
+const isSchemaObject = (v: unknown): v is JsonSchema =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Every subschema of `node` in schema position (not `default`, `enum` or other data), depth first. */
+function slotsOf(node: JsonSchema, hint: string, out: Slot[] = []): Slot[] {
+  const visit = (holder: Slot['holder'], key: string | number, name: string): void => {
+    const value = (holder as Record<string | number, unknown>)[key];
+    if (!isSchemaObject(value)) return;
+    out.push({ holder, key, hint: typeof value.title === 'string' ? value.title : name });
+    slotsOf(value, name, out);
+  };
+  for (const [k, v] of Object.entries(node)) {
+    if (ONE_SCHEMA.has(k)) visit(node, k, hint);
+    else if (SCHEMA_LIST.has(k) && Array.isArray(v)) v.forEach((_, i) => visit(v, i, hint));
+    else if (SCHEMA_MAP.has(k) && isSchemaObject(v)) for (const name of Object.keys(v)) visit(v, name, name);
+  }
+  return out;
+}
+
+/**
+ * The same schema with every fragment that repeats often enough to pay for it moved once into
+ * `$defs` at the root and referenced from where it was. The ModelSpec and SpecEvolution schemas
+ * repeat the address and expression fragments dozens of times, and they are sent in every
+ * tools/list. The result validates exactly the same documents (a `$ref` alone is its target).
+ */
+export function withSharedDefs(schema: JsonSchema): JsonSchema {
+  const { $defs: own, ...root } = structuredClone(schema);
+  // walked apart from the root, so that a definition's own slot is never replaced by its `$ref`
+  const defs = new Map(Object.entries(isSchemaObject(own) ? (own as Record<string, JsonSchema>) : {}));
+  for (;;) {
+    const slots = slotsOf(root, 'def');
+    for (const [name, body] of defs) slotsOf(body, name, slots);
+    const best = mostSaving(slots, defs);
+    if (!best) break;
+    defs.set(best.name, JSON.parse(best.text) as JsonSchema);
+    for (const { holder, key } of best.slots)
+      (holder as Record<string | number, unknown>)[key] = { $ref: `#/$defs/${best.name}` };
+  }
+  return defs.size > 0 ? { ...root, $defs: Object.fromEntries(defs) } : root;
+}
+
+/** The repeated fragment whose hoisting saves the most characters, if any saves some. */
+function mostSaving(
+  slots: Slot[],
+  defs: Map<string, JsonSchema>,
+): { text: string; slots: Slot[]; name: string } | undefined {
+  const seen = new Map<string, { slots: Slot[]; hint: string }>();
+  for (const slot of slots) {
+    const text = JSON.stringify((slot.holder as Record<string | number, unknown>)[slot.key]);
+    const entry = seen.get(text);
+    if (entry) entry.slots.push(slot);
+    else seen.set(text, { slots: [slot], hint: slot.hint });
+  }
+  let best: { text: string; slots: Slot[]; name: string; saving: number } | undefined;
+  for (const [text, { slots: at, hint }] of seen) {
+    if (at.length < 2) continue;
+    const base = hint.replace(/[^A-Za-z0-9_]/g, '') || 'def';
+    let name = base;
+    for (let n = 2; defs.has(name); n++) name = `${base}${n}`;
+    const ref = `{"$ref":"#/$defs/${name}"}`.length;
+    // each use shrinks to a ref; the fragment is written once more under its name
+    const saving = at.length * (text.length - ref) - text.length - name.length - 4;
+    if (saving > 0 && (!best || saving > best.saving)) best = { text, slots: at, name, saving };
+  }
+  return best;
 }
 
 export const READ = {
