@@ -197,6 +197,8 @@ interface ModelEntry {
   /** Loaded once at registration: composed, gated, with its outside data in memory. */
   prepared: PreparedModel;
   lastUsed: number;
+  /** Generations of it queued or running: its idle clock stands still while any is. */
+  inUse: number;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -501,7 +503,7 @@ export class SynthService {
       lastUsedAt: new Date(at).toISOString(),
       idleTimeoutMs: this.idleTimeoutMs,
     };
-    this.models.set(info.modelId, { info, prepared, lastUsed: at });
+    this.models.set(info.modelId, { info, prepared, lastUsed: at, inUse: 0 });
     return { ...info };
   }
 
@@ -531,14 +533,19 @@ export class SynthService {
     this.evictIdleModels();
     const entry = this.models.get(modelId);
     if (!entry) throw this.modelNotFound(modelId);
+    this.markUsed(entry);
+    return entry;
+  }
+
+  private markUsed(entry: ModelEntry): void {
     entry.lastUsed = this.now();
     entry.info.lastUsedAt = new Date(entry.lastUsed).toISOString();
-    return entry;
   }
 
   private evictIdleModels(): void {
     const cutoff = this.now() - this.idleTimeoutMs;
-    for (const [id, entry] of this.models) if (entry.lastUsed < cutoff) this.models.delete(id);
+    for (const [id, entry] of this.models)
+      if (entry.inUse === 0 && entry.lastUsed < cutoff) this.models.delete(id);
   }
 
   // --- generation ----------------------------------------------------------------------------
@@ -547,15 +554,23 @@ export class SynthService {
   async generate(modelId: string, args: GenerateArgs, signal?: AbortSignal): Promise<GenerateResult> {
     const request = parseGenerateArgs(args);
     const entry = this.touchModel(modelId);
-    const gen = await this.guard('generating', () =>
-      this.produce(entry.prepared, request, {
-        id: newId('g'),
-        modelId,
-        maxBytes: this.serviceMaxBytes,
-        maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
-        ...(signal ? { signal } : {}),
-      }),
-    );
+    // a generation is use: the idle clock pauses while it waits and runs, and restarts at its end
+    entry.inUse++;
+    let gen: Generation;
+    try {
+      gen = await this.guard('generating', () =>
+        this.produce(entry.prepared, request, {
+          id: newId('g'),
+          modelId,
+          maxBytes: this.serviceMaxBytes,
+          maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
+          ...(signal ? { signal } : {}),
+        }),
+      );
+    } finally {
+      entry.inUse--;
+      this.markUsed(entry);
+    }
     this.served.add(gen);
     return this.resultOf(gen, request.previewLimit);
   }

@@ -235,6 +235,24 @@ describe('synth Service HTTP app', () => {
     expect((await a.inject({ url: `/v1/models/${m2.modelId}` })).statusCode).toBe(200);
   });
 
+  it("pauses a model's idle clock while its generation runs, and restarts it at the end", async () => {
+    let now = 1_000_000;
+    const s = new SynthService({ modelIdleTimeoutMs: 60_000, now: () => now });
+    service = s;
+    const { modelId } = await s.registerModel(SUPPORT_QUEUE);
+    const running = s.generate(modelId, { count: 200_000, seed: 1, previewLimit: 1 });
+    await new Promise<void>((resolve) => setImmediate(resolve)); // let it start its first slice
+    expect(s.stats.queueDepth).toBe(1); // still generating: the rest of the test needs that
+    now += 120_000; // two idle timeouts pass during the generation
+    expect(s.listModels().map((m) => m.modelId)).toContain(modelId);
+    const done = await running;
+    expect(done.totalCount).toBe(200_000);
+    now += 40_000; // less than the timeout since the generation ended
+    expect(s.listModels().map((m) => m.modelId)).toContain(modelId);
+    now += 40_000;
+    expect(s.listModels()).toEqual([]);
+  });
+
   it('runs generations one at a time and refuses work beyond the queue bound', async () => {
     const a = make({ maxQueue: 1 });
     const { modelId } = (
