@@ -97,6 +97,13 @@ describe('synth tools, embedded mode, over stdio', () => {
     });
     expect(oneInput.valid).toBe(false);
     expect(oneInput.failures[0]).toMatchObject({ nodeName: 'M', nodeType: 'Mix' });
+    // a DOCTYPE declaring an external entity is a load error in the result, not an error result
+    const xxe = await peer.ok('validate_model', {
+      modelText:
+        '<!DOCTYPE dataset [<!ENTITY e SYSTEM "file:///etc/passwd">]><dataset><root node="R"/><nodes><Constant name="R" value="&e;"/></nodes></dataset>',
+    });
+    expect(xxe).toMatchObject({ valid: false, rootName: null, nodeCount: null, failures: [] });
+    expect(xxe.loadError).toContain('External entities are not supported');
   });
 
   it('analyze_model gives complexity and throughput without file fields', async () => {

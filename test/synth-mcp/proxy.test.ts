@@ -123,12 +123,14 @@ describe('synth tools in proxy mode against a real synth Service', () => {
     await service.stop();
     const r = await peer.call('generate', { modelText: SUPPORT_QUEUE, count: 5 });
     expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ code: 'SERVICE_UNREACHABLE' });
     const message = (r.structuredContent as Json).error as string;
     expect(message).toContain(`Cannot reach the synth Service at ${service.url}`);
     expect(message).toContain('modelworks synth serve');
     expect(message).toContain('MODELWORKS_SYNTH_GENERATE_MODE=embedded');
     const read = await peer.call('read_generation', { generationId: 'g-0123456789abcdef' });
     expect(((read.structuredContent as Json).error as string).startsWith('Cannot reach')).toBe(true);
+    expect(read.structuredContent).toMatchObject({ code: 'SERVICE_UNREACHABLE' });
     // the rest of the tools work without the Service
     expect((await peer.ok('validate_model', { modelText: SKIRMISH })).valid).toBe(true);
   });
