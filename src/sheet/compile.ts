@@ -18,6 +18,7 @@ import {
 } from './fields.js';
 import { printFormula, rowRelativeKey, type Formula } from './formula.js';
 import { LibraryBuilder } from './library.js';
+import { buildReport, groupRejections, type ConversionReport } from './report.js';
 import { findTable, foreignSheet, formulaResolver, headerText, literalFormulas } from './structure.js';
 import { FormulaCompiler } from './translate.js';
 import { buildSpec, checkSpec, rowsOf } from './verify.js';
@@ -31,6 +32,7 @@ export interface SheetConversion {
   /** Formula columns and cells found, and how many made it into the spec. */
   formulaFields: number;
   compiledFields: number;
+  report: ConversionReport;
 }
 
 export interface ConvertOptions {
@@ -52,7 +54,7 @@ async function compileWorksheet(
   options: ConvertOptions,
   limits: SheetLimits,
 ): Promise<SheetConversion> {
-  literalFormulas(sheet);
+  const literals = literalFormulas(sheet);
   const { columns, lastRow } = findTable(sheet, limits);
   const resolve = formulaResolver(sheet);
   const taken = new Set<string>();
@@ -76,12 +78,14 @@ async function compileWorksheet(
       type: 'number',
       tables: new Set(),
       deps: new Set(),
+      formulaCells: 0,
     };
     fields.push(field);
     table.byCol.set(col, field);
     const cells: (SheetCell | undefined)[] = [];
     for (let r = 2; r <= lastRow; r++) cells.push(sheet.cells.get(cellKey(r, col)));
     const withFormula = cells.filter((c) => c?.formula);
+    field.formulaCells = withFormula.length;
     const values = cells.map((c) => c?.value ?? null);
     const errorCell = cells.find((c) => isError(c?.value));
     if (withFormula.length === 0) {
@@ -186,9 +190,12 @@ async function compileWorksheet(
 
   // formula cells outside the table: summary fields
   for (const cell of sheet.cells.values()) {
-    if (!cell.formula) continue;
     const inTable = cell.col <= columns && cell.row <= lastRow;
     if (inTable) continue;
+    // a literal formula outside the table (`=125`) is still a formula cell of its own
+    const literal = literals.get(cell);
+    if (literal) cell.formula = literal;
+    if (!cell.formula) continue;
     const address = cellName(cell.row, cell.col);
     const title = label(sheet, cell.row, cell.col) ?? address;
     const field: Field = {
@@ -201,6 +208,7 @@ async function compileWorksheet(
       type: 'any',
       tables: new Set(),
       deps: new Set(),
+      formulaCells: 1,
     };
     fields.push(field);
     table.byCell.set(cellKey(cell.row, cell.col), field);
@@ -250,6 +258,7 @@ async function compileWorksheet(
     try {
       const c = new FormulaCompiler(table, field, lib).compile(f);
       field.expr = c.code;
+      field.constant = field.kind === 'summary' && field.deps.size === 0 && field.tables.size === 0;
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       reject(field, err.reason, err.message);
@@ -266,13 +275,16 @@ async function compileWorksheet(
   for (let pass = 0; pass <= fields.length; pass++) {
     propagateRejections(fields);
     const spec = buildSpec(fields, given, sheet, lastRow, options, lib);
-    const mismatched = await checkSpec(spec, fields);
+    const mismatched = await checkSpec(spec, fields, sheet);
     if (!mismatched) {
+      let literalCells = 0;
+      for (const cell of literals.keys()) if (cell.col <= columns && cell.row <= lastRow) literalCells++;
       return {
         spec,
-        rejectedColumns: fields.filter((f) => f.rejection).map((f) => f.rejection!),
+        rejectedColumns: groupRejections(fields),
         formulaFields: computed.length,
         compiledFields: computed.filter((f) => !f.rejection).length,
+        report: buildReport([{ name: sheet.name, tables: ['rows'], fields, literalCells }]),
       };
     }
   }

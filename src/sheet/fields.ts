@@ -18,6 +18,8 @@ export interface RejectedColumn {
   cell?: string;
   expected?: JsonValue;
   actual?: JsonValue;
+  /** Formula cells this entry stands for, when more than one (a column, or summary cells grouped by column). */
+  cells?: number;
 }
 
 export interface Field {
@@ -34,6 +36,13 @@ export interface Field {
   tables: Set<string>;
   deps: Set<Field>;
   rejection?: RejectedColumn;
+  /**
+   * A summary cell whose formula reads no cell (`=100+20+5`): kept as a top-level input holding
+   * its value, since a derivation that reads nothing would never run in the spec's tests.
+   */
+  constant?: boolean;
+  /** Formula cells of the workbook this field covers. */
+  formulaCells: number;
 }
 
 const RESERVED = new Set(['and', 'or', 'in', 'true', 'false', 'null', 'function', 'rows', 'parent', 'const']);
@@ -98,4 +107,9 @@ export function label(sheet: Worksheet, row: number, col: number): string | unde
       return cell.value.trim();
   }
   return undefined;
+}
+
+/** Excel keeps 15 significant digits; stored values are compared at that precision. */
+export function excelNumber(v: JsonValue): JsonValue {
+  return typeof v === 'number' && Number.isFinite(v) ? Number(v.toPrecision(15)) : v;
 }

@@ -15,5 +15,6 @@ export {
   type SheetErrorCode,
   type SheetLimits,
 } from './errors.js';
+export type { ConversionReport, RejectionExample, RejectionGroup, SheetReport } from './report.js';
 export { parseFormula, printFormula, type Formula } from './formula.js';
 export { readWorkbook, type Worksheet } from './xlsx.js';

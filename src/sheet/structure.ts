@@ -2,7 +2,7 @@
 import { Rejection, SheetError, type SheetLimits } from './errors.js';
 import { isBlank, isError } from './fields.js';
 import { parseFormula, printFormula, shiftFormula, type Formula } from './formula.js';
-import { cellKey, cellName, type SheetCell, type Worksheet } from './xlsx.js';
+import { cellKey, cellName, type FormulaInfo, type SheetCell, type Worksheet } from './xlsx.js';
 
 export function findTable(sheet: Worksheet, limits: SheetLimits): { columns: number; lastRow: number } {
   let columns = 0;
@@ -68,21 +68,30 @@ export function formulaResolver(sheet: Worksheet): (cell: SheetCell) => Formula 
   };
 }
 
-/** LibreOffice writes TRUE/FALSE constants as the formulas TRUE()/FALSE(); a literal formula is a constant. */
-export function literalFormulas(sheet: Worksheet): void {
+/**
+ * A formula that is a bare literal (`=125`, `="x"`) is a constant where it stands in a table
+ * column. The formula is taken off the cell and returned, so that a literal outside the table
+ * can still become a field. LibreOffice writes TRUE/FALSE constants as the calls `TRUE()` and
+ * `FALSE()`: those are plain constants everywhere and are not returned.
+ */
+export function literalFormulas(sheet: Worksheet): Map<SheetCell, FormulaInfo> {
+  const literals = new Map<SheetCell, FormulaInfo>();
   for (const cell of sheet.cells.values()) {
-    if (!cell.formula?.text || cell.formula.array || cell.formula.shared !== undefined) continue;
+    const info = cell.formula;
+    if (!info?.text || info.array || info.shared !== undefined) continue;
     let f: Formula;
     try {
-      f = parseFormula(cell.formula.text);
+      f = parseFormula(info.text);
     } catch {
       continue;
     }
     if ((f.kind === 'boolean' || f.kind === 'number' || f.kind === 'string') && !isError(cell.value)) {
       delete cell.formula;
       if (cell.value === null) cell.value = f.value;
+      if (!/^\s*(?:TRUE|FALSE)\s*\(\s*\)\s*$/i.test(info.text)) literals.set(cell, info);
     }
   }
+  return literals;
 }
 
 /** The first reference to another sheet in a formula, if any. */

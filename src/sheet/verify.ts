@@ -1,5 +1,7 @@
 /** The spec built from the compiled fields, and the check that it reproduces the workbook's values. */
 import {
+  evalExpression,
+  jsonEqual,
   normalizeSpec,
   runTests,
   validateSpec,
@@ -8,7 +10,7 @@ import {
   type ModelSpec,
 } from '../calc/index.js';
 import { SheetError } from './errors.js';
-import { BLANK, isError, reject, type Field } from './fields.js';
+import { BLANK, excelNumber, isError, reject, type Field } from './fields.js';
 import type { LibraryBuilder } from './library.js';
 import { cellKey, cellName, type Worksheet } from './xlsx.js';
 import type { ConvertOptions } from './compile.js';
@@ -30,7 +32,9 @@ export function rowsOf(sheet: Worksheet, fields: Field[], lastRow: number): Json
 function schemaOf(f: Field): JsonObject {
   const s: JsonObject = { title: f.title };
   if (f.type !== 'any') s.type = f.type;
-  if (f.kind !== 'input') {
+  if (f.constant) {
+    s.description = `=${f.formulaText ?? ''} (cell ${f.address}), a formula of constants: its value`;
+  } else if (f.kind !== 'input') {
     s.readOnly = true;
     s.description = `=${f.formulaText ?? ''} (${f.kind === 'column' ? `column ${f.address}` : `cell ${f.address}`})`;
   } else {
@@ -38,6 +42,12 @@ function schemaOf(f: Field): JsonObject {
   }
   return s;
 }
+
+/** A numeric result is kept to 15 significant digits, as a spreadsheet keeps it. */
+const keptExpr = (f: Field): string =>
+  f.type === 'number' || f.type === 'any' ? `$xl_num(${f.expr!})` : f.expr!;
+
+const storedValue = (sheet: Worksheet, f: Field): JsonValue => sheet.cells.get(cellKey(f.row, f.col))!.value;
 
 export function buildSpec(
   fields: Field[],
@@ -55,6 +65,8 @@ export function buildSpec(
   const expect: JsonObject = {};
   const usedTables = new Set<string>();
   const source = options.filename ?? 'the workbook';
+  const givenRoot: JsonObject = { '$.rows': given };
+  const keptExprs: string[] = [];
   for (const f of live) {
     if (f.kind === 'summary') rootProps[f.name] = schemaOf(f);
     else rowProps[f.name] = schemaOf(f);
@@ -62,9 +74,13 @@ export function buildSpec(
       defaults[f.name] = BLANK[f.type];
       continue;
     }
+    if (f.constant) {
+      givenRoot[`$.${f.name}`] = storedValue(sheet, f);
+      keptExprs.push(keptExpr(f));
+      continue;
+    }
     for (const t of f.tables) usedTables.add(t);
-    const numeric = f.type === 'number' || f.type === 'any';
-    const expr = numeric ? `$xl_num(${f.expr!})` : f.expr!;
+    const expr = keptExpr(f);
     derivations.push({
       path: f.kind === 'column' ? `$.rows[*].${f.name}` : `$.${f.name}`,
       expr,
@@ -72,15 +88,15 @@ export function buildSpec(
     });
     if (f.kind === 'column') {
       for (let r = 2; r <= lastRow; r++) {
-        expect[`$.rows[${r - 2}].${f.name}`] = sheet.cells.get(cellKey(r, f.col))!.value;
+        expect[`$.rows[${r - 2}].${f.name}`] = excelNumber(sheet.cells.get(cellKey(r, f.col))!.value);
       }
     } else {
-      expect[`$.${f.name}`] = sheet.cells.get(cellKey(f.row, f.col))!.value;
+      expect[`$.${f.name}`] = excelNumber(storedValue(sheet, f));
     }
   }
   const libUse = lib.clone();
   // helpers: re-mark those the live expressions call
-  const allExpr = derivations.map((d) => String(d.expr)).join('\n');
+  const allExpr = [...derivations.map((d) => String(d.expr)), ...keptExprs].join('\n');
   for (const name of [
     'xl_num',
     'xl_round',
@@ -119,7 +135,7 @@ export function buildSpec(
     tests: [
       {
         description: `the values ${source} stored for its ${given.length} rows`,
-        given: { '$.rows': given },
+        given: givenRoot,
         expect,
       },
     ],
@@ -134,7 +150,7 @@ export function buildSpec(
 }
 
 /** Validates and runs the spec; rejects the fields that fail. Returns true when something was rejected. */
-export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boolean> {
+export async function checkSpec(spec: ModelSpec, fields: Field[], sheet: Worksheet): Promise<boolean> {
   const byName = new Map(fields.filter((f) => !f.rejection).map((f) => [f.name, f]));
   const derived = spec.derivations.map((d) => byName.get(d.path.replace(/^\$\.(rows\[\*\]\.)?/, '')));
   const report = await validateSpec(spec, { runTests: false });
@@ -160,6 +176,7 @@ export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boole
     rejected = true;
   }
   if (rejected) return true;
+  if (await checkConstants(spec, fields, sheet)) return true;
   const result = await runTests(spec);
   const mismatches = new Map<
     Field,
@@ -183,6 +200,29 @@ export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boole
       'VALUE_MISMATCH',
       `${m.cell}: the workbook stored ${JSON.stringify(m.expected)}, the compiled formula gives ${JSON.stringify(m.actual)}${more}`,
       { cell: m.cell, expected: m.expected, actual: m.actual },
+    );
+    rejected = true;
+  }
+  return rejected;
+}
+
+/**
+ * A formula of constants is given to the spec as its value, so the spec's test cannot check it:
+ * its expression is evaluated here, with the spec's library, and compared with the stored value.
+ */
+async function checkConstants(spec: ModelSpec, fields: Field[], sheet: Worksheet): Promise<boolean> {
+  let rejected = false;
+  for (const f of fields) {
+    if (!f.constant || f.rejection) continue;
+    const out = await evalExpression(keptExpr(f), {}, spec.library);
+    const expected = excelNumber(storedValue(sheet, f));
+    const actual = out.ok ? excelNumber(out.result) : null;
+    if (out.ok && jsonEqual(expected, actual)) continue;
+    reject(
+      f,
+      'VALUE_MISMATCH',
+      `${f.address}: the workbook stored ${JSON.stringify(expected)}, the compiled formula gives ${out.ok ? JSON.stringify(actual) : `an error (${out.message})`}`,
+      { cell: f.address, expected, actual },
     );
     rejected = true;
   }
