@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
+import type { ConversionReport, RejectedColumn } from '../sheet/index.js';
 import { EXIT as POLICY, debugDetails, internalErrorText, systemErrorText } from './cli-errors.js';
 import { examples } from './help-text.js';
 
@@ -16,6 +17,24 @@ interface FromXlsxOptions {
   output?: string;
   /** Exit 0 even when some columns were rejected (the spec is written either way). */
   allowRejected?: boolean;
+  /** Print the whole result (valid, spec, rejectedColumns, report) as JSON on stdout. */
+  json?: boolean;
+}
+
+/** One stderr line per rejected column, or per column of grouped cells: never one per cell. */
+function rejectionLines(rejected: readonly RejectedColumn[]): string {
+  return rejected
+    .map((r) => {
+      const cells = r.cells !== undefined && r.cells > 1 ? `, ${r.cells} cells` : '';
+      return `rejected ${r.column} (${r.address}${cells}): ${r.reason}: ${r.message}\n`;
+    })
+    .join('');
+}
+
+/** The report's totals in one line. */
+function summaryLine(book: string, report: ConversionReport): string {
+  const pct = report.formulaCells === 0 ? 0 : Math.round((100 * report.verifiedCells) / report.formulaCells);
+  return `${book}: ${report.formulaCells} formula cells, ${report.compiledCells} compiled, ${report.verifiedCells} verified (${pct}%)\n`;
 }
 
 async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
@@ -39,12 +58,19 @@ async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
     return EXIT.usage;
   }
   const result = await convertSpreadsheetBytes(bytes, basename(book), opts.modelId);
-  for (const r of result.rejectedColumns ?? []) {
-    process.stderr.write(`rejected ${r.column} (${r.address}): ${r.reason}: ${r.message}\n`);
-  }
+  process.stderr.write(rejectionLines(result.rejectedColumns ?? []));
   if (!result.valid) {
+    if (result.report) process.stderr.write(summaryLine(book, result.report));
+    if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     process.stderr.write(`modelworks: ${book}: ${result.reason}: ${result.error}\n`);
     return result.reason === 'INVALID_ARGUMENT' ? EXIT.usage : EXIT.invalid;
+  }
+  if (result.report.compiledCells === 0) {
+    process.stderr.write(summaryLine(book, result.report));
+    // a workbook without a single compiled formula gives a spec of inputs only: not a conversion
+    if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stderr.write(`modelworks: ${book}: no formula compiled (the workbook holds no formula cell)\n`);
+    return EXIT.invalid;
   }
   const text = `${JSON.stringify(result.spec, null, 2)}\n`;
   const rejected = result.rejectedColumns.length;
@@ -63,9 +89,15 @@ async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
     process.stderr.write(
       `wrote ${opts.output}: ${derived} computed field${derived === 1 ? '' : 's'}, ${rejected} rejected\n`,
     );
+    // the spec is in the file; stdout gets the rest of the result
+    if (opts.json) {
+      const { spec: _spec, ...rest } = result;
+      process.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
+    }
   } else {
-    process.stdout.write(text);
+    process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : text);
   }
+  process.stderr.write(summaryLine(book, result.report));
   if (rejected === 0 || opts.allowRejected) return EXIT.ok;
   // a rejected column is a formula the spec lacks: the conversion's check failed
   process.stderr.write(
@@ -85,6 +117,10 @@ export function registerSheetCommands(calcCommand: Command): void {
     .option('--model-id <id>', 'id of the spec (default: from the file name)')
     .option('--output <spec.json>', 'write the spec here instead of stdout')
     .option('--allow-rejected', 'exit 0 even when some columns were rejected')
+    .option(
+      '--json',
+      'print the whole result as JSON (valid, spec, rejectedColumns, report); with --output, all but the spec',
+    )
     .action(async (book: string, opts: FromXlsxOptions) => {
       try {
         process.exitCode = await fromXlsx(book, opts);
@@ -100,5 +136,6 @@ export function registerSheetCommands(calcCommand: Command): void {
     command,
     'modelworks calc from-xlsx budget.xlsx > budget.json',
     'modelworks calc from-xlsx budget.xlsx --model-id q3-budget --output budget.json',
+    'modelworks calc from-xlsx budget.xlsx --json --output budget.json > report.json',
   );
 }

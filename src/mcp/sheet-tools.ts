@@ -65,7 +65,8 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
           },
           report: {
             type: 'object',
-            description: 'formula cells found, compiled and verified; per sheet; rejections grouped by reason',
+            description:
+              'formula cells found, compiled and verified; per sheet; rejections grouped by reason',
             properties: {
               formulaCells: { type: 'integer' },
               compiledCells: { type: 'integer' },

@@ -8,6 +8,7 @@ import {
   convertWorkbook,
   DEFAULT_LIMITS,
   SheetError,
+  type ConversionReport,
   type RejectedColumn,
   type RejectionReason,
   type SheetErrorCode,
@@ -33,12 +34,14 @@ export const SHEET_SERVICE_REASONS = [
 export type SheetServiceReason = (typeof SHEET_SERVICE_REASONS)[number];
 
 export type ConvertSpreadsheetResult =
-  | { valid: true; spec: ModelSpec; rejectedColumns: RejectedColumn[] }
+  | { valid: true; spec: ModelSpec; rejectedColumns: RejectedColumn[]; report: ConversionReport }
   | {
       valid: false;
       reason: SheetErrorCode | RejectionReason | SheetServiceReason;
       error: string;
       rejectedColumns?: RejectedColumn[];
+      /** When the workbook was read but nothing compiled: what was found and why it was rejected. */
+      report?: ConversionReport;
     };
 
 /** A decoded request: the workbook's bytes and the names to give the spec. */
@@ -104,17 +107,20 @@ export async function convertSpreadsheetBytes(
   if (typeof id !== 'string') return id;
   try {
     const result = await convertWorkbook(bytes, { modelId: id, filename, limits });
-    if (result.formulaFields > 0 && result.compiledFields === 0) {
-      const first =
-        result.rejectedColumns.find((r) => r.reason !== 'DEPENDS_ON_REJECTED') ?? result.rejectedColumns[0]!;
+    const { report, rejectedColumns } = result;
+    if (report.formulaCells > 0 && report.compiledCells === 0) {
+      // the most frequent reason (other than a knock-on) names the refusal; its first example says where
+      const top = report.rejected.find((g) => g.reason !== 'DEPENDS_ON_REJECTED') ?? report.rejected[0]!;
+      const first = top.examples[0]!;
       return {
         valid: false,
-        reason: first.reason,
-        error: `every formula column was rejected; the first: ${first.column} (${first.address}): ${first.message}`,
-        rejectedColumns: result.rejectedColumns,
+        reason: top.reason,
+        error: `none of the ${report.formulaCells} formula cells compiled; the most frequent reason, ${top.reason} (${top.count} cells), e.g. ${first.column} (${first.address}): ${first.message}`,
+        rejectedColumns,
+        report,
       };
     }
-    return { valid: true, spec: result.spec, rejectedColumns: result.rejectedColumns };
+    return { valid: true, spec: result.spec, rejectedColumns, report };
   } catch (err) {
     if (err instanceof SheetError) return { valid: false, reason: err.code, error: err.message };
     return internalFailure(err, log);

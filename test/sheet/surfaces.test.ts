@@ -45,8 +45,18 @@ describe('convert_spreadsheet tool', () => {
     const none = await tool.run({ data: b64('all-rejected.xlsx'), filename: 'all-rejected.xlsx' }, ctx);
     expect(none.structuredContent).toMatchObject({ valid: false, reason: 'UNSUPPORTED_FUNCTION' });
     expect((none.structuredContent as { error: string }).error).toContain(
-      'every formula column was rejected',
+      'none of the 4 formula cells compiled; the most frequent reason, UNSUPPORTED_FUNCTION (4 cells)',
     );
+    // the report comes with the refusal: what was found, and why nothing compiled
+    expect(none.structuredContent).toMatchObject({
+      report: {
+        formulaCells: 4,
+        compiledCells: 0,
+        verifiedCells: 0,
+        sheets: [{ name: 'Data', formulaCells: 4, compiledCells: 0 }],
+        rejected: [{ reason: 'UNSUPPORTED_FUNCTION', count: 4 }],
+      },
+    });
   });
 
   it('refuses bad arguments without throwing', async () => {
@@ -98,7 +108,22 @@ describe('modelworks calc from-xlsx', () => {
     const spec = JSON.parse(out) as { id: string; derivations: unknown[] };
     expect(spec.id).toBe('rejections');
     expect(spec.derivations).toHaveLength(2);
-    expect(err).toContain('rejected Root (F): UNSUPPORTED_FUNCTION: SQRT');
+    expect(err).toContain('rejected Root (F, 4 cells): UNSUPPORTED_FUNCTION: SQRT');
+    expect(err).toContain('rejections.xlsx: 64 formula cells, 8 compiled, 8 verified (13%)');
+  });
+
+  it('--json prints the whole result with its report (without the spec when --output has it)', async () => {
+    expect(await run(book('orders.xlsx'), '--json')).toBe(0);
+    const result = JSON.parse(out) as { valid: boolean; spec: { id: string }; report: unknown };
+    expect(result).toMatchObject({
+      valid: true,
+      spec: { id: 'orders' },
+      rejectedColumns: [],
+      report: { formulaCells: 10, compiledCells: 10, verifiedCells: 10, rejected: [] },
+    });
+    const file = join(mkdtempSync(join(tmpdir(), 'modelworks-sheet-')), 'spec.json');
+    expect(await run(book('all-rejected.xlsx'), '--json', '--output', file)).toBe(1);
+    expect(JSON.parse(out)).toMatchObject({ valid: false, report: { compiledCells: 0 } });
   });
 
   it('writes --output and takes --model-id', async () => {
