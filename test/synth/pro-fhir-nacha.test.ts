@@ -137,6 +137,40 @@ describe('NACHA', () => {
   });
 });
 
+describe('NACHA file header: Immediate Origin (positions 14-23)', () => {
+  // The published NACHA file format: the field is ten positions, holding either a ten-character
+  // identifier as it is (1NNNNNNNNN, a TIN with its prefix) or a nine-digit routing number
+  // preceded by a blank (bTTTTAAAAC); the Immediate Destination (4-13) is always bTTTTAAAAC.
+  const entry =
+    '<NachaEntryRender name="E"><input name="R" role="routing"/><input name="A" role="account"/><input name="M" role="amount"/><input name="N" role="name"/></NachaEntryRender>' +
+    '<Constant name="R" value="021000021" type="string"/><Constant name="A" value="12345678" type="string"/>' +
+    '<Constant name="M" value="10"/>' +
+    str('N', 'Jane Doe');
+  const header = (companyId?: string): string => {
+    const attr = companyId === undefined ? '' : ` companyId="${companyId}"`;
+    const model = `<NachaFileAssembler name="F" count="1"${attr}><input name="E"/></NachaFileAssembler>${entry}`;
+    return grind(xmlModel('F', model), 1, 1, 'raw').split('\n')[0]!;
+  };
+  const origin = (line: string): string => line.slice(13, 23);
+
+  it('a ten-digit companyId fills the ten positions as it is', () => {
+    expect(origin(header('1234567890'))).toBe('1234567890');
+    expect(origin(header())).toBe('1000000000'); // the default companyId
+    expect(header('1234567890').slice(3, 13)).toBe(' 021000021');
+  });
+
+  it('a nine-digit identifier is preceded by a blank, and the fields after it stay in place', () => {
+    const line = header('121025372');
+    expect(origin(line)).toBe(' 121025372');
+    expect(line).toHaveLength(94);
+    expect(line.slice(23, 40)).toBe('2601010000A094101');
+  });
+
+  it('a companyId longer than ten characters is a load error, not cut short', () => {
+    expect(() => header('12345678901')).toThrow(/companyId "12345678901" is longer than 10 characters/);
+  });
+});
+
 describe('Mixture', () => {
   it('parses component specs and draws from the chosen one', () => {
     expect(parseMixture('Normal(mean=0, sigma=1):2; Uniform(min=5,max=6)')).toEqual([

@@ -27,6 +27,16 @@ export function numeric(value: string | number, width: number): string {
 
 const DEBIT_CODES = new Set(['27', '37']);
 
+/**
+ * The file header's Immediate Origin (positions 14-23), as the NACHA file format lays it out: ten
+ * positions holding either a ten-character identifier as it is (`1NNNNNNNNN`, a TIN with its
+ * prefix) or a nine-digit routing number preceded by a blank (`bTTTTAAAAC`): right-justified,
+ * blank-filled. (The batch header's Company Identification is left-justified alphanumeric.)
+ */
+export function immediateOrigin(companyId: string): string {
+  return companyId.padStart(10, ' ');
+}
+
 function fail(ctx: BuildContext, message: string): never {
   throw new SynthError('SYNTH_RUNTIME', `${ctx.type} "${ctx.name}": ${message}`);
 }
@@ -85,6 +95,8 @@ export const NACHA_FILTERS: ComponentImpl[] = [
     if (count < 1) ctx.params.reject('count must be >= 1');
     // the whole file is one value of count records
     checkColumns(ctx, count, 'count (entries per file)');
+    const companyId = p('companyId');
+    if (companyId.length > 10) ctx.params.reject(`companyId "${companyId}" is longer than 10 characters`);
     const odfi = p('originatingDfi');
     if (!/^\d{8}$/.test(odfi)) ctx.params.reject(`originatingDfi "${odfi}" is not 8 digits`);
     const dest = p('destinationRouting');
@@ -104,7 +116,7 @@ export const NACHA_FILTERS: ComponentImpl[] = [
       records.push(
         '101 ' +
           dest +
-          alpha(p('companyId'), 10) +
+          immediateOrigin(companyId) +
           p('fileCreationDate') +
           p('fileCreationTime') +
           'A094101' +
