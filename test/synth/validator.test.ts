@@ -42,6 +42,15 @@ describe('validator', () => {
     expect(validateModelText('<dataset>').loadError).toMatch(/not well-formed/);
   });
 
+  it('Poisson large-lambda below 30 is a load error (a parameter bound, §6.1), not a node failure', () => {
+    const r = validateModelText(xmlModel('P', '<Poisson name="P" lambda="12" mode="large-lambda"/>'));
+    expect(r).toMatchObject({ valid: false, rootName: null, nodeCount: null, failures: [] });
+    expect(r.loadError).toBe('Poisson "P": mode large-lambda needs lambda >= 30');
+    expect(
+      validateModelText(xmlModel('P', '<Poisson name="P" lambda="30" mode="large-lambda"/>')).valid,
+    ).toBe(true);
+  });
+
   it('reports node-level failures with name, type and message', () => {
     const r = validateModelText(
       xmlModel(

@@ -135,6 +135,11 @@ export class Params {
       .map((r) => splitList(r).map((s) => parseDouble(s) ?? this.fail(name, `"${s}" is not a number`)));
   }
 
+  /** A parameter the load phase refuses, such as a bound (the validator's `loadError`). */
+  refuse(message: string): never {
+    throw new SynthError('SYNTH_LOAD', `${this.desc.name} "${this.nodeName}": ${message}`);
+  }
+
   /** A node-level validation failure (the validator reports it under `failures`). */
   reject(message: string): never {
     throw new SynthError('SYNTH_INVALID', `${this.desc.name} "${this.nodeName}": ${message}`);

@@ -125,7 +125,8 @@ export const DISCRETE: ComponentImpl[] = [
     const lambda = ctx.params.double('lambda');
     if (!(lambda > 0)) ctx.params.reject('lambda must be > 0');
     const large = ctx.params.text('mode') === 'large-lambda';
-    if (large && lambda < 30) ctx.params.reject('mode large-lambda needs lambda >= 30');
+    // a parameter bound: the fact sheet (§6.1) has it as a load error, not a node failure
+    if (large && lambda < 30) ctx.params.refuse('mode large-lambda needs lambda >= 30');
     return scalarNode(ctx, INT, poissonSampler(ctx.rng, lambda, large), poissonQuantile(lambda));
   }),
   impl('Skellam', (ctx) => {
