@@ -36,6 +36,7 @@ import { EXIT, reportFailure, systemErrorCode } from './cli-errors.js';
 import { rowProgress } from './progress.js';
 import { failureText, inputFailureExit } from './synth-failure.js';
 import { corpusFromDirectory } from './synth-files.js';
+import { stringifyWithDoubles } from './synth-json.js';
 
 /** Our own small stand-in tables (examples/synth/tables, laid out like the conformance corpus). */
 const STAND_IN_TABLES = fileURLToPath(new URL('../../examples/synth/tables', import.meta.url));
@@ -330,7 +331,8 @@ async function analyzeFile(file: string, opts: AnalyzeOptions, threshold: number
 
 function printAnalysis(results: AnalyzeEntry[], json: boolean): void {
   const success = results.every((r) => r.error === null);
-  if (json) process.stdout.write(JSON.stringify({ success, results }, null, 2) + '\n');
+  // doubles keep their fraction (`2.0`), as the analyzer's JSON format has them (§7.1)
+  if (json) process.stdout.write(stringifyWithDoubles({ success, results }) + '\n');
   else {
     for (const r of results) {
       if ('complexity' in r) {
