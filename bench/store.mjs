@@ -8,9 +8,9 @@
 // unset or unreachable).
 //
 // The floor of a durable backend is a bare driver loop (better-sqlite3, pg) that writes the same
-// bytes the store wrote for its newest cycle (state text, record text, hashes, checkpoint text,
-// read back from the store after the warm-up; the state's history ring rotated one entry per
-// cycle, as the store's moves, see `stateTexts`) in the same transaction shape: one compare-and-set
+// bytes the store wrote for its newest cycle (state text, record text, history row, hashes,
+// checkpoint text, read back from the store after the warm-up; the state's counter changed each
+// cycle, as the store's does, see `stateTexts`) in the same transaction shape: one compare-and-set
 // UPDATE of the model row and one INSERT of the audit row, in one BEGIN IMMEDIATE transaction
 // (SQLite, same journal mode and synchronous setting, a file in the same folder) or in one
 // statement (PostgreSQL, the same server), with statements prepared once. It computes nothing:
@@ -108,7 +108,9 @@ function sqliteBytes(file, id = 'bench') {
   try {
     const model = db.prepare('SELECT state, audit_checkpoint FROM models WHERE id = ?').get(id);
     const audit = db
-      .prepare('SELECT record, prev_hash, hash FROM audit WHERE model_id = ? ORDER BY sequence DESC LIMIT 1')
+      .prepare(
+        'SELECT record, prev_hash, hash, history_row FROM audit WHERE model_id = ? ORDER BY sequence DESC LIMIT 1',
+      )
       .get(id);
     return { state: model.state, checkpoint: model.audit_checkpoint, ...audit };
   } finally {
@@ -117,16 +119,15 @@ function sqliteBytes(file, id = 'bench') {
 }
 
 /**
- * The state texts the floor writes in turn: the store's own, with its history ring rotated one
- * entry per cycle. The same bytes in the same length, each cycle's text different from the last
- * all along, as the store's are (its ring moves one entry per cycle). Writing one text over and
- * over would flatter the floor: SQLite leaves a page alone when its new content is the same.
+ * The state texts the floor writes in turn: the store's own, with the written counter changed
+ * each cycle as the store's is, so each cycle's text differs from the last, as the store's does
+ * (writing one text over and over could flatter the floor).
  */
 function stateTexts(state) {
   const parsed = JSON.parse(state);
-  const ring = parsed.history ?? [];
-  return Array.from({ length: Math.max(1, ring.length) }, (_, k) =>
-    JSON.stringify({ ...parsed, history: [...ring.slice(k), ...ring.slice(0, k)] }),
+  const a = parsed.base.counters.a;
+  return Array.from({ length: 50 }, (_, k) =>
+    JSON.stringify({ ...parsed, base: { ...parsed.base, counters: { ...parsed.base.counters, a: a + k } } }),
   );
 }
 
@@ -146,7 +147,7 @@ async function sqliteFloor(name, file, synchronous, bytes, cycles = 1) {
        audit_checkpoint = ? WHERE id = ? AND revision = ?`,
   );
   const insert = db.prepare(
-    'INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO audit (model_id, sequence, record, prev_hash, hash, history_row) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const states = stateTexts(bytes.state);
   let revision = 0;
@@ -154,7 +155,7 @@ async function sqliteFloor(name, file, synchronous, bytes, cycles = 1) {
     const state = states[revision % states.length];
     if (update.run(state, bytes.hash, bytes.checkpoint, 'bench', revision).changes !== 1)
       throw new Error('floor: compare-and-set missed');
-    insert.run('bench', revision, bytes.record, bytes.prev_hash, bytes.hash);
+    insert.run('bench', revision, bytes.record, bytes.prev_hash, bytes.hash, bytes.history_row);
     revision++;
   });
   return {
@@ -175,7 +176,7 @@ async function postgresBytes(client, id = 'bench') {
   ).rows[0];
   const audit = (
     await client.query(
-      `SELECT record, prev_hash, hash FROM ${PG_SCHEMA}.audit WHERE model_id = $1 ORDER BY sequence DESC LIMIT 1`,
+      `SELECT record, prev_hash, hash, history_row FROM ${PG_SCHEMA}.audit WHERE model_id = $1 ORDER BY sequence DESC LIMIT 1`,
       [id],
     )
   ).rows[0];
@@ -199,8 +200,8 @@ async function postgresFloor(bytes) {
         last_hash = $2, audit_checkpoint = $3
       WHERE id = $4 AND revision = $5 RETURNING id
     )
-    INSERT INTO audit (model_id, sequence, record, prev_hash, hash)
-    SELECT id, $5, $6, $7, $2 FROM moved`;
+    INSERT INTO audit (model_id, sequence, record, prev_hash, hash, history_row)
+    SELECT id, $5, $6, $7, $2, $8 FROM moved`;
   return {
     name: 'postgres floor',
     best: 0,
@@ -218,6 +219,7 @@ async function postgresFloor(bytes) {
             revision,
             bytes.record,
             bytes.prev_hash,
+            bytes.history_row,
           ],
         });
         if (r.rowCount !== 1) throw new Error('floor: compare-and-set missed');
@@ -328,7 +330,7 @@ try {
   );
   if (bytes)
     console.log(
-      `  bytes per cycle: state ${bytes.state.length}, record ${bytes.record.length}, checkpoint ${bytes.checkpoint.length}, hashes 2 × 64`,
+      `  bytes per cycle: state ${bytes.state.length}, record ${bytes.record.length}, history row ${bytes.history_row?.length ?? 0}, checkpoint ${bytes.checkpoint.length}, hashes 2 × 64`,
     );
   const mem = memory?.best;
   for (const b of backends) {

@@ -47,6 +47,8 @@ export {
   type ModelInfo,
   type Snapshot,
 } from './lifecycle.js';
+export { historyFromRows, historyRowsOf } from './history.js';
+export { HISTORY_CAPACITY } from './traces.js';
 export { translatePatch, type PatchOperation } from './patch.js';
 export { compileModel, type CompiledModel } from './program.js';
 export { capDepth, projectPaths } from './projection.js';

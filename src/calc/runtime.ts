@@ -52,6 +52,7 @@ import {
   type HistoryEntry,
   type StoredHistoryEntry,
 } from './traces.js';
+import { historyRowText } from './history.js';
 
 export interface DispatchedEffect {
   effectId: string;
@@ -74,7 +75,11 @@ export interface RuntimeState {
   base: JsonObject;
   derived: Record<string, JsonValue>;
   meta: Record<string, JsonValue>;
-  /** Recent committed cycles, so `get_state` with `at` still answers after a reload. */
+  /**
+   * Recent committed cycles, so `get_state` with `at` still answers after a reload. A durable store
+   * keeps them as one row per cycle (`newestHistoryRow`, history.ts) and puts them back here when
+   * it loads; states written before that carry the ring themselves.
+   */
   history?: StoredHistoryEntry[];
 }
 
@@ -84,17 +89,6 @@ function storedHistoryEntry(h: HistoryEntry): StoredHistoryEntry {
     changes: h.changes.map(storeReplayEntry).filter((e) => e !== undefined),
     after: h.after.map(storeReplayEntry).filter((e) => e !== undefined),
   };
-}
-
-/** Each entry's text; a committed entry changes only by `after` growing (lazy values read later). */
-const historyTexts = new WeakMap<HistoryEntry, { afterLength: number; text: string }>();
-
-function historyText(h: HistoryEntry): string {
-  const known = historyTexts.get(h);
-  if (known?.afterLength === h.after.length) return known.text;
-  const text = JSON.stringify(storedHistoryEntry(h));
-  historyTexts.set(h, { afterLength: h.after.length, text });
-  return text;
 }
 
 /** Undo for everything a cycle touches: both documents and the caches. */
@@ -347,16 +341,27 @@ export class ModelRuntime {
   }
 
   /**
-   * `JSON.stringify(this.exportState())`, byte for byte, without the copy: what a durable store
-   * writes. Each history entry is printed once and its text reused while it stays the same.
+   * `JSON.stringify(this.exportState())` without `history`, made without copying: the state text a
+   * durable store writes and hashes each cycle. History goes beside it, a row per cycle
+   * (`newestHistoryRow`), so this text stays the size of the model.
    */
   exportStateText(): string {
-    const caches = JSON.stringify({
+    return JSON.stringify({
       base: this.base,
       derived: Object.fromEntries(this.derived),
       meta: Object.fromEntries(this.meta),
     });
-    return `${caches.slice(0, -1)},"history":[${this.history.map(historyText).join(',')}]}`;
+  }
+
+  /**
+   * The history row of the newest cycle (history.ts), for the store to keep beside its audit
+   * record; undefined when this runtime keeps no history. Ask right after the cycle.
+   */
+  newestHistoryRow(): string | undefined {
+    const n = this.history.length;
+    if (n === 0) return undefined;
+    const newest = this.history[n - 1]!;
+    return historyRowText(newest, newest.before ?? []);
   }
 
   /** The base document itself (read-only by convention; callers copy before changing). */
@@ -681,7 +686,14 @@ export class ModelRuntime {
 
     // commit
     this.traces.pushAll(traces);
-    this.history.push({ timestamp: Date.now(), changes: tx.merged.entries, after: [] });
+    // what was written since the previous cycle is stored with this one (history.ts)
+    const previous = this.history[this.history.length - 1];
+    this.history.push({
+      timestamp: Date.now(),
+      changes: tx.merged.entries,
+      after: [],
+      before: previous?.after ?? [],
+    });
     if (this.history.length > this.historyCapacity)
       this.history.splice(0, this.history.length - this.historyCapacity);
     return {

@@ -42,9 +42,11 @@ export interface HistoryEntry {
   changes: ReplayEntry[];
   /** Changes made after the cycle but before the next one (lazy values, create's recompute). */
   after: ReplayEntry[];
+  /** The previous entry's `after` (the same array), which a stored row carries (history.ts). */
+  before?: ReplayEntry[];
 }
 
-/** A history entry as JSON, kept with the state so history survives a restart. */
+/** A history entry as JSON, as a loaded state carries it (a durable store rebuilds it from rows). */
 export interface StoredHistoryEntry {
   timestamp: number;
   changes: StoredReplayEntry[];

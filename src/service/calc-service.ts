@@ -477,7 +477,11 @@ export class CalcService implements CalcApi {
           this.store.commitCycle(
             id,
             head.revision,
-            { object: () => runtime.exportState(), text: () => runtime.exportStateText() },
+            {
+              object: () => runtime.exportState(),
+              text: () => runtime.exportStateText(),
+              historyRow: () => runtime.newestHistoryRow(),
+            },
             record,
           ),
         );

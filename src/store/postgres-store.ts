@@ -24,7 +24,14 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CalcError, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
+import {
+  CalcError,
+  HISTORY_CAPACITY,
+  historyFromRows,
+  type JsonObject,
+  type ModelSpec,
+  type RuntimeState,
+} from '../calc/index.js';
 import { stateHashOf } from './audit-chain.js';
 import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import { AUDIT_KEY_FILE_NAME, AuditKey, defaultDataDir, wrongAuditKey } from './audit-key.js';
@@ -34,6 +41,7 @@ import {
   blobId,
   blobTooLarge,
   durableAuditSeal,
+  legacyHistoryRows,
   parseJson,
   sealForWrite,
   sortIds,
@@ -41,6 +49,7 @@ import {
 } from './row-codec.js';
 import {
   GENESIS_HASH,
+  stateTextOf,
   MAX_BLOB_BYTES,
   type AuditRecord,
   type AuditSeal,
@@ -129,6 +138,29 @@ const MIGRATIONS: readonly Migration[] = [
       ]);
     }
     await c.query(`INSERT INTO audit_meta (name, value) VALUES ('key_id', $1)`, [key.id]);
+  },
+  // 3: history rows beside the audit records (calc's history.ts); the rings states carry move there
+  async (c) => {
+    await c.query('ALTER TABLE audit ADD COLUMN history_row text');
+    const { rows } = await c.query<{ id: string; state: string }>('SELECT id, state FROM models');
+    for (const { id, state } of rows) {
+      const ring = legacyHistoryRows(state);
+      if (ring.length === 0) continue;
+      const newest = await c.query<{ sequence: string }>(
+        'SELECT sequence FROM audit WHERE model_id = $1 ORDER BY sequence DESC LIMIT $2',
+        [id, ring.length],
+      );
+      const sequences = newest.rows.map((r) => Number(r.sequence)).reverse();
+      // the ring's entries are the newest cycles' (a restore or an evolution empties it)
+      const kept = ring.slice(ring.length - sequences.length);
+      for (let i = 0; i < kept.length; i++) {
+        await c.query('UPDATE audit SET history_row = $1 WHERE model_id = $2 AND sequence = $3', [
+          kept[i],
+          id,
+          sequences[i],
+        ]);
+      }
+    }
   },
 ];
 
@@ -328,9 +360,19 @@ export class PostgresStore implements Store {
         stateHash: stateHashOf(r.state),
         checkpoint: r.audit_checkpoint,
       });
+      const state = parseJson<RuntimeState>(r.state, `state of model '${id}'`);
+      if (!Array.isArray(state.history)) {
+        // the rows of the cycles this state ends (a newer row is another process's, not ours yet)
+        const history = await this.pool.query<{ history_row: string | null }>(
+          'SELECT history_row FROM audit WHERE model_id = $1 AND sequence < $2 ORDER BY sequence DESC LIMIT $3',
+          [id, r.next_sequence, HISTORY_CAPACITY],
+        );
+        const ring = historyFromRows(history.rows.map((h) => h.history_row).reverse());
+        if (ring.length > 0) state.history = ring;
+      }
       return {
         spec: parseJson<ModelSpec>(r.spec, `spec of model '${id}'`),
-        state: parseJson<RuntimeState>(r.state, `state of model '${id}'`),
+        state,
         head: { revision: Number(r.revision), nextSequence: Number(r.next_sequence), lastHash: r.last_hash },
       };
     });
@@ -340,7 +382,7 @@ export class PostgresStore implements Store {
     return this.guard(`creating model '${id}'`, () =>
       this.tx(async (c) => {
         const specText = JSON.stringify(spec);
-        const stateText = JSON.stringify(state);
+        const stateText = stateTextOf(state);
         const stateHash = stateHashOf(stateText);
         const checkpoint = makeCheckpoint(
           this.auditKey,
@@ -432,7 +474,7 @@ export class PostgresStore implements Store {
       const notice = this.notifyPayload(id);
       const { rows } = await this.pool.query<{ committed: string }>({
         // prepared once per connection: parsing and planning this statement cost as much as running it
-        name: 'modelworks_commit_cycle',
+        name: 'modelworks_commit_cycle_3',
         text: `WITH moved AS (
            UPDATE models SET state = $1, revision = revision + 1, next_sequence = next_sequence + 1,
              last_hash = $2, audit_checkpoint = $10
@@ -440,8 +482,8 @@ export class PostgresStore implements Store {
              AND audit_checkpoint IS NOT DISTINCT FROM $11::text
            RETURNING id
          ), recorded AS (
-           INSERT INTO audit (model_id, sequence, record, prev_hash, hash)
-           SELECT id, $5, $7, $6, $2 FROM moved
+           INSERT INTO audit (model_id, sequence, record, prev_hash, hash, history_row)
+           SELECT id, $5, $7, $6, $2, $12 FROM moved
            RETURNING 1
          ), told AS (
            SELECT pg_notify($8, $9) FROM moved WHERE $9::text IS NOT NULL
@@ -459,6 +501,7 @@ export class PostgresStore implements Store {
           notice,
           checkpoint.text,
           from.checkpoint,
+          state.historyRow() ?? null,
         ],
       });
       const ok = Number(rows[0]?.committed ?? 0) === 1;
@@ -485,7 +528,7 @@ export class PostgresStore implements Store {
         if (!row) return undefined;
         const from = await this.fromState(c, id, expectedRevision);
         if (!from) return undefined;
-        const stateText = JSON.stringify(state);
+        const stateText = stateTextOf(state);
         // the row is locked: its checkpoint is the one to check, whatever this process remembers
         const change = this.prepareChange(
           id,

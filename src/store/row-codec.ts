@@ -3,7 +3,7 @@
  * backend failure becomes a structured error.
  */
 import { hash } from 'node:crypto';
-import { CalcError } from '../calc/index.js';
+import { CalcError, historyRowsOf, type RuntimeState } from '../calc/index.js';
 import { sealRecord, stateHashOf } from './audit-chain.js';
 import { checkCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import type { AuditKey } from './audit-key.js';
@@ -35,10 +35,9 @@ export function parseJson<T>(text: string, what: string): T {
  * in their own columns (the columns are the truth; nothing is kept twice).
  */
 export function auditContent(record: AuditRecord): string {
-  const rest: Record<string, unknown> = { ...record };
-  delete rest.sequence;
-  delete rest.prevHash;
-  delete rest.hash;
+  // a rest copy, not `delete` on a spread: deleting keys turns an object slow to print
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  const { sequence, prevHash, hash, ...rest } = record;
   return JSON.stringify(rest);
 }
 
@@ -134,4 +133,24 @@ export function durableAuditSeal(
     checkpoint: checkCheckpoint(key, modelId, { ...head, stateHash }, checkpointText, made),
     keyId: key.id,
   };
+}
+
+/**
+ * The history rows (calc's history.ts) of a state text written when states carried their history
+ * ring, oldest first; none for any other text. Used once, by the schema step that moves the rings.
+ */
+export function legacyHistoryRows(stateText: string): string[] {
+  let state: unknown;
+  try {
+    state = JSON.parse(stateText);
+  } catch {
+    return [];
+  }
+  const ring = (state as { history?: unknown } | null)?.history;
+  if (!Array.isArray(ring)) return [];
+  try {
+    return historyRowsOf(ring as NonNullable<RuntimeState['history']>);
+  } catch {
+    return []; // a ring that is not one: time travel starts afresh, nothing else depends on it
+  }
 }

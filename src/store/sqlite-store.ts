@@ -23,7 +23,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CalcError, type JsonObject, type ModelSpec, type RuntimeState } from '../calc/index.js';
+import {
+  CalcError,
+  HISTORY_CAPACITY,
+  historyFromRows,
+  type JsonObject,
+  type ModelSpec,
+  type RuntimeState,
+} from '../calc/index.js';
 import { stateHashOf } from './audit-chain.js';
 import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import { AUDIT_KEY_FILE_NAME, AuditKey, wrongAuditKey } from './audit-key.js';
@@ -31,6 +38,7 @@ import { CommitGroup, type Outcome } from './group-commit.js';
 import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
+  stateTextOf,
   type AuditRecord,
   type AuditSeal,
   type BlobRef,
@@ -48,6 +56,7 @@ import {
   blobId,
   blobTooLarge,
   durableAuditSeal,
+  legacyHistoryRows,
   parseJson,
   sealForWrite,
   sortIds,
@@ -125,6 +134,19 @@ const MIGRATIONS: readonly Migration[] = [
     }
     db.prepare(`INSERT INTO audit_meta (name, value) VALUES ('key_id', ?)`).run(key.id);
   },
+  // 3: history rows beside the audit records (calc's history.ts); the rings states carry move there
+  (db) => {
+    db.exec('ALTER TABLE audit ADD COLUMN history_row TEXT');
+    const states = db.prepare('SELECT id, state FROM models').all() as { id: string; state: string }[];
+    const newest = db.prepare('SELECT sequence FROM audit WHERE model_id = ? ORDER BY sequence DESC LIMIT ?');
+    const write = db.prepare('UPDATE audit SET history_row = ? WHERE model_id = ? AND sequence = ?');
+    for (const { id, state } of states) {
+      const rows = legacyHistoryRows(state);
+      const sequences = (newest.pluck().all(id, rows.length) as number[]).reverse();
+      // the ring's entries are the newest cycles' (a restore or an evolution empties it)
+      rows.slice(rows.length - sequences.length).forEach((row, i) => write.run(row, id, sequences[i]));
+    }
+  },
 ];
 
 interface ModelRow {
@@ -172,6 +194,8 @@ interface Vouched {
 /** A change with everything but its SQL done (`prepareChange`), waiting for its group's transaction. */
 interface PendingChange {
   id: string;
+  /** The cycle's history row (none for a replace). */
+  historyRow: string | null;
   expectedRevision: number;
   sequence: number;
   prevHash: string;
@@ -329,9 +353,20 @@ export class SqliteStore implements Store {
         stateHash: stateHashOf(row.state),
         checkpoint: row.audit_checkpoint,
       });
+      const state = parseJson<RuntimeState>(row.state, `state of model '${id}'`);
+      if (!Array.isArray(state.history)) {
+        // the rows of the cycles this state ends (a newer row is another process's, not ours yet)
+        const rows = this.stmt(
+          'SELECT history_row FROM audit WHERE model_id = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?',
+        )
+          .pluck()
+          .all(id, row.next_sequence, HISTORY_CAPACITY) as (string | null)[];
+        const ring = historyFromRows(rows.reverse());
+        if (ring.length > 0) state.history = ring;
+      }
       return {
         spec: parseJson<ModelSpec>(row.spec, `spec of model '${id}'`),
-        state: parseJson<RuntimeState>(row.state, `state of model '${id}'`),
+        state,
         head: { revision: row.revision, nextSequence: row.next_sequence, lastHash: row.last_hash },
       };
     });
@@ -340,7 +375,7 @@ export class SqliteStore implements Store {
   insertModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void> {
     return this.guard(`creating model '${id}'`, () => {
       const specText = JSON.stringify(spec);
-      const stateText = JSON.stringify(state);
+      const stateText = stateTextOf(state);
       const stateHash = stateHashOf(stateText);
       const checkpoint = makeCheckpoint(
         this.auditKey,
@@ -378,6 +413,7 @@ export class SqliteStore implements Store {
     expectedRevision: number,
     stateText: string,
     record: AuditRecord,
+    historyRow: string | undefined,
     spec?: ModelSpec,
   ): PendingChange {
     const vouched = this.vouched.get(id);
@@ -385,6 +421,7 @@ export class SqliteStore implements Store {
     const { prevHash, hash, stateHash } = sealForWrite(record, stateText);
     const change: PendingChange = {
       id,
+      historyRow: historyRow ?? null,
       expectedRevision,
       sequence: record.sequence,
       prevHash,
@@ -463,13 +500,9 @@ export class SqliteStore implements Store {
       checkpoint = this.checkpointAfter(change, fromStateHash, row.audit_checkpoint);
       if (!this.moveHead(change, checkpoint, row.audit_checkpoint)) return undefined;
     }
-    this.stmt('INSERT INTO audit (model_id, sequence, record, prev_hash, hash) VALUES (?, ?, ?, ?, ?)').run(
-      id,
-      change.sequence,
-      change.recordText,
-      change.prevHash,
-      change.hash,
-    );
+    this.stmt(
+      'INSERT INTO audit (model_id, sequence, record, prev_hash, hash, history_row) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(id, change.sequence, change.recordText, change.prevHash, change.hash, change.historyRow);
     const { spec, specText } = change;
     if (spec !== undefined && specText !== undefined && previousSpec !== undefined) {
       const previous = parseJson<ModelSpec>(previousSpec, `spec of model '${id}'`);
@@ -536,7 +569,7 @@ export class SqliteStore implements Store {
     record: AuditRecord,
   ): Promise<boolean> {
     return this.commitChange(`committing a cycle of model '${id}'`, () =>
-      this.prepareChange(id, expectedRevision, state.text(), record),
+      this.prepareChange(id, expectedRevision, state.text(), record, state.historyRow()),
     );
   }
 
@@ -548,7 +581,7 @@ export class SqliteStore implements Store {
     record: AuditRecord,
   ): Promise<boolean> {
     return this.commitChange(`replacing model '${id}'`, () =>
-      this.prepareChange(id, expectedRevision, JSON.stringify(state), record, spec),
+      this.prepareChange(id, expectedRevision, stateTextOf(state), record, undefined, spec),
     );
   }
 

@@ -88,18 +88,25 @@ export interface AuditQuery {
 /**
  * The state a cycle commits, in the form each store keeps it, made only when asked: the memory
  * store keeps the object (and reads it only when the model is loaded again), a durable store writes
- * and hashes the text.
+ * and hashes the text and keeps the cycle's history row beside its audit record.
  */
 export interface CommittedState {
-  /** A plain JSON copy of the state. */
+  /** A plain JSON copy of the state, history included. */
   object(): RuntimeState;
-  /** `JSON.stringify(object())`, byte for byte. */
+  /** `JSON.stringify(object())` without `history`, byte for byte (`stateTextOf`). */
   text(): string;
+  /** The cycle's history row (calc's history.ts), or undefined when the runtime keeps none. */
+  historyRow(): string | undefined;
 }
 
-/** A state already at hand, in both forms. */
+/** The text a durable store writes and hashes for `state`: everything but its history. */
+export function stateTextOf(state: RuntimeState): string {
+  return JSON.stringify({ base: state.base, derived: state.derived, meta: state.meta });
+}
+
+/** A state already at hand, in both forms (no history row: a replace starts history afresh). */
 export function committedState(state: RuntimeState): CommittedState {
-  return { object: () => state, text: () => JSON.stringify(state) };
+  return { object: () => state, text: () => stateTextOf(state), historyRow: () => undefined };
 }
 
 /** Called when a model changed in any process sharing the store (where the backend can tell). */

@@ -542,6 +542,7 @@ async function downgrade(
   }
   await q('ALTER TABLE models DROP COLUMN audit_checkpoint', []);
   await q('DROP TABLE audit_meta', []);
+  await q('ALTER TABLE audit DROP COLUMN history_row', []); // schema step 3 came later still
   if (kind === 'sqlite') await q('PRAGMA user_version = 1', []);
   else await q('DELETE FROM schema_migrations WHERE version > 1', []);
 }

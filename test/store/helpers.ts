@@ -7,7 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JsonObject, ModelSpec, MutationResult, RuntimeState } from '../../src/calc/index.js';
+import {
+  historyRowsOf,
+  type JsonObject,
+  type ModelSpec,
+  type MutationResult,
+  type RuntimeState,
+} from '../../src/calc/index.js';
 import { buildAuditRecord, buildReplaceRecord, recordHash, verifyChain } from '../../src/service/audit.js';
 import { stateHashOf } from '../../src/store/audit-chain.js';
 import { AuditKey } from '../../src/store/audit-key.js';
@@ -226,6 +232,35 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       expect(await store.head('m1')).toEqual({ revision: 1, nextSequence: 1, lastHash: r.hash });
       expect((await store.loadModel('m1'))?.state).toEqual(state({ x: 5 }, { '$.y': 10 }));
       expect(await store.auditRecords('m1')).toEqual([r]);
+    });
+
+    it('gives back the history ring the cycles carried (a durable store keeps a row per cycle)', async () => {
+      type Ring = NonNullable<RuntimeState['history']>;
+      const ring: Ring = [
+        { timestamp: 1, changes: [{ kind: 'key', path: ['x'], had: true, old: 0 }], after: [] },
+        {
+          timestamp: 2,
+          changes: [{ kind: 'key', path: ['x'], had: true, old: 5 }],
+          after: [{ kind: 'key', path: ['lazy'], had: false }],
+        },
+        { timestamp: 3, changes: [{ kind: 'length', path: ['items'], length: 2 }], after: [] },
+      ];
+      const rows = historyRowsOf(ring);
+      await store.insertModel('m1', spec('m1'), state({ x: 0 }));
+      for (let i = 0; i < ring.length; i++) {
+        const h = (await store.head('m1'))!;
+        const withRing = { ...state({ x: i }), history: ring.slice(0, i + 1) };
+        // each cycle's row is made right after it: the entry before it has its `after` by then
+        const committed = { ...committedState(withRing), historyRow: () => rows[i] };
+        const r = record('m1', h.nextSequence, h.lastHash, { '$.x': i });
+        expect(await store.commitCycle('m1', h.revision, committed, r)).toBe(true);
+      }
+      expect((await store.loadModel('m1'))?.state.history).toEqual(ring);
+      // a replace starts history afresh
+      const h = (await store.head('m1'))!;
+      const replaced = replaceRecord('m1', h.nextSequence, h.lastHash, '1.0.0');
+      expect(await store.replaceModel('m1', h.revision, spec('m1'), state({ x: 9 }), replaced)).toBe(true);
+      expect((await store.loadModel('m1'))?.state.history ?? []).toEqual([]);
     });
 
     it('refuses a cycle at a stale revision and writes nothing', async () => {

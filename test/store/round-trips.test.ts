@@ -66,7 +66,7 @@ describe('statements per committed cycle', () => {
         return query(...args);
       };
       for (let i = 2; i <= 4; i++) await service.mutate('rt', { '$.counters.a': i });
-      expect(seen).toEqual(Array(3).fill({ name: 'modelworks_commit_cycle' }));
+      expect(seen).toEqual(Array(3).fill({ name: 'modelworks_commit_cycle_3' }));
       expect(await service.verifyAudit('rt')).toMatchObject({ valid: true, recordsChecked: 4 });
       await service.close();
     },
