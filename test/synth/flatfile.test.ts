@@ -43,6 +43,30 @@ describe('parseDelimited', () => {
   });
 });
 
+describe('parseDelimited (csv-parse)', () => {
+  it('keeps a line break inside a quoted cell as part of the cell', () => {
+    expect(parseDelimited('id,note\n1,"two\nlines"\n2,"crlf\r\ninside"\r\n3,plain\n', ',')).toEqual([
+      ['id', 'note'],
+      ['1', 'two\nlines'],
+      ['2', 'crlf\r\ninside'],
+      ['3', 'plain'],
+    ]);
+  });
+
+  it('drops indented comments and whitespace-only lines anywhere, keeps a quoted "#" cell', () => {
+    expect(
+      parseDelimited('  # lead, with a comma\n\uFEFFx\n   \n"#1",a\n\t# tab comment\n,,\n', ','),
+    ).toEqual([['\uFEFFx'], ['#1', 'a'], ['', '', '']]);
+    expect(parseDelimited('\uFEFF# c\r\na;b\r\n', ';')).toEqual([['a', 'b']]);
+  });
+
+  it('an unclosed quote is a load error naming the table', () => {
+    expect(error(() => parseDelimited('a,"open\nb,c\n', ',', 'the table /t/x.csv'))).toBe(
+      'the table /t/x.csv is not a readable table: a quoted cell is never closed',
+    );
+  });
+});
+
 describe('FlatFile', () => {
   put('t/people.csv', '# id,name,zip,weight\n1,Ann,02134,1\n2,Bob,10001,3\n3,"Cole, Jr.",99501,0\n');
 
@@ -136,6 +160,30 @@ describe('FlatFile', () => {
     put('t/empty.csv', '# nothing\n');
     expect(error(() => runModel('t/b4.xml', '<FlatFile name="F" file="empty.csv"/>', 'F', 1, 1))).toMatch(
       /the table has no data rows/,
+    );
+  });
+
+  it('a quoted cell with a line break comes out as one value', () => {
+    put('t/notes.csv', 'id,note\n1,"two\nlines"\n');
+    const out = runModel(
+      't/notes.xml',
+      '<FlatFile name="F" file="notes.csv" skipHeader="true" mode="sequential" textColumns="note"/>',
+      'F',
+      1,
+      1,
+    );
+    expect(out).toBe('1.0,"two\nlines"\n');
+  });
+
+  it('a table that cannot be read or parsed is named by its own path, not the model file', () => {
+    const folder = put('t/tables/keep.txt', 'x').replace(/keep\.txt$/, '');
+    const asFolder = error(() => runModel('t/folder.xml', '<FlatFile name="F" file="tables"/>', 'F', 1, 1));
+    expect(asFolder).toBe(
+      `FlatFile "F": cannot read the table ${nodeFilePort.realpath(folder)}: it is a folder, not a file`,
+    );
+    const broken = put('t/broken.csv', 'a,"never closed\n');
+    expect(error(() => runModel('t/broken.xml', '<FlatFile name="F" file="broken.csv"/>', 'F', 1, 1))).toBe(
+      `FlatFile "F": the table ${nodeFilePort.realpath(broken)} is not a readable table: a quoted cell is never closed`,
     );
   });
 
