@@ -13,6 +13,7 @@ import { CalcService, type CalcObserver } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
 import { serveHttp, sessionIdleMsFromEnv } from '../mcp/http.js';
+import type { RequestLimiter } from '../mcp/http-rate-limit.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
@@ -130,8 +131,11 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   let sessionIdleMs = 0;
   let tracing: Tracing | undefined;
   let metrics: ServerMetrics | false = false;
+  let limit: RequestLimiter | undefined;
   try {
     if (http) sessionIdleMs = sessionIdleMsFromEnv();
+    // the rate limit (issue 28) too: its libraries are loaded only when it is on
+    if (http) limit = await rateLimitFromEnv();
     // metrics over HTTP only (issue 28); prom-client is loaded then, and stdio starts without it
     if (http) metrics = (await import('../observability/metrics.js')).serverMetricsFromEnv();
     tracing = await startTracing({ protocolOnStdout: !http });
@@ -195,6 +199,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     logger,
     sessionIdleMs,
     ...(metrics ? { metrics } : {}),
+    ...(limit ? { limit } : {}),
   });
   if (metrics && synth) {
     const service = synth.service;
@@ -214,4 +219,13 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** The per-client limit MODELWORKS_RATE_LIMIT_* set for `mcp --http`, or undefined when off. */
+async function rateLimitFromEnv(): Promise<RequestLimiter | undefined> {
+  const { rateLimitSettingsFromEnv, trustProxyFromEnv } = await import('../http/rate-limit.js');
+  const settings = rateLimitSettingsFromEnv();
+  if (!settings) return undefined;
+  const trust = trustProxyFromEnv();
+  return (await import('../mcp/http-rate-limit.js')).requestLimiter(settings, trust);
 }

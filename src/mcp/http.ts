@@ -19,6 +19,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestLimiter } from './http-rate-limit.js';
 import { newRequestId, withRequestId, type Logger } from '../observability/logger.js';
 import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
@@ -120,6 +121,8 @@ export interface HttpMcpOptions {
   stream?: StreamSettings;
   /** Prometheus metrics at /metrics (after the Host and Origin checks) and of every request. */
   metrics?: ServerMetrics;
+  /** The per-client request limit (http-rate-limit.ts); none when absent. */
+  limit?: RequestLimiter;
 }
 
 export interface RunningHttpMcp {
@@ -399,6 +402,7 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
 
   const { metrics } = options;
   metrics?.watchMcpSessions(() => host.size);
+  const { limit } = options;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -406,6 +410,8 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     const known = url.pathname === '/health' || url.pathname === '/mcp' || isMetrics;
     metrics?.countNodeRequest(req.method, known ? url.pathname : undefined, res);
     if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
+    // before every other check, so a client flooding the server with bad requests is limited too
+    if (limit && !(await limit(req, res))) return;
     if (url.pathname !== '/mcp' && !isMetrics) return sendJson(res, 404, { error: 'Not found' });
     if (!hostAllowed(req.headers.host, options.host))
       return sendJson(res, 403, rpcError(-32000, 'Forbidden host'));
