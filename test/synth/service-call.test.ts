@@ -70,6 +70,14 @@ describe('ServiceCall', () => {
       ['c', 'd'],
     ]);
     expect(responseRows('  ')).toEqual([]);
+    // text responses are read like FlatFile tables (csv-parse): quoted commas and line breaks
+    expect(responseRows('1,"Cole, Jr."\n2,"two\nlines"\n')).toEqual([
+      ['1', 'Cole, Jr.'],
+      ['2', 'two\nlines'],
+    ]);
+    expect(() => responseRows('1,"open\n', 'round 1')).toThrow(
+      'round 1 is not a readable table: a quoted cell is never closed',
+    );
   });
 
   it('calls in rounds until an empty answer, sends headers, and emits the rows in order', async () => {

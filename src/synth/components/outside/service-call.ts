@@ -17,6 +17,7 @@ import type { SynthLimits } from '../../limits.js';
 import { overLimit } from '../../limits.js';
 import type { ComponentImpl, LoadContext } from '../component.js';
 import { checkColumns, descriptorOf } from '../component.js';
+import { parseDelimited } from './flat-file.js';
 
 type Output = 'numeric' | 'string';
 
@@ -53,18 +54,19 @@ function cellsOf(value: unknown): unknown[] {
   return [value];
 }
 
-/** Rows of one response body. */
-export function responseRows(body: string): unknown[][] {
+/**
+ * Rows of one response body: JSON, or else comma-separated text read like a FlatFile table
+ * (csv-parse: quoted cells, `#` comments).
+ * @param source names the response in a load error
+ */
+export function responseRows(body: string, source = 'the response'): unknown[][] {
   const text = body.trim();
   if (text === '') return [];
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return text
-      .split(/\r?\n/)
-      .filter((l) => l.trim() !== '')
-      .map((l) => l.split(','));
+    return parseDelimited(text, ',', source);
   }
   if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
     const o = json as Record<string, unknown>;
@@ -146,7 +148,7 @@ async function callRounds(
         'SYNTH_LOAD',
         `${what}: round ${round + 1}: ${overLimit('the response text (characters)', collected, 'serviceCallMaxChars', limits)}`,
       );
-    const got = responseRows(body);
+    const got = responseRows(body, `${what}: round ${round + 1}: the response`);
     if (got.length === 0 || body === previous) break;
     for (const r of got) rows.push(r);
     previous = body;
