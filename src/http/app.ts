@@ -34,7 +34,7 @@ import { ServerMetrics } from '../observability/metrics.js';
 import { registerModelRoutes } from './model-routes.js';
 import { calcErrorReply, problem, type ErrorReply } from './problems.js';
 import { registerSecurity } from './security.js';
-import { loggerOptions, logLevelFrom } from '../observability/logger.js';
+import { answerRequestIds, fastifyRequestIds, loggerOptions, logLevelFrom } from '../observability/logger.js';
 import { traceFastifyRequests } from '../observability/tracing.js';
 import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.js';
 import { registerNamespaceGuard, registerSandboxRoutes } from './sandbox-routes.js';
@@ -168,6 +168,7 @@ export function serverOptions(log: AppOptions['log']): FastifyServerOptions {
     : false;
   return {
     logger,
+    ...fastifyRequestIds,
     bodyLimit: MAX_JSON_BODY_BYTES,
     forceCloseConnections: true,
     // bodies parse as plain JSON; refuseUnsafeInput answers `__proto__` with a Schema violation naming
@@ -184,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   traceFastifyRequests(app); // a span per request when tracing is on; before any route
+  answerRequestIds(app);
   const routes: { method: string; url: string }[] = [];
   routeTables.set(app, routes);
   app.addHook('onRoute', (route) => {

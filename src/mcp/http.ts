@@ -20,7 +20,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestLimiter } from './http-rate-limit.js';
-import { newRequestId, withRequestId, type Logger } from '../observability/logger.js';
+import { REQUEST_ID_HEADER, requestIdOf, withRequestId, type Logger } from '../observability/logger.js';
 import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { conformanceFixturesFromEnv } from './conformance-tools.js';
@@ -446,7 +446,8 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
   };
 
   const http: HttpServer = createServer((req, res) => {
-    const reqId = newRequestId();
+    const reqId = requestIdOf(req.headers);
+    res.setHeader(REQUEST_ID_HEADER, reqId);
     // everything logged while the request runs carries its id, as on Fastify's servers
     withRequestId(reqId, () => {
       const started = performance.now();

@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
+import type { FastifyInstance } from 'fastify';
 export type { Logger } from 'pino';
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -40,8 +41,38 @@ export function redactUrl(url: string): string {
 /** Request ids of the servers that are not Fastify (MCP over node:http): set per request. */
 const requestIds = new AsyncLocalStorage<string>();
 
-/** A fresh request id (the same form Fastify's servers use). */
+/** A fresh request id. */
 export const newRequestId = (): string => randomUUID();
+
+/** The header a request id travels in, both ways. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** What a caller's own request id may look like; anything else is replaced, never logged. */
+const CALLER_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The id of a request: the one a proxy or client sent in X-Request-Id when it is a plain token,
+ * so a request can be followed across services, else a fresh one. Every server answers with it.
+ */
+export function requestIdOf(headers: Record<string, string | string[] | undefined>): string {
+  const sent = headers[REQUEST_ID_HEADER];
+  return typeof sent === 'string' && CALLER_REQUEST_ID.test(sent) ? sent : newRequestId();
+}
+
+/** Fastify's request-id settings for every Fastify server (with `answerRequestIds`). */
+export const fastifyRequestIds = {
+  requestIdHeader: false as const,
+  genReqId: (req: { headers: Record<string, string | string[] | undefined> }): string =>
+    requestIdOf(req.headers),
+};
+
+/** Every answer of `app` carries its request's id (X-Request-Id), as on its log lines. */
+export function answerRequestIds(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+}
 
 /** Runs `fn` with `reqId` on every line logged inside it, however deep (a service's own log). */
 export function withRequestId<T>(reqId: string, fn: () => T): T {

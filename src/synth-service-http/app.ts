@@ -27,6 +27,7 @@ import { METRICS_PATH, registerMetrics } from '../http/metrics-route.js';
 import { registerRateLimit, type RateLimitSettings, type TrustProxy } from '../http/rate-limit.js';
 import { ServerMetrics } from '../observability/metrics.js';
 import { traceFastifyRequests } from '../observability/tracing.js';
+import { answerRequestIds, fastifyRequestIds } from '../observability/logger.js';
 
 export interface SynthServiceAppOptions {
   service: SynthService;
@@ -92,12 +93,14 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
   const { service, token } = options;
   const app = Fastify({
     logger: options.logger ?? false,
+    ...fastifyRequestIds,
     bodyLimit: options.bodyLimit ?? MAX_MODEL_TEXT_BYTES + 64 * 1024,
     // while closing, new requests get 503 and in-flight ones finish
     return503OnClosing: true,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   traceFastifyRequests(app); // a span per request when tracing is on; before any route
+  answerRequestIds(app);
 
   // JSON by our own parser: its errors are in our words, `__proto__` is refused naming where it
   // is, and `constructor` or `prototype` are ordinary keys.
