@@ -35,6 +35,7 @@ import type { ToolContext, ToolDefinition } from './tool.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
+import { inSpan } from '../observability/tracing.js';
 
 /** JSON-RPC error for an unknown resource (what MCP clients expect). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -176,7 +177,12 @@ export function createMcpServer(options: McpServerOptions): Server {
       return textError(`Invalid arguments for ${tool.name}: ${problems}`);
     }
     try {
-      return await tool.run(args, callContext(server, request, extra));
+      // one span per call: under the HTTP request's span, or the root of its trace over stdio
+      // (named as OpenTelemetry's MCP conventions name it: method, then tool)
+      const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name };
+      return await inSpan(`tools/call ${tool.name}`, attributes, () =>
+        tool.run(args, callContext(server, request, extra)),
+      );
     } catch (err) {
       return errorResult(err);
     }

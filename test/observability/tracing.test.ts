@@ -1,10 +1,12 @@
 /**
- * Tracing (issue 28, acceptance 2): with the SDK's in-memory exporter, one REST mutate and one MCP
- * mutate (mcp --http) each produce request → calc.cycle → (calc.phase.*, store.commit) in one
- * trace; the standard OTEL settings decide whether tracing is on at all.
+ * Tracing (issue 28, acceptance 2): with the SDK's in-memory exporter, one REST mutate produces
+ * request → calc.cycle → (calc.phase.*, store.commit) in one trace; one MCP mutate over HTTP
+ * request → tools/call → calc.cycle → …; over stdio (no HTTP request) the tools/call span is the
+ * trace's root. The standard OTEL settings decide whether tracing is on at all.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { SpanKind } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -141,7 +143,33 @@ describe('one mutate', () => {
     }
   });
 
-  it('over MCP (mcp --http): request span → calc.cycle → phases and store.commit', async () => {
+  it('over MCP without HTTP (as stdio): tools/call is the root, calc.cycle under it', async () => {
+    const calc = new CalcService(new MemoryStore());
+    const server = createMcpServer({ calc, guidanceTopics: [], groups: new Set(['calc']), modeLine: 'test' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'trace-test', version: '1' });
+    try {
+      await server.connect(serverSide);
+      await client.connect(clientSide);
+      await calc.createModel(orderSpec('m-stdio'));
+      exporter.reset();
+      const out = await client.callTool({
+        name: 'mutate',
+        arguments: { id: 'm-stdio', mutations: { '$.items[0].price': 10 } },
+      });
+      expect(out.isError).toBeFalsy();
+      const spans = exporter.getFinishedSpans();
+      const call = named(spans, 'tools/call mutate');
+      expect(call).toHaveLength(1);
+      expect(parentOf(call[0]!)).toBeUndefined();
+      expectCycleUnder(call[0]!, spans);
+    } finally {
+      await client.close();
+      await calc.close();
+    }
+  });
+
+  it('over MCP (mcp --http): request span → tools/call → calc.cycle → phases and store.commit', async () => {
     const calc = new CalcService(new MemoryStore());
     const running = await serveHttp({
       host: '127.0.0.1',
@@ -165,11 +193,13 @@ describe('one mutate', () => {
       // the request span ends when its response closes
       await expect.poll(() => named(exporter.getFinishedSpans(), 'calc.cycle').length).toBe(1);
       const spans = exporter.getFinishedSpans();
-      const cycle = named(spans, 'calc.cycle')[0]!;
-      const request = spans.find((s) => s.spanContext().spanId === parentOf(cycle));
+      const call = named(spans, 'tools/call mutate');
+      expect(call).toHaveLength(1);
+      expect(call[0]!.attributes).toMatchObject({ 'gen_ai.tool.name': 'mutate' });
+      const request = spans.find((s) => s.spanContext().spanId === parentOf(call[0]!));
       expect(request?.kind).toBe(SpanKind.SERVER);
       expect(request?.name).toBe('POST /mcp');
-      expectCycleUnder(request!, spans);
+      expectCycleUnder(call[0]!, spans);
     } finally {
       await client.close();
       await running.close();
