@@ -19,6 +19,7 @@ import { serveStdio } from '../mcp/stdio.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
 import { describeAliases, withSeedAliases } from '../mcp/synth-env-aliases.js';
+import type { Edition } from '../synth/index.js';
 import { createLogger, logLevelFrom, warnings, type Logger } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import type { ServerMetrics } from '../observability/metrics.js';
@@ -49,6 +50,8 @@ export interface McpOptions {
   url?: string;
   apiKey?: string;
   browser?: boolean;
+  /** The synth tools' edition: full (default) or free. */
+  edition?: Edition;
   /** Unset: MODELWORKS_LOG_LEVEL, else warn. */
   logLevel?: string;
 }
@@ -155,7 +158,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   }
   let synth: SynthMcpGroup | undefined;
   try {
-    if (groups.has('synth')) synth = synthMcpGroup(env, warnings(logger));
+    if (groups.has('synth')) synth = synthMcpGroup(env, warnings(logger), opts.edition);
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;

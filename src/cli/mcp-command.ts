@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { addLogLevelOption } from './serve-command.js';
 import type { McpOptions } from './mcp-action.js';
 import { examples } from './help-text.js';
+import { editionOption } from './synth-edition.js';
 
 export function registerMcpCommand(program: Command): void {
   const command = program
@@ -25,7 +26,10 @@ export function registerMcpCommand(program: Command): void {
       'remote mode: send every model tool to a `modelworks serve` server (also MODELWORKS_SERVER_URL)',
     )
     .option('--api-key <key>', "the remote server's API key (prefer MODELWORKS_API_KEY)")
-    .option('--browser', 'with --url: pair with a browser sandbox first (adds the pair_browser tool)');
+    .option('--browser', 'with --url: pair with a browser sandbox first (adds the pair_browser tool)')
+    .addOption(
+      editionOption('synth tools: full (every component) or free (the Free edition gates, as grind)'),
+    );
   addLogLevelOption(command).action(async (opts: McpOptions) => {
     const { runMcp } = await import('./mcp-action.js');
     await runMcp(opts);

@@ -9,6 +9,7 @@ import type { Edition, OutputFormat } from '../synth/index.js';
 import type { AnalyzeOptions } from './synth-actions.js';
 import { examples } from './help-text.js';
 import { registerSynthServe } from './synth-serve-command.js';
+import { editionOption } from './synth-edition.js';
 
 /** The engine's OUTPUT_FORMATS, spelled out so that listing them costs no engine load (a test holds them equal). */
 export const GRIND_FORMATS: readonly OutputFormat[] = ['csv', 'raw', 'ndjson', 'json'];
@@ -23,14 +24,6 @@ function parseSeed(value: string): bigint {
   const seed = BigInt(value);
   if (seed < -(1n << 63n) || seed >= 1n << 64n) throw new InvalidArgumentError('must fit in 64 bits');
   return BigInt.asIntN(64, seed);
-}
-
-const EDITIONS: readonly Edition[] = ['full', 'free'];
-
-function editionOption(): Option {
-  return new Option('--edition <edition>', 'full: every component; free: emulate the Free edition gates')
-    .choices(EDITIONS)
-    .default('full');
 }
 
 /** Registers the `synth` command group on the program. */

@@ -3,6 +3,7 @@
  * graceful stop (no new requests, in-flight ones finish). Loaded only when the command runs
  * (synth-serve-command.ts registers it).
  */
+import type { Edition } from '../synth/index.js';
 import { ndjsonAuditFile } from '../service/synth-audit.js';
 import { SynthService } from '../service/synth-service.js';
 import {
@@ -43,6 +44,8 @@ export interface ServeOptions {
   cacheMaxBytes?: number;
   maxGenerations: number;
   maxQueue: number;
+  /** full (default) or free: the Free edition's components and gates. */
+  edition?: Edition;
   /** Unset: MODELWORKS_LOG_LEVEL, else warn. */
   logLevel?: string;
 }
@@ -80,6 +83,7 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
         `--max-bytes / ${SYNTH_BUDGET_ENV.serviceMaxBytes}`,
       );
     service = new SynthService({
+      edition: opts.edition ?? 'full',
       modelIdleTimeoutMs: opts.modelIdleTimeout * 1000,
       serviceCacheSize: opts.maxGenerations,
       serviceCacheMaxBytes: cacheMaxBytes,
@@ -117,7 +121,9 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
   }
   if (!token && !['127.0.0.1', 'localhost', '::1'].includes(opts.host))
     log('warning: no token set and not bound to loopback: anyone who can reach this port can use it');
-  log(`synth Service listening at ${address}${token ? ' (bearer token required)' : ''}`);
+  const notes = [opts.edition === 'free' ? 'Free edition' : '', token ? 'bearer token required' : ''];
+  const noted = notes.filter(Boolean).join(', ');
+  log(`synth Service listening at ${address}${noted ? ` (${noted})` : ''}`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

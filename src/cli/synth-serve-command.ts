@@ -8,6 +8,7 @@ import { InvalidArgumentError } from 'commander';
 import { addLogLevelOption } from './serve-command.js';
 import type { ServeOptions } from './synth-serve-action.js';
 import { examples } from './help-text.js';
+import { editionOption } from './synth-edition.js';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -43,7 +44,8 @@ export function registerSynthServe(synth: Command): void {
       positiveInt,
       50,
     )
-    .option('--max-queue <n>', 'generations that may wait behind the running one', positiveInt, 16);
+    .option('--max-queue <n>', 'generations that may wait behind the running one', positiveInt, 16)
+    .addOption(editionOption('full (every component) or free (the Free edition gates, as grind)'));
   addLogLevelOption(command).action(async (opts: ServeOptions) => {
     // the Service and Fastify are loaded here, so they cost nothing to the other commands' start-up
     const { runSynthServe } = await import('./synth-serve-action.js');
@@ -53,5 +55,6 @@ export function registerSynthServe(synth: Command): void {
     command,
     'modelworks synth serve',
     'modelworks synth serve --port 8085 --token secret --max-queue 4',
+    'modelworks synth serve --edition free',
   );
 }

@@ -10,6 +10,7 @@ import { DEFAULT_SERVICE_URL, SynthServiceClient } from '../remote/synth-service
 import { ndjsonAuditFile } from '../service/synth-audit.js';
 import { embeddedMaxBytesFromEnv, SynthService } from '../service/synth-service.js';
 import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, cacheBudget, limitsFromEnv } from '../service/synth-settings.js';
+import type { Edition } from '../synth/index.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { synthResources } from './synth-resources.js';
 import { type SynthGenerateMode, synthTools } from './synth-tools.js';
@@ -54,8 +55,16 @@ function generateMode(env: NodeJS.ProcessEnv, log: (message: string) => void): S
   return modeText;
 }
 
-/** @throws Error naming the variable when a setting is malformed */
-export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => void): SynthMcpGroup {
+/**
+ * @param edition `free` runs the Free edition's gates (`--edition free`): list_components lists
+ *   only Free components and models load as under `grind --edition free`
+ * @throws Error naming the variable when a setting is malformed
+ */
+export function synthMcpGroup(
+  env: NodeJS.ProcessEnv,
+  log: (message: string) => void,
+  edition: Edition = 'full',
+): SynthMcpGroup {
   const mode = generateMode(env, log);
   const baseUrl = (env[SYNTH_ENV.serviceUrl] ?? '').trim() || DEFAULT_SERVICE_URL;
   try {
@@ -67,6 +76,7 @@ export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => 
   const auditPath = env[SYNTH_ENV.auditLog]?.trim();
   const embeddedMaxBytes = embeddedMaxBytesFromEnv(env);
   const service = new SynthService({
+    edition,
     embeddedMaxBytes,
     embeddedCacheMaxBytes: cacheBudget(
       env,
@@ -84,7 +94,7 @@ export function synthMcpGroup(env: NodeJS.ProcessEnv, log: (message: string) => 
     tools: synthTools({ service, mode, remote, log }),
     resources: synthResources(),
     mode,
-    describe: mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded',
+    describe: `${mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded'}${edition === 'free' ? ', Free edition' : ''}`,
     service,
     close: () => service.close(),
   };

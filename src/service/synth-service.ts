@@ -13,6 +13,7 @@ import type { Allowlists } from '../synth/access/allowlists.js';
 import {
   type Analysis,
   type ComponentDescriptor,
+  type Edition,
   type LoadOptions,
   type PreparedModel,
   type SynthLimits,
@@ -148,6 +149,11 @@ export interface AnalyzeArgs {
 }
 
 export interface SynthServiceOptions {
+  /**
+   * `full` (default) or `free`: the Free edition lists only Free components and refuses the rest
+   * when a model loads, with the same gates as `grind --edition free`.
+   */
+  edition?: Edition;
   /** The outside-access policy; read per call so a malformed setting is reported where it is used. */
   allowlists?: () => Allowlists;
   /** Receives the mcp.embedded_generate.start/stop events. */
@@ -353,7 +359,7 @@ export class SynthService {
 
   /** The component list, whole or filtered by `name` or `category` (not both). */
   components(filter: { name?: unknown; category?: unknown } = {}): ComponentList {
-    this.componentCache ??= JSON.parse(componentsJson()) as ComponentList;
+    this.componentCache ??= JSON.parse(componentsJson(this.edition)) as ComponentList;
     const all = this.componentCache;
     const { name, category } = filter;
     if (name !== undefined && category !== undefined)
@@ -390,13 +396,18 @@ export class SynthService {
   }
 
   /**
-   * How models given as text are loaded: the full edition, the current allowlists, the real ports,
+   * How models given as text are loaded: this service's edition, the current allowlists, the real ports,
    * this service's budgets, and no working directory. Text has no folder, so a relative Import,
    * FlatFile or SQLite path resolves only under the folders the allowlists list (none unless the
    * operator configures some), never against the directory the server was started in.
    */
   loadOptions(): LoadOptions {
-    return { edition: 'full', allowlists: this.allowlists(), ports: realPorts(), limits: this.limits };
+    return { edition: this.edition, allowlists: this.allowlists(), ports: realPorts(), limits: this.limits };
+  }
+
+  /** The edition models load under (`full` unless the operator chose `free`). */
+  get edition(): Edition {
+    return this.options.edition ?? 'full';
   }
 
   /**
