@@ -1,12 +1,21 @@
 /** The compiler's shared vocabulary: fields (columns, summary cells), names, types and rejections. */
 import type { JsonValue } from '../calc/index.js';
-import type { RejectionReason } from './errors.js';
+import type { RejectionReason, SheetLimits } from './errors.js';
 import type { Formula } from './formula.js';
-import { cellKey, type SheetCell, type Worksheet } from './xlsx.js';
+import { cellKey, type ExcelTable, type SheetCell, type Worksheet } from './xlsx.js';
 
 export type ValueType = 'number' | 'string' | 'boolean' | 'any';
 
+export interface ConvertOptions {
+  modelId: string;
+  /** Names the source in the spec's descriptions and test. */
+  filename?: string;
+  limits?: SheetLimits;
+}
+
 export interface RejectedColumn {
+  /** The sheet the column or cell is on. */
+  sheet?: string;
   /** The column's header (or a summary cell's label). */
   column: string;
   /** Column letter, or the cell of a summary formula. */
@@ -26,7 +35,15 @@ export interface Field {
   name: string;
   title: string;
   address: string;
-  kind: 'input' | 'column' | 'summary';
+  /**
+   * input: a constant column of a table; column: a filled-down formula column; summary: a formula
+   * cell outside the tables; side: a constant cell outside the tables that a formula reads (a
+   * top-level input, like a rate or a named constant).
+   */
+  kind: 'input' | 'column' | 'summary' | 'side';
+  sheet: Worksheet;
+  /** The table of an input or column field. */
+  table?: TableModel;
   col: number;
   row: number;
   type: ValueType;
@@ -43,6 +60,8 @@ export interface Field {
   constant?: boolean;
   /** Formula cells of the workbook this field covers. */
   formulaCells: number;
+  /** A side input's value (the cell's constant; a blank reads as 0). */
+  value?: JsonValue;
 }
 
 const RESERVED = new Set(['and', 'or', 'in', 'true', 'false', 'null', 'function', 'rows', 'parent', 'const']);
@@ -77,12 +96,22 @@ export function typeOf(values: JsonValue[]): ValueType {
 
 export const BLANK: Record<ValueType, JsonValue> = { number: 0, string: '', boolean: false, any: 0 };
 
-export interface Table {
+/** A table of the workbook: an Excel Table, or a block found under a header row. */
+export interface TableModel {
   sheet: Worksheet;
-  columns: number;
+  /** Its array in the spec (`$.<name>`). */
+  name: string;
+  /** For people: the Excel Table's name, or the sheet and range. */
+  title: string;
+  /** The header row (0 when the table has none). */
+  headerRow: number;
+  firstRow: number;
   lastRow: number;
+  left: number;
+  right: number;
+  /** The Excel Table, when the table is one (its name and column names for structured references). */
+  excel?: ExcelTable;
   byCol: Map<number, Field>;
-  byCell: Map<string, Field>;
 }
 
 export function reject(
@@ -92,7 +121,14 @@ export function reject(
   extra: Partial<RejectedColumn> = {},
 ): void {
   if (field.rejection) return;
-  field.rejection = { column: field.title, address: field.address, reason, message, ...extra };
+  field.rejection = {
+    sheet: field.sheet.name,
+    column: field.title,
+    address: field.address,
+    reason,
+    message,
+    ...extra,
+  };
   if (field.formulaText !== undefined && field.rejection.formula === undefined)
     field.rejection.formula = `=${field.formulaText}`;
 }

@@ -36,7 +36,7 @@ const syntax = (message: string): never => {
   throw new Rejection('UNSUPPORTED_SYNTAX', message);
 };
 
-const REF = String.raw`(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?(?:\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3})`;
+const REF = String.raw`(?:(?:'(?:[^']|'')+'|(?:\[\d+\])?[A-Za-z_][\w.]*)!)?(?:\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3})`;
 const TOKEN = new RegExp(
   [
     String.raw`(?<ws>\s+)`,

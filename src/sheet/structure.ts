@@ -1,36 +1,94 @@
 /** Reading a worksheet's structure: where the table is, its headers, and each cell's formula tree. */
 import { Rejection, SheetError, type SheetLimits } from './errors.js';
 import { isBlank, isError } from './fields.js';
-import { parseFormula, printFormula, shiftFormula, type Formula } from './formula.js';
-import { cellKey, cellName, type FormulaInfo, type SheetCell, type Worksheet } from './xlsx.js';
+import { parseFormula, shiftFormula, type Formula } from './formula.js';
+import {
+  cellKey,
+  cellName,
+  type ExcelTable,
+  type FormulaInfo,
+  type SheetCell,
+  type Worksheet,
+} from './xlsx.js';
 
-export function findTable(sheet: Worksheet, limits: SheetLimits): { columns: number; lastRow: number } {
-  let columns = 0;
-  while (!isBlank(sheet.cells.get(cellKey(1, columns + 1)))) columns++;
-  if (columns === 0) {
-    throw new SheetError(
-      'NO_TABLE',
-      `sheet '${sheet.name}' has no header in A1; the table must start at A1 with a header row`,
-    );
+/** A table's block of cells before its fields are made. */
+export interface TableRegion {
+  headerRow: number;
+  firstRow: number;
+  lastRow: number;
+  left: number;
+  right: number;
+  excel?: ExcelTable;
+}
+
+const isText = (c: SheetCell | undefined): boolean =>
+  c !== undefined && !c.formula && typeof c.value === 'string' && c.value.trim() !== '';
+
+/**
+ * The tables of a sheet: its Excel Tables, then blocks under a header row found anywhere else. A
+ * header row is a run of at least two text cells side by side (or any run starting at A1) with a
+ * row below it; the block goes down to the first row blank in all its columns. A last row that
+ * holds formulas in columns whose other rows hold none (a totals row) is left outside the table.
+ */
+export function findTables(sheet: Worksheet, limits: SheetLimits): TableRegion[] {
+  const regions: TableRegion[] = [];
+  const inRegion = (r: number, c: number): boolean =>
+    regions.some((t) => r >= t.headerRow && r <= t.lastRow && c >= t.left && c <= t.right);
+  for (const excel of sheet.tables) {
+    const headerRow = excel.headerRows > 0 ? excel.top : 0;
+    const firstRow = excel.top + excel.headerRows;
+    const lastRow = excel.bottom - excel.totalsRows;
+    if (lastRow < firstRow) continue;
+    regions.push({
+      headerRow: headerRow || firstRow,
+      firstRow,
+      lastRow,
+      left: excel.left,
+      right: excel.right,
+      excel,
+    });
   }
-  if (columns > limits.maxColumns) {
-    throw new SheetError(
-      'TOO_MANY_COLUMNS',
-      `the table has ${columns} columns; the limit is ${limits.maxColumns}`,
-    );
-  }
-  let lastRow = 1;
-  const rowUsed = (r: number): boolean => {
-    for (let c = 1; c <= columns; c++) if (!isBlank(sheet.cells.get(cellKey(r, c)))) return true;
+  const at = (r: number, c: number): SheetCell | undefined => sheet.cells.get(cellKey(r, c));
+  const rowUsed = (r: number, left: number, right: number): boolean => {
+    for (let c = left; c <= right; c++) if (!isBlank(at(r, c)) && !inRegion(r, c)) return true;
     return false;
   };
-  while (lastRow < sheet.maxRow && rowUsed(lastRow + 1)) {
-    lastRow++;
-    if (lastRow - 1 > limits.maxRows) {
-      throw new SheetError('TOO_MANY_ROWS', `the table has more than ${limits.maxRows} data rows`);
+  for (let r = 1; r < sheet.maxRow; r++) {
+    for (let c = 1; c <= sheet.maxCol; c++) {
+      if (!isText(at(r, c)) || inRegion(r, c)) continue;
+      let right = c;
+      while (right < sheet.maxCol && isText(at(r, right + 1)) && !inRegion(r, right + 1)) right++;
+      const legacy = r === 1 && c === 1;
+      if ((right > c || legacy) && rowUsed(r + 1, c, right)) {
+        let lastRow = r + 1;
+        while (lastRow < sheet.maxRow && rowUsed(lastRow + 1, c, right)) {
+          lastRow++;
+          if (lastRow - r > limits.maxRows) {
+            throw new SheetError(
+              'TOO_MANY_ROWS',
+              `the table at ${sheet.name}!${cellName(r, c)} has more than ${limits.maxRows} data rows`,
+            );
+          }
+        }
+        if (totalsRow(sheet, r + 1, lastRow, c, right)) lastRow--;
+        regions.push({ headerRow: r, firstRow: r + 1, lastRow, left: c, right });
+      }
+      c = right;
     }
   }
-  return { columns, lastRow };
+  return regions;
+}
+
+/** Whether the last row is a totals row: formulas where every row above holds a constant or nothing. */
+function totalsRow(sheet: Worksheet, first: number, last: number, left: number, right: number): boolean {
+  if (last <= first) return false;
+  let totals = false;
+  for (let c = left; c <= right; c++) {
+    if (!sheet.cells.get(cellKey(last, c))?.formula) continue;
+    for (let r = first; r < last; r++) if (sheet.cells.get(cellKey(r, c))?.formula) return false;
+    totals = true;
+  }
+  return totals;
 }
 
 export function headerText(cell: SheetCell | undefined): string {
@@ -92,28 +150,4 @@ export function literalFormulas(sheet: Worksheet): Map<SheetCell, FormulaInfo> {
     }
   }
   return literals;
-}
-
-/** The first reference to another sheet in a formula, if any. */
-export function foreignSheet(f: Formula, sheetName: string): string | undefined {
-  switch (f.kind) {
-    case 'ref':
-    case 'range':
-      return f.sheet !== undefined && f.sheet.toLowerCase() !== sheetName.toLowerCase()
-        ? printFormula(f)
-        : undefined;
-    case 'call':
-      for (const a of f.args) {
-        const hit = foreignSheet(a, sheetName);
-        if (hit) return hit;
-      }
-      return undefined;
-    case 'binary':
-      return foreignSheet(f.left, sheetName) ?? foreignSheet(f.right, sheetName);
-    case 'unary':
-    case 'percent':
-      return foreignSheet(f.operand, sheetName);
-    default:
-      return undefined;
-  }
 }

@@ -1,54 +1,16 @@
-/** One formula → JSONata: references resolved against the table, functions translated. */
+/** One formula → JSONata: operators and functions translated (references: references.ts). */
 import type { JsonObject, JsonValue } from '../calc/index.js';
 import { Rejection } from './errors.js';
-import { isError, typeOf, type Field, type Table, type ValueType } from './fields.js';
-import { printFormula, type CellRef, type Formula } from './formula.js';
-import type { HelperName, LibraryBuilder } from './library.js';
-import { cellKey, cellName, columnLetter } from './xlsx.js';
+import { isError, typeOf, type TableModel } from './fields.js';
+import { printFormula, type Formula } from './formula.js';
+import { ReferenceCompiler, type Compiled } from './references.js';
+import { cellKey, cellName } from './xlsx.js';
 
 const SUPPORTED =
   'IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP (exact), SUMPRODUCT';
 
-interface Compiled {
-  code: string;
-  type: ValueType;
-}
-
 /** Compiles one formula of a field into JSONata. */
-export class FormulaCompiler {
-  constructor(
-    private readonly table: Table,
-    private readonly field: Field,
-    private readonly lib: LibraryBuilder,
-  ) {}
-
-  private get rowMode(): boolean {
-    return this.field.kind === 'column';
-  }
-
-  private helper(name: HelperName): string {
-    return this.lib.use(name);
-  }
-
-  private checkSheet(sheet: string | undefined, what: string): void {
-    if (sheet !== undefined && sheet.toLowerCase() !== this.table.sheet.name.toLowerCase()) {
-      throw new Rejection(
-        'CROSS_SHEET_REFERENCE',
-        `${what} reads sheet '${sheet}'; only the first sheet is compiled`,
-      );
-    }
-  }
-
-  private depend(target: Field): void {
-    if (target === this.field) {
-      throw new Rejection(
-        'CIRCULAR_REFERENCE',
-        `the formula reads its own ${this.field.kind === 'column' ? 'column' : 'cell'}`,
-      );
-    }
-    this.field.deps.add(target);
-  }
-
+export class FormulaCompiler extends ReferenceCompiler {
   compile(f: Formula): Compiled {
     switch (f.kind) {
       case 'number':
@@ -62,10 +24,7 @@ export class FormulaCompiler {
       case 'missing':
         throw new Rejection('UNSUPPORTED_SYNTAX', 'the formula leaves an argument empty');
       case 'name':
-        throw new Rejection(
-          'UNSUPPORTED_REFERENCE',
-          `'${f.name}' is a defined name; only cell references are compiled`,
-        );
+        return this.named(f.name, (g) => this.compile(g));
       case 'ref':
         return this.ref(f.ref, f.sheet);
       case 'range':
@@ -86,11 +45,6 @@ export class FormulaCompiler {
     }
   }
 
-  private num(c: Compiled): string {
-    if (c.type === 'boolean') return `(${c.code} ? 1 : 0)`;
-    if (c.type === 'string') return `$number(${c.code})`;
-    return c.code;
-  }
   private text(c: Compiled): string {
     if (c.type === 'string') return c.code;
     if (c.type === 'boolean') return `(${c.code} ? "TRUE" : "FALSE")`;
@@ -121,112 +75,6 @@ export class FormulaCompiler {
         return { code: `(${l.code} ${jop} ${r.code})`, type: 'boolean' };
       }
     }
-  }
-
-  private ref(ref: CellRef, sheet: string | undefined): Compiled {
-    const where = cellName(ref.row, ref.col);
-    this.checkSheet(sheet, `the reference ${where}`);
-    const t = this.table;
-    const summary = t.byCell.get(cellKey(ref.row, ref.col));
-    if (summary) {
-      if (this.rowMode && !(ref.rowAbs && ref.colAbs)) {
-        throw new Rejection(
-          'UNSUPPORTED_REFERENCE',
-          `${where} is a formula cell outside the table; a column formula must read it $-locked ($${columnLetter(ref.col)}$${ref.row})`,
-        );
-      }
-      this.depend(summary);
-      return { code: summary.name, type: summary.type };
-    }
-    if (ref.col >= 1 && ref.col <= t.columns && ref.row >= 2 && ref.row <= t.lastRow) {
-      const target = t.byCol.get(ref.col)!;
-      if (!this.rowMode) {
-        throw new Rejection(
-          'UNSUPPORTED_REFERENCE',
-          `${where} is one cell of the table; a formula outside the table may read whole columns only`,
-        );
-      }
-      const sameRow = ref.row === this.field.row && (!ref.rowAbs || t.lastRow === 2);
-      if (!sameRow) {
-        throw new Rejection(
-          'CROSS_ROW_REFERENCE',
-          `${where} lies in another row (the formula in row ${this.field.row} reads row ${ref.row})`,
-        );
-      }
-      this.depend(target);
-      return { code: `$parent.${target.name}`, type: target.type };
-    }
-    if (ref.row === 1 && ref.col >= 1 && ref.col <= t.columns) {
-      throw new Rejection('UNSUPPORTED_REFERENCE', `${where} is the header row`);
-    }
-    throw new Rejection(
-      'UNSUPPORTED_REFERENCE',
-      `${where} lies outside the table; a formula may read its own row, whole $-locked columns, $-locked VLOOKUP tables and formula cells`,
-    );
-  }
-
-  /** A whole table column (`$B$2:$B$N`, `$B:$B`, or with the header), or undefined. */
-  private wholeColumn(f: Formula & { kind: 'range' }): Field | undefined {
-    const t = this.table;
-    const { from, to } = f;
-    if (from.col !== to.col || from.col < 1 || from.col > t.columns) return undefined;
-    const whole =
-      (from.row === 0 && to.row === 0) || ((from.row === 1 || from.row === 2) && to.row === t.lastRow);
-    if (!whole) return undefined;
-    if (this.rowMode && !(from.row === 0 || (from.rowAbs && to.rowAbs))) {
-      throw new Rejection(
-        'CROSS_ROW_REFERENCE',
-        `the range ${printFormula(f)} moves with the row; lock it ($${columnLetter(from.col)}$${from.row}:$${columnLetter(to.col)}$${to.row})`,
-      );
-    }
-    return t.byCol.get(from.col);
-  }
-
-  /** Items of an aggregate argument: JSONata expressions that each give a number or a list. */
-  private items(arg: Formula, fn: string): string[] {
-    if (arg.kind !== 'range') {
-      const c = this.compile(arg);
-      return [fn === 'COUNT' ? c.code : this.num(c)];
-    }
-    this.checkSheet(arg.sheet, `the range ${printFormula(arg)}`);
-    const column = this.wholeColumn(arg);
-    if (column) {
-      this.depend(column);
-      if (column.type === 'number') return [`rows.${column.name}`];
-      if (column.type === 'any') return [`${this.helper('xl_nums')}(rows.${column.name})`];
-      return [];
-    }
-    const { from, to } = arg;
-    const t = this.table;
-    if (
-      this.rowMode &&
-      from.row === to.row &&
-      from.row === this.field.row &&
-      !from.rowAbs &&
-      !to.rowAbs &&
-      from.col >= 1 &&
-      to.col <= t.columns &&
-      from.col <= to.col
-    ) {
-      const out: string[] = [];
-      for (let c = from.col; c <= to.col; c++) {
-        const field = t.byCol.get(c)!;
-        this.depend(field);
-        if (field.type === 'number') out.push(`$parent.${field.name}`);
-        else if (field.type === 'any') out.push(`${this.helper('xl_nums')}($parent.${field.name})`);
-      }
-      return out;
-    }
-    if (from.col <= t.columns && from.row <= t.lastRow && to.row >= 2) {
-      throw new Rejection(
-        'CROSS_ROW_REFERENCE',
-        `the range ${printFormula(arg)} reaches other rows of the table; only the formula's own row or whole $-locked columns (rows 2–${t.lastRow}) can be read`,
-      );
-    }
-    throw new Rejection(
-      'UNSUPPORTED_REFERENCE',
-      `the range ${printFormula(arg)} is neither a whole table column nor a span of the formula's own row`,
-    );
   }
 
   private args(name: string, args: Formula[], min: number, max: number): void {
@@ -284,30 +132,8 @@ export class FormulaCompiler {
         };
         return { code: `${fn[name]}(${list})`, type: 'number' };
       }
-      case 'SUMPRODUCT': {
-        this.args(name, args, 1, 255);
-        const fields = args.map((a) => {
-          const column =
-            a.kind === 'range'
-              ? (this.checkSheet(a.sheet, `the range ${printFormula(a)}`), this.wholeColumn(a))
-              : undefined;
-          if (!column) {
-            throw new Rejection(
-              'UNSUPPORTED_REFERENCE',
-              `SUMPRODUCT is compiled only over whole $-locked table columns; ${printFormula(a)} is not one`,
-            );
-          }
-          if (column.type !== 'number') {
-            throw new Rejection(
-              'UNSUPPORTED_REFERENCE',
-              `SUMPRODUCT reads column '${column.title}', which is not numeric`,
-            );
-          }
-          this.depend(column);
-          return column.name;
-        });
-        return { code: `$sum(rows.(${fields.join(' * ')}))`, type: 'number' };
-      }
+      case 'SUMPRODUCT':
+        return this.sumproduct(args);
       case 'CONCATENATE': {
         this.args(name, args, 1, 255);
         const parts = args.map((a) => this.text(this.compile(a)));
@@ -357,6 +183,35 @@ export class FormulaCompiler {
     }
   }
 
+  /** SUMPRODUCT of whole numeric columns of one table: `$sum(table.(a * b))`. */
+  private sumproduct(args: Formula[]): Compiled {
+    this.args('SUMPRODUCT', args, 1, 255);
+    let table: TableModel | undefined;
+    const fields = args.map((arg) => {
+      const a = this.resolveName(arg);
+      const column = a.kind === 'range' ? this.wholeColumn(a) : undefined;
+      if (!column) {
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `SUMPRODUCT is compiled only over whole $-locked table columns; ${printFormula(a)} is not one`,
+        );
+      }
+      if (table && column.table !== table) {
+        throw new Rejection('UNSUPPORTED_REFERENCE', 'SUMPRODUCT is compiled only over columns of one table');
+      }
+      table = column.table;
+      if (column.field.type !== 'number') {
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `SUMPRODUCT reads column '${column.field.title}', which is not numeric`,
+        );
+      }
+      this.depend(column.field);
+      return column.field.name;
+    });
+    return { code: `$sum(${this.root(table!.name)}.(${fields.join(' * ')}))`, type: 'number' };
+  }
+
   private vlookup(args: Formula[]): Compiled {
     this.args('VLOOKUP', args, 3, 4);
     const [keyArg, rangeArg, colArg, modeArg] = args as [Formula, Formula, Formula, Formula | undefined];
@@ -378,7 +233,7 @@ export class FormulaCompiler {
     if (rangeArg.kind !== 'range') {
       throw new Rejection('UNSUPPORTED_REFERENCE', "VLOOKUP's table must be a cell range");
     }
-    this.checkSheet(rangeArg.sheet, `the VLOOKUP table ${printFormula(rangeArg)}`);
+    const sheet = this.sheetOf(rangeArg.sheet, `the VLOOKUP table ${printFormula(rangeArg)}`);
     const { from, to } = rangeArg;
     if (this.rowMode && !(from.rowAbs && from.colAbs && to.rowAbs && to.colAbs)) {
       throw new Rejection(
@@ -392,11 +247,18 @@ export class FormulaCompiler {
         `the VLOOKUP table ${printFormula(rangeArg)} is not a bounded block of cells`,
       );
     }
-    const t = this.table;
-    if (from.col <= t.columns && from.row <= t.lastRow) {
+    const own = this.field.table;
+    if (
+      own &&
+      own.sheet === sheet &&
+      from.col <= own.right &&
+      to.col >= own.left &&
+      from.row <= own.lastRow &&
+      to.row >= own.firstRow
+    ) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
-        `the VLOOKUP table ${printFormula(rangeArg)} overlaps the main table`,
+        `the VLOOKUP table ${printFormula(rangeArg)} overlaps the formula's own table`,
       );
     }
     const width = to.col - from.col + 1;
@@ -422,7 +284,7 @@ export class FormulaCompiler {
     for (let r = from.row; r <= to.row; r++) {
       const row: JsonObject = {};
       for (let c = from.col; c <= to.col; c++) {
-        const cell = t.sheet.cells.get(cellKey(r, c));
+        const cell = sheet.cells.get(cellKey(r, c));
         if (cell?.formula || isError(cell?.value)) {
           throw new Rejection(
             'UNSUPPORTED_REFERENCE',
@@ -435,7 +297,7 @@ export class FormulaCompiler {
       }
       rows.push(row);
     }
-    const fn = this.lib.table(printFormula({ kind: 'range', from, to }), rows);
+    const fn = this.lib.table(printFormula({ kind: 'range', sheet: sheet.name, from, to }), rows);
     this.field.tables.add(fn);
     const key = this.compile(keyArg);
     return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };

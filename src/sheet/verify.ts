@@ -10,18 +10,25 @@ import {
   type ModelSpec,
 } from '../calc/index.js';
 import { SheetError } from './errors.js';
-import { BLANK, excelNumber, isError, reject, type Field } from './fields.js';
+import {
+  BLANK,
+  excelNumber,
+  isError,
+  reject,
+  type ConvertOptions,
+  type Field,
+  type TableModel,
+} from './fields.js';
 import type { LibraryBuilder } from './library.js';
-import { cellKey, cellName, type Worksheet } from './xlsx.js';
-import type { ConvertOptions } from './compile.js';
+import { cellKey, cellName } from './xlsx.js';
 
-export function rowsOf(sheet: Worksheet, fields: Field[], lastRow: number): JsonObject[] {
+function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
   const rows: JsonObject[] = [];
-  for (let r = 2; r <= lastRow; r++) {
+  for (let r = table.firstRow; r <= table.lastRow; r++) {
     const row: JsonObject = {};
     for (const f of fields) {
-      if (f.kind !== 'input' || f.rejection) continue;
-      const v = sheet.cells.get(cellKey(r, f.col))?.value ?? null;
+      if (f.table !== table || f.kind !== 'input' || f.rejection) continue;
+      const v = table.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
       row[f.name] = v === null || isError(v) ? BLANK[f.type] : v;
     }
     rows.push(row);
@@ -29,16 +36,24 @@ export function rowsOf(sheet: Worksheet, fields: Field[], lastRow: number): Json
   return rows;
 }
 
+/** Where a field comes from, for people: `column F`, `cell E4`, with the sheet when there are several. */
+function origin(f: Field): string {
+  const where = f.kind === 'column' || f.kind === 'input' ? `column ${f.address}` : `cell ${f.address}`;
+  return f.sheet.sheetNames.length > 1 ? `${where} of sheet '${f.sheet.name}'` : where;
+}
+
 function schemaOf(f: Field): JsonObject {
   const s: JsonObject = { title: f.title };
   if (f.type !== 'any') s.type = f.type;
   if (f.constant) {
-    s.description = `=${f.formulaText ?? ''} (cell ${f.address}), a formula of constants: its value`;
+    s.description = `=${f.formulaText ?? ''} (${origin(f)}), a formula of constants: its value`;
+  } else if (f.kind === 'side') {
+    s.description = `${origin(f)}, read by formulas`;
   } else if (f.kind !== 'input') {
     s.readOnly = true;
-    s.description = `=${f.formulaText ?? ''} (${f.kind === 'column' ? `column ${f.address}` : `cell ${f.address}`})`;
+    s.description = `=${f.formulaText ?? ''} (${origin(f)})`;
   } else {
-    s.description = `column ${f.address}`;
+    s.description = origin(f);
   }
   return s;
 }
@@ -47,98 +62,121 @@ function schemaOf(f: Field): JsonObject {
 const keptExpr = (f: Field): string =>
   f.type === 'number' || f.type === 'any' ? `$xl_num(${f.expr!})` : f.expr!;
 
-const storedValue = (sheet: Worksheet, f: Field): JsonValue => sheet.cells.get(cellKey(f.row, f.col))!.value;
+const storedValue = (f: Field): JsonValue => f.sheet.cells.get(cellKey(f.row, f.col))!.value;
+
+/**
+ * What goes into the spec: fields not rejected; of the tables, those with a computed column or
+ * read by a compiled formula (all of them when none is); of the side inputs, those a formula reads.
+ */
+function liveParts(fields: Field[], tables: TableModel[]): { live: Field[]; used: TableModel[] } {
+  const ok = fields.filter((f) => !f.rejection);
+  const read = new Set<Field>();
+  for (const f of ok) for (const d of f.deps) read.add(d);
+  const reached = tables.filter((t) => ok.some((f) => f.table === t && (f.kind === 'column' || read.has(f))));
+  // a workbook whose tables neither compute nor are read keeps them all: it is a data model
+  const used = reached.length > 0 ? reached : tables;
+  const live = ok.filter((f) => (f.table ? used.includes(f.table) : f.kind !== 'side' || read.has(f)));
+  return { live, used };
+}
+
+/** The test's `given` and `expect`: the workbook's inputs and every value it stored for a live formula. */
+function testOf(live: Field[], used: TableModel[]): { given: JsonObject; expect: JsonObject } {
+  const given: JsonObject = {};
+  const expect: JsonObject = {};
+  for (const t of used) given[`$.${t.name}`] = rowsOf(t, live);
+  for (const f of live) {
+    if (f.kind === 'side') given[`$.${f.name}`] = f.value ?? null;
+    else if (f.constant) given[`$.${f.name}`] = storedValue(f);
+    else if (f.kind === 'column') {
+      const t = f.table!;
+      for (let r = t.firstRow; r <= t.lastRow; r++) {
+        expect[`$.${t.name}[${r - t.firstRow}].${f.name}`] = excelNumber(
+          t.sheet.cells.get(cellKey(r, f.col))!.value,
+        );
+      }
+    } else if (f.kind === 'summary') expect[`$.${f.name}`] = excelNumber(storedValue(f));
+  }
+  return { given, expect };
+}
+
+function schemaProperties(live: Field[], used: TableModel[]): JsonObject {
+  const props: JsonObject = {};
+  for (const t of used) {
+    const rowProps: JsonObject = {};
+    for (const f of live) if (f.table === t) rowProps[f.name] = schemaOf(f);
+    props[t.name] = {
+      type: 'array',
+      description: `The table ${t.title} of sheet '${t.sheet.name}', one object per row`,
+      items: { type: 'object', properties: rowProps },
+    };
+  }
+  for (const f of live) if (!f.table) props[f.name] = schemaOf(f);
+  return props;
+}
+
+const HELPER_NAMES = [
+  'xl_num',
+  'xl_round',
+  'xl_eq',
+  'xl_text',
+  'xl_trim',
+  'xl_right',
+  'xl_nums',
+  'xl_count',
+  'xl_min',
+  'xl_max',
+] as const;
 
 export function buildSpec(
   fields: Field[],
-  given: JsonObject[],
-  sheet: Worksheet,
-  lastRow: number,
+  tables: TableModel[],
   options: ConvertOptions,
   lib: LibraryBuilder,
 ): ModelSpec {
-  const live = fields.filter((f) => !f.rejection);
-  const rowProps: JsonObject = {};
-  const rootProps: JsonObject = {};
-  const defaults: JsonObject = {};
+  const { live, used } = liveParts(fields, tables);
   const derivations: JsonObject[] = [];
-  const expect: JsonObject = {};
   const usedTables = new Set<string>();
+  const exprs: string[] = [];
   const source = options.filename ?? 'the workbook';
-  const givenRoot: JsonObject = { '$.rows': given };
-  const keptExprs: string[] = [];
   for (const f of live) {
-    if (f.kind === 'summary') rootProps[f.name] = schemaOf(f);
-    else rowProps[f.name] = schemaOf(f);
-    if (f.kind === 'input') {
-      defaults[f.name] = BLANK[f.type];
-      continue;
-    }
-    if (f.constant) {
-      givenRoot[`$.${f.name}`] = storedValue(sheet, f);
-      keptExprs.push(keptExpr(f));
-      continue;
-    }
+    if (f.kind === 'input' || f.kind === 'side') continue;
     for (const t of f.tables) usedTables.add(t);
-    const expr = keptExpr(f);
+    exprs.push(keptExpr(f));
+    if (f.constant) continue;
     derivations.push({
-      path: f.kind === 'column' ? `$.rows[*].${f.name}` : `$.${f.name}`,
-      expr,
-      description: `${f.title}: =${f.formulaText ?? ''} (${f.kind === 'column' ? `column ${f.address}` : `cell ${f.address}`})`,
+      path: f.kind === 'column' ? `$.${f.table!.name}[*].${f.name}` : `$.${f.name}`,
+      expr: keptExpr(f),
+      description: `${f.title}: =${f.formulaText ?? ''} (${origin(f)})`,
     });
-    if (f.kind === 'column') {
-      for (let r = 2; r <= lastRow; r++) {
-        expect[`$.rows[${r - 2}].${f.name}`] = excelNumber(sheet.cells.get(cellKey(r, f.col))!.value);
-      }
-    } else {
-      expect[`$.${f.name}`] = excelNumber(storedValue(sheet, f));
-    }
   }
   const libUse = lib.clone();
   // helpers: re-mark those the live expressions call
-  const allExpr = [...derivations.map((d) => String(d.expr)), ...keptExprs].join('\n');
-  for (const name of [
-    'xl_num',
-    'xl_round',
-    'xl_eq',
-    'xl_text',
-    'xl_trim',
-    'xl_right',
-    'xl_nums',
-    'xl_count',
-    'xl_min',
-    'xl_max',
-  ] as const) {
-    if (allExpr.includes(`$${name}(`)) libUse.use(name);
-  }
+  const allExpr = exprs.join('\n');
+  for (const name of HELPER_NAMES) if (allExpr.includes(`$${name}(`)) libUse.use(name);
   if (usedTables.size > 0) libUse.use('xl_eq');
   const define = libUse.define(usedTables);
+  const { given, expect } = testOf(live, used);
+  const sheets = [...new Set(fields.map((f) => f.sheet.name))];
+  const rows = used.reduce((n, t) => n + t.lastRow - t.firstRow + 1, 0);
   const raw: JsonObject = {
     id: options.modelId,
     version: '1.0.0',
     schema: {
       type: 'object',
-      description: `Compiled from sheet '${sheet.name}' of ${source}`,
-      properties: {
-        rows: {
-          type: 'array',
-          description: `The table of sheet '${sheet.name}', one object per row`,
-          items: { type: 'object', properties: rowProps },
-        },
-        ...rootProps,
-      },
+      description: `Compiled from ${sheets.length === 1 ? `sheet '${sheets[0]}'` : `sheets ${sheets.map((s) => `'${s}'`).join(', ')}`} of ${source}`,
+      properties: schemaProperties(live, used),
     },
-    defaultValues: [
-      { path: '$.rows[*]', expr: JSON.stringify(defaults), description: 'blank cells of a new row' },
-    ],
+    defaultValues: used.map((t) => ({
+      path: `$.${t.name}[*]`,
+      expr: JSON.stringify(
+        Object.fromEntries(
+          live.filter((f) => f.table === t && f.kind === 'input').map((f) => [f.name, BLANK[f.type]]),
+        ),
+      ),
+      description: 'blank cells of a new row',
+    })),
     derivations,
-    tests: [
-      {
-        description: `the values ${source} stored for its ${given.length} rows`,
-        given: givenRoot,
-        expect,
-      },
-    ],
+    tests: [{ description: `the values ${source} stored for its ${rows} rows`, given, expect }],
   };
   if (define !== undefined) {
     raw.library = {
@@ -149,10 +187,45 @@ export function buildSpec(
   return normalizeSpec(raw).spec;
 }
 
+/** A live field's key in the spec: `table.field` for a row field, the name for a top-level one. */
+const keyOf = (f: Field): string => (f.table ? `${f.table.name}.${f.name}` : f.name);
+
 /** Validates and runs the spec; rejects the fields that fail. Returns true when something was rejected. */
-export async function checkSpec(spec: ModelSpec, fields: Field[], sheet: Worksheet): Promise<boolean> {
-  const byName = new Map(fields.filter((f) => !f.rejection).map((f) => [f.name, f]));
-  const derived = spec.derivations.map((d) => byName.get(d.path.replace(/^\$\.(rows\[\*\]\.)?/, '')));
+export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boolean> {
+  const byKey = new Map(fields.filter((f) => !f.rejection).map((f) => [keyOf(f), f]));
+  if (await rejectInvalid(spec, fields, byKey)) return true;
+  if (await checkConstants(spec, fields)) return true;
+  const result = await runTests(spec);
+  const mismatches = new Map<
+    Field,
+    { cell: string; expected: JsonValue; actual: JsonValue; count: number }
+  >();
+  for (const r of result.results) {
+    for (const failure of r.failures ?? []) {
+      const m = /^\$\.(?:([A-Za-z_]\w*)\[(\d+)\]\.)?([A-Za-z_]\w*)$/.exec(failure.path);
+      const field = m ? byKey.get(m[1] !== undefined ? `${m[1]}.${m[3]}` : m[3]!) : undefined;
+      if (!field) throw new SheetError('PARSE_FAILED', `the compiled spec does not run: ${failure.message}`);
+      const cell = field.table ? cellName(Number(m![2]) + field.table.firstRow, field.col) : field.address;
+      const seen = mismatches.get(field);
+      if (seen) seen.count++;
+      else mismatches.set(field, { cell, expected: failure.expected, actual: failure.actual, count: 1 });
+    }
+  }
+  for (const [field, m] of mismatches) {
+    const more = m.count > 1 ? ` (and ${m.count - 1} more cell${m.count > 2 ? 's' : ''})` : '';
+    reject(
+      field,
+      'VALUE_MISMATCH',
+      `${m.cell}: the workbook stored ${JSON.stringify(m.expected)}, the compiled formula gives ${JSON.stringify(m.actual)}${more}`,
+      { cell: m.cell, expected: m.expected, actual: m.actual },
+    );
+  }
+  return mismatches.size > 0;
+}
+
+/** Rejects the fields whose compiled expressions the validator refuses; true when any was. */
+async function rejectInvalid(spec: ModelSpec, fields: Field[], byKey: Map<string, Field>): Promise<boolean> {
+  const derived = spec.derivations.map((d) => byKey.get(d.path.replace(/^\$\./, '').replace(/\[\*\]/, '')));
   const report = await validateSpec(spec, { runTests: false });
   let rejected = false;
   for (const e of report.errors) {
@@ -175,34 +248,6 @@ export async function checkSpec(spec: ModelSpec, fields: Field[], sheet: Workshe
     }
     rejected = true;
   }
-  if (rejected) return true;
-  if (await checkConstants(spec, fields, sheet)) return true;
-  const result = await runTests(spec);
-  const mismatches = new Map<
-    Field,
-    { cell: string; expected: JsonValue; actual: JsonValue; count: number }
-  >();
-  for (const r of result.results) {
-    for (const failure of r.failures ?? []) {
-      const m = /^\$\.(?:rows\[(\d+)\]\.)?([A-Za-z_][\w]*)$/.exec(failure.path);
-      const field = m ? byName.get(m[2]!) : undefined;
-      if (!field) throw new SheetError('PARSE_FAILED', `the compiled spec does not run: ${failure.message}`);
-      const cell = m![1] !== undefined ? cellName(Number(m![1]) + 2, field.col) : field.address;
-      const seen = mismatches.get(field);
-      if (seen) seen.count++;
-      else mismatches.set(field, { cell, expected: failure.expected, actual: failure.actual, count: 1 });
-    }
-  }
-  for (const [field, m] of mismatches) {
-    const more = m.count > 1 ? ` (and ${m.count - 1} more cell${m.count > 2 ? 's' : ''})` : '';
-    reject(
-      field,
-      'VALUE_MISMATCH',
-      `${m.cell}: the workbook stored ${JSON.stringify(m.expected)}, the compiled formula gives ${JSON.stringify(m.actual)}${more}`,
-      { cell: m.cell, expected: m.expected, actual: m.actual },
-    );
-    rejected = true;
-  }
   return rejected;
 }
 
@@ -210,12 +255,12 @@ export async function checkSpec(spec: ModelSpec, fields: Field[], sheet: Workshe
  * A formula of constants is given to the spec as its value, so the spec's test cannot check it:
  * its expression is evaluated here, with the spec's library, and compared with the stored value.
  */
-async function checkConstants(spec: ModelSpec, fields: Field[], sheet: Worksheet): Promise<boolean> {
+async function checkConstants(spec: ModelSpec, fields: Field[]): Promise<boolean> {
   let rejected = false;
   for (const f of fields) {
     if (!f.constant || f.rejection) continue;
     const out = await evalExpression(keptExpr(f), {}, spec.library);
-    const expected = excelNumber(storedValue(sheet, f));
+    const expected = excelNumber(storedValue(f));
     const actual = out.ok ? excelNumber(out.result) : null;
     if (out.ok && jsonEqual(expected, actual)) continue;
     reject(

@@ -1,6 +1,7 @@
 /**
- * Reads the first worksheet of an .xlsx: every cell's formula (as written) and the value the
- * workbook itself stored for it. Only the parts needed are inflated, each within the limits.
+ * Reads the worksheets of an .xlsx: every cell's formula (as written) and the value the workbook
+ * itself stored for it, each sheet's Excel Tables and the workbook's defined names. Only the parts
+ * needed are inflated, each within the limits.
  */
 import { DEFAULT_LIMITS, SheetError, type SheetLimits } from './errors.js';
 import { scanXml } from './xml.js';
@@ -31,6 +32,8 @@ export interface Worksheet {
   cells: Map<string, SheetCell>;
   maxRow: number;
   maxCol: number;
+  /** The sheet's Excel Tables (from its table parts). */
+  tables: ExcelTable[];
 }
 
 export const cellKey = (row: number, col: number): string => `${row}:${col}`;
@@ -82,8 +85,41 @@ function sniff(bytes: Uint8Array): string {
   return 'not a zip archive';
 }
 
+/** An Excel Table (a table part of a worksheet): its name, its cells, its columns. */
+export interface ExcelTable {
+  /** The name formulas use (`displayName`), e.g. `Table1` or `tbSales`. */
+  name: string;
+  /** First and last row and column of the whole table, header and totals rows included. */
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+  /** Header rows (0 or 1) and totals rows (0 or 1) inside that block. */
+  headerRows: number;
+  totalsRows: number;
+  columns: string[];
+}
+
+/** A defined name: `TaxRate` → `Inputs!$B$2`, a formula or a constant; `sheet` when local to one. */
+export interface DefinedName {
+  name: string;
+  text: string;
+  /** Index of the sheet the name is local to (`localSheetId`). */
+  sheet?: number;
+}
+
+export interface Workbook {
+  sheets: Worksheet[];
+  names: DefinedName[];
+}
+
 /** Reads the first worksheet of an .xlsx within the limits. */
 export function readWorkbook(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LIMITS): Worksheet {
+  return readWorkbookParts(bytes, limits).sheets[0]!;
+}
+
+/** Reads every worksheet of an .xlsx (with its Excel Tables) and the defined names, within the limits. */
+export function readWorkbookParts(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LIMITS): Workbook {
   if (bytes.length > limits.maxFileBytes) {
     throw new SheetError(
       'FILE_TOO_LARGE',
@@ -113,39 +149,147 @@ export function readWorkbook(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LI
     );
   }
   const sheets = elementsOf('xl/workbook.xml', workbookBytes, 'sheet', 'sheets');
-  const first = sheets[0];
-  if (!first) throw new SheetError('NO_TABLE', 'the workbook has no worksheet');
+  if (sheets.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet');
   const sheetNames = sheets.map((s) => s.name ?? '');
-  const relId = first.id;
   const relsBytes = part('xl/_rels/workbook.xml.rels');
-  let target = 'worksheets/sheet1.xml';
-  if (relsBytes) {
-    const rels = elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships');
-    const rel = rels.find((r) => r.Id === relId);
-    if (rel?.Target !== undefined) target = rel.Target;
+  const rels = relsBytes
+    ? elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships')
+    : [];
+  const shared = readSharedStrings(part('xl/sharedStrings.xml'));
+  // the cell budget is the workbook's: every sheet's <c> elements, counted before any is parsed
+  let cellsLeft = limits.maxCells;
+  const read: Worksheet[] = [];
+  const missing: string[] = [];
+  sheets.forEach((sheet, i) => {
+    const rel = rels.find((r) => r.Id === sheet.id);
+    // a chart sheet or a dialog sheet holds no cells
+    if (rel?.Type !== undefined && !/\/worksheet$/.test(rel.Type)) return;
+    const sheetPath = resolvePart('xl/', rel?.Target ?? `worksheets/sheet${i + 1}.xml`);
+    const sheetBytes = part(sheetPath);
+    // a sheet listed without its part is left out; the workbook is refused only when none is left
+    if (!sheetBytes) {
+      missing.push(sheetPath);
+      return;
+    }
+    const xml = decoder.decode(sheetBytes);
+    const name = sheetNames[i] ?? `Sheet${i + 1}`;
+    cellsLeft -= checkBudgets(xml, name, limits, cellsLeft);
+    const ws = readCells(sheetPath, xml, shared, name, sheetNames, limits);
+    ws.tables = readTables(sheetPath, part);
+    read.push(ws);
+  });
+  if (read.length === 0 && missing.length > 0) {
+    throw new SheetError('PARSE_FAILED', `the worksheet part ${missing[0]} is missing`);
   }
-  const sheetPath = target.startsWith('/') ? target.slice(1) : `xl/${target}`;
-  const sheetBytes = part(sheetPath);
-  if (!sheetBytes) throw new SheetError('PARSE_FAILED', `the first worksheet's part ${sheetPath} is missing`);
+  if (read.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet with cells');
+  return { sheets: read, names: definedNames(workbookBytes) };
+}
 
-  // budgets before anything is built: count the rows and cells in the raw XML
-  const xml = decoder.decode(sheetBytes);
+/** A relationship target made a part name: relative to `base`, or absolute from the root. */
+function resolvePart(base: string, target: string): string {
+  if (target.startsWith('/')) return target.slice(1);
+  const parts = `${base}${target}`.split('/');
+  const out: string[] = [];
+  for (const p of parts) {
+    if (p === '..') out.pop();
+    else if (p !== '.' && p !== '') out.push(p);
+  }
+  return out.join('/');
+}
+
+/** Rows and cells of one sheet counted in its raw XML; returns the cells, refuses past the limits. */
+function checkBudgets(xml: string, sheet: string, limits: SheetLimits, cellsLeft: number): number {
   const rowElements = count(xml, /<(?:[A-Za-z_][\w.-]*:)?row[\s>/]/g);
   if (rowElements > limits.maxRows + 1 + SUMMARY_ROW_SLACK) {
     throw new SheetError(
       'TOO_MANY_ROWS',
-      `the worksheet has ${rowElements} rows; the limit is ${limits.maxRows} data rows`,
+      `sheet '${sheet}' has ${rowElements} rows; the limit is ${limits.maxRows} data rows`,
     );
   }
   const cellElements = count(xml, /<(?:[A-Za-z_][\w.-]*:)?c[\s>/]/g);
-  if (cellElements > limits.maxCells) {
+  if (cellElements > cellsLeft) {
     throw new SheetError(
       'TOO_MANY_CELLS',
-      `the worksheet holds ${cellElements} cells (in ${rowElements} rows); the limit is ${limits.maxCells} cells`,
+      `the workbook holds more than ${limits.maxCells} cells (sheet '${sheet}' alone ${cellElements}, in ${rowElements} rows); the limit is ${limits.maxCells} cells`,
     );
   }
-  const shared = readSharedStrings(part('xl/sharedStrings.xml'));
-  return readCells(sheetPath, xml, shared, sheetNames[0] ?? 'Sheet1', sheetNames, limits);
+  return cellElements;
+}
+
+/** The Excel Tables of a worksheet, from its table parts. */
+function readTables(sheetPath: string, part: (name: string) => Uint8Array | undefined): ExcelTable[] {
+  const slash = sheetPath.lastIndexOf('/');
+  const dir = sheetPath.slice(0, slash + 1);
+  const relsPath = `${dir}_rels/${sheetPath.slice(slash + 1)}.rels`;
+  const relsBytes = part(relsPath);
+  if (!relsBytes) return [];
+  const tables: ExcelTable[] = [];
+  for (const rel of elementsOf(relsPath, relsBytes, 'Relationship', 'Relationships')) {
+    if (rel.Type === undefined || !/\/table$/.test(rel.Type) || rel.Target === undefined) continue;
+    if (rel.TargetMode === 'External') continue;
+    const path = resolvePart(dir, rel.Target);
+    const bytes = part(path);
+    if (!bytes) continue;
+    const table = readTable(path, bytes);
+    if (table) tables.push(table);
+  }
+  return tables;
+}
+
+function readTable(path: string, bytes: Uint8Array): ExcelTable | undefined {
+  let head: Record<string, string> | undefined;
+  const columns: string[] = [];
+  scanXml(path, decoder.decode(bytes), {
+    open: (name, attrs, parent) => {
+      if (name === 'table' && parent === undefined) head = attrs();
+      else if (name === 'tableColumn' && parent === 'tableColumns') columns.push(attrs().name ?? '');
+    },
+    close: () => {},
+    wantsText: () => false,
+    text: () => {},
+  });
+  const m = head?.ref ? /^([A-Z]{1,3})(\d+):([A-Z]{1,3})(\d+)$/i.exec(head.ref) : null;
+  const name = head?.displayName ?? head?.name;
+  if (!m || !name) return undefined;
+  const whole = (v: string | undefined, fallback: number): number =>
+    v !== undefined && /^\d+$/.test(v) ? Number(v) : fallback;
+  return {
+    name,
+    top: Number(m[2]),
+    bottom: Number(m[4]),
+    left: columnNumber(m[1]!),
+    right: columnNumber(m[3]!),
+    headerRows: Math.min(1, whole(head!.headerRowCount, 1)),
+    totalsRows: Math.min(1, whole(head!.totalsRowCount, 0)),
+    columns,
+  };
+}
+
+/** `<definedName>`s of workbook.xml, with their text; Excel's own (`_xlnm.Print_Area`, …) left out. */
+function definedNames(bytes: Uint8Array): DefinedName[] {
+  const names: DefinedName[] = [];
+  let current: DefinedName | undefined;
+  scanXml('xl/workbook.xml', decoder.decode(bytes), {
+    open: (name, attrs, parent) => {
+      if (name !== 'definedName' || parent !== 'definedNames') return;
+      const a = attrs();
+      if (a.name === undefined || a.name.startsWith('_xlnm.')) return;
+      current = { name: a.name, text: '' };
+      if (a.localSheetId !== undefined && /^\d+$/.test(a.localSheetId))
+        current.sheet = Number(a.localSheetId);
+    },
+    close: (name) => {
+      if (name === 'definedName' && current) {
+        names.push(current);
+        current = undefined;
+      }
+    },
+    wantsText: () => current !== undefined,
+    text: (t) => {
+      if (current) current.text += t;
+    },
+  });
+  return names;
 }
 
 /** Rows beyond the table's limit that a worksheet may carry (blank rows, totals) before it is refused unparsed. */
@@ -287,7 +431,7 @@ function readCells(
       else raw.inline?.text(text);
     },
   });
-  return { name, sheetNames, cells, maxRow, maxCol };
+  return { name, sheetNames, cells, maxRow, maxCol, tables: [] };
 }
 
 function readCell(c: RawCell, shared: string[], row: number, col: number): SheetCell {

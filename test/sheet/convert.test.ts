@@ -10,7 +10,7 @@ import {
   type RejectedColumn,
   type SheetConversion,
 } from '../../src/sheet/index.js';
-import { workbook } from './helpers.js';
+import { workbook, xlsx } from './helpers.js';
 
 const convert = (name: string): Promise<SheetConversion> =>
   convertWorkbook(workbook(name), { modelId: 'sheet-test', filename: name });
@@ -139,11 +139,9 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       Root: 'UNSUPPORTED_FUNCTION',
       Position: 'UNSUPPORTED_FUNCTION',
       Approx: 'APPROXIMATE_VLOOKUP',
-      'Cross sheet': 'CROSS_SHEET_REFERENCE',
       Running: 'CROSS_ROW_REFERENCE',
       Array: 'ARRAY_FORMULA',
       'Non uniform': 'NON_UNIFORM_FORMULA',
-      Param: 'UNSUPPORTED_REFERENCE',
       'Array constant': 'UNSUPPORTED_SYNTAX',
       'Per unit': 'ERROR_VALUE',
       'Root plus one': 'DEPENDS_ON_REJECTED',
@@ -151,7 +149,14 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       'Loop a': 'CIRCULAR_REFERENCE',
       'Loop b': 'CIRCULAR_REFERENCE',
     });
-    expect(c.spec.derivations.map((d) => d.path)).toEqual(['$.rows[*].good', '$.rows[*].shout']);
+    // a side cell ($AA$1, labelled Markup) and a cell of another sheet (Rates!$A$1) are top-level inputs
+    expect(c.spec.derivations.map((d) => [d.path, d.expr])).toEqual([
+      ['$.rows[*].good', '$xl_num(($parent.qty * $parent.price))'],
+      ['$.rows[*].cross_sheet', '$xl_num(($parent.qty * $$.rates_a1))'],
+      ['$.rows[*].param', '$xl_num(($parent.qty * $$.markup))'],
+      ['$.rows[*].shout', '($uppercase($parent.item) & "!")'],
+    ]);
+    expect(c.spec.tests[0]!.given).toMatchObject({ '$.rates_a1': 2, '$.markup': 1.1 });
     expect((await runTests(c.spec)).failed).toBe(0);
     const position = c.rejectedColumns.find((r) => r.column === 'Position')!;
     expect(position.message).toContain('MATCH');
@@ -171,6 +176,20 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     for (const name of ['functions.xlsx', 'orders.xlsx', 'rejections.xlsx', 'all-rejected.xlsx']) {
       for (const r of (await convert(name)).rejectedColumns) seen.add(r.reason);
     }
+    // what LibreOffice cannot write without the other file: a link to another workbook; and a name
+    // that is not defined
+    const links = await convertWorkbook(
+      xlsx(
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c></row>' +
+          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c></row>',
+      ),
+      { modelId: 'links' },
+    );
+    expect(byColumn(links.rejectedColumns)).toEqual({
+      Linked: 'CROSS_SHEET_REFERENCE',
+      Named: 'UNSUPPORTED_REFERENCE',
+    });
+    for (const r of links.rejectedColumns) seen.add(r.reason);
     expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());
   });
 

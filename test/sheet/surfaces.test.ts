@@ -33,7 +33,7 @@ describe('convert_spreadsheet tool', () => {
     const s = r.structuredContent as { valid: boolean; spec: { id: string }; rejectedColumns: unknown[] };
     expect(s.valid).toBe(true);
     expect(s.spec.id).toBe('acme/items');
-    expect(s.rejectedColumns).toHaveLength(14);
+    expect(s.rejectedColumns).toHaveLength(12);
   });
 
   it('returns {valid:false, reason, error} for refused files and when every column fails', async () => {
@@ -107,9 +107,9 @@ describe('modelworks calc from-xlsx', () => {
     expect(await run(book('rejections.xlsx'))).toBe(1);
     const spec = JSON.parse(out) as { id: string; derivations: unknown[] };
     expect(spec.id).toBe('rejections');
-    expect(spec.derivations).toHaveLength(2);
+    expect(spec.derivations).toHaveLength(4);
     expect(err).toContain('rejected Root (F, 4 cells): UNSUPPORTED_FUNCTION: SQRT');
-    expect(err).toContain('rejections.xlsx: 64 formula cells, 8 compiled, 8 verified (13%)');
+    expect(err).toContain('rejections.xlsx: 64 formula cells, 16 compiled, 16 verified (25%)');
   });
 
   it('--json prints the whole result with its report (without the spec when --output has it)', async () => {

@@ -1,0 +1,217 @@
+/**
+ * The fields of a workbook before compilation: each table's columns (constant ones are inputs, a
+ * formula filled down is a computed column) and each formula cell outside the tables.
+ */
+import { Rejection } from './errors.js';
+import {
+  fieldName,
+  isError,
+  label,
+  reject,
+  typeOf,
+  type Field,
+  type RejectedColumn,
+  type TableModel,
+} from './fields.js';
+import { printFormula, rowRelativeKey, type Formula } from './formula.js';
+import { headerText } from './structure.js';
+import { cellKey, cellName, columnLetter, type FormulaInfo, type SheetCell, type Worksheet } from './xlsx.js';
+
+/** What the field builders collect for the compiler. */
+export interface FieldSet {
+  fields: Field[];
+  formulas: Map<Field, Formula>;
+  /** A stored error is reported after compilation, so that a circular reference is named as such. */
+  storedErrors: Map<Field, RejectedColumn>;
+}
+
+type Resolve = (cell: SheetCell) => Formula;
+
+function newField(
+  sheet: Worksheet,
+  props: Pick<Field, 'name' | 'title' | 'address' | 'kind' | 'col' | 'row' | 'type'>,
+): Field {
+  return { ...props, sheet, tables: new Set(), deps: new Set(), formulaCells: 0 };
+}
+
+/** The first formula of a field, parsed; a formula that cannot be read rejects the field. */
+function parseFirst(set: FieldSet, field: Field, cell: SheetCell, resolve: Resolve): Formula | undefined {
+  try {
+    const f = resolve(cell);
+    field.formulaText = printFormula(f);
+    set.formulas.set(field, f);
+    return f;
+  } catch (err) {
+    if (!(err instanceof Rejection)) throw err;
+    field.formulaText = cell.formula?.text;
+    reject(field, err.reason, `${cellName(cell.row, cell.col)}: ${err.message}`);
+    return undefined;
+  }
+}
+
+/** The columns of one table, added to `set` and to `table.byCol`. */
+export function tableFields(table: TableModel, set: FieldSet, resolve: Resolve): void {
+  const { sheet } = table;
+  const taken = new Set<string>();
+  for (let col = table.left; col <= table.right; col++) {
+    const excelName = table.excel?.columns[col - table.left];
+    const title =
+      excelName ?? (table.headerRow ? headerText(sheet.cells.get(cellKey(table.headerRow, col))) : '');
+    const letter = columnLetter(col);
+    const field = newField(sheet, {
+      name: fieldName(title, `col_${letter}`, taken),
+      title: title || letter,
+      address: letter,
+      kind: 'input',
+      col,
+      row: table.firstRow,
+      type: 'number',
+    });
+    field.table = table;
+    set.fields.push(field);
+    table.byCol.set(col, field);
+    const cells: (SheetCell | undefined)[] = [];
+    for (let r = table.firstRow; r <= table.lastRow; r++) cells.push(sheet.cells.get(cellKey(r, col)));
+    columnField(field, cells, set, resolve);
+  }
+}
+
+function columnField(field: Field, cells: (SheetCell | undefined)[], set: FieldSet, resolve: Resolve): void {
+  const col = field.col;
+  const withFormula = cells.filter((c) => c?.formula);
+  field.formulaCells = withFormula.length;
+  const values = cells.map((c) => c?.value ?? null);
+  const errorCell = cells.find((c) => isError(c?.value));
+  if (withFormula.length === 0) {
+    field.type = typeOf(values.filter((v) => v !== null && !isError(v)));
+    if (errorCell) {
+      const error = (errorCell.value as { error: string }).error;
+      reject(field, 'ERROR_VALUE', `${cellName(errorCell.row, col)} holds the error ${error}`, {
+        cell: cellName(errorCell.row, col),
+      });
+    }
+    return;
+  }
+  field.kind = 'column';
+  const first = withFormula[0]!;
+  field.row = first.row;
+  const formula = parseFirst(set, field, first, resolve);
+  if (!formula) return;
+  const constant = cells.findIndex((c) => !c?.formula);
+  if (constant >= 0) {
+    reject(
+      field,
+      'NON_UNIFORM_FORMULA',
+      `${cellName(field.table!.firstRow + constant, col)} is blank or holds a constant while ${cellName(first.row, col)} holds a formula; a computed column needs the same formula in every row`,
+    );
+    return;
+  }
+  const arrayCell = cells.find((c) => c?.formula?.array);
+  if (arrayCell) {
+    reject(
+      field,
+      'ARRAY_FORMULA',
+      `${cellName(arrayCell.row, col)} is a legacy array (Ctrl+Shift+Enter) formula, which is not compiled`,
+    );
+    return;
+  }
+  if (!uniform(field, formula, cells as SheetCell[], resolve)) return;
+  const stored = storedError(field, cells as SheetCell[]);
+  if (stored) set.storedErrors.set(field, stored);
+  else field.type = typeOf(values);
+}
+
+/** Whether every row holds the first row's formula filled down; rejects the field when not. */
+function uniform(field: Field, formula: Formula, cells: SheetCell[], resolve: Resolve): boolean {
+  const key = rowRelativeKey(formula, field.row);
+  for (const c of cells) {
+    let f: Formula;
+    try {
+      f = resolve(c);
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      reject(field, err.reason, `${cellName(c.row, field.col)}: ${err.message}`);
+      return false;
+    }
+    if (rowRelativeKey(f, c.row) !== key) {
+      reject(
+        field,
+        'NON_UNIFORM_FORMULA',
+        `${cellName(c.row, field.col)} holds =${printFormula(f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`,
+      );
+      return false;
+    }
+  }
+  return true;
+}
+
+/** An error or a missing result stored for a formula cell: the field cannot be checked. */
+function storedError(field: Field, cells: SheetCell[]): RejectedColumn | undefined {
+  const base = {
+    sheet: field.sheet.name,
+    column: field.title,
+    address: field.address,
+    reason: 'ERROR_VALUE' as const,
+  };
+  const errorCell = cells.find((c) => isError(c.value));
+  if (errorCell) {
+    const error = (errorCell.value as { error: string }).error;
+    const cell = cellName(errorCell.row, field.col);
+    return { ...base, message: `${cell} evaluates to ${error} in the workbook`, cell, expected: error };
+  }
+  const missing = cells.find((c) => c.value === null);
+  if (!missing) return undefined;
+  const cell = cellName(missing.row, field.col);
+  return {
+    ...base,
+    message: `${cell} has no stored result; recalculate and save the workbook in a spreadsheet program first`,
+    cell,
+  };
+}
+
+/** Formula cells of a sheet outside its tables: each a top-level field, named after its label. */
+export function summaryFields(
+  sheet: Worksheet,
+  inTable: (row: number, col: number) => boolean,
+  literals: Map<SheetCell, FormulaInfo>,
+  taken: Set<string>,
+  set: FieldSet,
+  resolve: Resolve,
+): Field[] {
+  const out: Field[] = [];
+  const many = sheet.sheetNames.length > 1 ? `${sheet.name} ` : '';
+  for (const cell of sheet.cells.values()) {
+    if (inTable(cell.row, cell.col)) continue;
+    // a literal formula outside the tables (`=125`) is still a formula cell of its own
+    const literal = literals.get(cell);
+    if (literal) cell.formula = literal;
+    if (!cell.formula) continue;
+    const address = cellName(cell.row, cell.col);
+    const title = label(sheet, cell.row, cell.col) ?? `${many}${address}`;
+    const field = newField(sheet, {
+      name: fieldName(title, address, taken),
+      title,
+      address,
+      kind: 'summary',
+      col: cell.col,
+      row: cell.row,
+      type: 'any',
+    });
+    field.formulaCells = 1;
+    set.fields.push(field);
+    out.push(field);
+    if (!parseFirst(set, field, cell, resolve)) continue;
+    if (cell.formula.array) {
+      reject(
+        field,
+        'ARRAY_FORMULA',
+        `${address} is a legacy array (Ctrl+Shift+Enter) formula, which is not compiled`,
+      );
+      continue;
+    }
+    const stored = storedError(field, [cell]);
+    if (stored) set.storedErrors.set(field, stored);
+    else field.type = typeOf([cell.value]);
+  }
+  return out;
+}

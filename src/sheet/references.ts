@@ -1,0 +1,256 @@
+/**
+ * References → JSONata. A cell of the formula's own row is `$parent.<field>`; a whole table column
+ * is `<table>.<field>`; a formula cell or side cell outside the tables is a top-level field. From a
+ * row formula every top-level read is `$$`-rooted, so it means the same in any scope.
+ */
+import { Rejection } from './errors.js';
+import type { Field, TableModel, ValueType } from './fields.js';
+import { printFormula, type CellRef, type Formula } from './formula.js';
+import type { HelperName, LibraryBuilder } from './library.js';
+import type { WorkbookScope } from './scope.js';
+import { cellName, columnLetter, type Worksheet } from './xlsx.js';
+
+export interface Compiled {
+  code: string;
+  type: ValueType;
+}
+
+type RangeFormula = Formula & { kind: 'range' };
+
+/** Side-cell blocks up to this size are read cell by cell (`SUM(B3:B8)` of a form). */
+const MAX_SIDE_RANGE = 200;
+/** Defined names that name names: deeper than this is taken for a loop. */
+const MAX_NAME_DEPTH = 16;
+
+export abstract class ReferenceCompiler {
+  private nameDepth = 0;
+
+  constructor(
+    protected readonly scope: WorkbookScope,
+    protected readonly field: Field,
+    protected readonly lib: LibraryBuilder,
+  ) {}
+
+  abstract compile(f: Formula): Compiled;
+
+  protected get rowMode(): boolean {
+    return this.field.kind === 'column';
+  }
+
+  protected helper(name: HelperName): string {
+    return this.lib.use(name);
+  }
+
+  /** A top-level field or table as this formula reads it. */
+  protected root(name: string): string {
+    return this.rowMode ? `$$.${name}` : name;
+  }
+
+  protected depend(target: Field): void {
+    if (target === this.field) {
+      throw new Rejection(
+        'CIRCULAR_REFERENCE',
+        `the formula reads its own ${this.field.kind === 'column' ? 'column' : 'cell'}`,
+      );
+    }
+    this.field.deps.add(target);
+  }
+
+  protected sheetOf(name: string | undefined, what: string): Worksheet {
+    const sheet = this.scope.sheet(name, this.field.sheet);
+    if (!sheet) {
+      throw new Rejection(
+        'CROSS_SHEET_REFERENCE',
+        `${what} reads sheet '${name}', which is not in this workbook (a link to another file, or a deleted sheet)`,
+      );
+    }
+    return sheet;
+  }
+
+  /** A defined name, compiled as the reference or formula it stands for. */
+  protected named(name: string, use: (f: Formula) => Compiled): Compiled {
+    if (++this.nameDepth > MAX_NAME_DEPTH) {
+      throw new Rejection('CIRCULAR_REFERENCE', `the defined name '${name}' refers back to itself`);
+    }
+    try {
+      return use(this.scope.definedName(name, this.field.sheet));
+    } finally {
+      this.nameDepth--;
+    }
+  }
+
+  /** A formula argument with its defined names replaced by what they stand for (one level). */
+  protected resolveName(f: Formula): Formula {
+    return f.kind === 'name' ? this.scope.definedName(f.name, this.field.sheet) : f;
+  }
+
+  private where(sheet: Worksheet, row: number, col: number): string {
+    return sheet === this.field.sheet ? cellName(row, col) : `${sheet.name}!${cellName(row, col)}`;
+  }
+
+  protected ref(ref: CellRef, sheetName: string | undefined): Compiled {
+    const sheet = this.sheetOf(sheetName, `the reference ${cellName(ref.row, ref.col)}`);
+    const where = this.where(sheet, ref.row, ref.col);
+    const target = this.scope.target(sheet, ref.row, ref.col);
+    switch (target.kind) {
+      case 'formula':
+      case 'side': {
+        if (this.rowMode && !ref.rowAbs) {
+          throw new Rejection(
+            'UNSUPPORTED_REFERENCE',
+            `${where} is a cell outside the tables; a column formula must read it $-locked ($${columnLetter(ref.col)}$${ref.row})`,
+          );
+        }
+        const field =
+          target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, ref.row, ref.col);
+        this.depend(field);
+        return { code: this.root(field.name), type: field.type };
+      }
+      case 'header':
+        throw new Rejection('UNSUPPORTED_REFERENCE', `${where} is the header row of a table`);
+      case 'data':
+        return this.dataCell(target.table, target.field, ref, where);
+    }
+  }
+
+  /** A cell inside a table: only the formula's own row of its own table can be read one by one. */
+  private dataCell(table: TableModel, target: Field, ref: CellRef, where: string): Compiled {
+    if (!this.rowMode) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `${where} is one cell of table '${table.title}'; a formula outside the tables may read whole columns only`,
+      );
+    }
+    const own = this.field.table!;
+    const sameRow =
+      table === own && ref.row === this.field.row && (!ref.rowAbs || own.lastRow === own.firstRow);
+    if (!sameRow) {
+      throw new Rejection(
+        'CROSS_ROW_REFERENCE',
+        table === own
+          ? `${where} lies in another row (the formula in row ${this.field.row} reads row ${ref.row})`
+          : `${where} lies in table '${table.title}', not in the formula's own table`,
+      );
+    }
+    this.depend(target);
+    return { code: `$parent.${target.name}`, type: target.type };
+  }
+
+  /** A whole table column (`$B$2:$B$N`, `$B:$B`, or with the header), or undefined. */
+  protected wholeColumn(f: RangeFormula): { table: TableModel; field: Field } | undefined {
+    const { from, to } = f;
+    if (from.col !== to.col) return undefined;
+    const sheet = this.sheetOf(f.sheet, `the range ${printFormula(f)}`);
+    const table = this.scope.tables.find(
+      (t) => t.sheet === sheet && from.col >= t.left && from.col <= t.right,
+    );
+    if (!table) return undefined;
+    const top = table.headerRow || table.firstRow;
+    const whole =
+      (from.row === 0 && to.row === 0) ||
+      ((from.row === top || from.row === table.firstRow) && to.row === table.lastRow);
+    if (!whole) return undefined;
+    if (this.rowMode && !(from.row === 0 || (from.rowAbs && to.rowAbs))) {
+      throw new Rejection(
+        'CROSS_ROW_REFERENCE',
+        `the range ${printFormula(f)} moves with the row; lock it ($${columnLetter(from.col)}$${from.row}:$${columnLetter(to.col)}$${to.row})`,
+      );
+    }
+    return { table, field: table.byCol.get(from.col)! };
+  }
+
+  /** A whole column as a list expression, numbers only where the column may hold others. */
+  protected columnList(table: TableModel, field: Field): string[] {
+    this.depend(field);
+    const list = `${this.root(table.name)}.${field.name}`;
+    if (field.type === 'number') return [list];
+    if (field.type === 'any') return [`${this.helper('xl_nums')}(${list})`];
+    return [];
+  }
+
+  /** Items of an aggregate argument: JSONata expressions that each give a number or a list. */
+  protected items(arg: Formula, fn: string): string[] {
+    const resolved = this.resolveName(arg);
+    if (resolved.kind !== 'range') {
+      const c = this.compile(resolved);
+      return [fn === 'COUNT' ? c.code : this.num(c)];
+    }
+    const column = this.wholeColumn(resolved);
+    if (column) return this.columnList(column.table, column.field);
+    const ownRow = this.ownRowSpan(resolved);
+    if (ownRow) return ownRow;
+    return this.sideBlock(resolved, fn);
+  }
+
+  protected num(c: Compiled): string {
+    if (c.type === 'boolean') return `(${c.code} ? 1 : 0)`;
+    if (c.type === 'string') return `$number(${c.code})`;
+    return c.code;
+  }
+
+  /** A span of the formula's own row (`SUM(B2:D2)`), or undefined. */
+  private ownRowSpan(f: RangeFormula): string[] | undefined {
+    const { from, to } = f;
+    const own = this.field.table;
+    if (!this.rowMode || !own || this.scope.sheet(f.sheet, this.field.sheet) !== own.sheet) return undefined;
+    if (from.row !== to.row || from.row !== this.field.row || from.rowAbs || to.rowAbs) return undefined;
+    if (from.col < own.left || to.col > own.right || from.col > to.col) return undefined;
+    const out: string[] = [];
+    for (let c = from.col; c <= to.col; c++) {
+      const field = own.byCol.get(c)!;
+      this.depend(field);
+      if (field.type === 'number') out.push(`$parent.${field.name}`);
+      else if (field.type === 'any') out.push(`${this.helper('xl_nums')}($parent.${field.name})`);
+    }
+    return out;
+  }
+
+  /** A block of cells outside the tables, read cell by cell (blank cells skipped, as Excel does). */
+  private sideBlock(f: RangeFormula, fn: string): string[] {
+    const sheet = this.sheetOf(f.sheet, `the range ${printFormula(f)}`);
+    const { from, to } = f;
+    const size = (to.row - from.row + 1) * (to.col - from.col + 1);
+    const touchesTable = (): TableModel | undefined => {
+      for (let r = from.row; r <= to.row; r++) {
+        for (let c = from.col; c <= to.col; c++) {
+          const t = this.scope.tableAt(sheet, r, c);
+          if (t) return t;
+        }
+      }
+      return undefined;
+    };
+    if (from.row === 0 || to.row < from.row || to.col < from.col || size > MAX_SIDE_RANGE) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the range ${printFormula(f)} is neither a whole table column, a span of the formula's own row, nor a block of at most ${MAX_SIDE_RANGE} cells outside the tables`,
+      );
+    }
+    const table = touchesTable();
+    if (table) {
+      throw new Rejection(
+        'CROSS_ROW_REFERENCE',
+        `the range ${printFormula(f)} covers part of table '${table.title}'; only whole columns or the formula's own row can be read`,
+      );
+    }
+    if (this.rowMode && !(from.rowAbs && to.rowAbs)) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the range ${printFormula(f)} moves with the row; a column formula must read cells outside the tables $-locked`,
+      );
+    }
+    const out: string[] = [];
+    for (let r = from.row; r <= to.row; r++) {
+      for (let c = from.col; c <= to.col; c++) {
+        const cell = sheet.cells.get(`${r}:${c}`);
+        if (!cell || (cell.value === null && !cell.formula)) continue;
+        const target = this.scope.target(sheet, r, c);
+        const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, r, c);
+        this.depend(field);
+        const code = this.root(field.name);
+        if (field.type === 'number' || fn === 'COUNT') out.push(code);
+        else if (field.type === 'any') out.push(`${this.helper('xl_nums')}(${code})`);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The workbook as formulas see it: which table, formula cell or side cell a reference lands on, the
+ * side cells read so far (each a top-level input), and the defined names.
+ */
+import { Rejection } from './errors.js';
+import { BLANK, fieldName, isError, label, typeOf, type Field, type TableModel } from './fields.js';
+import { parseFormula, type Formula } from './formula.js';
+import { cellKey, cellName, type DefinedName, type Worksheet } from './xlsx.js';
+
+/** What a cell of the workbook is to a formula. */
+export type CellTarget =
+  | { kind: 'data'; table: TableModel; field: Field }
+  | { kind: 'header'; table: TableModel }
+  | { kind: 'formula'; field: Field }
+  | { kind: 'side' };
+
+export class WorkbookScope {
+  /** Summary fields and side inputs by sheet and cell. */
+  private readonly cells = new Map<string, Field>();
+  private readonly names = new Map<string, Formula | Rejection>();
+
+  constructor(
+    readonly sheets: Worksheet[],
+    readonly tables: TableModel[],
+    /** Every field; side inputs are appended as formulas read them. */
+    readonly fields: Field[],
+    /** Top-level names in use (tables, summary cells, side inputs). */
+    readonly taken: Set<string>,
+    private readonly definedNames: DefinedName[],
+  ) {}
+
+  private key(sheet: Worksheet, row: number, col: number): string {
+    return `${this.sheets.indexOf(sheet)}:${cellKey(row, col)}`;
+  }
+
+  addFormulaCell(field: Field): void {
+    this.cells.set(this.key(field.sheet, field.row, field.col), field);
+  }
+
+  /** A sheet by the name a reference uses (case-insensitive, as in Excel). */
+  sheet(name: string | undefined, from: Worksheet): Worksheet | undefined {
+    if (name === undefined) return from;
+    const lower = name.toLowerCase();
+    return this.sheets.find((s) => s.name.toLowerCase() === lower);
+  }
+
+  tableAt(sheet: Worksheet, row: number, col: number): TableModel | undefined {
+    return this.tables.find(
+      (t) =>
+        t.sheet === sheet &&
+        col >= t.left &&
+        col <= t.right &&
+        row >= (t.headerRow || t.firstRow) &&
+        row <= t.lastRow,
+    );
+  }
+
+  target(sheet: Worksheet, row: number, col: number): CellTarget {
+    const formula = this.cells.get(this.key(sheet, row, col));
+    if (formula && formula.kind === 'summary') return { kind: 'formula', field: formula };
+    const table = this.tableAt(sheet, row, col);
+    if (table && row >= table.firstRow) return { kind: 'data', table, field: table.byCol.get(col)! };
+    if (table) return { kind: 'header', table };
+    return { kind: 'side' };
+  }
+
+  /** The top-level input a side cell becomes (made the first time a formula reads it). */
+  sideInput(sheet: Worksheet, row: number, col: number): Field {
+    const k = this.key(sheet, row, col);
+    const seen = this.cells.get(k);
+    if (seen) return seen;
+    const cell = sheet.cells.get(cellKey(row, col));
+    const address = cellName(row, col);
+    if (isError(cell?.value)) {
+      throw new Rejection(
+        'ERROR_VALUE',
+        `${sheet.name}!${address}, which the formula reads, holds the error ${cell.value.error}`,
+      );
+    }
+    const title = label(sheet, row, col) ?? `${this.sheets.length > 1 ? `${sheet.name} ` : ''}${address}`;
+    const value = cell?.value ?? null;
+    const type = value === null ? 'number' : typeOf([value]);
+    const field: Field = {
+      name: fieldName(title, address, this.taken),
+      title,
+      address,
+      kind: 'side',
+      sheet,
+      col,
+      row,
+      type,
+      tables: new Set(),
+      deps: new Set(),
+      formulaCells: 0,
+      value: value ?? BLANK[type],
+    };
+    this.cells.set(k, field);
+    this.fields.push(field);
+    return field;
+  }
+
+  /**
+   * A defined name's formula (`TaxRate` → `Inputs!$B$2`), local to the sheet first; a name that
+   * is not defined, or whose text cannot be read, is a rejection.
+   */
+  definedName(name: string, from: Worksheet): Formula {
+    const index = this.sheets.indexOf(from);
+    const lower = name.toLowerCase();
+    const def =
+      this.definedNames.find((d) => d.sheet === index && d.name.toLowerCase() === lower) ??
+      this.definedNames.find((d) => d.sheet === undefined && d.name.toLowerCase() === lower);
+    if (!def) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `'${name}' is neither a defined name nor a table of the workbook`,
+      );
+    }
+    const k = `${def.sheet ?? ''}:${lower}`;
+    let parsed = this.names.get(k);
+    if (parsed === undefined) {
+      try {
+        parsed = parseFormula(def.text.replace(/^=/, ''));
+      } catch (err) {
+        if (!(err instanceof Rejection)) throw err;
+        parsed = new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `the defined name '${name}' (${def.text}): ${err.message}`,
+        );
+      }
+      this.names.set(k, parsed);
+    }
+    if (parsed instanceof Rejection) throw parsed;
+    return parsed;
+  }
+}
