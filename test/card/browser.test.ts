@@ -1,9 +1,10 @@
 // The card in a real browser: headless Debian Chromium driven by playwright-core loads a small host
 // page (web/test-host) whose ext-apps AppBridge connects the built card to the real MCP server over
 // Streamable HTTP. Skipped, with the reason in its name, when no Chromium is installed.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { build } from 'vite';
@@ -23,8 +24,8 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import { carLoan } from './helpers.js';
 
 const root = join(import.meta.dirname, '../..');
-/** Screenshots land here (git-ignored). */
-const ARTEFACTS = join(root, 'artefacts/card');
+/** Screenshots land in a temporary folder, printed for a person to open. */
+const ARTEFACTS = mkdtempSync(join(tmpdir(), 'modelworks-card-screens-'));
 /** The slice of the browser's globals the evaluated functions read (no DOM lib in this tsconfig). */
 interface BrowserDoc {
   document: { documentElement: { dataset: Record<string, string | undefined> } };
@@ -166,7 +167,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     });
     await page.goto(hostUrl);
     await page.waitForSelector('body[data-ready="true"]', { state: 'attached' });
-    mkdirSync(ARTEFACTS, { recursive: true });
+    console.log(`card screenshots: ${ARTEFACTS}`);
   }, 120_000);
 
   afterAll(async () => {
@@ -220,21 +221,107 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     expect(last.structuredContent.outputs['$.monthlyPayment']).toBe(expected);
   });
 
-  it('shows a refused edit as rejected and keeps the last good result', async () => {
+  it('shows a refusal once, next to the field with the real value, until the next good edit', async () => {
     const frame = await open('render_model', { spec: carLoan() });
     await expect.poll(() => payment(frame).textContent()).toBe(usd(480.78));
     const deposit = await enterDeposit(frame, '99999');
     const alert = frame.locator('[data-component="deposit"] [role="alert"]');
     await expect.poll(() => alert.textContent()).toContain('The deposit cannot exceed the vehicle price');
+    expect(await alert.textContent()).toMatch(/^\$99,999\.00 was refused: /);
+    expect(await frame.locator('[role="alert"]').count()).toBe(1);
     expect(await deposit.getAttribute('aria-invalid')).toBe('true');
     expect(await payment(frame).textContent()).toBe(usd(480.78));
+    await deposit.blur();
+    expect(await deposit.inputValue()).toBe('4,000');
+    await page.screenshot({ path: join(ARTEFACTS, 'state-refusal.png'), fullPage: true });
+    // a good edit (typed with a separator) clears it
+    await enterDeposit(frame, '5,000');
+    await expect.poll(() => frame.locator('[role="alert"]').count()).toBe(0);
+    const expected = (await calc.dryRun(carLoan(), { '$.deposit': 5000 })).monthlyPayment as number;
+    await expect.poll(() => payment(frame).textContent()).toBe(usd(expected));
+    expect(await deposit.getAttribute('aria-invalid')).toBeNull();
   });
 
-  it('shows an input render_model rejected as rejected, with the default in effect', async () => {
+  it('shows a failing render_model as an error with the message, within 2 s', async () => {
+    const broken = { ...carLoan(), derivations: [{ path: '$.monthlyPayment', expr: '1 +' }] };
+    const frame = await open('render_model', { spec: broken });
+    const alert = frame.getByRole('alert');
+    await alert.waitFor({ timeout: 2000 });
+    expect(await alert.textContent()).toContain('The model could not be shown.');
+    expect(await alert.textContent()).toContain('derivations');
+    expect(await frame.getByText('Waiting for the model…').count()).toBe(0);
+    await page.screenshot({ path: join(ARTEFACTS, 'state-error.png'), fullPage: true });
+  });
+
+  it('says it is waiting while the host has not answered', async () => {
+    // the card in a frame of a page that never answers it, as a host still busy would
+    const alone = await browser.newPage({ locale: 'en-US' });
+    try {
+      const card = readFileSync(CARD_HTML_PATH, 'utf8');
+      await alone.route('http://silent.test/card', (r) =>
+        r.fulfill({ body: card, contentType: 'text/html' }),
+      );
+      await alone.route('http://silent.test/', (r) =>
+        r.fulfill({ body: '<iframe title="Model card" src="/card"></iframe>', contentType: 'text/html' }),
+      );
+      await alone.goto('http://silent.test/');
+      const frame = alone.frameLocator('iframe');
+      await expect.poll(() => frame.getByRole('status').textContent()).toBe('Waiting for the model…');
+      await alone.screenshot({ path: join(ARTEFACTS, 'state-waiting.png') });
+    } finally {
+      await alone.close();
+    }
+  });
+
+  it('formats numbers by their format everywhere, aligns them right and uses the width', async () => {
+    const spec = carLoan();
+    const views = (spec.viewDefinition as { views: { components: unknown[] }[] }).views;
+    views[0]!.components.push({
+      id: 'balances-chart',
+      type: 'dataChart',
+      label: 'Balance',
+      bind: '$.yearEndBalances',
+      chartType: 'line',
+      chartX: 'year',
+      chartSeries: [{ field: 'balance', label: 'Balance' }],
+    });
+    const frame = await open('render_model', { spec });
+    await expect.poll(() => payment(frame).textContent()).toBe(usd(480.78));
+    // inputs grouped
+    const price = frame.getByLabel('Vehicle price', { exact: true });
+    expect(await price.inputValue()).toBe('24,000');
+    // the table's currency column: formatted and right-aligned; the year column right-aligned too
+    const cells = frame.locator('[data-component="balances"] tbody tr').first().locator('td');
+    expect(await cells.nth(1).textContent()).toMatch(/^\$[\d,]+\.\d\d$/);
+    for (const i of [0, 1])
+      expect(
+        await cells
+          .nth(i)
+          .evaluate(
+            (el) =>
+              (
+                globalThis as unknown as { getComputedStyle(e: unknown): { textAlign: string } }
+              ).getComputedStyle(el).textAlign,
+          ),
+      ).toBe('right');
+    // the chart's axis in the column's currency
+    const ticks = await frame.locator('.chart .tick.y text').allTextContents();
+    expect(ticks.length).toBeGreaterThan(2);
+    for (const t of ticks) expect(t).toMatch(/^-?\$[\d,]+\.\d\d$/);
+    // the popover names its inputs as their fields show them
+    await frame.locator('[data-component="payment"] .computed').hover();
+    await expect.poll(() => frame.getByRole('tooltip').textContent()).toContain('Annual rate (%) = 7.2%');
+    // the two stat tiles share a row at this width
+    const [a, b] = [frame.locator('[data-component="payment"]'), frame.locator('[data-component="cost"]')];
+    expect((await a.boundingBox())!.y).toBe((await b.boundingBox())!.y);
+    await page.screenshot({ path: join(ARTEFACTS, 'state-formatted.png'), fullPage: true });
+  });
+
+  it('shows an input render_model rejected as refused, the field holding the default in effect', async () => {
     const frame = await open('render_model', { spec: carLoan(), inputs: { '$.deposit': 50000 } });
     const alert = frame.locator('[data-component="deposit"] [role="alert"]');
-    await expect.poll(() => alert.textContent()).toContain('Rejected');
-    expect(await frame.getByLabel('Deposit', { exact: true }).inputValue()).toBe('50000');
+    await expect.poll(() => alert.textContent()).toContain('$50,000.00 was refused');
+    expect(await frame.getByLabel('Deposit', { exact: true }).inputValue()).toBe('4,000');
     expect(await payment(frame).textContent()).toBe(usd(480.78));
   });
 
@@ -311,14 +398,14 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     await qty.fill('4');
     await qty.press('Enter');
     await expect.poll(() => frame.locator('[data-testid="value-total"]').textContent()).toBe(usd(30));
-    // keyboard: arrow to the next tab, which draws a recharts chart
+    // keyboard: arrow to the next tab, which draws the (SVG) chart
     await frame.getByRole('tab', { name: 'Order' }).focus();
     await page.keyboard.press('ArrowRight');
     await expect
       .poll(() => frame.getByRole('tab', { name: 'Chart' }).getAttribute('aria-selected'))
       .toBe('true');
-    await frame.locator('.chart svg.recharts-surface').waitFor();
-    expect(await frame.locator('.chart .recharts-bar-rectangle').count()).toBe(2);
+    await frame.locator('.chart svg').waitFor();
+    expect(await frame.locator('.chart rect.bar').count()).toBe(2);
   });
 
   it('renders the bundled insurance example (field sets, radios, selects) without errors', async () => {

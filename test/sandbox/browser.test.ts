@@ -3,7 +3,8 @@
 // PairingService), lands on /sandbox with its session token, and works on the session's models while
 // the "agent" (REST with the API key) changes them. Skipped, with the reason in its name, when no
 // Chromium is installed.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -16,9 +17,8 @@ import { SANDBOX_HTML_PATH, sandboxHtml } from '../../src/service/web-assets.js'
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { carLoan } from '../card/helpers.js';
 
-const root = join(import.meta.dirname, '../..');
-/** Screenshots land here (git-ignored). */
-const ARTEFACTS = join(root, 'artefacts/sandbox');
+/** Screenshots land in a temporary folder, printed for a person to open. */
+const ARTEFACTS = mkdtempSync(join(tmpdir(), 'modelworks-sandbox-screens-'));
 const KEY = 'server-key-for-sandbox-tests';
 
 const usd = (n: number): string =>
@@ -136,7 +136,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());
     });
-    mkdirSync(ARTEFACTS, { recursive: true });
+    console.log(`sandbox screenshots: ${ARTEFACTS}`);
   }, 60_000);
 
   afterAll(async () => {
@@ -210,18 +210,29 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     expect(audit.mutations).toEqual({ '$.deposit': 7000 });
   });
 
-  it('shows a refused edit with the server’s words and leaves the model as it was', async () => {
+  it('shows a refusal once, next to the field with the real value, until the next good edit', async () => {
     const before = await rest('GET', `/models/${id('demo')}/state`);
     const deposit = page.getByLabel('Deposit', { exact: true });
     await deposit.fill('99999');
     await deposit.press('Enter');
-    await expect
-      .poll(() => page.locator('.model > [role="alert"]').textContent())
-      .toContain('The deposit cannot exceed the vehicle price');
-    await expect
-      .poll(() => page.locator('[data-component="deposit"] [role="alert"]').textContent())
-      .toContain('Rejected');
+    const alerts = page.locator('.model [role="alert"]');
+    await expect.poll(() => alerts.allTextContents()).toHaveLength(1);
+    const text = (await page.locator('[data-component="deposit"] [role="alert"]').textContent())!;
+    expect(text).toMatch(/^\$99,999\.00 was refused: /);
+    expect(text).toContain('The deposit cannot exceed the vehicle price');
+    expect(text).not.toMatch(/Schema violation/i);
     expect(await rest('GET', `/models/${id('demo')}/state`)).toEqual(before);
+    await deposit.blur();
+    expect(await deposit.inputValue()).toBe('7,000'); // the model's value, not the refused one
+    await page.screenshot({ path: join(ARTEFACTS, 'sandbox-refusal.png'), fullPage: true });
+    // the next good edit clears it
+    await deposit.fill('6,500');
+    await deposit.press('Enter');
+    await expect.poll(() => alerts.count()).toBe(0);
+    await expect
+      .poll(async () => (await rest('GET', `/models/${id('demo')}/state`)) as Record<string, unknown>)
+      .toMatchObject({ deposit: 6500 });
+    await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 7000 });
   });
 
   it('follows a change the agent makes (WebSocket), in the view, the state and the audit timeline', async () => {
@@ -232,7 +243,8 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     await expect.poll(() => page.getByLabel('Merged state').textContent()).toContain('"deposit": 3000');
     await page.getByRole('tab', { name: 'Audit' }).click();
     const timeline = page.getByRole('list', { name: 'Audit timeline' });
-    await expect.poll(() => timeline.locator(':scope > li').count()).toBe(2);
+    // the edits so far (7000, 6500, 7000 again) and this one
+    await expect.poll(() => timeline.locator(':scope > li').count()).toBe(4);
     expect(await timeline.locator(':scope > li').first().textContent()).toContain('$.deposit = 3000');
   });
 
@@ -245,6 +257,21 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     expect(await page.getByRole('list', { name: 'Evaluation levels' }).locator('li').count()).toBeGreaterThan(
       1,
     );
+    // the page stays as wide as the window, at a narrow one too
+    const overflow = () =>
+      page.evaluate(() => {
+        const el = (
+          globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number; clientWidth: number } };
+          }
+        ).document.documentElement;
+        return el.scrollWidth - el.clientWidth;
+      });
+    expect(await overflow()).toBe(0);
+    await page.setViewportSize({ width: 480, height: 900 });
+    expect(await overflow()).toBe(0);
+    await page.screenshot({ path: join(ARTEFACTS, 'sandbox-graph-narrow.png'), fullPage: true });
+    await page.setViewportSize({ width: 1100, height: 900 });
   });
 
   it('switches to a second model and saves light and dark screenshots', async () => {

@@ -86,11 +86,8 @@ export function Card({
       };
       setCard(next);
       setError(null);
-      if (path !== undefined)
-        setRejected((old) => {
-          const { [path]: _gone, ...rest } = old;
-          return rest;
-        });
+      // the next good edit clears every refusal: the fields already show the model's real values
+      if (path !== undefined) setRejected({});
       tell(next);
       return true;
     },

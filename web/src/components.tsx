@@ -1,12 +1,22 @@
 /**
  * One renderer per component family of the view catalogue. Inputs are editable and commit to the
- * server; computed values carry the "Why is this number?" popover; charts use recharts.
+ * server; computed values carry the "Why is this number?" popover; charts are plain SVG (chart.tsx).
  */
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { Chart } from './chart';
-import { brief, formatValue } from './format';
 import {
+  brief,
+  fieldNumber,
+  formatOf,
+  formatOfComponent,
+  formatValue,
+  parseNumber,
+  type NumberFormat,
+} from './format';
+import {
+  CHOICE_TYPES,
   concretize,
+  INPUT_TYPES,
   nodeFor,
   valueAt,
   type CardPayload,
@@ -67,7 +77,7 @@ export function Computed({ ctx, bind, children }: { ctx: RenderContext; bind: st
             <span className="why-inputs">
               {inputs.map((i) => (
                 <span key={i.path}>
-                  {i.label} = {brief(i.value)}
+                  {i.label} = {brief(i.value, formatOf(ctx.card, i.path))}
                 </span>
               ))}
             </span>
@@ -76,6 +86,13 @@ export function Computed({ ctx, bind, children }: { ctx: RenderContext; bind: st
       )}
     </span>
   );
+}
+
+/** "24,000 was refused: <why>" (the value the person tried, formatted like the field). */
+function refusedText(r: { message: string; value: Json }, how: NumberFormat): string {
+  const tried = r.value === null || r.value === '' ? 'An empty value' : brief(r.value, how);
+  const why = r.message.replace(/^(Schema violation: )+/i, '');
+  return `${tried} was refused: ${why}`;
 }
 
 function Field({
@@ -102,27 +119,33 @@ function Field({
       {typeof c.helperText === 'string' && <small className="helper">{c.helperText}</small>}
       {rejected && (
         <small className="error" role="alert" id={`${htmlFor}-error`}>
-          Rejected: {rejected.message}
+          {refusedText(rejected, formatOfComponent(c))}
         </small>
       )}
     </div>
   );
 }
 
-/** Text-like and number inputs keep a draft while typing and commit on Enter or leaving the field. */
+/**
+ * Text-like and number inputs keep a draft while typing and commit on Enter or leaving the field.
+ * A number field shows the model's value grouped (24,000), and what a person types may be grouped
+ * too. After a refusal it shows the model's real value; the refused one is named in the message.
+ */
 function TextInput({ c, ctx, type }: { c: Component; ctx: RenderContext; type: string }) {
   const id = useId();
   const rejected = c.bind ? ctx.rejected[c.bind] : undefined;
-  const shown = rejected ? rejected.value : c.value;
-  const [draft, setDraft] = useState(shown === undefined || shown === null ? '' : String(shown));
-  useEffect(() => setDraft(shown === undefined || shown === null ? '' : String(shown)), [shown]);
   const numeric = type === 'number';
+  const how = formatOfComponent(c);
+  const shown = (v: Json | undefined): string =>
+    numeric ? fieldNumber(v, how) : v === undefined || v === null ? '' : String(v);
+  const [draft, setDraft] = useState(shown(c.value));
+  // a refusal or a new model value puts the model's real value back in the field
+  useEffect(() => setDraft(shown(c.value)), [c.value, rejected]);
   const save = (): void => {
     if (!c.bind) return;
-    const current = shown === undefined || shown === null ? '' : String(shown);
-    if (draft === current) return;
-    const n = Number(draft);
-    ctx.commit(c.bind, numeric ? (draft.trim() === '' ? null : Number.isFinite(n) ? n : draft) : draft);
+    if (draft === shown(c.value)) return;
+    const n = parseNumber(draft);
+    ctx.commit(c.bind, numeric ? (draft.trim() === '' ? null : (n ?? draft)) : draft);
   };
   const disabled = c.enabled === false || c.readOnly === true;
   const prefix = c.type === 'currencyField' ? currencySymbol(str(c.currency)) : undefined;
@@ -130,9 +153,10 @@ function TextInput({ c, ctx, type }: { c: Component; ctx: RenderContext; type: s
   const input = (
     <input
       id={id}
-      type={type}
+      type={numeric ? 'text' : type}
+      inputMode={numeric ? 'decimal' : undefined}
+      className={numeric ? 'number' : undefined}
       value={draft}
-      step={numeric ? 'any' : undefined}
       placeholder={str(c.placeholder)}
       disabled={disabled}
       readOnly={c.readOnly === true}
@@ -418,6 +442,15 @@ function Table({ c, ctx }: { c: Component; ctx: RenderContext }) {
   const [page, setPage] = useState(0);
   const pages = Math.max(1, Math.ceil(rows.length / pageSize));
   const shown = rows.slice(page * pageSize, (page + 1) * pageSize);
+  // numbers line up on the right (their digits then align); a column is numeric when its values are
+  const numeric = new Set(
+    columns
+      .filter((col) =>
+        shown.some((row) => typeof (row as Record<string, Json> | null)?.[col.field] === 'number'),
+      )
+      .map((col) => col.field),
+  );
+  const align = (field: string): string | undefined => (numeric.has(field) ? 'num' : undefined);
   return (
     <div className="table" data-component={c.id}>
       <table>
@@ -425,7 +458,7 @@ function Table({ c, ctx }: { c: Component; ctx: RenderContext }) {
         <thead>
           <tr>
             {columns.map((col) => (
-              <th key={col.field} scope="col">
+              <th key={col.field} scope="col" className={align(col.field)}>
                 {col.header}
               </th>
             ))}
@@ -440,7 +473,7 @@ function Table({ c, ctx }: { c: Component; ctx: RenderContext }) {
                   const v = (row as Record<string, Json> | null)?.[col.field];
                   const cell = formatValue(v, col.format, col.currency);
                   return (
-                    <td key={col.field}>
+                    <td key={col.field} className={align(col.field)}>
                       {c.bind ? (
                         <Computed ctx={ctx} bind={`${c.bind}[${r}].${col.field}`}>
                           {cell}
@@ -798,7 +831,7 @@ export function ComponentView({ c, ctx }: { c: Component; ctx: RenderContext }):
       return <Table c={c} ctx={ctx} />;
     case 'dataChart':
     case 'sparkline':
-      return <Chart c={c} />;
+      return <Chart c={c} card={ctx.card} />;
     case 'keyValueList':
     case 'summaryList':
       return <KeyValues c={c} ctx={ctx} />;
@@ -903,13 +936,43 @@ export function Components({
 }) {
   const style =
     layout === 'grid' ? { gridTemplateColumns: `repeat(${columns ?? 2}, minmax(0, 1fr))` } : undefined;
+  const kind = layout ?? 'vertical';
   return (
-    <div className={`layout ${layout ?? 'vertical'}`} style={style}>
-      {(list ?? []).map((c) => (
-        <ComponentView key={c.id} c={c} ctx={ctx} />
-      ))}
+    <div className={`layout ${kind}`} style={style}>
+      {kind === 'vertical'
+        ? runsOf(list ?? []).map((run) =>
+            run.length === 1 ? (
+              <ComponentView key={run[0]!.id} c={run[0]!} ctx={ctx} />
+            ) : (
+              <div key={run[0]!.id} className={`run ${runKind(run[0]!)}`}>
+                {run.map((c) => (
+                  <ComponentView key={c.id} c={c} ctx={ctx} />
+                ))}
+              </div>
+            ),
+          )
+        : (list ?? []).map((c) => <ComponentView key={c.id} c={c} ctx={ctx} />)}
     </div>
   );
+}
+
+/** Fields and stat tiles that follow each other share a row when the card is wide enough. */
+function runKind(c: Component): string | undefined {
+  if (c.type === 'statTile' || c.type === 'metric') return 'tiles';
+  if (INPUT_TYPES.has(c.type) || CHOICE_TYPES.has(c.type))
+    return c.type === 'textAreaField' ? undefined : 'fields';
+  return undefined;
+}
+
+function runsOf(list: Component[]): Component[][] {
+  const runs: Component[][] = [];
+  for (const c of list) {
+    const last = runs.at(-1);
+    const k = runKind(c);
+    if (last && k !== undefined && runKind(last[0]!) === k) last.push(c);
+    else runs.push([c]);
+  }
+  return runs;
 }
 
 export function rejectedFrom(

@@ -22,15 +22,26 @@ function setTheme(theme: string | undefined): void {
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
 }
 
-/** The latest card payload, for React to subscribe to. */
+/** What the card shows before and instead of a model. */
+type Shown =
+  | { kind: 'waiting' }
+  | { kind: 'computing' }
+  | { kind: 'failed'; message: string }
+  | { kind: 'card'; card: CardPayload; seq: number };
+
+/** The card's current state, for React to subscribe to. */
 function payloadStore() {
-  let value: { card: CardPayload; seq: number } | undefined;
+  let value: Shown = { kind: 'waiting' };
+  let seq = 0;
   const listeners = new Set<() => void>();
+  const set = (next: Shown): void => {
+    value = next;
+    for (const l of listeners) l();
+  };
   return {
-    set: (card: CardPayload): void => {
-      value = { card, seq: (value?.seq ?? 0) + 1 };
-      for (const l of listeners) l();
-    },
+    set: (card: CardPayload): void => set({ kind: 'card', card, seq: ++seq }),
+    computing: (): void => set({ kind: 'computing' }),
+    fail: (message: string): void => set({ kind: 'failed', message }),
     subscribe: (l: () => void): (() => void) => {
       listeners.add(l);
       return () => listeners.delete(l);
@@ -39,15 +50,42 @@ function payloadStore() {
   };
 }
 
-function Root({ store, backend }: { store: ReturnType<typeof payloadStore>; backend: Backend }) {
-  const current = useSyncExternalStore(store.subscribe, store.get);
-  if (!current)
+/** The message of a failed tool result (the server's own words), or a plain fallback. */
+function failureText(result: {
+  structuredContent?: Record<string, unknown>;
+  content?: { type: string; text?: string }[];
+}): string {
+  const s = result.structuredContent;
+  if (s && typeof s.message === 'string' && s.message) return s.message;
+  if (s && typeof s.error === 'string' && s.error) return s.error;
+  const text = (result.content ?? []).map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join(' ');
+  return text.trim() || 'The server did not say why.';
+}
+
+function Root({
+  store,
+  backend,
+}: {
+  store: ReturnType<typeof payloadStore>;
+  backend: { current?: Backend };
+}) {
+  const shown = useSyncExternalStore(store.subscribe, store.get);
+  if (shown.kind === 'failed')
     return (
-      <p className="waiting" role="status">
-        Waiting for the model…
+      <main className="card">
+        <div className="callout error load-error" role="alert">
+          <strong>The model could not be shown.</strong> {shown.message}
+        </div>
+      </main>
+    );
+  if (shown.kind !== 'card')
+    return (
+      <p className="waiting" role="status" aria-busy="true">
+        {shown.kind === 'computing' ? 'Computing the model…' : 'Waiting for the model…'}
       </p>
     );
-  return <Card key={current.seq} initial={current.card} backend={backend} />;
+  if (!backend.current) return null; // unreachable: tool results come after the host's answer
+  return <Card key={shown.seq} initial={shown.card} backend={backend.current} />;
 }
 
 async function main(): Promise<void> {
@@ -64,22 +102,33 @@ async function main(): Promise<void> {
   }
   const store = payloadStore();
   const app = new App({ name: 'modelworks-model-card', version: '1.0.0' }, {}, { autoResize: true });
+  app.ontoolinput = () => store.computing();
   app.ontoolresult = (result) => {
     const card = result._meta?.['valem/card'];
     if (card && typeof card === 'object') store.set(card as CardPayload);
+    else if (result.isError) store.fail(failureText(result));
+    else store.fail('The tool answered without a card to show.');
   };
+  app.ontoolcancelled = () => store.fail('The tool call was cancelled.');
   app.onhostcontextchanged = (ctx) => {
     if (ctx.theme) setTheme(ctx.theme);
   };
   setTheme(undefined);
-  await app.connect();
-  setTheme(app.getHostContext()?.theme);
-  const backend = hostBackend(app);
+  // shown at once (waiting) while the host answers; a card arrives only after it has
+  const backend: { current?: Backend } = {};
   root.render(
     <StrictMode>
       <Root store={store} backend={backend} />
     </StrictMode>,
   );
+  try {
+    await app.connect();
+  } catch (e) {
+    store.fail(`The chat host did not answer (${e instanceof Error ? e.message : String(e)}).`);
+    return;
+  }
+  backend.current = hostBackend(app);
+  setTheme(app.getHostContext()?.theme);
 }
 
 void main();

@@ -88,15 +88,18 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
       api
         .mutate(id, { [path]: value })
         .then(() => {
+          // a good edit clears every refusal and the banner: the fields show the model's values
           setError(null);
-          setRejected(({ [path]: _gone, ...rest }) => rest);
+          setRejected({});
           load();
         })
         .catch((e: unknown) => {
-          setError(errorText(e));
           const issues = e instanceof ApiError ? e.violations() : [];
-          if (issues.length > 0)
-            setRejected((old) => ({ ...old, [path]: { message: issues.join('; '), value } }));
+          // a refusal the server tied to its rules is shown once, next to the field; others above
+          if (issues.length > 0) {
+            setError(null);
+            setRejected({ [path]: { message: issues.join('; '), value } });
+          } else setError(errorText(e));
         })
         .finally(() => setBusy(false));
     },
