@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isObject } from '../calc/index.js';
 import type { PairingService } from '../service/pairing.js';
+import { encodedOnce, type EncodedPage } from '../service/web-assets.js';
 import { problem, type ErrorReply } from './problems.js';
 import { sessionNamespace } from './security.js';
 
@@ -29,6 +30,46 @@ export interface SandboxRouteDeps {
 
 const send = (reply: FastifyReply, out: ErrorReply): FastifyReply =>
   reply.code(out.status).type(out.contentType).send(out.body);
+
+/** The q-value a request's Accept-Encoding gives a coding (`*` stands for unnamed ones; absent: 0). */
+function acceptance(header: string | undefined, coding: string): number {
+  let star = 0;
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    const value = q === undefined ? 1 : Math.min(1, Number(q) || 0);
+    if (name.trim() === coding) return value;
+    if (name.trim() === '*') star = value;
+  }
+  return star;
+}
+
+/**
+ * Sends a page compressed as the client accepts (brotli, else gzip, else plain) with its entity
+ * tag, or 304 when the client's copy is current. `no-cache`: a browser keeps the page and asks
+ * each time whether it is still current, which costs one small request instead of the page.
+ */
+export function sendEncodedPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: EncodedPage,
+): FastifyReply {
+  const accept = request.headers['accept-encoding'];
+  const br = acceptance(accept, 'br');
+  const gzip = acceptance(accept, 'gzip');
+  const coding = br > 0 && br >= gzip ? 'br' : gzip > 0 ? 'gzip' : undefined;
+  const etag = coding ? `${page.etag.slice(0, -1)}-${coding}"` : page.etag;
+  reply.header('vary', 'Accept-Encoding').header('etag', etag).header('cache-control', 'no-cache');
+  const known = String(request.headers['if-none-match'] ?? '')
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''));
+  if (known.includes(etag) || known.includes('*')) return reply.code(304).send();
+  if (coding) reply.header('content-encoding', coding);
+  return reply
+    .code(200)
+    .type('text/html; charset=utf-8')
+    .send(coding ? page.encoded(coding) : page.identity);
+}
 
 /** Paths a session may use besides its namespace's models. */
 const SESSION_PATHS = [/^\/sandbox(\/|$)/, /^\/share\//, /^\/blobs(\/|$)/, /^\/health$/];
@@ -176,19 +217,21 @@ export function registerSandboxRoutes(app: FastifyInstance, deps: SandboxRouteDe
       .send(APPROVE_PAGE),
   );
 
-  app.get('/sandbox', { schema: { tags, summary: 'The sandbox page' } }, (_request, reply) => {
-    let html: string | undefined;
+  // compressed once, on the first request that finds it built
+  const sandboxPage = deps.sandboxHtml ? encodedOnce(deps.sandboxHtml) : undefined;
+  app.get('/sandbox', { schema: { tags, summary: 'The sandbox page' } }, (request, reply) => {
+    let page: EncodedPage | undefined;
     try {
-      html = deps.sandboxHtml?.();
+      page = sandboxPage?.();
     } catch {
-      html = undefined; // not built: say so below
+      page = undefined; // not built: say so below
     }
+    reply.header('content-security-policy', pageCsp()).header('referrer-policy', 'no-referrer');
+    if (page) return sendEncodedPage(request, reply, page);
     return reply
-      .header('content-security-policy', pageCsp())
       .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
       .type('text/html; charset=utf-8')
-      .send(html ?? '<!doctype html><title>Sandbox</title><p>The sandbox page is not built (npm run build).');
+      .send('<!doctype html><title>Sandbox</title><p>The sandbox page is not built (npm run build).');
   });
 }
 

@@ -8,9 +8,10 @@
  *   POST /share/api/valem_recompute   {specHash, inputs, spec?}  → as the MCP tool
  *   POST /share/api/explain_value     {specHash, path, inputs?, spec?}
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isEngineError, isObject, publicMessage } from '../calc/index.js';
-import { cardHtml } from '../service/web-assets.js';
+import { cardHtml, encodePage } from '../service/web-assets.js';
+import { sendEncodedPage } from './sandbox-routes.js';
 import { CardError, cardPayload, recomputeAnswer, type CardRunner } from '../service/card-runner.js';
 import { decodeSharePayload } from '../service/share-links.js';
 
@@ -65,7 +66,12 @@ function toolAnswer(payload: Record<string, unknown>, isError = false): Record<s
 export function registerShareRoutes(app: FastifyInstance, deps: ShareRouteDeps): void {
   const html = deps.html ?? cardHtml;
 
-  const page = async (framed: boolean, m: unknown, reply: FastifyReply): Promise<FastifyReply> => {
+  const page = async (
+    framed: boolean,
+    m: unknown,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
     const payload = typeof m === 'string' ? decodeSharePayload(m) : undefined;
     if (!payload)
       return problemPage(
@@ -85,21 +91,17 @@ export function registerShareRoutes(app: FastifyInstance, deps: ShareRouteDeps):
       const text = html();
       const at = text.indexOf('<script');
       const body = at < 0 ? `${text}${inject}` : `${text.slice(0, at)}${inject}${text.slice(at)}`;
-      return reply
-        .code(200)
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', csp(framed))
-        .header('cache-control', 'no-store')
-        .header('referrer-policy', 'no-referrer')
-        .send(body);
+      // the page is the link's card: the same link gives the same page, so a browser may revalidate it
+      reply.header('content-security-policy', csp(framed)).header('referrer-policy', 'no-referrer');
+      return sendEncodedPage(request, reply, encodePage(body));
     } catch (err) {
       if (err instanceof CardError) return problemPage(reply, 422, 'This model cannot be shown', err.message);
       throw err;
     }
   };
 
-  app.get('/share/card', (req, reply) => page(false, (req.query as Record<string, unknown>).m, reply));
-  app.get('/share/embed', (req, reply) => page(true, (req.query as Record<string, unknown>).m, reply));
+  app.get('/share/card', (req, reply) => page(false, (req.query as Record<string, unknown>).m, req, reply));
+  app.get('/share/embed', (req, reply) => page(true, (req.query as Record<string, unknown>).m, req, reply));
 
   const body = (raw: unknown): Record<string, unknown> => (isObject(raw) ? raw : {});
   const inputsOf = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});

@@ -1,5 +1,6 @@
 // The share-link plugin on a bare Fastify instance: the page carries the card with the link's
 // spec and values computed, the JSON endpoints answer like the card tools, bad links are refused.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerShareRoutes } from '../../src/http/share-routes.js';
@@ -29,6 +30,36 @@ describe('share routes', () => {
     await app.ready();
   });
   afterEach(() => app.close());
+
+  it('sends the page compressed as accepted, with an entity tag; 304 when the copy is current', async () => {
+    const url = pathOf(links.shareUrl({ spec: carLoan(), inputs: { '$.deposit': 8000 } })!);
+    const plain = await app.inject({ method: 'GET', url });
+    const br = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'br, gzip' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString('utf8')).toBe(plain.body);
+    expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length);
+    const gz = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    expect(gunzipSync(gz.rawPayload).toString('utf8')).toBe(plain.body);
+    expect(gz.headers.vary).toBe('Accept-Encoding');
+    // the same link gives the same page and tag
+    const tag = String(gz.headers.etag);
+    const again = await app.inject({
+      method: 'GET',
+      url,
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': tag },
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.rawPayload.length).toBe(0);
+    // another link: another page
+    const other = pathOf(links.shareUrl({ spec: carLoan(), inputs: { '$.deposit': 9000 } })!);
+    const changed = await app.inject({
+      method: 'GET',
+      url: other,
+      headers: { 'accept-encoding': 'gzip', 'if-none-match': tag },
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(tag);
+  });
 
   it('serves the card with the values carried in the link, computed, and a strict CSP', async () => {
     const url = links.shareUrl({ spec: carLoan(), inputs: { '$.deposit': 8000 } })!;

@@ -1,5 +1,6 @@
 // Pairing and the namespace guard in-process (app.inject): the device-flow endpoints, the approve
 // page, and a paired session held to its own models.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.js';
@@ -93,6 +94,32 @@ describe('pairing endpoints', () => {
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.body).toContain('history.replaceState'); // the code leaves the address bar
     expect((await get('/sandbox')).body).toContain('sandbox');
+  });
+
+  it('serves the sandbox page compressed as accepted, with an entity tag and 304 when current', async () => {
+    const html = '<!doctype html><p>sandbox';
+    const br = await get('/sandbox', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers.vary).toBe('Accept-Encoding');
+    expect(br.headers['cache-control']).toBe('no-cache');
+    expect(brotliDecompressSync(br.rawPayload).toString('utf8')).toBe(html);
+    const gz = await get('/sandbox', { 'accept-encoding': 'gzip, br;q=0' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString('utf8')).toBe(html);
+    const plain = await get('/sandbox', { 'accept-encoding': 'identity' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(html);
+    // one tag per encoding of the same content; the client's current copy is not sent again
+    const tags = [br, gz, plain].map((r) => String(r.headers.etag));
+    expect(new Set(tags).size).toBe(3);
+    for (const t of tags) expect(t).toMatch(/^"[\w-]+"$/);
+    const again = await get('/sandbox', { 'accept-encoding': 'gzip, br', 'if-none-match': tags[0]! });
+    expect(again.statusCode).toBe(304);
+    expect(again.rawPayload.length).toBe(0);
+    expect(again.headers.etag).toBe(tags[0]);
+    const stale = await get('/sandbox', { 'accept-encoding': 'gzip, br', 'if-none-match': '"other"' });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.headers['content-security-policy']).toMatch(/default-src 'none'/);
   });
 
   it('refuses an expired code and an expired pairing', async () => {
