@@ -726,6 +726,17 @@ export class CalcService implements CalcApi {
     return authoring.dryRun(spec, mutations);
   }
 
+  /**
+   * A private copy of the model as it stands (spec and state, no history) that nothing else sees or
+   * stores: `simulate` runs its cycles on it.
+   */
+  async scratchCopy(id: string): Promise<ModelRuntime> {
+    const current = await this.runtime(id);
+    const copy = new ModelRuntime(current.model, { historyCapacity: 0 });
+    copy.loadState({ ...current.exportState(), history: [] });
+    return copy;
+  }
+
   async close(): Promise<void> {
     this.unwatch();
     await this.store.close();
