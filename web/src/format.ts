@@ -1,5 +1,5 @@
 /** Number and value formatting for display (presentation only; the server keeps plain numbers). */
-import { generalize, type CardPayload, type Component, type Json } from './model';
+import { generalize, type CardPayload, type Component, type Json } from './model.js';
 
 /** How a number is shown: the schema/view `format` (currency, percent) and its currency. */
 export interface NumberFormat {
