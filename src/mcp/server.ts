@@ -31,6 +31,7 @@ import type { ResourceProvider } from './resource-provider.js';
 import { conformanceFixturesFromEnv, conformanceTools } from './conformance-tools.js';
 import { errorResult, textError } from './results.js';
 import { sheetTools } from './sheet-tools.js';
+import { simulateTool } from './simulate-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -123,6 +124,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       ...modelTools(options.calc),
       ...authoringTools(options.calc, options.guidanceTopics),
       ...sheetTools(),
+      simulateTool(options.calc),
     );
   tools.push(...(options.extraTools ?? []));
   if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());
