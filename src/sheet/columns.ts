@@ -173,6 +173,8 @@ function storedError(field: Field, cells: SheetCell[]): RejectedColumn | undefin
 export function summaryFields(
   sheet: Worksheet,
   inTable: (row: number, col: number) => boolean,
+  /** A title the layout gives a cell (a table's totals row: `Amount total`), before its label. */
+  titleOf: (row: number, col: number) => string | undefined,
   literals: Map<SheetCell, FormulaInfo>,
   taken: Set<string>,
   set: FieldSet,
@@ -187,7 +189,7 @@ export function summaryFields(
     if (literal) cell.formula = literal;
     if (!cell.formula) continue;
     const address = cellName(cell.row, cell.col);
-    const title = label(sheet, cell.row, cell.col) ?? `${many}${address}`;
+    const title = titleOf(cell.row, cell.col) ?? label(sheet, cell.row, cell.col) ?? `${many}${address}`;
     const field = newField(sheet, {
       name: fieldName(title, address, taken),
       title,

@@ -80,8 +80,9 @@ async function compileWorkbook(
   for (const table of tables) tableFields(table, set, resolvers[book.sheets.indexOf(table.sheet)]!);
   book.sheets.forEach((sheet, i) => {
     const inTable = (row: number, col: number): boolean => scope.tableAt(sheet, row, col) !== undefined;
-    for (const f of summaryFields(sheet, inTable, literals[i]!, taken, set, resolvers[i]!))
-      scope.addFormulaCell(f);
+    const titleOf = (row: number, col: number): string | undefined => totalsTitle(tables, sheet, row, col);
+    const found = summaryFields(sheet, inTable, titleOf, literals[i]!, taken, set, resolvers[i]!);
+    for (const f of found) scope.addFormulaCell(f);
   });
   if (tables.length === 0 && set.fields.length === 0) {
     throw new SheetError(
@@ -112,6 +113,14 @@ async function compileWorkbook(
     }
   }
   throw new SheetError('PARSE_FAILED', 'the compiled spec did not settle; this is a bug in the converter');
+}
+
+/** A cell of a table's totals row (or right under a table) is titled after its column: `Amount total`. */
+function totalsTitle(tables: TableModel[], sheet: Worksheet, row: number, col: number): string | undefined {
+  const t = tables.find(
+    (t) => t.sheet === sheet && col >= t.left && col <= t.right && row === (t.totalsRow ?? t.lastRow + 1),
+  );
+  return t ? `${t.byCol.get(col)!.title} total` : undefined;
 }
 
 /** Compiles every formula field once; side inputs are added to the fields as formulas read them. */

@@ -109,6 +109,8 @@ export interface TableModel {
   lastRow: number;
   left: number;
   right: number;
+  /** The totals row of an Excel Table that has one. */
+  totalsRow?: number;
   /** The Excel Table, when the table is one (its name and column names for structured references). */
   excel?: ExcelTable;
   byCol: Map<number, Field>;

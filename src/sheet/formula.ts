@@ -1,5 +1,6 @@
 /** Excel formula text → a syntax tree (A1 references, the usual operators and function calls). */
 import { Rejection } from './errors.js';
+import { scanStructured, type StructuredRef } from './structured.js';
 import { columnLetter, columnNumber } from './xlsx.js';
 
 export interface CellRef {
@@ -22,6 +23,7 @@ export type Formula =
   | { kind: 'binary'; op: string; left: Formula; right: Formula }
   | { kind: 'unary'; op: '-' | '+'; operand: Formula }
   | { kind: 'percent'; operand: Formula }
+  | StructuredRef
   | { kind: 'missing' };
 
 type Token =
@@ -30,7 +32,8 @@ type Token =
   | { t: 'err'; v: string }
   | { t: 'ref'; v: string }
   | { t: 'fn'; v: string }
-  | { t: 'op'; v: string };
+  | { t: 'op'; v: string }
+  | { t: 'struct'; v: StructuredRef };
 
 const syntax = (message: string): never => {
   throw new Rejection('UNSUPPORTED_SYNTAX', message);
@@ -46,7 +49,7 @@ const TOKEN = new RegExp(
     String.raw`(?<fn>(?:_xlfn\.|_xlws\.)?[A-Za-z][\w.]*)\s*\(`,
     String.raw`(?<ref>${REF})(?![\w(])`,
     String.raw`(?<name>[A-Za-z_\\][\w.]*)`,
-    String.raw`(?<op><>|<=|>=|[-+*/^&=<>%(),;{}:!])`,
+    String.raw`(?<op><>|<=|>=|[-+*/^&=<>%(),;{}:!@])`,
   ].join('|'),
   'y',
 );
@@ -56,6 +59,12 @@ function tokenize(src: string): Token[] {
   TOKEN.lastIndex = 0;
   while (TOKEN.lastIndex < src.length) {
     const at = TOKEN.lastIndex;
+    const structured = scanStructured(src, at);
+    if (structured) {
+      out.push({ t: 'struct', v: structured.ref });
+      TOKEN.lastIndex = structured.end;
+      continue;
+    }
     const m = TOKEN.exec(src);
     if (!m?.groups) return syntax(`cannot read the formula at '${src.slice(at, at + 12)}'`);
     const g = m.groups;
@@ -161,6 +170,8 @@ export function parseFormula(src: string): Formula {
         return { kind: 'error', value: t.v };
       case 'ref':
         return refNode(t.v);
+      case 'struct':
+        return t.v;
       case 'fn': {
         if (t.v.startsWith('=')) {
           // TRUE / FALSE written bare; TRUE() as a call is handled below
@@ -183,6 +194,9 @@ export function parseFormula(src: string): Formula {
         }
         if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
           return { kind: 'boolean', value: name === 'TRUE' };
+        // _xlfn.SINGLE(x) is how the file stores Excel's implicit intersection `@x`
+        if (name === 'SINGLE' && args.length === 1)
+          return intersect(args[0]!) ?? node({ kind: 'call', name, args });
         return node({ kind: 'call', name, args });
       }
       case 'op':
@@ -196,6 +210,11 @@ export function parseFormula(src: string): Formula {
     }
   };
   const unary = (): Formula => {
+    if (isOp('@')) {
+      i++;
+      const operand = nested(unary);
+      return intersect(operand) ?? syntax(`'@' before ${printFormula(operand)} is not compiled`);
+    }
     if (isOp('-') || isOp('+')) {
       const op = tokens[i++]!.v as '-' | '+';
       return node({ kind: 'unary', op, operand: nested(unary) });
@@ -218,6 +237,16 @@ export function parseFormula(src: string): Formula {
   const tree = comparison();
   if (i < tokens.length) syntax(`unexpected '${String(tokens[i]!.v)}' in the formula`);
   return tree;
+}
+
+/** Implicit intersection (`@x`): a cell stays itself, a table column becomes its row's cell. */
+function intersect(f: Formula): Formula | undefined {
+  if (f.kind === 'ref' || f.kind === 'name') return f;
+  if (f.kind === 'structured' && f.area === 'data' && f.from === f.to) {
+    return { ...f, area: 'thisRow', text: `@${f.text}` };
+  }
+  if (f.kind === 'structured' && f.area === 'thisRow') return f;
+  return undefined;
 }
 
 function shiftRef(r: CellRef, dr: number, dc: number): CellRef {
@@ -285,6 +314,8 @@ export function printFormula(f: Formula): string {
       return `${sheetText(f.sheet)}${refText(f.from)}:${refText(f.to)}`;
     case 'name':
       return f.name;
+    case 'structured':
+      return f.text;
     case 'call':
       return `${f.name}(${f.args.map(printFormula).join(',')})`;
     case 'binary': {

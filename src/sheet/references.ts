@@ -6,6 +6,7 @@
 import { Rejection } from './errors.js';
 import type { Field, TableModel, ValueType } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
+import type { StructuredRef } from './structured.js';
 import type { HelperName, LibraryBuilder } from './library.js';
 import type { WorkbookScope } from './scope.js';
 import { cellName, columnLetter, type Worksheet } from './xlsx.js';
@@ -67,21 +68,85 @@ export abstract class ReferenceCompiler {
     return sheet;
   }
 
-  /** A defined name, compiled as the reference or formula it stands for. */
-  protected named(name: string, use: (f: Formula) => Compiled): Compiled {
+  /** A defined name, table name or structured reference, compiled as what it stands for. */
+  protected named(f: Formula, use: (f: Formula) => Compiled): Compiled {
     if (++this.nameDepth > MAX_NAME_DEPTH) {
-      throw new Rejection('CIRCULAR_REFERENCE', `the defined name '${name}' refers back to itself`);
+      throw new Rejection(
+        'CIRCULAR_REFERENCE',
+        `the defined name '${printFormula(f)}' refers back to itself`,
+      );
     }
     try {
-      return use(this.scope.definedName(name, this.field.sheet));
+      return use(this.resolveArg(f));
     } finally {
       this.nameDepth--;
     }
   }
 
-  /** A formula argument with its defined names replaced by what they stand for (one level). */
-  protected resolveName(f: Formula): Formula {
-    return f.kind === 'name' ? this.scope.definedName(f.name, this.field.sheet) : f;
+  /** A formula argument with a name or structured reference replaced by what it stands for. */
+  protected resolveArg(f: Formula): Formula {
+    if (f.kind === 'structured') return this.structured(f);
+    if (f.kind !== 'name') return f;
+    const table = this.scope.excelTable(f.name);
+    if (table) return this.structured({ kind: 'structured', table: f.name, area: 'data', text: f.name });
+    return this.scope.definedName(f.name, this.field.sheet);
+  }
+
+  /** A structured reference as the cell or range it covers (absolute, on the table's sheet). */
+  private structured(f: StructuredRef): Formula {
+    const table = f.table === undefined ? this.field.table : this.scope.excelTable(f.table);
+    if (!table) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `${f.text} names '${f.table ?? ''}', which is not a table of the workbook`,
+      );
+    }
+    const left = f.from === undefined ? table.left : this.tableColumn(table, f.from, f.text);
+    const right = f.to === undefined ? table.right : this.tableColumn(table, f.to, f.text);
+    let top: number;
+    let bottom: number;
+    switch (f.area) {
+      case 'thisRow':
+        if (!this.rowMode || table !== this.field.table) {
+          throw new Rejection(
+            this.rowMode ? 'CROSS_ROW_REFERENCE' : 'UNSUPPORTED_REFERENCE',
+            `${f.text} reads a row of table '${table.title}', which is not the formula's own table`,
+          );
+        }
+        top = bottom = this.field.row;
+        break;
+      case 'totals':
+        if (table.totalsRow === undefined) {
+          throw new Rejection('UNSUPPORTED_REFERENCE', `${f.text}: table '${table.title}' has no totals row`);
+        }
+        top = bottom = table.totalsRow;
+        break;
+      case 'headers':
+        top = bottom = table.headerRow;
+        break;
+      case 'all':
+        top = table.headerRow || table.firstRow;
+        bottom = table.totalsRow ?? table.lastRow;
+        break;
+      default:
+        top = table.firstRow;
+        bottom = table.lastRow;
+    }
+    const abs = f.area !== 'thisRow';
+    const cell = (row: number, col: number): CellRef => ({ row, col, rowAbs: abs, colAbs: true });
+    const sheet = table.sheet.name;
+    if (top === bottom && left === right) return { kind: 'ref', sheet, ref: cell(top, left) };
+    return { kind: 'range', sheet, from: cell(top, left), to: cell(bottom, right) };
+  }
+
+  private tableColumn(table: TableModel, name: string, text: string): number {
+    const lower = name.toLowerCase();
+    for (let c = table.left; c <= table.right; c++) {
+      const field = table.byCol.get(c)!;
+      const own = table.excel?.columns[c - table.left] ?? field.title;
+      if (own.toLowerCase() === lower) return c;
+    }
+    throw new Rejection('UNSUPPORTED_REFERENCE', `${text}: table '${table.title}' has no column '${name}'`);
   }
 
   private where(sheet: Worksheet, row: number, col: number): string {
@@ -159,6 +224,17 @@ export abstract class ReferenceCompiler {
     return { table, field: table.byCol.get(from.col)! };
   }
 
+  /** Whole columns of one table side by side (`Table1[[Jan]:[Mar]]`, `$B$2:$D$9`), or undefined. */
+  protected wholeColumns(f: RangeFormula): { table: TableModel; field: Field }[] | undefined {
+    const out: { table: TableModel; field: Field }[] = [];
+    for (let col = f.from.col; col <= f.to.col; col++) {
+      const one = this.wholeColumn({ ...f, from: { ...f.from, col }, to: { ...f.to, col } });
+      if (!one || (out[0] && one.table !== out[0].table)) return undefined;
+      out.push(one);
+    }
+    return out.length > 0 ? out : undefined;
+  }
+
   /** A whole column as a list expression, numbers only where the column may hold others. */
   protected columnList(table: TableModel, field: Field): string[] {
     this.depend(field);
@@ -170,13 +246,13 @@ export abstract class ReferenceCompiler {
 
   /** Items of an aggregate argument: JSONata expressions that each give a number or a list. */
   protected items(arg: Formula, fn: string): string[] {
-    const resolved = this.resolveName(arg);
+    const resolved = this.resolveArg(arg);
     if (resolved.kind !== 'range') {
       const c = this.compile(resolved);
       return [fn === 'COUNT' ? c.code : this.num(c)];
     }
-    const column = this.wholeColumn(resolved);
-    if (column) return this.columnList(column.table, column.field);
+    const columns = this.wholeColumns(resolved);
+    if (columns) return columns.flatMap((c) => this.columnList(c.table, c.field));
     const ownRow = this.ownRowSpan(resolved);
     if (ownRow) return ownRow;
     return this.sideBlock(resolved, fn);

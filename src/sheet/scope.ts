@@ -44,6 +44,12 @@ export class WorkbookScope {
     return this.sheets.find((s) => s.name.toLowerCase() === lower);
   }
 
+  /** An Excel Table by its name (case-insensitive, as in Excel). */
+  excelTable(name: string): TableModel | undefined {
+    const lower = name.toLowerCase();
+    return this.tables.find((t) => t.excel?.name.toLowerCase() === lower);
+  }
+
   tableAt(sheet: Worksheet, row: number, col: number): TableModel | undefined {
     return this.tables.find(
       (t) =>

@@ -18,6 +18,7 @@ export interface TableRegion {
   lastRow: number;
   left: number;
   right: number;
+  totalsRow?: number;
   excel?: ExcelTable;
 }
 
@@ -39,14 +40,9 @@ export function findTables(sheet: Worksheet, limits: SheetLimits): TableRegion[]
     const firstRow = excel.top + excel.headerRows;
     const lastRow = excel.bottom - excel.totalsRows;
     if (lastRow < firstRow) continue;
-    regions.push({
-      headerRow: headerRow || firstRow,
-      firstRow,
-      lastRow,
-      left: excel.left,
-      right: excel.right,
-      excel,
-    });
+    const region: TableRegion = { headerRow, firstRow, lastRow, left: excel.left, right: excel.right, excel };
+    if (excel.totalsRows > 0) region.totalsRow = excel.bottom;
+    regions.push(region);
   }
   const at = (r: number, c: number): SheetCell | undefined => sheet.cells.get(cellKey(r, c));
   const rowUsed = (r: number, left: number, right: number): boolean => {

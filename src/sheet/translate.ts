@@ -24,7 +24,8 @@ export class FormulaCompiler extends ReferenceCompiler {
       case 'missing':
         throw new Rejection('UNSUPPORTED_SYNTAX', 'the formula leaves an argument empty');
       case 'name':
-        return this.named(f.name, (g) => this.compile(g));
+      case 'structured':
+        return this.named(f, (g) => this.compile(g));
       case 'ref':
         return this.ref(f.ref, f.sheet);
       case 'range':
@@ -188,7 +189,7 @@ export class FormulaCompiler extends ReferenceCompiler {
     this.args('SUMPRODUCT', args, 1, 255);
     let table: TableModel | undefined;
     const fields = args.map((arg) => {
-      const a = this.resolveName(arg);
+      const a = this.resolveArg(arg);
       const column = a.kind === 'range' ? this.wholeColumn(a) : undefined;
       if (!column) {
         throw new Rejection(
@@ -230,11 +231,12 @@ export class FormulaCompiler extends ReferenceCompiler {
     }
     if (!exact)
       throw new Rejection('UNSUPPORTED_SYNTAX', "VLOOKUP's 4th argument must be the constant FALSE or 0");
-    if (rangeArg.kind !== 'range') {
+    const range = this.resolveArg(rangeArg);
+    if (range.kind !== 'range') {
       throw new Rejection('UNSUPPORTED_REFERENCE', "VLOOKUP's table must be a cell range");
     }
-    const sheet = this.sheetOf(rangeArg.sheet, `the VLOOKUP table ${printFormula(rangeArg)}`);
-    const { from, to } = rangeArg;
+    const sheet = this.sheetOf(range.sheet, `the VLOOKUP table ${printFormula(rangeArg)}`);
+    const { from, to } = range;
     if (this.rowMode && !(from.rowAbs && from.colAbs && to.rowAbs && to.colAbs)) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
