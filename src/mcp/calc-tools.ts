@@ -133,7 +133,7 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_state',
       title: 'Get state',
-      description: `The merged state (inputs and computed values). \`paths\` keeps only those subtrees; \`depth\` collapses deeper containers to "<object: N fields>"/"<array: N items>"; \`at\` (ISO-8601) reads the state as of that time. The result's _meta["${REVISION_META}"] is the revision the state was read at (as get_model_info's revision; the current one even with \`at\`).`,
+      description: `The merged state (inputs and computed values), narrowed by \`paths\`/\`depth\` (deeper containers become "<object: N fields>"), now or \`at\` a past time. _meta["${REVISION_META}"] is the revision read (the current one even with \`at\`).`,
       inputSchema: input(
         {
           id,
@@ -300,7 +300,7 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       name: 'verify_audit',
       title: 'Verify audit trail',
       description:
-        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record; on a durable store also check the stored state against the newest record and the trail's end against its keyed checkpoint (a state edited, or a trail rewritten, outside the server).",
+        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record; on a durable store also check the stored state and the trail's end (keyed checkpoint) for edits made outside the server.",
       inputSchema: input({ id }, ['id']),
       outputSchema: output(
         {
@@ -453,7 +453,9 @@ export function authoringTools(
     {
       name: 'get_domain_guidance',
       title: 'Get domain guidance',
-      description: `Vetted recipes for common modelling shapes; call before authoring. Topics: ${topics.map((t) => `${t.id} (${t.description})`).join('; ')}.`,
+      // the topic ids (the enum) name their shapes; a blurb per topic cost ~1.2 KB of every tools/list
+      description:
+        'Vetted recipes for common modelling shapes (loans, grouping, dates, bands, currencies, statuses, ranks, regulated charges, percentages, units, growth, weighted averages, eligibility, proration); call before authoring.',
       inputSchema: input(
         { topics: { type: 'array', items: { enum: topics.map((t) => t.id) }, minItems: 1 } },
         ['topics'],

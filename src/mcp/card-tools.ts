@@ -202,7 +202,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     name: 'explain_value',
     title: 'Explain value',
     description:
-      'How a value of a rendered model was computed for the given inputs: {path, kind, label, value, expression, inputs[], baseInputs[]} and a one-line text to quote. A row is explained through its [*] rule with that row’s values; an input the user sets is reported as such; an unknown path lists the fields. Pass spec again when the answer is spec_unknown.',
+      'How a value of a rendered model was computed for the given inputs: {path, kind, label, value, expression, inputs[], baseInputs[]} and a one-line text to quote. A row is explained through its [*] rule; an unknown path lists the fields. Pass spec again on spec_unknown.',
     inputSchema: input(
       {
         path: { type: 'string', description: 'Canonical address, e.g. "$.items[0].total"' },
@@ -239,7 +239,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     name: 'valem_recompute',
     title: 'Recompute card',
     description:
-      'Card-only: recompute a rendered spec with the inputs on screen → {specHash, state, meta, flags, views}, or {specHash, rejected, issues} when a rollback rule or the schema rejects the edit. Answers {error:"spec_unknown"} when the spec has left the cache; call again with spec. share:true adds shareUrl/embedUrl.',
+      'Card-only: recompute a rendered spec with the inputs on screen → {specHash, state, meta, flags, views} or {specHash, rejected, issues}; {error:"spec_unknown"}: call again with spec. share:true adds shareUrl/embedUrl.',
     inputSchema: input(
       { specHash: SPEC_HASH, inputs: INPUTS, spec: SPEC_REFERENCE, share: { type: 'boolean' } },
       ['specHash', 'inputs'],
@@ -313,7 +313,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     name: 'valem_card_edit',
     title: 'Edit from card',
     description:
-      'Card-only: save edits to a stored model as one mutate ({id, specHash, mutations}) → {specHash, state, meta, flags, views}, plus spec and graph when the model’s spec changed since specHash; {specHash, rejected, issues} when a rollback rule or the schema refuses (the model is unchanged). No mutations: read the model back.',
+      'Card-only: save edits to a stored model as one mutate → {specHash, state, meta, flags, views} (+ spec and graph when specHash is stale) or {specHash, rejected, issues}. No mutations: read it back.',
     inputSchema: input({ id: { type: 'string' }, specHash: SPEC_HASH, mutations: { type: 'object' } }, [
       'id',
       'specHash',
