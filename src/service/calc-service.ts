@@ -36,6 +36,7 @@ import {
   type ValidationReport,
   type ModelSpec,
   type DerivationTrace,
+  type DispatchedEffect,
 } from '../calc/index.js';
 import type { AuditRecord, BlobRef, ModelHead, Store } from '../store/store.js';
 import {
@@ -123,6 +124,12 @@ const NO_OBSERVER: CalcObserver = { cycle() {}, storeCommit() {}, retry() {} };
 
 const secondsSince = (started: number): number => (performance.now() - started) / 1000;
 
+/**
+ * Told of the effects a committed cycle dispatched (the effect runner, issue 23). Called while the
+ * model lock is held: it must only schedule work, never wait on the model, and must not throw.
+ */
+export type DispatchHook = (modelId: string, effects: DispatchedEffect[]) => void;
+
 interface LiveModel {
   runtime: ModelRuntime;
   head: ModelHead;
@@ -148,6 +155,7 @@ export class CalcService implements CalcApi {
   private readonly listeners = new Map<string, Set<ModelListener>>();
   private readonly unwatch: () => void;
   private readonly observer: CalcObserver;
+  private readonly dispatchHooks = new Set<DispatchHook>();
 
   constructor(
     readonly store: Store,
@@ -390,6 +398,26 @@ export class CalcService implements CalcApi {
     );
   }
 
+  /**
+   * The effect runner's write (status shells and fold-back, source `foldback`): `decide` reads the
+   * current state under the model lock and returns the writes; none means no cycle.
+   */
+  async effectWrite(
+    id: string,
+    decide: (runtime: ModelRuntime) => Promise<Record<string, unknown>>,
+  ): Promise<MutationSummary> {
+    return this.lock.run(id, async () => {
+      const writes = await decide(await this.runtime(id));
+      return this.observed(id, () => this.commit(id, () => writes, 'foldback', false));
+    });
+  }
+
+  /** Registers a hook told of each committed cycle's dispatched effects; returns its removal. */
+  onDispatch(hook: DispatchHook): () => void {
+    this.dispatchHooks.add(hook);
+    return () => this.dispatchHooks.delete(hook);
+  }
+
   /** An RFC 6902 patch on the base document, run as one cycle (an empty translation is a no-op). */
   async patchModel(id: string, patch: unknown, options: WriteOptions = {}): Promise<MutationSummary> {
     const expected = checkExpectedRevision(options.expectedRevision);
@@ -543,6 +571,14 @@ export class CalcService implements CalcApi {
       flaggedConstraints: result.flaggedConstraints,
       dispatchedEffects: result.dispatchedEffects,
     });
+    if (result.dispatchedEffects.length > 0)
+      for (const hook of this.dispatchHooks) {
+        try {
+          hook(id, result.dispatchedEffects);
+        } catch {
+          // the cycle is committed: a hook's failure cannot undo it
+        }
+      }
     const { traces, ...summary } = result;
     return includeTraces ? { ...summary, traces } : summary;
   }
