@@ -15,6 +15,7 @@ import { examples } from './help-text.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerSheetCommands } from './sheet-commands.js';
+import { registerSimulateCommand } from './simulate-command.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
@@ -60,6 +61,7 @@ program.hook('preAction', async () => {
 
 const calcGroup = registerCalcCommands(program);
 registerSheetCommands(calcGroup);
+registerSimulateCommand(calcGroup);
 registerConsoleCommand(calcGroup);
 registerMcpCommand(program);
 registerServeCommand(program);

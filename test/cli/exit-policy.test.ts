@@ -22,6 +22,10 @@ const spec = write('demo.json', {
   derivations: [{ path: '$.total', expr: 'price * qty' }],
   tests: [{ description: 'multiplies', given: { '$.price': 2, '$.qty': 3 }, expect: { '$.total': 6 } }],
 });
+const simInputs = write('sim-inputs.json', {
+  '$.price': { type: 'Uniform', min: 1, max: 2 },
+  '$.qty': { type: 'Poisson', lambda: 3 },
+});
 const failingSpec = write('failing.json', {
   id: 'failing',
   version: '1.0.0',
@@ -89,6 +93,31 @@ describe.each<[string, Case[]]>([
       ['a mutation', 0, ['calc', 'dry-run', spec, '--set', '$.price=2']],
       ['a refused mutation', 1, ['calc', 'dry-run', spec, '--set', '$.qty=-1'], /Schema violation/],
       ['a malformed --set', 2, ['calc', 'dry-run', spec, '--set', 'nonsense'], /--set expects ADDRESS=VALUE/],
+    ],
+  ],
+  [
+    'calc simulate',
+    [
+      [
+        'a simulation',
+        0,
+        ['calc', 'simulate', spec, '--inputs', simInputs, '--outputs', '$.total', '--runs', '50'],
+      ],
+      [
+        'an unknown distribution',
+        2,
+        [
+          'calc',
+          'simulate',
+          spec,
+          '--inputs',
+          write('bad-inputs.json', { '$.price': { type: 'Nope' } }),
+          '--outputs',
+          '$.total',
+        ],
+        /inputs: .*Nope/,
+      ],
+      ['no inputs', 2, ['calc', 'simulate', spec, '--outputs', '$.total'], /give --inputs/],
     ],
   ],
   [
