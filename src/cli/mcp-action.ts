@@ -17,6 +17,7 @@ import type { RequestLimiter } from '../mcp/http-rate-limit.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
+import { effectSettingsFromEnv, startEffects, type EffectSettings } from '../service/effects/index.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
 import { describeAliases, withSeedAliases } from '../mcp/synth-env-aliases.js';
 import type { Edition } from '../synth/index.js';
@@ -135,6 +136,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   let tracing: Tracing | undefined;
   let metrics: ServerMetrics | false = false;
   let limit: RequestLimiter | undefined;
+  let effectSettings: EffectSettings;
   try {
     if (http) sessionIdleMs = sessionIdleMsFromEnv();
     // the rate limit (issue 28) too: its libraries are loaded only when it is on
@@ -143,6 +145,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     if (http) metrics = (await import('../observability/metrics.js')).serverMetricsFromEnv();
     tracing = await startTracing({ protocolOnStdout: !http });
     if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
+    effectSettings = effectSettingsFromEnv(env); // MODELWORKS_EFFECT*: likewise (issue 23)
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -165,6 +168,9 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     return;
   }
   const calc = opened.calc;
+  // embedded mode runs server effects itself (remote mode: the server it calls runs them)
+  const effects =
+    calc instanceof CalcService ? startEffects(calc, effectSettings, warnings(logger)) : undefined;
   const guidanceTopics = loadGuidanceTopics(
     process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE,
     warnings(logger),
@@ -183,6 +189,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     // on stderr like every log line: stdout carries protocol messages only
     logger.info({ transport: 'stdio' }, `MCP over stdio (${modeLine})`);
     await serveStdio(make());
+    await effects?.stop();
     await synth?.close();
     await calc.close();
     await tracing?.shutdown();
@@ -216,6 +223,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   const stop = (): void => {
     void running
       .close()
+      .then(() => effects?.stop())
       .then(() => synth?.close())
       .then(() => calc.close())
       .then(() => tracing?.shutdown());

@@ -14,6 +14,7 @@ import { PairingService } from '../service/pairing.js';
 import { sandboxHtml } from '../service/web-assets.js';
 import { shareLinkBuilder } from '../service/share-links.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
+import { effectSettingsFromEnv, startEffects, type EffectSettings } from '../service/effects/index.js';
 import { createLogger, logLevelFrom, warnings, type LogLevel } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import { serverMetricsFromEnv, type ServerMetrics } from '../observability/metrics.js';
@@ -58,6 +59,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   let metrics: ServerMetrics | false;
   let rateLimit: RateLimitSettings | undefined;
   let trustProxy: TrustProxy;
+  let effectSettings: EffectSettings;
   try {
     // metrics and rate limit (issue 28): a malformed setting stops the server here
     metrics = serverMetricsFromEnv();
@@ -67,6 +69,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     tracing = await startTracing(); // before the app is built: its request spans hook in then
     mcpSessionIdleMs = sessionIdleMsFromEnv();
     sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
+    effectSettings = effectSettingsFromEnv(); // MODELWORKS_EFFECT*: likewise (issue 23)
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -87,6 +90,8 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE,
     warnings(logger),
   );
+  // server effects run here, after each cycle commits (docs/effects.md)
+  const effects = startEffects(calc, effectSettings, warnings(logger));
   const modeLine = `server mode, ${store.kind} store`;
   const apiKey = process.env.MODELWORKS_API_KEY || undefined;
   // one card runner for /mcp sessions and the share pages; links point at this server
@@ -125,6 +130,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       systemErrorText(err, `listen on ${opts.host}:${opts.port}`) ??
         `cannot listen on ${opts.host}:${opts.port}`,
     );
+    await effects?.stop();
     await calc.close();
     await tracing?.shutdown();
     process.exitCode = EXIT.failed;
@@ -140,6 +146,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const stop = (): void => {
     void app
       .close()
+      .then(() => effects?.stop())
       .then(() => calc.close())
       .then(() => tracing?.shutdown());
   };
