@@ -307,10 +307,13 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     // the chart's axis in the column's currency
     const ticks = await frame.locator('.chart .tick.y text').allTextContents();
     expect(ticks.length).toBeGreaterThan(2);
-    for (const t of ticks) expect(t).toMatch(/^-?\$[\d,]+\.\d\d$/);
+    for (const t of ticks) expect(t).toMatch(/^-?\$[\d,]+(\.\d\d)?$/);
+    expect(ticks).toContain('$0');
     // the popover names its inputs as their fields show them
     await frame.locator('[data-component="payment"] .computed').hover();
     await expect.poll(() => frame.getByRole('tooltip').textContent()).toContain('Annual rate (%) = 7.2%');
+    // a value no view shows takes the format its inputs share (price − deposit is money)
+    expect(await frame.getByRole('tooltip').textContent()).toContain('Amount financed = $20,000.00');
     // the two stat tiles share a row at this width
     const [a, b] = [frame.locator('[data-component="payment"]'), frame.locator('[data-component="cost"]')];
     expect((await a.boundingBox())!.y).toBe((await b.boundingBox())!.y);
@@ -332,7 +335,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     await expect.poll(() => tip.textContent()).toContain('Why is this number?');
     const text = (await tip.textContent())!;
     expect(text).toContain('$payment(amountFinanced, annualRatePercent / 1200, payments)');
-    expect(text).toContain('Amount financed = 20,000');
+    expect(text).toContain('Amount financed = $20,000.00');
     expect(text).toContain('Annual rate (%) = 7.2');
   });
 

@@ -1,7 +1,14 @@
 // The card's number formatting (web/src/format.ts): what inputs show and accept, and which format
 // a value takes from the views that show it. Runs in Node, whose Intl gives en-US here.
 import { describe, expect, it } from 'vitest';
-import { fieldNumber, formatOf, formatValue, parseNumber } from '../../web/src/format.js';
+import {
+  fieldNumber,
+  formatOf,
+  formatOfValue,
+  formatValue,
+  parseNumber,
+  tickValue,
+} from '../../web/src/format.js';
 import type { CardPayload } from '../../web/src/model.js';
 
 const card = (components: CardPayload['views'][number]['components']): CardPayload => ({
@@ -33,6 +40,8 @@ describe('card number formatting', () => {
     expect(formatValue(99999, 'currency', 'USD')).toBe('$99,999.00');
     expect(formatValue(7.2, 'percent')).toBe('7.2%');
     expect(formatValue(5, 'currency', 'NOT-A-CODE')).toBe('5 NOT-A-CODE');
+    expect(tickValue(15000, { format: 'currency', currency: 'USD' })).toBe('$15,000');
+    expect(tickValue(2.5, { format: 'currency', currency: 'USD' })).toBe('$2.50');
   });
 
   it('takes a value its format from the component or table column that shows it', () => {
@@ -53,5 +62,27 @@ describe('card number formatting', () => {
     expect(formatOf(c, '$.rows[3].balance')).toEqual({ format: 'currency', currency: 'GBP' });
     expect(formatOf(c, '$.rows[3].year')).toEqual({});
     expect(formatOf(c, '$.unshown')).toEqual({});
+  });
+
+  it('gives a computed value the format its inputs share, and none when they differ', () => {
+    const c = card([
+      { id: 'price', type: 'currencyField', bind: '$.price', currency: 'USD' },
+      { id: 'deposit', type: 'currencyField', bind: '$.deposit', currency: 'USD' },
+      { id: 'rate', type: 'percentField', bind: '$.rate' },
+    ]);
+    c.graph = {
+      nodes: [
+        { key: '$.financed', kind: 'DERIVED', label: 'Financed', expression: 'price - deposit' },
+        { key: '$.mixed', kind: 'DERIVED', label: 'Mixed', expression: 'price * rate' },
+      ],
+      edges: [
+        { from: '$.price', to: '$.financed' },
+        { from: '$.deposit', to: '$.financed' },
+        { from: '$.price', to: '$.mixed' },
+        { from: '$.rate', to: '$.mixed' },
+      ],
+    };
+    expect(formatOfValue(c, '$.financed')).toEqual({ format: 'currency', currency: 'USD' });
+    expect(formatOfValue(c, '$.mixed')).toEqual({});
   });
 });

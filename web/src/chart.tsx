@@ -4,7 +4,7 @@
  * half of its 1.2 MB. Axis ticks and hover titles use the series' number format.
  */
 import { useEffect, useRef, useState } from 'react';
-import { formatOf, formatValue, type NumberFormat } from './format';
+import { formatOf, formatValue, tickValue, type NumberFormat } from './format';
 import type { CardPayload, Component, Json } from './model';
 
 const PALETTE = ['#4f6bed', '#e8833a', '#2e9d6b', '#c2417a', '#8a63d2', '#b59b1d'];
@@ -178,7 +178,8 @@ function Cartesian(props: {
   const top = Math.max(hi, ticks.at(-1) ?? hi);
   const bottom = Math.min(lo, ticks[0] ?? lo);
   const label = (v: number): string => formatValue(v, how.format, how.currency);
-  const left = spark ? 2 : Math.min(120, 12 + 7 * Math.max(...ticks.map((t) => label(t).length)));
+  const tick = (v: number): string => tickValue(v, how);
+  const left = spark ? 2 : Math.min(120, 12 + 7 * Math.max(...ticks.map((t) => tick(t).length)));
   const pad = { left, right: spark ? 2 : 12, top: spark ? 2 : 10, bottom: spark ? 2 : 26 };
   const w = Math.max(10, width - pad.left - pad.right);
   const h = height - pad.top - pad.bottom;
@@ -196,7 +197,7 @@ function Cartesian(props: {
           <g key={t} className="tick y">
             <line x1={pad.left} x2={pad.left + w} y1={y(t)} y2={y(t)} />
             <text x={pad.left - 6} y={y(t)} dy="0.32em" textAnchor="end">
-              {label(t)}
+              {tick(t)}
             </text>
           </g>
         ))}

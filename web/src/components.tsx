@@ -7,7 +7,7 @@ import { Chart } from './chart';
 import {
   brief,
   fieldNumber,
-  formatOf,
+  formatOfValue,
   formatOfComponent,
   formatValue,
   parseNumber,
@@ -77,7 +77,7 @@ export function Computed({ ctx, bind, children }: { ctx: RenderContext; bind: st
             <span className="why-inputs">
               {inputs.map((i) => (
                 <span key={i.path}>
-                  {i.label} = {brief(i.value, formatOf(ctx.card, i.path))}
+                  {i.label} = {brief(i.value, formatOfValue(ctx.card, i.path))}
                 </span>
               ))}
             </span>

@@ -1,5 +1,5 @@
 /** Number and value formatting for display (presentation only; the server keeps plain numbers). */
-import { generalize, type CardPayload, type Component, type Json } from './model.js';
+import { concretize, generalize, nodeFor, type CardPayload, type Component, type Json } from './model.js';
 
 /** How a number is shown: the schema/view `format` (currency, percent) and its currency. */
 export interface NumberFormat {
@@ -28,6 +28,21 @@ export function formatValue(value: Json | undefined, format?: unknown, currency?
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
+}
+
+/** An axis tick: as formatValue, but whole amounts of money without cents ($15,000, not $15,000.00). */
+export function tickValue(value: number, how: NumberFormat): string {
+  if (how.format !== 'currency' || !Number.isInteger(value))
+    return formatValue(value, how.format, how.currency);
+  try {
+    return new Intl.NumberFormat(undefined, {
+      style: 'currency',
+      currency: typeof how.currency === 'string' ? how.currency : 'USD',
+      maximumFractionDigits: 0,
+    }).format(value);
+  } catch {
+    return formatValue(value, how.format, how.currency);
+  }
 }
 
 /** Short text for the "why" popover, formatted like the field it names. */
@@ -73,6 +88,25 @@ export function formatOf(card: CardPayload, address: string): NumberFormat {
   };
   for (const v of card.views) walk(v.components);
   return found ?? {};
+}
+
+/**
+ * The format of a value the views do not show: a computed value whose inputs all share one format
+ * takes it (amount financed = price − deposit is money like both).
+ */
+export function formatOfValue(card: CardPayload, address: string): NumberFormat {
+  const own = formatOf(card, address);
+  if (own.format !== undefined) return own;
+  const node = nodeFor(card.graph, address);
+  if (!node || node.kind !== 'DERIVED') return own;
+  const inputs = card.graph.edges
+    .filter((e) => e.to === node.key)
+    .map((e) => formatOf(card, concretize(e.from, address)));
+  const first = inputs[0];
+  return first?.format !== undefined &&
+    inputs.every((f) => f.format === first.format && f.currency === first.currency)
+    ? first
+    : own;
 }
 
 /** The locale's grouping and decimal marks (what a person types and reads). */
