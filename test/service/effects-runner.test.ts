@@ -227,6 +227,19 @@ describe('the effect runner with the server executor', () => {
     expect(s.ticket).toBeUndefined();
   });
 
+  it('a fold-back the model refuses ends failed, and none of its values are written', async () => {
+    const { calc, runner, state } = await setup({
+      effect: { response: { set: { '$.ticket': '$response.ticket', '$.replyStatus': '"not a number"' } } },
+    });
+    await calc.mutate('approval', { '$.quoteId': 'q1', '$.approved': true });
+    const settled = await runner.next();
+    expect(settled).toMatchObject({ phase: 'failed', error: { code: 'EFFECT_FOLDBACK_FAILED' } });
+    await runner.idle();
+    const s = await state();
+    expect(s.status).toMatchObject({ phase: 'failed', key: 'q1', code: 'EFFECT_FOLDBACK_FAILED' });
+    expect(s.ticket).toBeUndefined();
+  });
+
   it('a trigger turned false while in flight cancels the fold-back', async () => {
     const { server, calc, runner, state } = await setup();
     server.answer(() => {}); // held until the test answers
