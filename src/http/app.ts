@@ -32,6 +32,7 @@ import { registerMetrics } from './metrics-route.js';
 import { registerRateLimit, type RateLimitSettings, type TrustProxy } from './rate-limit.js';
 import { ServerMetrics } from '../observability/metrics.js';
 import { registerModelRoutes } from './model-routes.js';
+import { registerSimulateRoutes } from './simulate-routes.js';
 import { calcErrorReply, problem, type ErrorReply } from './problems.js';
 import { registerSecurity } from './security.js';
 import { answerRequestIds, fastifyRequestIds, loggerOptions, logLevelFrom } from '../observability/logger.js';
@@ -264,6 +265,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerModelRoutes(app, options.calc);
+  registerSimulateRoutes(app, options.calc);
   registerBlobRoutes(app, options.calc, apiKey !== undefined);
   registerSubscribeRoute(app, options.calc);
   if (options.createMcpServer) {
