@@ -5,6 +5,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/calc/index.js';
 import { ServerExecutor, startEffects } from '../../src/service/effects/index.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -80,12 +81,13 @@ describe('ServerExecutor', () => {
   it('refuses to send what it cannot: a GET with a body, an unknown method, a non-http URL', async () => {
     const home = await serve((_req, res) => res.end());
     const executor = new ServerExecutor({ egressAllowlist: [home.origin], maxResponseBytes: 100 });
-    for (const request of [
+    const refused: JsonObject[] = [
       { method: 'GET', url: `${home.origin}/`, body: { a: 1 } },
       { method: 'TRACE', url: `${home.origin}/` },
       { method: 'GET', url: 'file:///etc/passwd' },
       { method: 'GET', url: 'relative/path' },
-    ])
+    ];
+    for (const request of refused)
       expect(await executor.execute(request, policy)).toMatchObject({
         kind: 'failed',
         code: 'EFFECT_INVALID_REQUEST',
