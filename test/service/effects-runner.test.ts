@@ -240,6 +240,22 @@ describe('the effect runner with the server executor', () => {
     expect(s.ticket).toBeUndefined();
   });
 
+  it('a hostile reply is data: a __proto__ key is refused, not merged into any prototype', async () => {
+    const { server, calc, runner, state } = await setup({
+      effect: { response: { set: { '$.raw': '$response' } } },
+    });
+    server.answer((r) => {
+      r.respond(200, JSON.parse('{"__proto__": {"polluted": true}, "ticket": "T"}'));
+    });
+    await calc.mutate('approval', { '$.quoteId': 'q1', '$.approved': true });
+    await runner.idle();
+    const s = await state();
+    expect(s.status).toMatchObject({ phase: 'failed', code: 'EFFECT_FOLDBACK_FAILED' });
+    expect(s.raw).toBeUndefined();
+    expect((s.status as { error: string }).error).toContain('__proto__');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('a trigger turned false while in flight cancels the fold-back', async () => {
     const { server, calc, runner, state } = await setup();
     server.answer(() => {}); // held until the test answers
