@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
 import type { Edition, LoadOptions, OutputFormat } from '../synth/index.js';
-import { loadAllowlists } from '../service/synth-allowlists.js';
+import { customComponentDirs, loadAllowlists } from '../service/synth-allowlists.js';
 import { limitsFromEnv } from '../service/synth-settings.js';
 import { fileLoadOptions } from '../synth-io/index.js';
 import {
@@ -59,7 +59,7 @@ function readModelText(path: string): string {
  */
 function loadOptionsFor(path: string, edition: Edition): LoadOptions {
   return {
-    ...fileLoadOptions(path === '-' ? undefined : path, loadAllowlists(), edition),
+    ...fileLoadOptions(path === '-' ? undefined : path, loadAllowlists(), edition, customComponentDirs()),
     limits: limitsFromEnv(process.env),
   };
 }

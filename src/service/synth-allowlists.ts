@@ -4,6 +4,7 @@
  * comma-separated. Anything malformed is an error naming the setting, never a silent default.
  */
 import { readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { type Allowlists, CLOSED_ALLOWLISTS } from '../synth/access/allowlists.js';
 
 export const ALLOWLIST_ENV = {
@@ -12,7 +13,21 @@ export const ALLOWLIST_ENV = {
   databaseUrls: 'MODELWORKS_SYNTH_DATABASE_URL_ALLOWLIST',
   databaseAllowQuery: 'MODELWORKS_SYNTH_DATABASE_ALLOW_QUERY',
   serviceUrls: 'MODELWORKS_SYNTH_SERVICE_URL_ALLOWLIST',
+  customComponentDirs: 'MODELWORKS_SYNTH_CUSTOM_COMPONENT_DIR_ALLOWLIST',
 } as const;
+
+/**
+ * Absolute folders custom component modules may be loaded from (comma-separated); empty, the
+ * default, allows none.
+ * @throws Error naming the variable when an entry is not an absolute path
+ */
+export function customComponentDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs = list(env[ALLOWLIST_ENV.customComponentDirs]);
+  const relative = dirs.find((d) => !isAbsolute(d));
+  if (relative !== undefined)
+    throw new Error(`${ALLOWLIST_ENV.customComponentDirs} takes absolute folders (got '${relative}')`);
+  return dirs;
+}
 
 function list(text: string | undefined): string[] {
   return (text ?? '')

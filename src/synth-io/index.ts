@@ -7,14 +7,21 @@ import type { AccessPorts, Allowlists, LoadOptions } from '../synth/index.js';
 import { nodeDatabasePort } from './database.js';
 import { nodeFilePort } from './files.js';
 import { fetchServicePort } from './service.js';
+import { nodeModulePort } from './modules.js';
 
+export { nodeModulePort } from './modules.js';
 export { nodeDatabasePort } from './database.js';
 export { nodeFilePort } from './files.js';
 export { fetchServicePort } from './service.js';
 
 /** Every real adapter. */
 export function realPorts(): AccessPorts {
-  return { files: nodeFilePort, database: nodeDatabasePort, service: fetchServicePort };
+  return {
+    files: nodeFilePort,
+    database: nodeDatabasePort,
+    service: fetchServicePort,
+    modules: nodeModulePort,
+  };
 }
 
 /**
@@ -25,9 +32,11 @@ export function fileLoadOptions(
   modelPath: string | undefined,
   allowlists: Allowlists,
   edition: 'full' | 'free' = 'full',
+  customComponentDirs: readonly string[] = [],
 ): LoadOptions {
   return {
     edition,
+    customComponentDirs,
     location: modelPath === undefined ? undefined : nodeFilePort.realpath(modelPath),
     cwd: process.cwd(),
     allowlists,

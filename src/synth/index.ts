@@ -22,6 +22,7 @@ export type {
   DatabasePort,
   DatabaseRequest,
   FilePort,
+  ModulePort,
   ServicePort,
   ServiceRequest,
   TableData,

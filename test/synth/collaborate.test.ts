@@ -81,12 +81,15 @@ const TEST_COMPONENTS: ComponentImpl[] = [
 
 vi.mock('../../src/synth/components/registry.js', async (importOriginal) => {
   const real = await importOriginal<typeof Registry>();
-  return {
-    ...real,
-    findComponent: (type: string) =>
-      TEST_COMPONENTS.find((c) => c.descriptor.name.toLowerCase() === type.toLowerCase()) ??
-      real.findComponent(type),
-  };
+  const findComponent = (type: string): ComponentImpl | undefined =>
+    TEST_COMPONENTS.find((c) => c.descriptor.name.toLowerCase() === type.toLowerCase()) ??
+    real.findComponent(type);
+  // the engine resolves node types through lookupWith (a model's custom components first)
+  const lookupWith =
+    (customs?: ReadonlyMap<string, ComponentImpl>) =>
+    (type: string): ComponentImpl | undefined =>
+      customs?.get(type.toLowerCase()) ?? findComponent(type);
+  return { ...real, findComponent, lookupWith };
 });
 vi.mock('../../src/synth/components/catalog.js', async (importOriginal) => {
   const real = await importOriginal<typeof Catalog>();

@@ -60,9 +60,15 @@ export interface ServicePort {
   fetch(request: ServiceRequest): Promise<string>;
 }
 
+/** Custom components: the adapter loads the ES module at a canonical path the policy accepted. */
+export interface ModulePort {
+  load(path: string): Promise<unknown>;
+}
+
 /** Every port a run may use; a missing port makes a model that needs it a load error. */
 export interface AccessPorts {
   readonly files?: FilePort;
+  readonly modules?: ModulePort;
   readonly database?: DatabasePort;
   readonly service?: ServicePort;
 }

@@ -31,6 +31,15 @@ export function findComponent(type: string): ComponentImpl | undefined {
   return BY_NAME.get(type.toLowerCase());
 }
 
+/** Resolves a node type: a model's custom components first, then the built-in ones. */
+export type ComponentLookup = (type: string) => ComponentImpl | undefined;
+
+/** The lookup of a model whose custom components (keyed by lower-cased name) are `customs`. */
+export function lookupWith(customs?: ReadonlyMap<string, ComponentImpl>): ComponentLookup {
+  if (customs === undefined || customs.size === 0) return findComponent;
+  return (type) => customs.get(type.toLowerCase()) ?? findComponent(type);
+}
+
 /** All implemented components in catalog order. */
 export function listComponents(): readonly ComponentImpl[] {
   return ALL;

@@ -2,10 +2,10 @@
  * From a parsed model to a runnable graph: edition gates, name resolution, the single-consumer and
  * cycle checks, attribute resolution, and one configured node per model node.
  */
-import { PRO_COMPONENTS, findDescriptor } from '../components/catalog.js';
-import type { CollaborateTarget, Edition } from '../components/component.js';
+import { PRO_COMPONENTS } from '../components/catalog.js';
+import type { CollaborateTarget, ComponentImpl, Edition } from '../components/component.js';
 import { isCollaborateTarget } from '../components/component.js';
-import { findComponent, listComponents } from '../components/registry.js';
+import { findComponent, listComponents, lookupWith, type ComponentLookup } from '../components/registry.js';
 import { SynthError } from '../errors.js';
 import type { SynthLimits } from '../limits.js';
 import { MAX_MODEL_DEPTH, limitsOf, overLimit } from '../limits.js';
@@ -58,6 +58,8 @@ export interface GraphOptions {
   readonly edition?: Edition;
   /** Per node name, what the component's load hook returned (see prepare.ts). */
   readonly outside?: ReadonlyMap<string, unknown>;
+  /** The model's loaded custom components, by lower-cased name (see prepare.ts). */
+  readonly customs?: ReadonlyMap<string, ComponentImpl>;
   /** Formats config (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...`, §4.5). */
   readonly formats?: ReadonlyMap<string, string>;
   /** Budgets every node is configured under; default: DEFAULT_LIMITS. */
@@ -79,7 +81,11 @@ export function isNotInBuild(err: unknown): boolean {
  * Expects a composed model (imports inlined, declares substituted) under `"full"`.
  * @throws SynthError SYNTH_LOAD or SYNTH_LICENSE
  */
-export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
+export function checkLoad(
+  model: SynthModel,
+  edition: Edition = 'full',
+  lookup: ComponentLookup = findComponent,
+): void {
   const free = edition === 'free';
   if (model.random !== undefined && !DEFAULT_RANDOM.has(model.random)) {
     throw new SynthError(
@@ -89,11 +95,14 @@ export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
         : `dataset random="${model.random}": this build offers only the default RNG (L64X128MixRandom)`,
     );
   }
-  if (model.customs.length > 0)
-    throw new SynthError(
-      free ? 'SYNTH_LICENSE' : 'SYNTH_LOAD',
-      free ? '<custom> definitions need the Pro edition' : '<custom> classes cannot be loaded by this build',
-    );
+  if (free && model.customs.length > 0)
+    throw new SynthError('SYNTH_LICENSE', '<custom> definitions need the Pro edition');
+  for (const c of model.customs)
+    if (lookup(c.name) === undefined)
+      throw new SynthError(
+        'SYNTH_LOAD',
+        `custom "${c.name}" (${c.className}) is not loaded: custom components load only in the asynchronous load phase, from the custom component folders the operator allows`,
+      );
   if (free && model.declares.length > 0)
     throw new SynthError('SYNTH_LICENSE', '<declare> parameters need the Pro edition');
   if (free && model.nodes.length > FREE_NODE_LIMIT) {
@@ -106,7 +115,7 @@ export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
   for (const node of model.nodes) {
     if (names.has(node.name)) throw new SynthError('SYNTH_LOAD', `duplicate node name "${node.name}"`);
     names.add(node.name);
-    const impl = findComponent(node.type);
+    const impl = lookup(node.type);
     if (free && (impl?.descriptor.edition === 'Pro' || node.type.toLowerCase() === 'import'))
       throw new SynthError('SYNTH_LICENSE', `${node.type} ("${node.name}") needs the Pro edition`);
     if (impl === undefined) {
@@ -159,7 +168,7 @@ export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
     );
   }
   for (const node of model.nodes) {
-    const allowed = findComponent(node.type)!.inputAttributes;
+    const allowed = lookup(node.type)!.inputAttributes;
     for (const input of node.inputs) {
       if (!names.has(input.name)) {
         const hint = nearest(input.name, [...names]);
@@ -192,7 +201,7 @@ export function checkLoad(model: SynthModel, edition: Edition = 'full'): void {
       }
     }
     // Resolve attributes now so unknown names fail the load, not the run.
-    new Params(findDescriptor(node.type)!, node.name, componentAttributes(node.attributes));
+    new Params(lookup(node.type)!.descriptor, node.name, componentAttributes(node.attributes));
   }
 }
 
@@ -320,6 +329,7 @@ export function configure(
   const failures = checkStructure(model);
   if (failures.length > 0) return { graph: null, failures };
   const limits = options.limits ?? limitsOf(undefined);
+  const lookup = lookupWith(options.customs);
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const built = new Map<string, RuntimeNode | null>();
   const building = new Set<string>();
@@ -352,7 +362,7 @@ export function configure(
       }
       inputs.push(n);
     }
-    const impl = findComponent(node.type)!;
+    const impl = lookup(node.type)!;
     const params = new Params(impl.descriptor, node.name, componentAttributes(node.attributes));
     try {
       const runtime = impl.create({
@@ -397,7 +407,7 @@ export function configure(
  * @throws SynthError on any load error or validation failure
  */
 export function buildGraph(model: SynthModel, rng: RandomSource, options: GraphOptions = {}): Graph {
-  checkLoad(model, options.edition);
+  checkLoad(model, options.edition, lookupWith(options.customs));
   const { graph, failures } = configure(model, rng, options);
   if (graph === null) {
     throw new SynthError('SYNTH_INVALID', failures.map((f) => f.message).join('; '));

@@ -7,7 +7,9 @@ import type { Allowlists } from '../access/allowlists.js';
 import type { AccessPorts } from '../access/ports.js';
 import { folderOf } from '../access/paths.js';
 import type { Edition } from '../components/component.js';
-import { findComponent } from '../components/registry.js';
+import type { ComponentImpl } from '../components/component.js';
+import { lookupWith } from '../components/registry.js';
+import { loadCustoms } from './customs.js';
 import { SynthError, plainMessage } from '../errors.js';
 import type { SynthLimits } from '../limits.js';
 import { limitsOf } from '../limits.js';
@@ -34,6 +36,8 @@ export interface LoadOptions {
   readonly formats?: ReadonlyMap<string, string>;
   /** Budgets (row width, counts, ServiceCall caps); default: DEFAULT_LIMITS. */
   readonly limits?: Partial<SynthLimits>;
+  /** Absolute folders custom component modules may be loaded from; default: none. */
+  readonly customComponentDirs?: readonly string[];
 }
 
 /** A model after the load phase: composed, gated, with its outside data in memory. */
@@ -48,6 +52,8 @@ export class PreparedModel {
     readonly formats: ReadonlyMap<string, string> = new Map(),
     /** The budgets every run of this model is configured under. */
     readonly limits: SynthLimits = limitsOf(undefined),
+    /** The model's custom components, by lower-cased name. */
+    readonly customs: ReadonlyMap<string, ComponentImpl> = new Map(),
   ) {}
 }
 
@@ -59,7 +65,13 @@ interface Staged {
   limits: SynthLimits;
 }
 
-function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged {
+function stage(
+  source: SynthModel,
+  options: LoadOptions,
+  async: boolean,
+  customs?: ReadonlyMap<string, ComponentImpl>,
+): Staged {
+  const lookup = lookupWith(customs);
   const edition = options.edition ?? 'full';
   const limits = limitsOf(options.limits);
   const folder = options.location === undefined ? undefined : folderOf(options.location);
@@ -77,12 +89,12 @@ function stage(source: SynthModel, options: LoadOptions, async: boolean): Staged
     );
     model = composed.model;
     origins = composed.origins;
-    checkLoad(model, 'full');
+    checkLoad(model, 'full', lookup);
   }
   const outside = new Map<string, unknown>();
   const pending: [string, Promise<unknown>][] = [];
   for (const node of model.nodes) {
-    const impl = findComponent(node.type);
+    const impl = lookup(node.type);
     if (impl?.load === undefined) continue;
     const params = new Params(impl.descriptor, node.name, componentAttributes(node.attributes));
     const data = impl.load({
@@ -132,12 +144,17 @@ export function prepareModel(model: SynthModel, options: LoadOptions = {}): Prep
  * @throws SynthError on any load error
  */
 export async function loadSynthModel(model: SynthModel, options: LoadOptions = {}): Promise<PreparedModel> {
-  const s = stage(model, options, true);
+  // custom modules load first (every node may name one), never under the Free edition's gates
+  const customs =
+    model.customs.length > 0 && options.edition !== 'free'
+      ? await loadCustoms(model, options.customComponentDirs ?? [], options.ports ?? {})
+      : new Map<string, ComponentImpl>();
+  const s = stage(model, options, true, customs);
   const results = await Promise.allSettled(s.pending.map(([, p]) => p));
   results.forEach((r, i) => {
     const name = s.pending[i]![0];
     if (r.status === 'fulfilled') s.outside.set(name, r.value);
     else throw loadFailure(name, r.reason);
   });
-  return new PreparedModel(s.model, s.edition, s.outside, options.formats, s.limits);
+  return new PreparedModel(s.model, s.edition, s.outside, options.formats, s.limits, customs);
 }

@@ -46,6 +46,7 @@ export class SynthRun {
       outside: prepared.outside,
       formats: prepared.formats,
       limits: prepared.limits,
+      customs: prepared.customs,
     });
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);

@@ -300,6 +300,7 @@ export function analyzeModel(source: SynthModel | PreparedModel, options: Analys
     outside: prepared?.outside,
     formats: prepared?.formats,
     limits: prepared?.limits,
+    customs: prepared?.customs,
   };
   return {
     rootName: model.root,

@@ -31,6 +31,7 @@ function validatePrepared(prepared: PreparedModel): ValidationResult {
     outside: prepared.outside,
     formats: prepared.formats,
     limits: prepared.limits,
+    customs: prepared.customs,
   });
   return { valid: failures.length === 0, rootName: model.root, nodeCount: model.nodes.length, failures };
 }
