@@ -54,19 +54,17 @@ export function requestLimiter(settings: RateLimitSettings, trust: TrustProxy): 
       if (!(err instanceof RateLimiterRes)) throw err; // the memory store does not fail; anything else is a bug
       const retryAfter = setLimitHeaders(res, settings, err);
       const message = `Too many requests: at most ${settings.max} per ${settings.windowSeconds} s from one client; retry in ${retryAfter} s`;
-      res
-        .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: {
-              code: RATE_LIMITED_RPC_CODE,
-              message,
-              data: { code: 'RATE_LIMITED', retryAfterSeconds: retryAfter },
-            },
-            id: null,
-          }),
-        );
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: {
+            code: RATE_LIMITED_RPC_CODE,
+            message,
+            data: { code: 'RATE_LIMITED', retryAfterSeconds: retryAfter },
+          },
+          id: null,
+        }),
+      );
       return false;
     }
   };
