@@ -400,15 +400,26 @@ export class CalcService implements CalcApi {
 
   /**
    * The effect runner's write (status shells and fold-back, source `foldback`): `decide` reads the
-   * current state under the model lock and returns the writes; none means no cycle.
+   * current state under the model lock and returns the writes; none means no cycle. The commit is a
+   * compare-and-set on the revision decided on: if another process wrote first, it decides again.
    */
   async effectWrite(
     id: string,
     decide: (runtime: ModelRuntime) => Promise<Record<string, unknown>>,
   ): Promise<MutationSummary> {
     return this.lock.run(id, async () => {
-      const writes = await decide(await this.runtime(id));
-      return this.observed(id, () => this.commit(id, () => writes, 'foldback', false));
+      for (let attempt = 1; ; attempt++) {
+        const { runtime, head } = await this.fresh(id);
+        const writes = await decide(runtime);
+        try {
+          return await this.observed(id, () =>
+            this.commit(id, () => writes, 'foldback', false, head.revision),
+          );
+        } catch (err) {
+          const raced = err instanceof CalcError && err.code === 'VERSION_CONFLICT';
+          if (!raced || attempt >= MAX_COMMIT_ATTEMPTS) throw err;
+        }
+      }
     });
   }
 

@@ -3,12 +3,16 @@
  * §7 — in_flight, fold-back, retries, timeout, blocked, cancelled, superseded — as the model and its
  * audit trail record it. Runs are awaited (runner.idle, runner.next), never slept on.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CalcService } from '../../src/service/calc-service.js';
 import { EffectRunner, ServerExecutor } from '../../src/service/effects/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { openStore } from '../../src/store/open-store.js';
 
 interface Received {
   method: string;
@@ -290,6 +294,45 @@ describe('the effect runner with the server executor', () => {
       '$.ticket' in r.mutations ? [r.mutations['$.ticket']] : [],
     );
     expect(tickets).toEqual(['T-q2']); // the superseded reply never reached the model
+  });
+
+  it("a fold-back that loses a race with another process is decided again on the winner's state", async () => {
+    const server = await loopback();
+    // two processes: two stores on one SQLite file (the memory store shares one process's objects)
+    const dir = mkdtempSync(join(tmpdir(), 'mw-effects-'));
+    const storeA = await openStore(`sqlite:${join(dir, 'm.db')}`);
+    const storeB = await openStore(`sqlite:${join(dir, 'm.db')}`);
+    const a = new CalcService(storeA);
+    const b = new CalcService(storeB);
+    const runner = new EffectRunner(a, {
+      executors: [new ServerExecutor({ egressAllowlist: [server.origin], maxResponseBytes: 1024 })],
+    }).start();
+    cleanups.push(async () => {
+      await server.close();
+      await runner.stop();
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await a.createModel(approvalSpec(server.origin));
+    // b withdraws the approval just as a commits the applied fold-back
+    const commit = storeA.commitCycle.bind(storeA);
+    let raced = false;
+    storeA.commitCycle = async (id, revision, state, record) => {
+      if (!raced && '$.ticket' in record.mutations) {
+        raced = true;
+        await b.mutate('approval', { '$.approved': false });
+      }
+      return commit(id, revision, state, record);
+    };
+    await a.mutate('approval', { '$.quoteId': 'q1', '$.approved': true });
+    await runner.idle();
+    expect(raced).toBe(true);
+    const s = (await b.getState('approval')) as Record<string, unknown>;
+    expect(s.status).toMatchObject({ phase: 'cancelled', key: null });
+    expect(s.ticket).toBeUndefined();
+    const sources = (await b.getAudit('approval')).map((r) => r.source).reverse();
+    expect(sources).toEqual(['client', 'foldback', 'client', 'foldback']);
   });
 
   it('runs each descriptor of a requests fan-out under its own status', async () => {
