@@ -133,8 +133,15 @@ const ALLOWLISTS = output(
     databaseUrlAllowlist: { type: 'array', items: { type: 'string' } },
     databaseAllowQuery: { type: 'boolean' },
     serviceUrlAllowlist: { type: 'array', items: { type: 'string' } },
+    customComponentDirAllowlist: { type: 'array', items: { type: 'string' } },
   },
-  ['flatFilePathAllowlist', 'databaseUrlAllowlist', 'databaseAllowQuery', 'serviceUrlAllowlist'],
+  [
+    'flatFilePathAllowlist',
+    'databaseUrlAllowlist',
+    'databaseAllowQuery',
+    'serviceUrlAllowlist',
+    'customComponentDirAllowlist',
+  ],
 );
 
 const format = { type: 'string', enum: [...PAGED_FORMATS] };
@@ -235,11 +242,11 @@ export function synthTools(options: SynthToolsOptions): ToolDefinition[] {
       name: 'get_allowlists',
       title: 'Get the outside-access allowlists',
       description:
-        'Which absolute flat-file paths, database URLs and service URLs models may reach, and whether database queries are allowed. Result: {flatFilePathAllowlist, databaseUrlAllowlist, databaseAllowQuery, serviceUrlAllowlist}.',
+        'Which absolute flat-file paths, database URLs and service URLs models may reach, whether database queries are allowed, and which folders custom component modules may load from. Result: {flatFilePathAllowlist, databaseUrlAllowlist, databaseAllowQuery, serviceUrlAllowlist, customComponentDirAllowlist}.',
       inputSchema: input({}),
       outputSchema: ALLOWLISTS,
       annotations: READ,
-      run: () => guarded(() => service.allowlists()),
+      run: () => guarded(() => service.allowlistReport()),
     },
     {
       name: 'generate',

@@ -31,7 +31,7 @@ import {
 } from '../synth/index.js';
 import { realPorts } from '../synth-io/index.js';
 import type { AuditSink } from './synth-audit.js';
-import { loadAllowlists } from './synth-allowlists.js';
+import { customComponentDirs, loadAllowlists } from './synth-allowlists.js';
 import { SynthServiceError } from './synth-errors.js';
 import {
   type Generation,
@@ -154,6 +154,8 @@ export interface SynthServiceOptions {
    * when a model loads, with the same gates as `grind --edition free`.
    */
   edition?: Edition;
+  /** Folders custom component modules may load from; default: MODELWORKS_SYNTH_CUSTOM_COMPONENT_DIR_ALLOWLIST. */
+  customComponentDirs?: () => string[];
   /** The outside-access policy; read per call so a malformed setting is reported where it is used. */
   allowlists?: () => Allowlists;
   /** Receives the mcp.embedded_generate.start/stop events. */
@@ -384,6 +386,22 @@ export class SynthService {
     return all;
   }
 
+  /** What get_allowlists and GET /v1/allowlists report: the allowlists and the custom component folders. */
+  allowlistReport(): Allowlists & { customComponentDirAllowlist: string[] } {
+    return { ...this.allowlists(), customComponentDirAllowlist: this.customComponentDirs() };
+  }
+
+  private customComponentDirs(): string[] {
+    try {
+      return (this.options.customComponentDirs ?? (() => customComponentDirs(process.env)))();
+    } catch (err) {
+      throw new SynthServiceError(
+        'CONFIG',
+        `the allowlist settings are malformed: ${(err as Error).message}`,
+      );
+    }
+  }
+
   allowlists(): Allowlists {
     try {
       return (this.options.allowlists ?? (() => loadAllowlists(process.env)))();
@@ -402,7 +420,13 @@ export class SynthService {
    * operator configures some), never against the directory the server was started in.
    */
   loadOptions(): LoadOptions {
-    return { edition: this.edition, allowlists: this.allowlists(), ports: realPorts(), limits: this.limits };
+    return {
+      edition: this.edition,
+      allowlists: this.allowlists(),
+      customComponentDirs: this.customComponentDirs(),
+      ports: realPorts(),
+      limits: this.limits,
+    };
   }
 
   /** The edition models load under (`full` unless the operator chose `free`). */

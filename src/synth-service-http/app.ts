@@ -192,7 +192,7 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
     return service.components({ name: q.name, category: q.category });
   });
 
-  app.get('/v1/allowlists', () => service.allowlists());
+  app.get('/v1/allowlists', () => service.allowlistReport());
 
   app.post('/v1/models', async (req, reply) => {
     const text = typeof req.body === 'string' ? req.body : objectBody(req.body).modelText;

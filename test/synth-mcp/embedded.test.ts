@@ -130,6 +130,7 @@ describe('synth tools, embedded mode, over stdio', () => {
       databaseUrlAllowlist: [],
       databaseAllowQuery: false,
       serviceUrlAllowlist: [],
+      customComponentDirAllowlist: [],
     });
   });
 

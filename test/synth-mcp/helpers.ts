@@ -106,12 +106,16 @@ export async function readAll(
 }
 
 /** What `modelworks synth grind` writes to stdout for model text on stdin. */
-export function grindBytes(modelText: string, args: string[]): Promise<string> {
+export function grindBytes(
+  modelText: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
       [cli, 'synth', 'grind', '-', '--quiet', ...args],
-      { cwd: root, maxBuffer: 256 * 1024 * 1024, env: childEnv() },
+      { cwd: root, maxBuffer: 256 * 1024 * 1024, env: childEnv(env) },
       (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
     );
     child.stdin!.end(modelText);

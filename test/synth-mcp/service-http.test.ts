@@ -65,12 +65,14 @@ describe('synth Service HTTP app', () => {
         databaseAllowQuery: true,
         serviceUrlAllowlist: ['https://x.example/'],
       }),
+      customComponentDirs: () => ['/srv/components'],
     });
     expect((await a.inject({ url: '/v1/allowlists' })).json()).toEqual({
       flatFilePathAllowlist: ['/data'],
       databaseUrlAllowlist: [],
       databaseAllowQuery: true,
       serviceUrlAllowlist: ['https://x.example/'],
+      customComponentDirAllowlist: ['/srv/components'],
     });
   });
 
