@@ -33,9 +33,119 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   xl_count: { deps: ['xl_nums'], body: 'function($a) { $count($xl_nums($a)) }' },
   xl_min: { deps: [], body: 'function($a) { $count($a) = 0 ? 0 : $min($a) }' },
   xl_max: { deps: [], body: 'function($a) { $count($a) = 0 ? 0 : $max($a) }' },
+  // an Excel error shows here as no value (a lookup that found nothing) or a number that is not finite
+  xl_iserr: {
+    deps: [],
+    body: 'function($v) { $not($exists($v)) or ($type($v) = "number" and ($v != $v or $v = 1/0 or $v = -1/0)) }',
+  },
+  xl_arr: { deps: [], body: 'function($l) { $type($l) = "array" ? $l : $exists($l) ? [$l] : [] }' },
+  xl_match: {
+    deps: ['xl_arr', 'xl_eq'],
+    body:
+      'function($x, $l) { ( $m := $filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), ' +
+      'function($o) { $xl_eq($o.v, $x) }); $m[0].i + 1 ) }',
+  },
+  // MATCH type 1 on a list sorted ascending: the position of the last value not above $x
+  xl_match_le: {
+    deps: ['xl_arr'],
+    body:
+      'function($x, $l) { ( $n := $count($filter($xl_arr($l), function($v) { $type($v) = $type($x) and $v <= $x })); ' +
+      '$n > 0 ? $n : $nothing ) }',
+  },
+  xl_mod: { deps: [], body: 'function($a, $b) { $b = 0 ? $nothing : $a - $b * $floor($a / $b) }' },
+  xl_roundup: {
+    deps: [],
+    body: 'function($x, $d) { ( $p := $power(10, $floor($d)); $v := $ceil($number($string($abs($x) * $p))) / $p; $x < 0 ? -$v : $v ) }',
+  },
+  xl_rounddown: {
+    deps: [],
+    body: 'function($x, $d) { ( $p := $power(10, $floor($d)); $v := $floor($number($string($abs($x) * $p))) / $p; $x < 0 ? -$v : $v ) }',
+  },
+  // 1900 date serials: serial 60 is Excel's 29 February 1900 (a day that never was), so serials
+  // before it count from 31 December 1899 and later ones from 30 December 1899
+  xl_ymd: {
+    deps: [],
+    body:
+      'function($s) { ( $n := $floor($s); $n = 60 ? {"y": 1900, "m": 2, "d": 29} : $n = 0 ? {"y": 1900, "m": 1, "d": 0} : ' +
+      '( $iso := $fromMillis((($n < 60 ? $n + 1 : $n) - 25569) * 86400000, "[Y0001]-[M01]-[D01]"); ' +
+      '{"y": $number($substring($iso, 0, 4)), "m": $number($substring($iso, 5, 2)), "d": $number($substring($iso, 8, 2))} ) ) }',
+  },
+  xl_date: {
+    deps: [],
+    body:
+      'function($y, $m, $d) { ( $y := $floor($y) < 1900 ? $floor($y) + 1900 : $floor($y); $t := $y * 12 + $floor($m) - 1; ' +
+      '$yy := $floor($t / 12); $mm := $t - $yy * 12 + 1; ' +
+      '$ms := $toMillis($string($yy) & ($mm < 10 ? "-0" : "-") & $string($mm) & "-01"); ' +
+      '$n := $ms / 86400000 + 25569 + $floor($d) - 1; $n < 61 ? $n - 1 : $n ) }',
+  },
+  xl_eomonth: {
+    deps: ['xl_ymd', 'xl_date'],
+    body: 'function($s, $k) { ( $p := $xl_ymd($s); $xl_date($p.y, $p.m + $floor($k) + 1, 1) - 1 ) }',
+  },
+  xl_edate: {
+    deps: ['xl_ymd', 'xl_date'],
+    body:
+      'function($s, $k) { ( $p := $xl_ymd($s); $m := $p.m + $floor($k); ' +
+      '$min([$xl_date($p.y, $m, $p.d), $xl_date($p.y, $m + 1, 1) - 1]) ) }',
+  },
+  xl_weekday: {
+    deps: [],
+    body: 'function($s, $t) { $t = 1 ? ($floor($s) + 6) % 7 + 1 : $t = 2 ? ($floor($s) + 5) % 7 + 1 : $t = 3 ? ($floor($s) + 5) % 7 : $nothing }',
+  },
+  xl_fv: {
+    deps: [],
+    body:
+      'function($r, $n, $pmt, $pv, $t) { $r = 0 ? -($pv + $pmt * $n) : ' +
+      '( $f := $power(1 + $r, $n); -($pv * $f + $pmt * (1 + $r * $t) * ($f - 1) / $r) ) }',
+  },
+  xl_pv: {
+    deps: [],
+    body:
+      'function($r, $n, $pmt, $fv, $t) { $r = 0 ? -($fv + $pmt * $n) : ' +
+      '( $f := $power(1 + $r, $n); -($fv + $pmt * (1 + $r * $t) * ($f - 1) / $r) / $f ) }',
+  },
+  xl_pmt: {
+    deps: [],
+    body:
+      'function($r, $n, $pv, $fv, $t) { $r = 0 ? -($pv + $fv) / $n : ' +
+      '( $f := $power(1 + $r, $n); -($r * ($fv + $pv * $f)) / ((1 + $r * $t) * ($f - 1)) ) }',
+  },
+  // the interest part of payment $per, as Excel (and formulajs) compute it
+  xl_ipmt: {
+    deps: ['xl_pmt', 'xl_fv'],
+    body:
+      'function($r, $per, $n, $pv, $fv, $t) { ( $p := $xl_pmt($r, $n, $pv, $fv, $t); ' +
+      '$i := $per = 1 ? ($t = 1 ? 0 : -$pv) : $t = 1 ? $xl_fv($r, $per - 2, $p, $pv, 1) - $p : $xl_fv($r, $per - 1, $p, $pv, 0); ' +
+      '$i * $r ) }',
+  },
+  xl_npv: {
+    deps: [],
+    body: 'function($r, $a) { $sum($map($a, function($v, $i) { $v / $power(1 + $r, $i + 1) })) }',
+  },
+  xl_find: {
+    deps: [],
+    body:
+      'function($f, $w, $s) { ( $rest := $substring($w, $s - 1); ' +
+      '$s >= 1 and $s <= $length($w) + 1 and $contains($rest, $f) ? $s + $length($substringBefore($rest, $f)) : $nothing ) }',
+  },
+  xl_median: {
+    deps: [],
+    body:
+      'function($a) { ( $s := $sort($a); $n := $count($s); $n = 0 ? $nothing : ' +
+      '$n % 2 = 1 ? $s[$floor($n / 2)] : ($s[$n / 2 - 1] + $s[$n / 2]) / 2 ) }',
+  },
+  xl_stdev: {
+    deps: [],
+    body:
+      'function($a) { ( $n := $count($a); $m := $average($a); ' +
+      '$n < 2 ? $nothing : $sqrt($sum($map($a, function($v) { ($v - $m) * ($v - $m) })) / ($n - 1)) ) }',
+  },
 };
 
 export type HelperName = keyof typeof HELPERS;
+
+/** Every helper's name, in definition order. */
+export const HELPER_NAMES = Object.keys(HELPERS);
 
 export class LibraryBuilder {
   private readonly helpers = new Set<string>();

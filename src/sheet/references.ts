@@ -258,6 +258,22 @@ export abstract class ReferenceCompiler {
     return this.sideBlock(resolved, fn);
   }
 
+  protected text(c: Compiled): string {
+    if (c.type === 'string') return c.code;
+    if (c.type === 'boolean') return `(${c.code} ? "TRUE" : "FALSE")`;
+    if (c.type === 'number') return `$string(${c.code})`;
+    return `${this.helper('xl_text')}(${c.code})`;
+  }
+
+  protected args(name: string, args: Formula[], min: number, max: number): void {
+    if (args.length < min || args.length > max) {
+      throw new Rejection(
+        'UNSUPPORTED_SYNTAX',
+        `${name} takes ${min === max ? min : `${min} to ${max}`} arguments, not ${args.length}`,
+      );
+    }
+  }
+
   protected num(c: Compiled): string {
     if (c.type === 'boolean') return `(${c.code} ? 1 : 0)`;
     if (c.type === 'string') return `$number(${c.code})`;

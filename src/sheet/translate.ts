@@ -3,14 +3,14 @@ import type { JsonObject, JsonValue } from '../calc/index.js';
 import { Rejection } from './errors.js';
 import { isError, typeOf, type TableModel } from './fields.js';
 import { printFormula, type Formula } from './formula.js';
-import { ReferenceCompiler, type Compiled } from './references.js';
+import { FunctionCompiler, FUNCTIONS } from './functions.js';
+import type { Compiled } from './references.js';
 import { cellKey, cellName } from './xlsx.js';
 
-const SUPPORTED =
-  'IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP (exact), SUMPRODUCT';
+const SUPPORTED = `IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP (exact), SUMPRODUCT, ${FUNCTIONS.join(', ')}`;
 
 /** Compiles one formula of a field into JSONata. */
-export class FormulaCompiler extends ReferenceCompiler {
+export class FormulaCompiler extends FunctionCompiler {
   compile(f: Formula): Compiled {
     switch (f.kind) {
       case 'number':
@@ -46,13 +46,6 @@ export class FormulaCompiler extends ReferenceCompiler {
     }
   }
 
-  private text(c: Compiled): string {
-    if (c.type === 'string') return c.code;
-    if (c.type === 'boolean') return `(${c.code} ? "TRUE" : "FALSE")`;
-    if (c.type === 'number') return `$string(${c.code})`;
-    return `${this.helper('xl_text')}(${c.code})`;
-  }
-
   private binary(op: string, l: Compiled, r: Compiled): Compiled {
     switch (op) {
       case '+':
@@ -75,15 +68,6 @@ export class FormulaCompiler extends ReferenceCompiler {
         }
         return { code: `(${l.code} ${jop} ${r.code})`, type: 'boolean' };
       }
-    }
-  }
-
-  private args(name: string, args: Formula[], min: number, max: number): void {
-    if (args.length < min || args.length > max) {
-      throw new Rejection(
-        'UNSUPPORTED_SYNTAX',
-        `${name} takes ${min === max ? min : `${min} to ${max}`} arguments, not ${args.length}`,
-      );
     }
   }
 
@@ -169,18 +153,18 @@ export class FormulaCompiler extends ReferenceCompiler {
       case 'VLOOKUP':
         return this.vlookup(args);
       case 'HLOOKUP':
-      case 'INDEX':
-      case 'MATCH':
-      case 'XLOOKUP':
       case 'LOOKUP':
       case 'OFFSET':
       case 'INDIRECT':
         throw new Rejection(
           'UNSUPPORTED_FUNCTION',
-          `${name} is not compiled; of the lookups only exact-match VLOOKUP is`,
+          `${name} is not compiled; of the lookups VLOOKUP (exact), INDEX, MATCH and XLOOKUP are`,
         );
-      default:
+      default: {
+        const more = this.more(name, args);
+        if (more) return more;
         throw new Rejection('UNSUPPORTED_FUNCTION', `${name} is not in the supported set (${SUPPORTED})`);
+      }
     }
   }
 

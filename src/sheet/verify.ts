@@ -19,7 +19,7 @@ import {
   type Field,
   type TableModel,
 } from './fields.js';
-import type { LibraryBuilder } from './library.js';
+import { HELPER_NAMES, type LibraryBuilder } from './library.js';
 import { cellKey, cellName } from './xlsx.js';
 
 function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
@@ -113,19 +113,6 @@ function schemaProperties(live: Field[], used: TableModel[]): JsonObject {
   for (const f of live) if (!f.table) props[f.name] = schemaOf(f);
   return props;
 }
-
-const HELPER_NAMES = [
-  'xl_num',
-  'xl_round',
-  'xl_eq',
-  'xl_text',
-  'xl_trim',
-  'xl_right',
-  'xl_nums',
-  'xl_count',
-  'xl_min',
-  'xl_max',
-] as const;
 
 export function buildSpec(
   fields: Field[],

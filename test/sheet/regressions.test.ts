@@ -94,15 +94,15 @@ describe('rejections are grouped', () => {
   it('one entry per reason and column for summary cells, never one per cell', async () => {
     const rows = [row(1, text('A1', 'Qty')), row(2, num('A2', 1)), row(3, num('A3', 2))];
     // 40 cells below the table, each reading one table cell: the same rejection 40 times
-    for (let r = 10; r < 50; r++) rows.push(row(r, formula(`F${r}`, `SQRT(F${r - 1})`, 1)));
-    rows.push(row(60, formula('G60', 'SQRT(4)', 2)));
+    for (let r = 10; r < 50; r++) rows.push(row(r, formula(`F${r}`, `GAMMALN(F${r - 1})`, 1)));
+    rows.push(row(60, formula('G60', 'GAMMALN(4)', 2)));
     const c = await convert(rows.join(''));
     expect(c.rejectedColumns).toHaveLength(2);
     expect(c.rejectedColumns[0]).toMatchObject({
       address: 'F10:F49',
       reason: 'UNSUPPORTED_FUNCTION',
       cells: 40,
-      formula: '=SQRT(F9)',
+      formula: '=GAMMALN(F9)',
     });
     expect(c.rejectedColumns[0]!.column).toBe('F10 and 39 more cells of column F');
     expect(c.rejectedColumns[1]).toMatchObject({ address: 'G60', reason: 'UNSUPPORTED_FUNCTION' });
@@ -112,8 +112,8 @@ describe('rejections are grouped', () => {
         reason: 'UNSUPPORTED_FUNCTION',
         count: 41,
         examples: [
-          expect.objectContaining({ sheet: 'Sheet1', address: 'F10:F49', formula: '=SQRT(F9)' }),
-          expect.objectContaining({ sheet: 'Sheet1', address: 'G60', formula: '=SQRT(4)' }),
+          expect.objectContaining({ sheet: 'Sheet1', address: 'F10:F49', formula: '=GAMMALN(F9)' }),
+          expect.objectContaining({ sheet: 'Sheet1', address: 'G60', formula: '=GAMMALN(4)' }),
         ],
       },
     ]);

@@ -1,0 +1,466 @@
+/**
+ * Excel functions beyond the first set: errors, lookups, conditional aggregates, rounding, dates
+ * (1900 serials), finance, text and statistics. Each becomes JSONata, with a library helper
+ * (library.ts) where JSONata has no built-in that behaves as Excel does.
+ */
+import { Rejection } from './errors.js';
+import type { Field, TableModel } from './fields.js';
+import { printFormula, type Formula } from './formula.js';
+import { ReferenceCompiler, type Compiled } from './references.js';
+
+/** The functions this module adds, for messages and docs. */
+export const FUNCTIONS = [
+  'IFERROR',
+  'IFNA',
+  'IFS',
+  'CHOOSE',
+  'ISNUMBER',
+  'ISTEXT',
+  'ISERROR',
+  'MOD',
+  'INT',
+  'TRUNC',
+  'ROUNDUP',
+  'ROUNDDOWN',
+  'SQRT',
+  'POWER',
+  'MATCH',
+  'INDEX',
+  'XLOOKUP',
+  'COUNTIF',
+  'COUNTIFS',
+  'SUMIF',
+  'SUMIFS',
+  'AVERAGEIF',
+  'AVERAGEIFS',
+  'DATE',
+  'YEAR',
+  'MONTH',
+  'DAY',
+  'WEEKDAY',
+  'EOMONTH',
+  'EDATE',
+  'PMT',
+  'IPMT',
+  'FV',
+  'PV',
+  'NPV',
+  'FIND',
+  'SEARCH',
+  'SUBSTITUTE',
+  'CONCAT',
+  'EXACT',
+  'MEDIAN',
+  'STDEV',
+];
+
+const num = (code: string): Compiled => ({ code, type: 'number' });
+
+/** `*`/`?` wildcards of a criterion (with `~` escaping them) as a case-insensitive regex literal. */
+function wildcardRegex(pattern: string): string {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '~' && i + 1 < pattern.length) re += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    else if (ch === '*') re += '.*';
+    else if (ch === '?') re += '.';
+    else re += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return `/^${re}$/i`;
+}
+
+export abstract class FunctionCompiler extends ReferenceCompiler {
+  private vars = 0;
+
+  /** A fresh variable name for a block (`$e1`), so nested blocks never shadow each other. */
+  private fresh(): string {
+    return `$e${++this.vars}`;
+  }
+
+  /** The function compiled, or undefined when it is not one of this module's. */
+  protected more(name: string, args: Formula[]): Compiled | undefined {
+    return (
+      this.logical(name, args) ??
+      this.maths(name, args) ??
+      this.lookup(name, args) ??
+      this.dates(name, args) ??
+      this.finance(name, args) ??
+      this.texts(name, args)
+    );
+  }
+
+  private scalar(args: Formula[], i: number, fallback?: string): string {
+    const a = args[i];
+    if (a === undefined || a.kind === 'missing') {
+      if (fallback === undefined)
+        throw new Rejection('UNSUPPORTED_SYNTAX', 'an argument the function needs is empty');
+      return fallback;
+    }
+    return this.num(this.compile(a));
+  }
+
+  private logical(name: string, args: Formula[]): Compiled | undefined {
+    switch (name) {
+      case 'IFERROR':
+      case 'IFNA': {
+        this.args(name, args, 2, 2);
+        const v = this.compile(args[0]!);
+        const alt = this.compile(args[1]!);
+        const e = this.fresh();
+        return {
+          code: `(${e} := ${v.code}; ${this.helper('xl_iserr')}(${e}) ? ${alt.code} : ${e})`,
+          type: v.type === alt.type ? v.type : 'any',
+        };
+      }
+      case 'IFS': {
+        if (args.length < 2 || args.length % 2 !== 0)
+          throw new Rejection('UNSUPPORTED_SYNTAX', 'IFS takes pairs of conditions and values');
+        let code = '$nothing';
+        const types = new Set<string>();
+        for (let i = args.length - 2; i >= 0; i -= 2) {
+          const v = this.compile(args[i + 1]!);
+          types.add(v.type);
+          code = `(${this.compile(args[i]!).code} ? ${v.code} : ${code})`;
+        }
+        return { code, type: types.size === 1 ? ([...types][0] as Compiled['type']) : 'any' };
+      }
+      case 'CHOOSE': {
+        this.args(name, args, 2, 255);
+        const options = args.slice(1).map((a) => this.compile(a));
+        const types = new Set(options.map((o) => o.type));
+        const e = this.fresh();
+        const pick = options.map((o, i) => `${e} = ${i + 1} ? ${o.code} : `).join('');
+        return {
+          code: `(${e} := $floor(${this.scalar(args, 0)}); ${pick}$nothing)`,
+          type: types.size === 1 ? options[0]!.type : 'any',
+        };
+      }
+      case 'ISNUMBER':
+      case 'ISTEXT':
+        this.args(name, args, 1, 1);
+        return {
+          code: `($type(${this.compile(args[0]!).code}) = "${name === 'ISNUMBER' ? 'number' : 'string'}")`,
+          type: 'boolean',
+        };
+      case 'ISERROR':
+        this.args(name, args, 1, 1);
+        return { code: `${this.helper('xl_iserr')}(${this.compile(args[0]!).code})`, type: 'boolean' };
+      default:
+        return undefined;
+    }
+  }
+
+  private maths(name: string, args: Formula[]): Compiled | undefined {
+    switch (name) {
+      case 'MOD':
+        this.args(name, args, 2, 2);
+        return num(`${this.helper('xl_mod')}(${this.scalar(args, 0)}, ${this.scalar(args, 1)})`);
+      case 'INT':
+        this.args(name, args, 1, 1);
+        return num(`$floor(${this.scalar(args, 0)})`);
+      case 'TRUNC':
+        this.args(name, args, 1, 2);
+        return num(`${this.helper('xl_rounddown')}(${this.scalar(args, 0)}, ${this.scalar(args, 1, '0')})`);
+      case 'ROUNDUP':
+      case 'ROUNDDOWN':
+        this.args(name, args, 2, 2);
+        return num(
+          `${this.helper(name === 'ROUNDUP' ? 'xl_roundup' : 'xl_rounddown')}(${this.scalar(args, 0)}, ${this.scalar(args, 1)})`,
+        );
+      case 'SQRT': {
+        this.args(name, args, 1, 1);
+        const e = this.fresh();
+        return num(`(${e} := ${this.scalar(args, 0)}; ${e} < 0 ? $nothing : $sqrt(${e}))`);
+      }
+      case 'POWER':
+        this.args(name, args, 2, 2);
+        return num(`$power(${this.scalar(args, 0)}, ${this.scalar(args, 1)})`);
+      case 'MEDIAN':
+      case 'STDEV':
+        this.args(name, args, 1, 255);
+        return num(
+          `${this.helper(name === 'MEDIAN' ? 'xl_median' : 'xl_stdev')}([${args.flatMap((a) => this.items(a, name)).join(', ')}])`,
+        );
+      default:
+        return this.conditional(name, args);
+    }
+  }
+
+  /** An ordered list for a lookup: one whole table column, or a row or column of side cells. */
+  private list(arg: Formula): string {
+    const r = this.resolveArg(arg);
+    if (r.kind !== 'range') {
+      throw new Rejection('UNSUPPORTED_REFERENCE', `a lookup reads a range; ${printFormula(r)} is not one`);
+    }
+    const columns = this.wholeColumns(r);
+    if (columns?.length === 1) {
+      this.depend(columns[0]!.field);
+      return `${this.helper('xl_arr')}(${this.root(columns[0]!.table.name)}.${columns[0]!.field.name})`;
+    }
+    const cells = this.sideCells(r);
+    return `[${cells.map((f) => (f ? this.root(f.name) : 'null')).join(', ')}]`;
+  }
+
+  /** The cells of a one-row or one-column block outside the tables (undefined for a blank). */
+  private sideCells(r: Formula & { kind: 'range' }): (Field | undefined)[] {
+    const sheet = this.sheetOf(r.sheet, `the range ${printFormula(r)}`);
+    const { from, to } = r;
+    const size = (to.row - from.row + 1) * (to.col - from.col + 1);
+    if (from.row === 0 || (from.row !== to.row && from.col !== to.col) || size > 200) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the lookup range ${printFormula(r)} is neither one whole table column nor a row or column of at most 200 cells outside the tables`,
+      );
+    }
+    if (this.rowMode && !(from.rowAbs && to.rowAbs)) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the lookup range ${printFormula(r)} moves with the row; lock it with $`,
+      );
+    }
+    const out: (Field | undefined)[] = [];
+    for (let row = from.row; row <= to.row; row++) {
+      for (let col = from.col; col <= to.col; col++) {
+        const target = this.scope.target(sheet, row, col);
+        if (target.kind === 'data' || target.kind === 'header') {
+          throw new Rejection(
+            'CROSS_ROW_REFERENCE',
+            `the lookup range ${printFormula(r)} covers part of a table`,
+          );
+        }
+        const cell = sheet.cells.get(`${row}:${col}`);
+        if (!cell || (cell.value === null && !cell.formula)) {
+          out.push(undefined);
+          continue;
+        }
+        const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, row, col);
+        this.depend(field);
+        out.push(field);
+      }
+    }
+    return out;
+  }
+
+  private lookup(name: string, args: Formula[]): Compiled | undefined {
+    switch (name) {
+      case 'MATCH': {
+        this.args(name, args, 2, 3);
+        const mode = args[2];
+        const exact = mode !== undefined && mode.kind === 'number' && mode.value === 0;
+        const below = mode === undefined || (mode.kind === 'number' && mode.value === 1);
+        if (!exact && !below)
+          throw new Rejection(
+            'UNSUPPORTED_FUNCTION',
+            'MATCH is compiled with match type 0 or 1 (a constant)',
+          );
+        return num(
+          `${this.helper(exact ? 'xl_match' : 'xl_match_le')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)})`,
+        );
+      }
+      case 'INDEX': {
+        this.args(name, args, 2, 3);
+        if (args[2] !== undefined && !(args[2].kind === 'number' && args[2].value === 1)) {
+          throw new Rejection(
+            'UNSUPPORTED_FUNCTION',
+            'INDEX is compiled over one column or row (no column number past 1)',
+          );
+        }
+        // the position is bound first: inside [ ] a path would be read from each item
+        const e = this.fresh();
+        return {
+          code: `(${e} := $floor(${this.scalar(args, 1)}); ${this.list(args[0]!)}[${e} - 1])`,
+          type: 'any',
+        };
+      }
+      case 'XLOOKUP': {
+        this.args(name, args, 3, 6);
+        const modes = args.slice(4);
+        if (
+          modes.some(
+            (m) => m.kind !== 'missing' && !(m.kind === 'number' && (m.value === 0 || m.value === 1)),
+          )
+        ) {
+          throw new Rejection(
+            'UNSUPPORTED_FUNCTION',
+            'XLOOKUP is compiled with exact match and a first-to-last search',
+          );
+        }
+        const e = this.fresh();
+        const notFound = args[3] && args[3].kind !== 'missing' ? this.compile(args[3]).code : '$nothing';
+        return {
+          code: `(${e} := ${this.helper('xl_match')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)}); $exists(${e}) ? ${this.list(args[2]!)}[${e} - 1] : ${notFound})`,
+          type: 'any',
+        };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** COUNTIF(S), SUMIF(S), AVERAGEIF(S) over whole columns of one table. */
+  private conditional(name: string, args: Formula[]): Compiled | undefined {
+    const single = name === 'COUNTIF' || name === 'SUMIF' || name === 'AVERAGEIF';
+    const multi = name === 'COUNTIFS' || name === 'SUMIFS' || name === 'AVERAGEIFS';
+    if (!single && !multi) return undefined;
+    const counting = name.startsWith('COUNT');
+    let pairs: [Formula, Formula][];
+    let target: Formula | undefined;
+    if (single) {
+      this.args(name, args, 2, counting ? 2 : 3);
+      pairs = [[args[0]!, args[1]!]];
+      target = counting ? undefined : (args[2] ?? args[0]);
+    } else {
+      const rest = counting ? args : args.slice(1);
+      if (rest.length < 2 || rest.length % 2 !== 0)
+        throw new Rejection('UNSUPPORTED_SYNTAX', `${name} takes ranges and criteria in pairs`);
+      target = counting ? undefined : args[0];
+      pairs = [];
+      for (let i = 0; i < rest.length; i += 2) pairs.push([rest[i]!, rest[i + 1]!]);
+    }
+    let table: TableModel | undefined;
+    const column = (f: Formula): Field => {
+      const r = this.resolveArg(f);
+      const cols = r.kind === 'range' ? this.wholeColumns(r) : undefined;
+      if (cols?.length !== 1 || (table && cols[0]!.table !== table)) {
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `${name} is compiled over whole columns of one table; ${printFormula(f)} is not one`,
+        );
+      }
+      table = cols[0]!.table;
+      this.depend(cols[0]!.field);
+      return cols[0]!.field;
+    };
+    const binds: string[] = [];
+    const tests = pairs.map(([range, criterion]) => this.criterion(column(range).name, criterion, binds));
+    const value = target ? column(target).name : undefined;
+    const cond = tests.join(' and ');
+    const rows = this.root(table!.name);
+    const body = counting
+      ? `$sum(${rows}.(${cond} ? 1 : 0))`
+      : name.startsWith('SUM')
+        ? `$sum(${rows}.(${cond} and $type(${value}) = "number" ? ${value} : 0))`
+        : `$average(${rows}.(${cond} and $type(${value}) = "number" ? ${value}))`;
+    return num(binds.length > 0 ? `(${binds.join('; ')}; ${body})` : body);
+  }
+
+  /** A criterion on field `v` of a row; a criterion read from a cell is bound before the rows. */
+  private criterion(v: string, crit: Formula, binds: string[]): string {
+    if (crit.kind === 'number') return `(${v} = ${crit.value})`;
+    if (crit.kind === 'boolean') return `(${v} = ${crit.value})`;
+    if (crit.kind !== 'string') {
+      const e = this.fresh();
+      binds.push(`${e} := ${this.compile(crit).code}`);
+      return `${this.helper('xl_eq')}(${v}, ${e})`;
+    }
+    const m = /^(<=|>=|<>|<|>|=)?(.*)$/s.exec(crit.value)!;
+    const op = m[1] ?? '=';
+    const operand = m[2]!;
+    const n = operand.trim() === '' ? NaN : Number(operand);
+    if (!Number.isNaN(n)) {
+      const jop = op === '<>' ? '!=' : op;
+      return op === '<>'
+        ? `$not($type(${v}) = "number" and ${v} = ${n})`
+        : `($type(${v}) = "number" and ${v} ${jop} ${n})`;
+    }
+    if (op !== '=' && op !== '<>') {
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        `the criterion "${crit.value}" compares text by order, which is not compiled`,
+      );
+    }
+    const hit = /[*?~]/.test(operand)
+      ? `($type(${v}) = "string" and $contains(${v}, ${wildcardRegex(operand)}))`
+      : `($type(${v}) = "string" and $lowercase(${v}) = ${JSON.stringify(operand.toLowerCase())})`;
+    return op === '=' ? hit : `$not(${hit})`;
+  }
+
+  private dates(name: string, args: Formula[]): Compiled | undefined {
+    switch (name) {
+      case 'DATE':
+        this.args(name, args, 3, 3);
+        return num(
+          `${this.helper('xl_date')}(${this.scalar(args, 0)}, ${this.scalar(args, 1)}, ${this.scalar(args, 2)})`,
+        );
+      case 'YEAR':
+      case 'MONTH':
+      case 'DAY':
+        this.args(name, args, 1, 1);
+        return num(
+          `${this.helper('xl_ymd')}(${this.scalar(args, 0)}).${name === 'YEAR' ? 'y' : name === 'MONTH' ? 'm' : 'd'}`,
+        );
+      case 'WEEKDAY':
+        this.args(name, args, 1, 2);
+        return num(`${this.helper('xl_weekday')}(${this.scalar(args, 0)}, ${this.scalar(args, 1, '1')})`);
+      case 'EOMONTH':
+      case 'EDATE':
+        this.args(name, args, 2, 2);
+        return num(
+          `${this.helper(name === 'EOMONTH' ? 'xl_eomonth' : 'xl_edate')}(${this.scalar(args, 0)}, ${this.scalar(args, 1)})`,
+        );
+      default:
+        return undefined;
+    }
+  }
+
+  private finance(name: string, args: Formula[]): Compiled | undefined {
+    const s = (i: number, fallback?: string): string => this.scalar(args, i, fallback);
+    switch (name) {
+      case 'PMT':
+        this.args(name, args, 3, 5);
+        return num(`${this.helper('xl_pmt')}(${s(0)}, ${s(1)}, ${s(2)}, ${s(3, '0')}, ${s(4, '0')})`);
+      case 'FV':
+      case 'PV':
+        this.args(name, args, 3, 5);
+        return num(
+          `${this.helper(name === 'FV' ? 'xl_fv' : 'xl_pv')}(${s(0)}, ${s(1)}, ${s(2)}, ${s(3, '0')}, ${s(4, '0')})`,
+        );
+      case 'IPMT':
+        this.args(name, args, 4, 6);
+        return num(
+          `${this.helper('xl_ipmt')}(${s(0)}, ${s(1)}, ${s(2)}, ${s(3)}, ${s(4, '0')}, ${s(5, '0')})`,
+        );
+      case 'NPV':
+        this.args(name, args, 2, 255);
+        return num(
+          `${this.helper('xl_npv')}(${s(0)}, [${args
+            .slice(1)
+            .flatMap((a) => this.items(a, 'NPV'))
+            .join(', ')}])`,
+        );
+      default:
+        return undefined;
+    }
+  }
+
+  private texts(name: string, args: Formula[]): Compiled | undefined {
+    const t = (i: number): string => this.text(this.compile(args[i]!));
+    switch (name) {
+      case 'FIND':
+      case 'SEARCH': {
+        this.args(name, args, 2, 3);
+        if (name === 'SEARCH' && args[0]!.kind === 'string' && /[*?~]/.test(args[0].value)) {
+          throw new Rejection('UNSUPPORTED_FUNCTION', 'SEARCH with wildcards is not compiled');
+        }
+        const [f, w] = name === 'FIND' ? [t(0), t(1)] : [`$lowercase(${t(0)})`, `$lowercase(${t(1)})`];
+        return num(`${this.helper('xl_find')}(${f}, ${w}, ${this.scalar(args, 2, '1')})`);
+      }
+      case 'SUBSTITUTE': {
+        this.args(name, args, 3, 3);
+        const e = this.fresh();
+        return {
+          code: `(${e} := ${t(1)}; ${e} = "" ? ${t(0)} : $replace(${t(0)}, ${e}, ${t(2)}))`,
+          type: 'string',
+        };
+      }
+      case 'CONCAT':
+        this.args(name, args, 1, 255);
+        return { code: `("" & ${args.map((_, i) => t(i)).join(' & ')})`, type: 'string' };
+      case 'EXACT':
+        this.args(name, args, 2, 2);
+        return { code: `(${t(0)} = ${t(1)})`, type: 'boolean' };
+      default:
+        return undefined;
+    }
+  }
+}
