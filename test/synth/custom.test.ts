@@ -90,6 +90,16 @@ describe('the custom component example (examples/synth/custom)', { timeout: 60_0
   });
 });
 
+describe('the Customization Guide (synth://guide/customization)', () => {
+  it('shows exactly the files examples/synth/custom ships', () => {
+    const guide = nodeFilePort.readText(join(ROOT, 'docs', 'guides', 'synth-customization.md'));
+    const blocks = [...guide.matchAll(/`([\w.-]+)`:\n\n```(?:js|text)\n([\s\S]*?)```/g)];
+    expect(blocks.map((b) => b[1])).toEqual(['sine-wave.mjs', 'clamp.mjs', 'sensor.xml']);
+    for (const [, file, body] of blocks)
+      expect(body, file).toBe(nodeFilePort.readText(join(EXAMPLE_DIR, file!)));
+  });
+});
+
 describe('custom component folders', () => {
   put(
     'allowed/dice.mjs',
