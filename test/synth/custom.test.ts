@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSynthModel, type LoadOptions } from '../../src/synth/engine/prepare.js';
 import { SynthRun } from '../../src/synth/engine/run.js';
 import { SynthError } from '../../src/synth/errors.js';
-import { parseModel } from '../../src/synth/model/io.js';
+import { parseModel, writeModel } from '../../src/synth/model/io.js';
 import { analyzeModel } from '../../src/synth/validate/analyzer.js';
 import { validateModelAsync } from '../../src/synth/validate/validator.js';
 import { nodeFilePort, nodeModulePort } from '../../src/synth-io/index.js';
@@ -81,6 +81,16 @@ describe('the custom component example (examples/synth/custom)', { timeout: 60_0
     const refused = grindExample({ [ENV]: '' });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('no folder is allowed for custom components');
+  });
+
+  it('the JSON and .sgm forms of the model bind the same modules and give the same bytes', async () => {
+    const text = nodeFilePort.readText(EXAMPLE);
+    const xml = await run(text, [EXAMPLE_DIR], 2, 30);
+    for (const format of ['json', 'sgm'] as const) {
+      const other = writeModel(parseModel(text), format);
+      expect(other).toContain(format === 'json' ? '"class": "sine-wave.mjs"' : 'define.custom SineWave');
+      expect(await run(other, [EXAMPLE_DIR], 2, 30), format).toBe(xml);
+    }
   });
 
   it('the same seed gives the same rows through the engine too, another seed other rows', async () => {
