@@ -111,7 +111,7 @@ export function registerSheetCommands(calcCommand: Command): void {
   const command = calcCommand
     .command('from-xlsx')
     .description(
-      "Compile a workbook's formulas into a ModelSpec (first sheet, header-row table at A1); rejected columns go to stderr",
+      "Compile a workbook's formulas into a ModelSpec (every sheet and table); rejected columns go to stderr",
     )
     .argument('<book.xlsx>', 'the workbook')
     .option('--model-id <id>', 'id of the spec (default: from the file name)')

@@ -25,14 +25,15 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
       name: 'convert_spreadsheet',
       title: 'Convert spreadsheet',
       description:
-        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically (no LLM). First worksheet, one table " +
-        'with its header row at A1: constant columns become writable fields of $.rows, each filled-down formula column a ' +
-        '$.rows[*].<field> derivation, formula cells outside the table plain derivations. Supported: ' +
-        'IF/AND/OR/NOT/ROUND/ABS/SUM/AVERAGE/MIN/MAX/COUNT, CONCATENATE/LEFT/RIGHT/MID/LEN/UPPER/LOWER/TRIM, &, string ' +
-        'literals, exact-match VLOOKUP on a $-locked side table, SUMPRODUCT of $-locked whole columns. Other columns are ' +
-        "listed in rejectedColumns with a reason; the rest compiles. The workbook's stored values become the spec's tests " +
-        '(a column that does not reproduce them is rejected: VALUE_MISMATCH). Returns {valid:true, spec, rejectedColumns, report} ' +
-        `or {valid:false, reason, error}. Nothing is registered: review, then create_model. At most ${maxCells} cells.`,
+        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically (no LLM). Every sheet; each table (an " +
+        'Excel Table, or a block under a header row anywhere) becomes an array $.<table>: constant columns writable fields, ' +
+        'each filled-down formula column a $.<table>[*].<field> derivation; formula cells outside tables top-level ' +
+        'derivations; side cells and defined names they read top-level inputs. Structured references, cross-sheet ' +
+        'references and ~60 functions (lookups, conditional aggregates, dates, finance, text; see docs/spreadsheets.md). ' +
+        "Other formulas are listed in rejectedColumns with a reason; the rest compiles. The workbook's stored values " +
+        "become the spec's tests (a formula that does not reproduce them is rejected: VALUE_MISMATCH). Returns " +
+        '{valid:true, spec, rejectedColumns, report} or {valid:false, reason, error}. Nothing is registered: review, ' +
+        `then create_model. At most ${maxCells} cells.`,
       inputSchema: input(
         {
           data: { type: 'string', description: 'The .xlsx file, base64-encoded (at most 10 MB decoded)' },
