@@ -335,6 +335,38 @@ describe('the effect runner with the server executor', () => {
     expect(sources).toEqual(['client', 'foldback', 'client', 'foldback']);
   });
 
+  it("a fold-back refused as BUSY (the model's write queue is full) waits its turn and lands", async () => {
+    const server = await loopback();
+    const calc = new CalcService(new MemoryStore());
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const waits: number[] = [];
+    const runner = new EffectRunner(calc, {
+      executors: [new ServerExecutor({ egressAllowlist: [server.origin], maxResponseBytes: 1024 })],
+      delay: async (ms) => {
+        waits.push(ms);
+        release();
+        await new Promise((resolve) => setImmediate(resolve)); // one turn: the queue drains
+      },
+    }).start();
+    cleanups.push(async () => {
+      await server.close();
+      await runner.stop();
+    });
+    await calc.createModel(approvalSpec(server.origin));
+    server.answer(() => {});
+    await calc.mutate('approval', { '$.quoteId': 'q1', '$.approved': true });
+    const [first] = await server.requests(1);
+    // ten writes that hold the model until the runner's first wait
+    const held = Array.from({ length: 10 }, () => calc.effectWrite('approval', () => gate.then(() => ({}))));
+    first!.respond(200, { ticket: 'T-1' });
+    await runner.idle();
+    release(); // a runner that gave up never released them
+    await Promise.all(held);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(await calc.getState('approval')).toMatchObject({ ticket: 'T-1', status: { phase: 'applied' } });
+  });
+
   it('runs each descriptor of a requests fan-out under its own status', async () => {
     const { server, calc, runner, state } = await setup({
       effect: {

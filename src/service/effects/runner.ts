@@ -4,7 +4,13 @@
  * status shells of §7 as ordinary audited cycles (source `foldback`): `in_flight` at the start,
  * then the fold-back decided on the state current at that moment (lifecycle.ts).
  */
-import { publicMessage, type DispatchedEffect, type JsonValue } from '../../calc/index.js';
+import {
+  CalcError,
+  publicMessage,
+  type DispatchedEffect,
+  type JsonValue,
+  type ModelRuntime,
+} from '../../calc/index.js';
 import type { CalcService } from '../calc-service.js';
 import type { EffectErrorCode, EffectExecutor, ExecutorOutcome } from './executor.js';
 import {
@@ -31,7 +37,13 @@ export interface EffectRunnerOptions {
   executors: EffectExecutor[];
   /** Where a write the runner could not make is reported (never thrown: nobody awaits a run). */
   warn?: (message: string) => void;
+  /** Waits before a write refused as BUSY is tried again (tests pass one that does not wait). */
+  delay?: (ms: number) => Promise<void>;
 }
+
+/** A model's queue of writes is full: the runner's write waits its turn a few times, then gives up. */
+const BUSY_ATTEMPTS = 5;
+const BUSY_WAIT_MS = 100;
 
 const describe = (err: unknown): string => (err instanceof Error ? publicMessage(err) : String(err));
 
@@ -39,6 +51,7 @@ export class EffectRunner {
   private readonly executors = new Map<string, EffectExecutor>();
   private readonly listeners = new Set<(settled: EffectSettled) => void>();
   private readonly warn: (message: string) => void;
+  private readonly delay: (ms: number) => Promise<void>;
   private readonly running = new Set<Promise<void>>();
   private unhook: (() => void) | undefined;
 
@@ -48,6 +61,7 @@ export class EffectRunner {
   ) {
     for (const e of options.executors) this.executors.set(e.name, e);
     this.warn = options.warn ?? (() => {});
+    this.delay = options.delay ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   /** Starts taking dispatched effects from the service. */
@@ -101,7 +115,7 @@ export class EffectRunner {
   private async run(modelId: string, dispatched: DispatchedEffect, executor: EffectExecutor): Promise<void> {
     let job: EffectJob | undefined;
     let started = false;
-    await this.calc.effectWrite(modelId, async (runtime) => {
+    await this.write(modelId, async (runtime) => {
       job = jobOf(modelId, runtime.model.spec, dispatched);
       if (!job) return {};
       const s = await startWrites(runtime, job);
@@ -123,7 +137,7 @@ export class EffectRunner {
   private async foldBack(job: EffectJob, outcome: ExecutorOutcome): Promise<EffectJob | undefined> {
     let decided: FoldBack | undefined;
     try {
-      await this.calc.effectWrite(job.modelId, async (runtime) => {
+      await this.write(job.modelId, async (runtime) => {
         decided = await foldBackWrites(runtime, job, outcome);
         return decided.writes;
       });
@@ -133,7 +147,7 @@ export class EffectRunner {
       const error = { code: 'EFFECT_FOLDBACK_FAILED' as const, message };
       const at = job.statusPath;
       if (decided?.phase === 'applied' && at !== null) {
-        await this.calc.effectWrite(job.modelId, () =>
+        await this.write(job.modelId, () =>
           Promise.resolve({ [at]: statusObject('failed', job.key ?? null, error) }),
         );
       } else {
@@ -145,6 +159,23 @@ export class EffectRunner {
     if (!decided) return undefined;
     this.settle(job, { phase: decided.phase, ...(decided.error ? { error: decided.error } : {}) });
     return decided.refire;
+  }
+
+  /** `CalcService.effectWrite`, tried again while the model's queue of writes is full. */
+  private async write(
+    modelId: string,
+    decide: (runtime: ModelRuntime) => Promise<Record<string, unknown>>,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.calc.effectWrite(modelId, decide);
+        return;
+      } catch (err) {
+        const busy = err instanceof CalcError && err.code === 'BUSY';
+        if (!busy || attempt >= BUSY_ATTEMPTS) throw err;
+        await this.delay(BUSY_WAIT_MS * attempt);
+      }
+    }
   }
 
   private settle(job: EffectJob, how: Pick<EffectSettled, 'phase' | 'error'>): void {
