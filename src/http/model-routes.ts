@@ -340,6 +340,19 @@ export function registerModelRoutes(app: FastifyInstance, calc: CalcService): vo
   );
 
   app.get<IdParams>(
+    '/models/:id/flags',
+    {
+      schema: {
+        tags,
+        summary: 'The flag rules failing now',
+        params: idParam,
+        response: { 200: reply('[{constraintId, message, policy:"flag"}…]'), ...modelErrors },
+      },
+    },
+    async (req, res) => sendJson(res, 200, await calc.getFlags(req.params.id)),
+  );
+
+  app.get<IdParams>(
     '/models/:id/verification',
     {
       schema: {

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { Backend, ToolAnswer } from './backend';
 import { Components, rejectedFrom, TabStrip, type RenderContext } from './components';
 import { inputsOf, outputsOf, type CardPayload, type Json } from './model';
+import { FlagList } from './flags';
 
 function errorText(r: ToolAnswer): string {
   const s = r.structuredContent;
@@ -190,15 +191,7 @@ export function Card({
           )}
         </div>
       </header>
-      {card.flags.length > 0 && (
-        <ul className="flags" aria-label="Warnings" role="status">
-          {card.flags.map((f) => (
-            <li key={f.constraintId} className="callout warning" data-flag={f.constraintId}>
-              ⚠ {f.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <FlagList flags={card.flags} />
       {error && (
         <p className="callout error" role="alert">
           {error}

@@ -2,7 +2,7 @@
  * The sandbox's REST client. Every call carries the paired session's token in `X-Session-Token`
  * (the server maps it to the session's namespace) and goes to the page's own origin only.
  */
-import type { Graph, Json, JsonObject, View } from '../model';
+import type { Flag, Graph, Json, JsonObject, View } from '../model';
 
 /** Where the approve page leaves the browser's session token. */
 export const TOKEN_KEY = 'modelworks.sandboxToken';
@@ -56,6 +56,8 @@ export interface SandboxApi {
   spec(id: string): Promise<JsonObject>;
   audit(id: string): Promise<AuditEntry[]>;
   graph(id: string): Promise<Graph>;
+  /** The flag rules failing now. */
+  flags(id: string): Promise<Flag[]>;
   mutate(id: string, mutations: Record<string, Json>): Promise<JsonObject>;
   /** The WebSocket URL of a model's change feed (the token rides in the query: no headers there). */
   subscribeUrl(id: string): string;
@@ -101,6 +103,7 @@ export function sandboxApi(token: string, origin: URL = new URL(window.location.
     spec: (id) => call<JsonObject>('GET', `${m(id)}/spec`),
     audit: (id) => call<AuditEntry[]>('GET', `${m(id)}/audit?limit=200`),
     graph: (id) => call<Graph>('GET', `${m(id)}/graph`),
+    flags: (id) => call<Flag[]>('GET', `${m(id)}/flags`),
     // the REST body is the mutations themselves: {"$.address": value, …}
     mutate: (id, mutations) => call<JsonObject>('POST', `${m(id)}/mutations?traces=false`, mutations),
     subscribeUrl: (id) => {

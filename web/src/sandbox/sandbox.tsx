@@ -6,10 +6,11 @@
  */
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Components, TabStrip, type RenderContext } from '../components';
-import type { CardPayload, Graph, Json, JsonObject, View } from '../model';
+import type { CardPayload, Flag, Graph, Json, JsonObject, View } from '../model';
 import { ApiError, splitNamespaced, type AuditEntry, type SandboxApi } from './api';
 import { POLL_MS, useLiveModel } from './live';
 import { AuditTimeline, GraphPanel, JsonBlock } from './panels';
+import { FlagList } from '../flags';
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -42,6 +43,7 @@ interface Loaded {
   spec?: JsonObject;
   audit?: AuditEntry[];
   graph?: Graph;
+  flags?: Flag[];
   error?: string;
 }
 
@@ -65,15 +67,17 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
       api.spec(id),
       api.audit(id),
       api.graph(id),
-    ]).then(([view, state, spec, audit, graph]) => {
+      api.flags(id),
+    ]).then(([view, state, spec, audit, graph, flags]) => {
       if (mine !== loads.current) return; // a newer read is on its way
-      const failed = [state, spec, audit, graph].find((r) => r.status === 'rejected');
+      const failed = [state, spec, audit, graph, flags].find((r) => r.status === 'rejected');
       setData({
         ...(view.status === 'fulfilled' ? { view: view.value } : { viewError: errorText(view.reason) }),
         ...(state.status === 'fulfilled' ? { state: state.value } : {}),
         ...(spec.status === 'fulfilled' ? { spec: spec.value } : {}),
         ...(audit.status === 'fulfilled' ? { audit: audit.value } : {}),
         ...(graph.status === 'fulfilled' ? { graph: graph.value } : {}),
+        ...(flags.status === 'fulfilled' ? { flags: flags.value } : {}),
         ...(failed ? { error: errorText(failed.reason) } : {}),
       });
     });
@@ -118,7 +122,7 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
     specHash: '',
     state: data.state ?? {},
     meta: {},
-    flags: [],
+    flags: data.flags ?? [],
     views: data.view ? [data.view] : [],
     graph: data.graph ?? { nodes: [], edges: [] },
   };
@@ -158,6 +162,7 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
           {data.error}
         </p>
       )}
+      <FlagList flags={card.flags} />
       <section className="card sandbox-view" aria-label="View">
         {views.length > 1 && (
           <TabStrip
