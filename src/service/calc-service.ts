@@ -6,6 +6,8 @@ import {
   CalcError,
   capDepth,
   cardState,
+  failingConstraints,
+  type ConstraintViolation,
   explainValue,
   modelGraph,
   outputValues,
@@ -359,6 +361,11 @@ export class CalcService implements CalcApi {
       ...(await cardState(runtime)),
       outputs: await outputValues(runtime),
     };
+  }
+
+  /** The flag rules failing now (each `{constraintId, message, policy}`), as the card shows them. */
+  async getFlags(id: string): Promise<ConstraintViolation[]> {
+    return failingConstraints(await this.runtime(id));
   }
 
   /** "Why is this number?" for one address of a stored model. */
