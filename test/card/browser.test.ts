@@ -389,6 +389,26 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     expect((await calc.getAudit('car-loan-calculator'))[0]!.mutations).toEqual({ '$.deposit': 7000 });
   });
 
+  it("a stored model's card follows the model: live after a change made elsewhere, stale when it cannot read it", async () => {
+    await calc.createModel({ ...carLoan(), id: 'fresh-loan' });
+    const frame = await open('show_model', { id: 'fresh-loan' });
+    const badge = frame.locator('[data-freshness]');
+    await expect.poll(() => badge.getAttribute('data-freshness')).toBe('live');
+    expect(await badge.textContent()).toBe('Live');
+    // the agent writes; the card reads the model back when it is focused again
+    await calc.mutate('fresh-loan', { '$.deposit': 9000 });
+    const expected = (await calc.getField('fresh-loan', '$.monthlyPayment')) as number;
+    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expect.poll(() => payment(frame).textContent()).toBe(usd(expected));
+    // gone: the card keeps what it read, and says it is not up to date
+    await calc.deleteModel('fresh-loan');
+    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+    await expect.poll(() => badge.getAttribute('data-freshness')).toBe('stale');
+    expect(await badge.textContent()).toMatch(/^Not up to date \(as of /);
+    expect(await payment(frame).textContent()).toBe(usd(expected));
+    await page.screenshot({ path: join(ARTEFACTS, 'state-stale.png') });
+  });
+
   it('gives several views tabs (an item view is not one), draws charts and section rows', async () => {
     const frame = await open('render_model', { spec: multiView() });
     const tabs = frame.getByRole('tab');

@@ -9,6 +9,7 @@ import type { Backend, ToolAnswer } from './backend';
 import { Components, rejectedFrom, TabStrip, type RenderContext } from './components';
 import { inputsOf, outputsOf, type CardPayload, type Json } from './model';
 import { FlagList } from './flags';
+import { useFreshness, type Freshness } from './freshness';
 
 function errorText(r: ToolAnswer): string {
   const s = r.structuredContent;
@@ -126,17 +127,21 @@ export function Card({
     [apply, backend],
   );
 
-  // a stored model's card reads the model back when it opens: it shows the model as it is now
   useEffect(() => {
-    if (initial.mode !== 'stored') {
-      tell(initial);
-      return;
-    }
-    backend
-      .call('valem_card_edit', { id: initial.modelId, specHash: initial.specHash })
-      .then((r) => apply(r, undefined, undefined))
-      .catch(() => {});
-  }, [initial, backend, apply, tell]);
+    if (initial.mode !== 'stored') tell(initial);
+  }, [initial, tell]);
+  // a stored model's card reads the model back (on open, on focus, every few seconds): it shows the
+  // model as it is now, and says when it could not read it
+  const freshness = useFreshness(initial.mode === 'stored', busy, async () =>
+    apply(
+      await backend.call('valem_card_edit', {
+        id: cardRef.current.modelId,
+        specHash: cardRef.current.specHash,
+      }),
+      undefined,
+      undefined,
+    ),
+  );
 
   const openInBrowser = async (): Promise<void> => {
     const current = cardRef.current;
@@ -170,6 +175,7 @@ export function Card({
       <header>
         <h1>{active?.title ?? card.modelId}</h1>
         <div className="actions">
+          {card.mode === 'stored' && <FreshnessBadge freshness={freshness} />}
           {busy && (
             <span className="muted" role="status">
               Computing…
@@ -215,5 +221,22 @@ export function Card({
         </div>
       )}
     </main>
+  );
+}
+
+/** Live, or stale since the last good read (the card keeps showing what it read then). */
+function FreshnessBadge({ freshness }: { freshness: Freshness }) {
+  const { status, readAt } = freshness;
+  const since = readAt === undefined ? '' : ` (as of ${new Date(readAt).toLocaleTimeString()})`;
+  const text = status === 'live' ? 'Live' : status === 'stale' ? `Not up to date${since}` : 'Checking…';
+  return (
+    <span
+      className={`badge fresh-${status}`}
+      role="status"
+      aria-label="Model updates"
+      data-freshness={status}
+    >
+      {text}
+    </span>
   );
 }
