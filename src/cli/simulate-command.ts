@@ -7,7 +7,6 @@ import type { Command } from 'commander';
 import type { SimulationResult } from '../service/simulate/index.js';
 import { debugDetails, EXIT, internalErrorText, systemErrorText } from './cli-errors.js';
 import { examples } from './help-text.js';
-import { rowProgress } from './progress.js';
 
 /** The CLI runs on the user's own machine: more runs and time than a shared server allows. */
 const CLI_DEFAULTS = { maxRuns: 10_000_000, timeLimitSeconds: 3600 };
@@ -100,6 +99,7 @@ async function simulateFile(file: string, opts: SimulateOptions): Promise<number
   } catch (err) {
     throw new UsageProblem((err as Error).message);
   }
+  const { rowProgress } = await import('./progress.js');
   const bar = await rowProgress(runs, { unit: 'runs', enabled: !opts.json });
   try {
     const result = await runSimulation(

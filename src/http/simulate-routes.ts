@@ -24,7 +24,7 @@ const request = {
   },
   outputs: PATHS,
   runs: { type: 'integer', minimum: 1 },
-  seed: { type: ['integer', 'string'] },
+  seed: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
   percentiles: { type: 'array', items: { type: 'number' } },
 } as const;
 

@@ -55,7 +55,7 @@ export function simulateTool(calc: unknown): ToolDefinition {
         },
         outputs: PATHS,
         runs: { type: 'integer', minimum: 1 },
-        seed: { type: ['integer', 'string'] },
+        seed: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
         percentiles: { type: 'array', items: { type: 'number' } },
       },
       ['outputs'],

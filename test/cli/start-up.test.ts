@@ -45,7 +45,7 @@ function run(args: string[], env: Record<string, string> = {}) {
  * policy and help examples (both import nothing), commander.
  */
 const REGISTRATION =
-  /^(dist\/cli\/(main|[a-z-]+-commands?|calc-budget-settings|cli-errors|help-text)\.js|dist\/version\.js|node_modules\/commander\/.+)$/;
+  /^(dist\/cli\/(main|[a-z-]+-commands?|calc-budget-settings|cli-errors|help-text|synth-edition)\.js|dist\/version\.js|node_modules\/commander\/.+)$/;
 
 describe('CLI start-up', () => {
   it.each([
