@@ -171,6 +171,10 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   // embedded mode runs server effects itself (remote mode: the server it calls runs them)
   const effects =
     calc instanceof CalcService ? startEffects(calc, effectSettings, warnings(logger)) : undefined;
+  if (metrics && effects) {
+    const counted = metrics;
+    effects.onSettled((s) => counted.effectSettled(s.executor, s.phase));
+  }
   const guidanceTopics = loadGuidanceTopics(
     process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE,
     warnings(logger),

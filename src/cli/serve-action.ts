@@ -92,6 +92,10 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   );
   // server effects run here, after each cycle commits (docs/effects.md)
   const effects = startEffects(calc, effectSettings, warnings(logger));
+  if (metrics && effects) {
+    const counted = metrics;
+    effects.onSettled((s) => counted.effectSettled(s.executor, s.phase));
+  }
   const modeLine = `server mode, ${store.kind} store`;
   const apiKey = process.env.MODELWORKS_API_KEY || undefined;
   // one card runner for /mcp sessions and the share pages; links point at this server

@@ -88,6 +88,8 @@ export class ServerMetrics {
   private readonly httpSeries = new Map<string, HttpSeries>();
   /** Told of every calc write; give it to the CalcService of this server. */
   readonly calcObserver: CalcObserver;
+  /** Made on the first effect run (a server without effects lists no such series). */
+  private effectRuns: Counter<'executor' | 'outcome'> | undefined;
 
   constructor(options: ServerMetricsOptions = {}) {
     const registers = [this.registry];
@@ -206,6 +208,21 @@ export class ServerMetrics {
   }
 
   /** The synth service's totals and sizes, read at scrape time. */
+  /**
+   * Counts how each effect run ends (give it to the effect runner's `onSettled`): by executor and
+   * outcome (`applied`, `failed`, `blocked`, `cancelled`, `superseded`, `skipped`), both from short
+   * fixed lists, so no model id becomes a label.
+   */
+  effectSettled(executor: string, outcome: string): void {
+    this.effectRuns ??= new Counter({
+      name: 'modelworks_effect_runs_total',
+      help: 'Effect runs by executor and how they ended',
+      labelNames: ['executor', 'outcome'],
+      registers: [this.registry],
+    });
+    this.effectRuns.inc({ executor, outcome });
+  }
+
   watchSynth(stats: () => SynthStats): void {
     const registers = [this.registry];
     // counters fed from the service's own totals: set to the total at each scrape

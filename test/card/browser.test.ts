@@ -398,11 +398,19 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     // the agent writes; the card reads the model back when it is focused again
     await calc.mutate('fresh-loan', { '$.deposit': 9000 });
     const expected = (await calc.getField('fresh-loan', '$.monthlyPayment')) as number;
-    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+    await frame
+      .locator('body')
+      .evaluate(() =>
+        (globalThis as unknown as { dispatchEvent(e: Event): boolean }).dispatchEvent(new Event('focus')),
+      );
     await expect.poll(() => payment(frame).textContent()).toBe(usd(expected));
     // gone: the card keeps what it read, and says it is not up to date
     await calc.deleteModel('fresh-loan');
-    await frame.locator('body').evaluate(() => window.dispatchEvent(new Event('focus')));
+    await frame
+      .locator('body')
+      .evaluate(() =>
+        (globalThis as unknown as { dispatchEvent(e: Event): boolean }).dispatchEvent(new Event('focus')),
+      );
     await expect.poll(() => badge.getAttribute('data-freshness')).toBe('stale');
     expect(await badge.textContent()).toMatch(/^Not up to date \(as of /);
     expect(await payment(frame).textContent()).toBe(usd(expected));

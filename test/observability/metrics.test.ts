@@ -10,6 +10,7 @@ import {
   serverMetricsFromEnv,
 } from '../../src/observability/metrics.js';
 import { CalcService } from '../../src/service/calc-service.js';
+import { startEffects } from '../../src/service/effects/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { orderSpec } from '../mcp/helpers/specs.js';
 import { sample } from './metrics-helpers.js';
@@ -187,6 +188,49 @@ describe('/metrics on serve', () => {
     await calc!.close();
     await serve({ metrics: false });
     expect((await app!.inject({ url: '/metrics' })).statusCode).toBe(404);
+  });
+});
+
+describe('effect runs', () => {
+  it('are counted by executor and outcome, exactly once per run', async () => {
+    const metrics = new ServerMetrics();
+    const service = new CalcService(new MemoryStore(), { observer: metrics.calcObserver });
+    calc = service;
+    // no egress allowed: every server effect ends blocked, without touching the network
+    const runner = startEffects(
+      service,
+      { enabled: true, egressAllowlist: [], maxResponseBytes: 1024 },
+      () => {},
+    )!;
+    runner.onSettled((s) => metrics.effectSettled(s.executor, s.phase));
+    await service.createModel({
+      id: 'hook',
+      version: '1.0.0',
+      schema: { type: 'object', properties: { n: { type: 'integer' }, status: { type: 'object' } } },
+      effects: [
+        {
+          id: 'tell',
+          executor: 'server',
+          trigger: 'n > 0',
+          dedupeKey: 'n',
+          statusPath: '$.status',
+          request: { method: 'POST', url: 'http://127.0.0.1:9/hook' },
+        },
+      ],
+    });
+    const scraped = async () => await metrics.registry.metrics();
+    expect(
+      sample(await scraped(), 'modelworks_effect_runs_total', { executor: 'server', outcome: 'blocked' }),
+    ).toBe(0);
+    for (const n of [1, 2]) {
+      const settled = runner.next();
+      await service.mutate('hook', { '$.n': n });
+      expect(await settled).toMatchObject({ executor: 'server', phase: 'blocked' });
+    }
+    await runner.stop();
+    const text = await scraped();
+    expect(sample(text, 'modelworks_effect_runs_total', { executor: 'server', outcome: 'blocked' })).toBe(2);
+    expect(sample(text, 'modelworks_effect_runs_total', { executor: 'server', outcome: 'applied' })).toBe(0);
   });
 });
 

@@ -27,6 +27,8 @@ import {
 export interface EffectSettled {
   modelId: string;
   effectId: string;
+  /** The executor that ran it (`server`). */
+  executor: string;
   statusPath: string | null;
   key: JsonValue;
   phase: SettledPhase | 'skipped';
@@ -182,6 +184,7 @@ export class EffectRunner {
     const settled: EffectSettled = {
       modelId: job.modelId,
       effectId: job.effect.id,
+      executor: job.effect.executor ?? 'server',
       statusPath: job.statusPath,
       key: job.key ?? null,
       ...how,
