@@ -22,7 +22,7 @@ const TARGET = 0.5;
 
 const spec = JSON.parse(readFileSync(new URL('../examples/calc/car-loan-calculator.json', import.meta.url)));
 const inputs = JSON.parse(
-  readFileSync(new URL('../examples/calc/car-loan-uncertainty.json', import.meta.url)),
+  readFileSync(new URL('../examples/simulate/car-loan-uncertainty.json', import.meta.url)),
 );
 const outputs = ['$.monthlyPayment', '$.costOfCredit'];
 const limits = { maxRuns: 100_000_000, timeLimitMs: 3_600_000 };

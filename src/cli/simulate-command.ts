@@ -153,7 +153,7 @@ export function registerSimulateCommand(calcCommand: Command): void {
     });
   examples(
     command,
-    "modelworks calc simulate examples/calc/car-loan-calculator.json --inputs examples/calc/car-loan-uncertainty.json --outputs '$.monthlyPayment,$.costOfCredit' --runs 10000 --seed 1",
+    "modelworks calc simulate examples/calc/car-loan-calculator.json --inputs examples/simulate/car-loan-uncertainty.json --outputs '$.monthlyPayment,$.costOfCredit' --runs 10000 --seed 1",
     "modelworks calc simulate model.json --input-model inputs.sgm --paths '$.rate,$.price' --outputs '$.total' --json",
   );
 }

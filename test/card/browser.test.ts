@@ -393,27 +393,29 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     await calc.createModel({ ...carLoan(), id: 'fresh-loan' });
     const frame = await open('show_model', { id: 'fresh-loan' });
     const badge = frame.locator('[data-freshness]');
-    await expect.poll(() => badge.getAttribute('data-freshness')).toBe('live');
-    expect(await badge.textContent()).toBe('Live');
+    // short waits: a badge that never comes fails here, with its reason, not at the test's timeout
+    const freshness = () => badge.getAttribute('data-freshness', { timeout: 5000 });
+    const focusAgain = () =>
+      frame
+        .locator('body')
+        .evaluate(() =>
+          (globalThis as unknown as { dispatchEvent(e: Event): boolean }).dispatchEvent(new Event('focus')),
+        );
+    await expect.poll(freshness, { timeout: 10_000 }).toBe('live');
+    expect(await badge.textContent({ timeout: 5000 })).toBe('Live');
     // the agent writes; the card reads the model back when it is focused again
     await calc.mutate('fresh-loan', { '$.deposit': 9000 });
     const expected = (await calc.getField('fresh-loan', '$.monthlyPayment')) as number;
-    await frame
-      .locator('body')
-      .evaluate(() =>
-        (globalThis as unknown as { dispatchEvent(e: Event): boolean }).dispatchEvent(new Event('focus')),
-      );
-    await expect.poll(() => payment(frame).textContent()).toBe(usd(expected));
+    await focusAgain();
+    await expect
+      .poll(() => payment(frame).textContent({ timeout: 5000 }), { timeout: 10_000 })
+      .toBe(usd(expected));
     // gone: the card keeps what it read, and says it is not up to date
     await calc.deleteModel('fresh-loan');
-    await frame
-      .locator('body')
-      .evaluate(() =>
-        (globalThis as unknown as { dispatchEvent(e: Event): boolean }).dispatchEvent(new Event('focus')),
-      );
-    await expect.poll(() => badge.getAttribute('data-freshness')).toBe('stale');
-    expect(await badge.textContent()).toMatch(/^Not up to date \(as of /);
-    expect(await payment(frame).textContent()).toBe(usd(expected));
+    await focusAgain();
+    await expect.poll(freshness, { timeout: 10_000 }).toBe('stale');
+    expect(await badge.textContent({ timeout: 5000 })).toMatch(/^Not up to date \(as of /);
+    expect(await payment(frame).textContent({ timeout: 5000 })).toBe(usd(expected));
     await page.screenshot({ path: join(ARTEFACTS, 'state-stale.png') });
   });
 

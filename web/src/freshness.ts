@@ -27,9 +27,10 @@ export function useFreshness(enabled: boolean, paused: boolean, read: () => Prom
 
   useEffect(() => {
     if (!enabled) return;
-    const check = (): void => {
+    // the timer skips a card nobody sees; opening, focus and being shown again always read
+    const check = (fromTimer = false): void => {
       const s = state.current;
-      if (s.paused || s.inFlight || document.visibilityState === 'hidden') return;
+      if (s.paused || s.inFlight || (fromTimer && document.visibilityState === 'hidden')) return;
       s.inFlight = true;
       void s
         .read()
@@ -41,16 +42,17 @@ export function useFreshness(enabled: boolean, paused: boolean, read: () => Prom
           s.inFlight = false;
         });
     };
+    const onFocus = (): void => check();
     check();
-    const timer = setInterval(check, REFRESH_MS);
+    const timer = setInterval(() => check(true), REFRESH_MS);
     const onVisible = (): void => {
       if (document.visibilityState === 'visible') check();
     };
-    window.addEventListener('focus', check);
+    window.addEventListener('focus', onFocus);
     document.addEventListener('visibilitychange', onVisible);
     return () => {
       clearInterval(timer);
-      window.removeEventListener('focus', check);
+      window.removeEventListener('focus', onFocus);
       document.removeEventListener('visibilitychange', onVisible);
     };
   }, [enabled]);
