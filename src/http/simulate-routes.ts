@@ -4,29 +4,18 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CalcService } from '../service/calc-service.js';
-import { runSimulation, simulationLimitsFromEnv, type SimulateArgs } from '../service/simulate/index.js';
+import {
+  runSimulation,
+  SIMULATE_ARGUMENT_SCHEMAS,
+  simulationLimitsFromEnv,
+  type SimulateArgs,
+} from '../service/simulate/index.js';
 import { sendJson } from './model-routes.js';
 import { commonErrors, idParam, modelErrors, reply } from './schemas.js';
 
 const tags = ['simulate'];
 
-const PATHS = { type: 'array', items: { type: 'string' } } as const;
-const request = {
-  inputs: {
-    type: 'object',
-    description: 'input path → distribution, e.g. {"type":"Normal","mean":0,"sigma":1}',
-  },
-  inputModel: {
-    type: 'object',
-    description: 'a synth model whose columns feed `paths` in order (instead of inputs)',
-    properties: { text: { type: 'string' }, paths: PATHS },
-    required: ['text', 'paths'],
-  },
-  outputs: PATHS,
-  runs: { type: 'integer', minimum: 1 },
-  seed: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
-  percentiles: { type: 'array', items: { type: 'number' } },
-} as const;
+const request = SIMULATE_ARGUMENT_SCHEMAS;
 
 const RESULT = reply(
   '{runs, seed, failedRuns, failures, outputs: {path: {count, mean, stdDev, min, max, percentiles, histogram}}, constraints, sensitivity}',

@@ -7,6 +7,7 @@ import {
   DEFAULT_PERCENTILES,
   DEFAULT_RUNS,
   runSimulation,
+  SIMULATE_ARGUMENT_SCHEMAS,
   simulationLimitsFromEnv,
   type ScratchSource,
 } from '../service/simulate/index.js';
@@ -27,8 +28,6 @@ function scratchSource(calc: unknown): ScratchSource {
   };
 }
 
-const PATHS = { type: 'array', items: { type: 'string' } };
-
 export function simulateTool(calc: unknown): ToolDefinition {
   const models = scratchSource(calc);
   const limits = simulationLimitsFromEnv(); // a malformed setting stops the server at start
@@ -47,16 +46,7 @@ export function simulateTool(calc: unknown): ToolDefinition {
       {
         id: { type: 'string' },
         spec: SPEC_REFERENCE,
-        inputs: { type: 'object', additionalProperties: { type: 'object' } },
-        inputModel: {
-          type: 'object',
-          properties: { text: { type: 'string' }, paths: PATHS },
-          required: ['text', 'paths'],
-        },
-        outputs: PATHS,
-        runs: { type: 'integer', minimum: 1 },
-        seed: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
-        percentiles: { type: 'array', items: { type: 'number' } },
+        ...SIMULATE_ARGUMENT_SCHEMAS,
       },
       ['outputs'],
     ),

@@ -19,6 +19,22 @@ import {
 export type { SimulationResult } from './simulate.js';
 export { DEFAULT_PERCENTILES, DEFAULT_RUNS } from './simulate.js';
 
+const PATHS = { type: 'array', items: { type: 'string' } } as const;
+
+/** The JSON Schema of simulate's arguments (without the model: `id` or `spec`), for every surface. */
+export const SIMULATE_ARGUMENT_SCHEMAS = {
+  inputs: { type: 'object', additionalProperties: { type: 'object' } },
+  inputModel: {
+    type: 'object',
+    properties: { text: { type: 'string' }, paths: PATHS },
+    required: ['text', 'paths'],
+  },
+  outputs: PATHS,
+  runs: { type: 'integer', minimum: 1 },
+  seed: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+  percentiles: { type: 'array', items: { type: 'number' } },
+} as const;
+
 export const MAX_RUNS_ENV = 'MODELWORKS_SIMULATE_MAX_RUNS';
 export const TIME_LIMIT_ENV = 'MODELWORKS_SIMULATE_TIME_LIMIT_SECONDS';
 export const DEFAULT_MAX_RUNS = 100_000;
