@@ -36,25 +36,26 @@ function shortestDigits(abs: number): [string, number] {
 /**
  * Subnormals whose shortest form has one digit: Java prints two digits and picks the two-digit
  * decimal closest to the exact value that still reads back as the same double (4.9E-324, not 5E-324).
+ * The closest one may sit one decade lower: 2 * MIN_VALUE is 9.9E-324, not 1.0E-323.
  */
 function closestTwoDigits(abs: number, digits: string, exp: number): [string, number] {
-  // Exact value = m * 2^-1074 for a subnormal; compare |c * 10^(exp-1) - m * 2^-1074| exactly.
+  // Exact value = m * 2^-1074. A candidate c * 10^(e-1) (c in 10..99, e = exp or exp - 1) is
+  // compared exactly: all distances are scaled by 2^1074 * 10^(2 - exp) (exp is negative here).
   const m = BigInt(Math.round(abs / 5e-324));
-  const scale = 10n ** BigInt(1 - exp); // exp is negative here, so 1 - exp > 0
   const pow2 = 1n << 1074n;
-  const base = Number(digits) * 10;
-  let best = base;
+  const mScaled = m * 10n ** BigInt(2 - exp);
+  let best: [number, number] = [Number(digits) * 10, exp];
   let bestDist = -1n;
-  for (let c = base - 9; c <= base + 9; c++) {
-    if (c < 10 || c > 99) continue;
-    if (Number(`${c}e${exp - 1}`) !== abs) continue;
-    let dist = BigInt(c) * pow2 - m * scale;
-    if (dist < 0n) dist = -dist;
-    if (bestDist < 0n || dist < bestDist) {
-      best = c;
-      bestDist = dist;
+  for (const e of [exp, exp - 1]) {
+    for (let c = 10; c <= 99; c++) {
+      if (Number(`${c}e${e - 1}`) !== abs) continue;
+      let dist = BigInt(c) * 10n ** BigInt(e - exp + 1) * pow2 - mScaled;
+      if (dist < 0n) dist = -dist;
+      if (bestDist < 0n || dist < bestDist) {
+        best = [c, e];
+        bestDist = dist;
+      }
     }
   }
-  const text = String(best).replace(/0$/, '');
-  return [text, exp];
+  return [String(best[0]).replace(/0$/, ''), best[1]];
 }
