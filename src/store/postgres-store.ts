@@ -35,6 +35,7 @@ import {
 import { stateHashOf } from './audit-chain.js';
 import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import { AUDIT_KEY_FILE_NAME, AuditKey, defaultDataDir, wrongAuditKey } from './audit-key.js';
+import { PostgresEffectLeases, POSTGRES_EFFECT_RUNS_TABLE } from './effect-leases-postgres.js';
 import {
   auditContent,
   auditFromRow,
@@ -162,6 +163,8 @@ const MIGRATIONS: readonly Migration[] = [
       }
     }
   },
+  // 4: effect runs and their leases (effect-leases-postgres.ts, issue 23)
+  POSTGRES_EFFECT_RUNS_TABLE,
 ];
 
 export interface PostgresStoreOptions {
@@ -241,6 +244,11 @@ export class PostgresStore implements Store {
       throw storeFailure(err, `cannot open the PostgreSQL store at ${where}`);
     }
     return store;
+  }
+
+  /** Effect runs and their leases, in this database (issue 23). */
+  effectLeases(): PostgresEffectLeases {
+    return new PostgresEffectLeases(this.pool);
   }
 
   private async migrate(): Promise<void> {

@@ -34,6 +34,7 @@ import {
 import { stateHashOf } from './audit-chain.js';
 import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
 import { AUDIT_KEY_FILE_NAME, AuditKey, wrongAuditKey } from './audit-key.js';
+import { SqliteEffectLeases, SQLITE_EFFECT_RUNS_TABLE } from './effect-leases-sqlite.js';
 import { CommitGroup, type Outcome } from './group-commit.js';
 import {
   GENESIS_HASH,
@@ -147,6 +148,8 @@ const MIGRATIONS: readonly Migration[] = [
       rows.slice(rows.length - sequences.length).forEach((row, i) => write.run(row, id, sequences[i]));
     }
   },
+  // 4: effect runs and their leases (effect-leases-sqlite.ts, issue 23)
+  SQLITE_EFFECT_RUNS_TABLE,
 ];
 
 interface ModelRow {
@@ -280,6 +283,11 @@ export class SqliteStore implements Store {
     } catch (err) {
       throw storeFailure(err, `cannot open the SQLite store at ${path}`);
     }
+  }
+
+  /** Effect runs and their leases, in this file (issue 23). */
+  effectLeases(): SqliteEffectLeases {
+    return new SqliteEffectLeases(this.db);
   }
 
   private migrate(): void {
