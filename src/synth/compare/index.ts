@@ -1,0 +1,136 @@
+/**
+ * @module synth/compare
+ * A sample table against a model's output: findings per column and table-wide, each with a
+ * severity judged from a test's p-value (Bonferroni over all tests of the report) and the size of
+ * the difference. Pure: tables in, a report out (docs/compare.md explains every finding).
+ */
+import { compareColumn } from './columns.js';
+import { Findings } from './findings.js';
+import { type Profile, profile } from './profile.js';
+import { compareCorrelations, compareRows } from './table.js';
+import type { ColumnReport, CompareOptions, CompareReport, Table } from './types.js';
+
+export type * from './types.js';
+export { renderReport } from './render.js';
+
+export type CompareErrorCode = 'COMPARE_INPUT' | 'COMPARE_LIMIT';
+
+/** What compare throws: a stable code and a message for people. */
+export class CompareError extends Error {
+  readonly code: CompareErrorCode;
+
+  constructor(code: CompareErrorCode, message: string) {
+    super(message);
+    this.name = 'CompareError';
+    this.code = code;
+  }
+}
+
+export const COMPARE_DEFAULTS = {
+  highP: 1e-6,
+  mediumP: 1e-3,
+  lowP: 1e-2,
+  maxCategories: 50,
+  maxRows: 1_000_000,
+  maxColumns: 500,
+  maxCorrelationColumns: 30,
+} as const;
+
+function checkTable(t: Table, which: string, maxRows: number, maxColumns: number): void {
+  if (t.header.length > maxColumns)
+    throw new CompareError(
+      'COMPARE_LIMIT',
+      `the ${which} has ${t.header.length} columns; at most ${maxColumns} are compared`,
+    );
+  if (t.rows.length > maxRows)
+    throw new CompareError(
+      'COMPARE_LIMIT',
+      `the ${which} has ${t.rows.length} rows; at most ${maxRows} are compared`,
+    );
+  t.rows.forEach((row, i) => {
+    if (row.length !== t.header.length)
+      throw new CompareError(
+        'COMPARE_INPUT',
+        `row ${i + 1} of the ${which} has ${row.length} cells; the header has ${t.header.length}`,
+      );
+  });
+}
+
+/** Which output column each sample column is compared with: by name when every name matches, else by position. */
+function pairColumns(sample: Table, generated: Table): [number, number][] {
+  const byName = new Map(generated.header.map((h, i) => [h.trim(), i]));
+  if (
+    sample.header.every((h) => byName.has(h.trim())) &&
+    new Set(sample.header).size === sample.header.length
+  )
+    return sample.header.map((h, i) => [i, byName.get(h.trim())!]);
+  const k = Math.min(sample.header.length, generated.header.length);
+  return Array.from({ length: k }, (_, i) => [i, i]);
+}
+
+function column(t: Table, i: number): string[] {
+  return t.rows.map((row) => row[i]!);
+}
+
+/** Compares a sample with a model's output (same row count and seed, by the caller's choice). */
+export function compareTables(sample: Table, generated: Table, options: CompareOptions = {}): CompareReport {
+  const o = { ...COMPARE_DEFAULTS, ...options };
+  checkTable(sample, 'sample', o.maxRows, o.maxColumns);
+  checkTable(generated, 'output', o.maxRows, o.maxColumns);
+  if (sample.rows.length === 0) throw new CompareError('COMPARE_INPUT', 'the sample has no rows');
+  const f = new Findings();
+  if (sample.header.length !== generated.header.length)
+    f.add(
+      'high',
+      'shape',
+      undefined,
+      `the sample has ${sample.header.length} columns, the output ${generated.header.length}`,
+    );
+  const pairs = pairColumns(sample, generated);
+  const idNames =
+    o.identifierColumns === 'auto' || o.identifierColumns === undefined
+      ? undefined
+      : new Set(o.identifierColumns);
+  const columns: ColumnReport[] = [];
+  const numeric: { name: string; s: Profile; g: Profile }[] = [];
+  for (const [si, gi] of pairs) {
+    const name = sample.header[si]!;
+    const s = profile(column(sample, si));
+    const g = profile(column(generated, gi));
+    const filled = s.count - s.kinds.get('empty')!;
+    const checkIdentifiers =
+      idNames === undefined ? filled >= 10 && s.values.size >= 0.5 * filled : idNames.has(name);
+    const report = compareColumn(
+      name,
+      generated.header[gi]!,
+      s,
+      g,
+      { maxCategories: o.maxCategories, checkIdentifiers },
+      f,
+    );
+    columns.push(report);
+    if (report.ks !== undefined && numeric.length < o.maxCorrelationColumns) numeric.push({ name, s, g });
+  }
+  const correlation = compareCorrelations(
+    numeric.map((c) => c.name),
+    numeric.map((c) => c.s),
+    numeric.map((c) => c.g),
+    f,
+  );
+  const duplicateRate = compareRows(sample, generated, f);
+  const findings = f.judge(o);
+  const count = (sev: string): number => findings.filter((x) => x.severity === sev).length;
+  return {
+    sampleRows: sample.rows.length,
+    generatedRows: generated.rows.length,
+    tests: f.tests,
+    findings,
+    columns,
+    correlation,
+    duplicateRate,
+    highCount: count('high'),
+    mediumCount: count('medium'),
+    lowCount: count('low'),
+  };
+}
+export { outputTable } from './generate.js';
