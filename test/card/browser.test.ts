@@ -21,6 +21,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { BUILTIN_GUIDANCE_TOPICS } from '../../src/service/guidance/topics.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { COMPONENT_CATALOG, COMPONENT_TYPES } from '../../src/calc/view-catalog.js';
 import { carLoan } from './helpers.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -104,6 +105,52 @@ function multiView(): Record<string, unknown> {
 }
 const usd = (n: number): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(n);
+
+/** One component of every catalogued type in one view (tabItem inside tabs; a sectionList needs an item view). */
+function everyType(): Record<string, unknown> {
+  const bindOf = (type: string): string => {
+    if (type === 'checkboxField' || type === 'toggleField') return '$.flag';
+    if (/numeric|currency|percent|slider|rating|Stepper/.test(type)) return '$.n';
+    if (type === 'dataTable' || type === 'dataChart' || type === 'sparkline') return '$.rows';
+    return '$.s';
+  };
+  const components = COMPONENT_TYPES.filter((t) => t !== 'tabItem').map((type) => {
+    const c: Record<string, unknown> = { id: `c-${type}`, type, label: type };
+    const group = COMPONENT_CATALOG[type]!.group;
+    if (group === 'inputs' || group === 'choice' || group === 'data') c.bind = bindOf(type);
+    if (group === 'choice') c.options = [{ value: 'a', label: 'A' }];
+    if (type === 'dateRangeField') Object.assign(c, { bind: undefined, bindFrom: '$.from', bindTo: '$.to' });
+    if (type === 'tabs') c.components = [{ id: 'c-tabItem', type: 'tabItem', label: 'One', components: [] }];
+    if (type === 'sectionList') Object.assign(c, { bind: '$.rows', itemView: 'row' });
+    return c;
+  });
+  return {
+    id: 'every-type',
+    version: '1.0.0',
+    schema: {
+      type: 'object',
+      properties: {
+        s: { type: 'string', default: 'a' },
+        n: { type: 'number', default: 1 },
+        flag: { type: 'boolean', default: false },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        rows: {
+          type: 'array',
+          items: { type: 'object', properties: { x: { type: 'number' } } },
+          default: [{ x: 1 }],
+        },
+      },
+    },
+    viewDefinition: {
+      defaultView: 'all',
+      views: [
+        { id: 'row', components: [{ id: 'x', type: 'numericField', label: 'X', bind: '$.rows[*].x' }] },
+        { id: 'all', components },
+      ],
+    },
+  };
+}
 
 describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/browser.test.ts'), () => {
   let calc: CalcService;
@@ -449,6 +496,22 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
       expect.arrayContaining(['Driver', 'Vehicle']),
     );
     expect(await frame.locator('[role="alert"]').count()).toBe(0);
+  });
+
+  it('renders a component of every catalogued type with its own renderer', async () => {
+    const frame = await open('render_model', { spec: everyType() });
+    await frame.locator('[data-component="c-textField"]').waitFor();
+    // the renderer map is typed over the catalogue; this checks no type falls to the fallback notice
+    expect(await frame.getByText('cannot be shown in a card').count()).toBe(0);
+    const shown = await frame
+      .locator('[data-component^="c-"]')
+      .evaluateAll((els) =>
+        els.map((e) => (e as unknown as { dataset: { component: string } }).dataset.component),
+      );
+    // these draw a bare element (a rule, a gap, an image, a link, a button) with no marker
+    const unmarked = new Set(['separatorLine', 'spacer', 'image', 'link', 'button']);
+    const expected = COMPONENT_TYPES.filter((t) => !unmarked.has(t) && t !== 'tabItem').map((t) => `c-${t}`);
+    expect(new Set(shown)).toEqual(new Set(expected));
   });
 
   it('made no network request from the card frame', () => {
