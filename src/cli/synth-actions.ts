@@ -9,13 +9,13 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
-import type { Edition, LoadOptions, OutputFormat } from '../synth/index.js';
+import type { Edition, LoadOptions, OutputFormat, PreparedModel } from '../synth/index.js';
 import { customComponentDirs, loadAllowlists } from '../service/synth-allowlists.js';
 import { limitsFromEnv } from '../service/synth-settings.js';
 import { fileLoadOptions } from '../synth-io/index.js';
+import { defaultWorkers, generateChunks } from '../synth-io/parallel/index.js';
 import {
   SynthError,
-  SynthRun,
   analyzeModel,
   componentsJson,
   componentsMarkdown,
@@ -25,7 +25,6 @@ import {
   loadSynthModel,
   parseModel,
   parseProperties,
-  renderChunks,
   replayCorpus,
   resolveSeed,
   validateModelAsync,
@@ -78,7 +77,7 @@ function failInput(err: unknown, action: string): void {
 }
 
 /** Writes with back-pressure: waits for 'drain' whenever the stream's buffer is full. */
-async function writeAll(out: Writable, chunk: string): Promise<void> {
+async function writeAll(out: Writable, chunk: string | Uint8Array): Promise<void> {
   if (!out.write(chunk)) await once(out, 'drain');
 }
 
@@ -96,13 +95,15 @@ export interface GrindOptions {
   output?: string;
   /** A `.properties` formats config (`format.<type>.<locale>`, `address.unitLabels...`). */
   formats?: string;
+  /** Worker threads (default: the cores this process may use); the bytes never depend on it. */
+  workers?: number;
 }
 
 /** The run for a grind, or undefined after reporting why there is none (bad input: exit 2). */
 async function prepareGrind(
   modelPath: string,
   opts: GrindOptions,
-): Promise<{ run: SynthRun; seedInfo: ReturnType<typeof resolveSeed> } | undefined> {
+): Promise<{ prepared: PreparedModel; seedInfo: ReturnType<typeof resolveSeed> } | undefined> {
   let load: LoadOptions;
   try {
     load = loadOptionsFor(modelPath, opts.edition);
@@ -118,7 +119,7 @@ async function prepareGrind(
       opts.formats === undefined ? undefined : parseProperties(readFileSync(opts.formats, 'utf8'));
     // The load phase reads every outside source first; generation then streams synchronously.
     const prepared = await loadSynthModel(model, { ...load, formats });
-    return { run: new SynthRun(prepared, seedInfo.seed), seedInfo };
+    return { prepared, seedInfo };
   } catch (err) {
     failInput(err, `read ${modelPath}`);
     return undefined;
@@ -128,7 +129,7 @@ async function prepareGrind(
 export async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   const prepared = await prepareGrind(modelPath, opts);
   if (prepared === undefined) return;
-  const { run, seedInfo } = prepared;
+  const { seedInfo } = prepared;
   // rows printed on the terminal itself would tear the bar apart: a bar only when they go elsewhere
   const progress = await rowProgress(opts.count, {
     enabled: !opts.quiet && (opts.output !== undefined || process.stdout.isTTY !== true),
@@ -157,18 +158,15 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
   const out: Writable = file?.stream ?? process.stdout;
   const started = performance.now();
   let lastYield = started;
-  let rows = 0;
-  const chunkRows = 2048;
   try {
-    for (const chunk of renderChunks(run, {
+    for await (const chunk of generateChunks(prepared.prepared, seedInfo.seed, {
       count: opts.count,
       format: opts.format,
       header: opts.header,
-      chunkRows,
+      workers: opts.workers ?? defaultWorkers(),
     })) {
-      await writeAll(out, chunk);
-      rows = Math.min(opts.count, rows + chunkRows);
-      progress.update(rows);
+      await writeAll(out, chunk.data);
+      progress.update(chunk.rows);
       if (performance.now() - lastYield > 50) {
         await yieldToEventLoop();
         lastYield = performance.now();

@@ -19,6 +19,12 @@ function parseCount(value: string): number {
   return Number(value);
 }
 
+function parseWorkers(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256)
+    throw new InvalidArgumentError('must be a whole number from 1 to 256');
+  return Number(value);
+}
+
 function parseSeed(value: string): bigint {
   if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer');
   const seed = BigInt(value);
@@ -50,6 +56,11 @@ export function registerSynthCommands(program: Command): void {
     .addOption(new Option('--format <format>', 'output format').choices(GRIND_FORMATS).default('csv'))
     .option('--output <file>', 'write to a file instead of stdout')
     .option('--formats <file>', 'formats config (.properties: format.<type>.<locale>, address.unitLabels...)')
+    .option(
+      '--workers <n>',
+      'worker threads (default: the cores available); output is the same for any n',
+      parseWorkers,
+    )
     .action(
       async (
         model: string,
@@ -62,6 +73,7 @@ export function registerSynthCommands(program: Command): void {
           output?: string;
           edition: Edition;
           formats?: string;
+          workers?: number;
         },
       ) => {
         // commander folds --seed N and --no-seed into one property, the last one given winning;

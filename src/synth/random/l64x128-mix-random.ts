@@ -94,6 +94,16 @@ export class L64X128MixRandom implements RandomSource {
     st[X1H] = (q1l << 5) | (q1h >>> 27);
     st[X1L] = (q1h << 5) | (q1l >>> 27);
   }
+  /** A copy of the whole state (8 int32: LCG state and addend, then the xoroshiro pair). */
+  saveState(): Int32Array {
+    return this.st.slice();
+  }
+
+  /** Puts back a state from `saveState` (or a jump of one): the stream continues from there. */
+  restoreState(state: Int32Array): void {
+    this.st.set(state);
+  }
+
   /** Next 64-bit value as a signed BigInt (convenience for tests and seeding, not the hot path). */
   nextLong(): bigint {
     this.step();

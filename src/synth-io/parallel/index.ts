@@ -1,0 +1,97 @@
+/**
+ * Parallel generation: a run's output over worker threads, byte for byte what one thread writes.
+ * `generateChunks` is what grind uses; `RowPool` gives batches with row sizes to other callers.
+ */
+import { availableParallelism } from 'node:os';
+import type { OutputFormat, PreparedModel } from '../../synth/index.js';
+import { SynthRun, renderChunks } from '../../synth/index.js';
+import { outputEnd, outputStart } from '../../synth/output/range.js';
+import { RowPool, planParallel } from './pool.js';
+
+export { RowPool, planParallel } from './pool.js';
+export type { Batch, ParallelPlan, PoolOptions } from './pool.js';
+
+/** Below this many rows one thread is faster than starting workers. */
+export const PARALLEL_MIN_ROWS = 200_000;
+
+/** The default worker count: the cores this process may use. */
+export function defaultWorkers(): number {
+  return availableParallelism();
+}
+
+export interface GenerateOptions {
+  count: number;
+  format: OutputFormat;
+  header: boolean;
+  /** Worker threads; 1 (or fewer) keeps everything on this thread. */
+  workers: number;
+  /** One thread below this many rows (default PARALLEL_MIN_ROWS). */
+  minRows?: number;
+  /** Rows per batch (tests). */
+  batchRows?: number;
+  /** Filled in as the run goes: whether it went parallel (and why not), batches done here again. */
+  stats?: GenerateStats;
+}
+
+export interface GenerateStats {
+  parallel?: boolean;
+  reason?: string;
+  batches?: number;
+  redone?: number;
+}
+
+/** A piece of output and the rows it completes. */
+export interface OutputChunk {
+  data: string | Uint8Array;
+  rows: number;
+}
+
+/**
+ * The output of `count` rows of `prepared` under `seed`, in order. Stopping early (return, or an
+ * error) ends the workers.
+ */
+export async function* generateChunks(
+  prepared: PreparedModel,
+  seed: bigint,
+  options: GenerateOptions,
+): AsyncGenerator<OutputChunk, void, undefined> {
+  const { count, format, header } = options;
+  const plan =
+    options.workers <= 1
+      ? { ok: false as const, reason: 'one worker asked for' }
+      : count < (options.minRows ?? PARALLEL_MIN_ROWS)
+        ? { ok: false as const, reason: `fewer than ${options.minRows ?? PARALLEL_MIN_ROWS} rows` }
+        : planParallel(prepared, seed, format);
+  const stats = options.stats ?? {};
+  stats.parallel = plan.ok;
+  if (!plan.ok) stats.reason = plan.reason;
+  if (!plan.ok) {
+    const chunkRows = 2048;
+    let rows = 0;
+    for (const data of renderChunks(new SynthRun(prepared, seed), { count, format, header, chunkRows })) {
+      rows = Math.min(count, rows + chunkRows);
+      yield { data, rows };
+    }
+    return;
+  }
+  const pool = new RowPool(prepared, seed, plan, {
+    workers: options.workers,
+    format,
+    batchRows: options.batchRows,
+  });
+  try {
+    const first = new SynthRun(prepared, seed);
+    const before = outputStart(format, header, first.header());
+    if (before !== '') yield { data: before, rows: 0 };
+    stats.batches = 0;
+    for await (const batch of pool.batches(0, count, first.random.saveState())) {
+      stats.batches++;
+      stats.redone = pool.redone;
+      yield { data: batch.text, rows: batch.to };
+    }
+    const after = outputEnd(format, count);
+    if (after !== '') yield { data: after, rows: count };
+  } finally {
+    await pool.close();
+  }
+}

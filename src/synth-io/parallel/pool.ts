@@ -1,0 +1,220 @@
+/**
+ * Rows of one run spread over worker threads with exactly the bytes of a single thread.
+ *
+ * Only a model whose rows depend on earlier rows through the random stream alone qualifies
+ * (rowIndependent), and only when every row takes the same number of draws. Then where a batch of
+ * rows starts in the stream can be computed ahead (a jump of rows x draws), so each worker renders
+ * whole batches, draws included, from a guessed start. Nothing is trusted: a batch is used only
+ * when its start state is exactly the state the previous batch ended in; otherwise (a rare extra
+ * draw: a rejection) it is rendered again here from the true state and the guesses restart from
+ * there. A batch a worker fails on is rendered again here too, so errors are the single thread's.
+ */
+import { Worker } from 'node:worker_threads';
+import type { OutputFormat, PreparedModel } from '../../synth/index.js';
+import { SynthRun } from '../../synth/index.js';
+import { rowIndependent } from '../../synth/engine/stateless.js';
+import { renderRow } from '../../synth/output/format.js';
+import { StateJump, sameState, stepsBetween } from '../../synth/random/jump.js';
+import type { BatchReply, BatchTask, WorkerSetup } from './protocol.js';
+import { renderBatch } from './render-batch.js';
+
+/** Rows rendered here first to learn the draws per row and the row size. */
+const PROBE_ROWS = 512;
+/** More draws than this in one row: not worth guessing. */
+const MAX_PROBE_STEPS = 10_000;
+/** A batch holds about this much text (fewer rows when rows are wide). */
+const BATCH_BYTES = 512 * 1024;
+const MAX_BATCH_ROWS = 16_384;
+
+/** How a run can be split, or why it stays on one thread. */
+export type ParallelPlan =
+  { ok: true; stepsPerRow: number; batchRows: number } | { ok: false; reason: string };
+
+/** Decides whether rows of `prepared` can be spread over threads, by a short probe run. */
+export function planParallel(prepared: PreparedModel, seed: bigint, format: OutputFormat): ParallelPlan {
+  if (prepared.customs.size > 0) return { ok: false, reason: 'the model uses custom components' };
+  const run = new SynthRun(prepared, seed);
+  if (!rowIndependent(prepared.model, run.graph))
+    return { ok: false, reason: 'a component of the model carries state from row to row' };
+  const names = run.header();
+  let steps: number | undefined;
+  let chars = 0;
+  for (let i = 0; i < PROBE_ROWS; i++) {
+    const before = run.random.saveState();
+    chars += renderRow(run.next(), run.dimension, format, names).length + 2;
+    const n = stepsBetween(before, run.random.saveState(), MAX_PROBE_STEPS);
+    if (n === undefined || (steps !== undefined && n !== steps))
+      return { ok: false, reason: 'rows take different numbers of random draws' };
+    steps = n;
+  }
+  const perRow = Math.max(1, chars / PROBE_ROWS);
+  const batchRows = Math.max(16, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / perRow)));
+  return { ok: true, stepsPerRow: steps ?? 0, batchRows };
+}
+
+/** Rows [from, to) rendered as UTF-8, with the stream state they start from. */
+export interface Batch {
+  from: number;
+  to: number;
+  text: Uint8Array;
+  rowBytes?: Uint32Array;
+  start: Int32Array;
+}
+
+interface Slot {
+  worker: Worker;
+  waiting: ((reply: BatchReply) => void)[];
+  dead: boolean;
+}
+
+interface InFlight {
+  to: number;
+  state: Int32Array;
+  reply: Promise<BatchReply>;
+}
+
+/** Starts the worker entry: the compiled worker.js beside this module, or the .ts through tsx. */
+function startWorker(setup: WorkerSetup): Worker {
+  const options = { workerData: setup, stdout: false, stderr: false };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
+  // from sources (vitest): a worker does not inherit tsx's loader, so it imports the entry through it
+  const entry = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  return new Worker(`import(${tsx}).then((tsx) => tsx.tsImport(${entry}, ${entry}))`, {
+    ...options,
+    eval: true,
+  });
+}
+
+export interface PoolOptions {
+  workers: number;
+  format: OutputFormat;
+  /** Also give each row's UTF-8 length. */
+  rowBytes?: boolean;
+  /** Rows per batch (tests use small batches); default from the plan. */
+  batchRows?: number;
+}
+
+/** Worker threads rendering batches of one run; `close()` ends them. */
+export class RowPool {
+  private readonly slots: Slot[] = [];
+  private readonly local: SynthRun;
+  private readonly names: readonly string[];
+  private readonly jump: StateJump;
+  private readonly batchRows: number;
+  private nextId = 0;
+  private turn = 0;
+  /** Batches rendered here because a guess or a worker failed (for tests and benches). */
+  redone = 0;
+
+  constructor(
+    private readonly prepared: PreparedModel,
+    seed: bigint,
+    plan: Extract<ParallelPlan, { ok: true }>,
+    private readonly options: PoolOptions,
+  ) {
+    this.local = new SynthRun(prepared, seed);
+    this.names = this.local.header();
+    this.batchRows = options.batchRows ?? plan.batchRows;
+    this.jump = new StateJump(this.batchRows * plan.stepsPerRow);
+    const setup: WorkerSetup = {
+      model: prepared.model,
+      edition: prepared.edition,
+      outside: prepared.outside,
+      formats: prepared.formats,
+      limits: prepared.limits,
+      seed,
+      format: options.format,
+      rowBytes: options.rowBytes ?? false,
+    };
+    for (let i = 0; i < options.workers; i++) this.slots.push(this.open(setup));
+  }
+
+  private open(setup: WorkerSetup): Slot {
+    const slot: Slot = { worker: startWorker(setup), waiting: [], dead: false };
+    slot.worker.on('message', (reply: BatchReply) => slot.waiting.shift()?.(reply));
+    const stop = (why: string): void => {
+      slot.dead = true;
+      for (const resolve of slot.waiting.splice(0)) resolve({ id: -1, error: why });
+    };
+    slot.worker.on('error', (err) => stop(err.message));
+    slot.worker.on('exit', () => stop('the worker stopped'));
+    return slot;
+  }
+
+  private send(task: BatchTask): Promise<BatchReply> | undefined {
+    const alive = this.slots.filter((s) => !s.dead);
+    if (alive.length === 0) return undefined;
+    const slot = alive[this.turn++ % alive.length]!;
+    return new Promise((resolve) => {
+      slot.waiting.push(resolve);
+      slot.worker.postMessage(task);
+    });
+  }
+
+  /** Renders a batch on this thread from the true state (errors here are the real ones). */
+  private here(from: number, to: number, state: Int32Array): Batch & { end: Int32Array } {
+    const { format, rowBytes } = this.options;
+    const done = renderBatch(this.local, this.names, format, from, to, state, rowBytes ?? false);
+    return { from, to, start: state, ...done };
+  }
+
+  /**
+   * Rows [from, to) in order, batch by batch, given the stream state before row `from`. Stopping
+   * early (return) leaves the pool usable; `close()` ends its workers.
+   */
+  async *batches(from: number, to: number, state: Int32Array): AsyncGenerator<Batch, void, undefined> {
+    const inflight = new Map<number, InFlight>();
+    let verified: Int32Array = state.slice();
+    let at = from;
+    let dispatchFrom = from;
+    let dispatchState: Int32Array | undefined = verified;
+    let misses = 0;
+    let done = 0;
+    let guessing = true;
+    const fill = (): void => {
+      const limit = 2 * this.slots.filter((s) => !s.dead).length;
+      while (guessing && inflight.size < limit && dispatchFrom < to && dispatchState !== undefined) {
+        const end = Math.min(to, dispatchFrom + this.batchRows);
+        const task = { id: this.nextId++, from: dispatchFrom, to: end, state: dispatchState };
+        const reply = this.send(task);
+        if (reply === undefined) return;
+        inflight.set(dispatchFrom, { to: end, state: dispatchState, reply });
+        dispatchState = end - dispatchFrom === this.batchRows ? this.jump.apply(dispatchState) : undefined;
+        dispatchFrom = end;
+      }
+    };
+    while (at < to) {
+      fill();
+      const entry = inflight.get(at);
+      inflight.delete(at);
+      const reply = entry && (await entry.reply);
+      let batch: Batch & { end: Int32Array };
+      if (entry && reply && !('error' in reply) && sameState(entry.state, verified))
+        batch = { from: at, to: entry.to, start: verified, ...reply };
+      else {
+        const guessedWrong = entry !== undefined && !sameState(entry.state, verified);
+        batch = this.here(at, Math.min(to, at + this.batchRows), verified);
+        this.redone++;
+        if (guessedWrong || !entry) {
+          misses += guessedWrong ? 1 : 0;
+          // every guess after this one came from the wrong start: restart them from the truth
+          inflight.clear();
+          dispatchFrom = batch.to;
+          dispatchState = batch.end;
+        }
+      }
+      done++;
+      // rejections common enough to spoil most guesses: the workers only waste time
+      if (misses > 2 && misses * 4 > done) guessing = false;
+      verified = batch.end;
+      at = batch.to;
+      yield batch;
+    }
+  }
+
+  /** Ends every worker. */
+  async close(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}

@@ -1,0 +1,39 @@
+/** Messages between a generation and its row workers (worker.ts, pool.ts). */
+import type { Edition, OutputFormat, SynthLimits, SynthModel } from '../../synth/index.js';
+
+/** What every worker starts from: the prepared model's parts (structured-cloned) and the seed. */
+export interface WorkerSetup {
+  model: SynthModel;
+  edition: Edition;
+  outside: ReadonlyMap<string, unknown>;
+  formats: ReadonlyMap<string, string>;
+  limits: SynthLimits;
+  seed: bigint;
+  format: OutputFormat;
+  /** Also answer each row's UTF-8 length (for callers that page by row). */
+  rowBytes: boolean;
+}
+
+/** Render rows [from, to) starting the stream at `state`. */
+export interface BatchTask {
+  id: number;
+  from: number;
+  to: number;
+  state: Int32Array;
+}
+
+/** A rendered batch: UTF-8 text and the stream's state after its last row. */
+export interface BatchDone {
+  id: number;
+  text: Uint8Array;
+  end: Int32Array;
+  rowBytes?: Uint32Array;
+}
+
+/** A batch that threw; the pool renders it again on its own thread, where the error is real. */
+export interface BatchFailed {
+  id: number;
+  error: string;
+}
+
+export type BatchReply = BatchDone | BatchFailed;

@@ -1,0 +1,31 @@
+/**
+ * A row worker: builds the model's run once, then renders the batches it is sent, each from the
+ * stream state it comes with. It never decides anything about the output: the pool checks that
+ * each batch starts where the previous one ended before a byte of it is used.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PreparedModel } from '../../synth/engine/prepare.js';
+import { SynthRun } from '../../synth/engine/run.js';
+import type { BatchReply, BatchTask, WorkerSetup } from './protocol.js';
+import { renderBatch } from './render-batch.js';
+
+const setup = workerData as WorkerSetup;
+const run = new SynthRun(
+  new PreparedModel(setup.model, setup.edition, setup.outside, setup.formats, setup.limits),
+  setup.seed,
+);
+const names = run.header();
+
+parentPort!.on('message', (task: BatchTask) => {
+  let reply: BatchReply;
+  const transfer: ArrayBuffer[] = [];
+  try {
+    const done = renderBatch(run, names, setup.format, task.from, task.to, task.state, setup.rowBytes);
+    reply = { id: task.id, ...done };
+    for (const a of [done.text, done.end, done.rowBytes]) if (a) transfer.push(a.buffer as ArrayBuffer);
+  } catch (err) {
+    // the pool renders this batch again itself, where the error is raised with its real type
+    reply = { id: task.id, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort!.postMessage(reply, transfer);
+});

@@ -1,0 +1,136 @@
+/**
+ * Parallel generation gives a single thread's bytes: `workers 1` against `workers 4` (small
+ * batches, no row threshold, so every model that can split does) for every recording of the
+ * bundled examples always, and of the shared corpus (../shared) when it is present.
+ */
+import { existsSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { corpusFromDirectory } from '../../src/cli/synth-files.js';
+import type { CorpusFiles } from '../../src/synth/conformance/replay.js';
+import { parseRecipe } from '../../src/synth/conformance/replay.js';
+import type { FilePort } from '../../src/synth/access/ports.js';
+import type { OutputFormat, PreparedModel } from '../../src/synth/index.js';
+import { SynthError, parseModel, prepareModel } from '../../src/synth/index.js';
+import type { GenerateStats } from '../../src/synth-io/parallel/index.js';
+import { generateChunks } from '../../src/synth-io/parallel/index.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const EXAMPLES = join(ROOT, 'examples', 'synth');
+const SHARED = join(ROOT, '..', 'shared', 'conformance', 'synth-examples');
+const sharedPresent = existsSync(SHARED);
+if (!sharedPresent) console.warn(`[synth workers] SKIPPED shared corpus: ${SHARED} not found`);
+
+const MOUNT = '/corpus';
+
+/** A file port over a corpus, `samples/` mapped to its root, missing tables from the stand-ins. */
+function corpusPort(files: CorpusFiles, standIns: CorpusFiles): FilePort {
+  const rel = (path: string): string => {
+    let r = posix.normalize(path).slice(MOUNT.length + 1);
+    while (r.startsWith('samples/')) r = r.slice('samples/'.length);
+    return r;
+  };
+  const read = (r: string): string | undefined => files.read(r) ?? standIns.read(r);
+  return {
+    realpath: (path) =>
+      path.startsWith(MOUNT) && read(rel(path)) !== undefined ? `${MOUNT}/${rel(path)}` : undefined,
+    readText: (path) => {
+      const text = read(rel(path));
+      if (text === undefined) throw new SynthError('SYNTH_LOAD', `file not found: ${path}`);
+      return text;
+    },
+  };
+}
+
+interface Case {
+  output: string;
+  model: string;
+  prepared: PreparedModel;
+  seed: bigint;
+  format: OutputFormat;
+  count: number;
+}
+
+/** Every recording of a corpus whose model loads here; the others are listed with the reason. */
+function casesOf(dir: string): { cases: Case[]; skipped: string[] } {
+  const files = corpusFromDirectory(dir);
+  const standIns = corpusFromDirectory(join(EXAMPLES, 'tables'));
+  const cases: Case[] = [];
+  const skipped: string[] = [];
+  for (const output of files.list().sort()) {
+    if (!/\.(csv|txt)$/.test(output)) continue;
+    const text = files.read(output) ?? '';
+    const recipe = parseRecipe(text.slice(0, Math.max(0, text.indexOf('\n'))));
+    if (recipe === undefined) continue;
+    const folder = output.includes('/') ? output.slice(0, output.lastIndexOf('/') + 1) : '';
+    const model = recipe.modelPath.startsWith('samples/')
+      ? recipe.modelPath.slice('samples/'.length)
+      : folder + recipe.modelPath;
+    const modelText = files.read(model);
+    if (modelText === undefined) {
+      skipped.push(`${output}: model ${model} not found`);
+      continue;
+    }
+    try {
+      const prepared = prepareModel(parseModel(modelText), {
+        location: `${MOUNT}/${model}`,
+        cwd: MOUNT,
+        ports: { files: corpusPort(files, standIns) },
+      });
+      // more rows than most recordings, so a model splits into many batches
+      const count = Math.max(recipe.count, 300);
+      cases.push({ output, model, prepared, seed: recipe.seed, format: recipe.format, count });
+    } catch (err) {
+      skipped.push(`${output}: ${(err as Error).message}`);
+    }
+  }
+  return { cases, skipped };
+}
+
+async function text(c: Case, workers: number, stats?: GenerateStats): Promise<string> {
+  let out = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of generateChunks(c.prepared, c.seed, {
+    count: c.count,
+    format: c.format,
+    header: c.format === 'csv',
+    workers,
+    minRows: 0,
+    batchRows: 7,
+    stats,
+  }))
+    out += typeof chunk.data === 'string' ? chunk.data : decoder.decode(chunk.data);
+  return out;
+}
+
+async function checkCorpus(dir: string, minParallel: number): Promise<void> {
+  const { cases, skipped } = casesOf(dir);
+  const report: string[] = [];
+  let parallel = 0;
+  for (const c of cases) {
+    const stats: GenerateStats = {};
+    const four = await text(c, 4, stats);
+    const one = await text(c, 1);
+    expect(four, `${c.output} (${c.model}), seed ${c.seed}, ${c.count} rows`).toBe(one);
+    if (stats.parallel) parallel++;
+    report.push(
+      `${c.model}: ${stats.parallel ? `parallel, ${stats.batches} batches, ${stats.redone} redone here` : `one thread (${stats.reason})`}`,
+    );
+  }
+  console.log(`[synth workers] ${dir}\n  ${report.join('\n  ')}\n  skipped: ${skipped.join('; ') || 'none'}`);
+  expect(parallel).toBeGreaterThanOrEqual(minParallel);
+}
+
+describe('grind --workers: same bytes as one thread', () => {
+  it('for every recording of the bundled examples', async () => {
+    await checkCorpus(EXAMPLES, 0);
+  }, 120_000);
+
+  it.skipIf(!sharedPresent)(
+    'for every recording of the shared corpus',
+    async () => {
+      await checkCorpus(SHARED, 3);
+    },
+    300_000,
+  );
+});
