@@ -1,0 +1,92 @@
+/**
+ * The Parquet sink, through hyparquet-writer: one row group per batch, typed REQUIRED columns
+ * (int → INT64, double → DOUBLE, text → UTF-8 strings), Snappy pages. The file is written under a
+ * temporary name beside the target and renamed over it on commit, so a reader never sees half a
+ * file and a partition written twice ends as one whole file.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { RowBatch, RowSink, SinkColumn, SinkFactory } from './sink.js';
+import { SinkError } from './sink.js';
+
+type SchemaElement = {
+  name: string;
+  type?: 'INT64' | 'DOUBLE' | 'BYTE_ARRAY';
+  converted_type?: 'UTF8';
+  repetition_type?: 'REQUIRED';
+  num_children?: number;
+};
+
+/** The Parquet schema of our columns: a root, then one required leaf per column. */
+export function parquetSchema(columns: readonly SinkColumn[]): SchemaElement[] {
+  return [
+    { name: 'root', num_children: columns.length },
+    ...columns.map((c): SchemaElement => {
+      const leaf: SchemaElement = { name: c.name, repetition_type: 'REQUIRED' };
+      if (c.type === 'int') return { ...leaf, type: 'INT64' };
+      if (c.type === 'double') return { ...leaf, type: 'DOUBLE' };
+      return { ...leaf, type: 'BYTE_ARRAY', converted_type: 'UTF8' };
+    }),
+  ];
+}
+
+function columnData(columns: readonly SinkColumn[], batch: RowBatch) {
+  return columns.map((c, i) => {
+    const values = batch.values[i]!;
+    const data =
+      c.type === 'int'
+        ? BigInt64Array.from(values as readonly number[], (v) => BigInt(v))
+        : c.type === 'double'
+          ? Float64Array.from(values as readonly number[])
+          : (values as string[]);
+    return { name: c.name, data, nullable: false };
+  });
+}
+
+/** A sink writing one Parquet file at `path` (replaced whole on commit). */
+export function parquetFileSink(path: string): SinkFactory {
+  return async (columns) => {
+    const { ByteWriter, ParquetWriter } = await import('hyparquet-writer');
+    const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+    let file: FileHandle;
+    try {
+      file = await open(temp, 'wx');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
+      throw new SinkError('SINK_TARGET', `cannot create a file in ${dirname(path)} (${code})`);
+    }
+    const bytes = new ByteWriter();
+    // hand each finished row group to the file, so memory holds one batch at a time
+    const flush = async (): Promise<void> => {
+      if (bytes.index > 0) await file.write(bytes.getBytes().slice());
+      bytes.index = 0;
+    };
+    Object.assign(bytes, { flush, finish: flush });
+    const writer = new ParquetWriter({
+      writer: bytes,
+      schema: parquetSchema(columns),
+      createdBy: 'modelworks synth',
+    });
+    let closed = false;
+    const close = async (): Promise<void> => {
+      if (!closed) await file.close();
+      closed = true;
+    };
+    return {
+      async write(batch: RowBatch) {
+        await writer.write({ columnData: columnData(columns, batch), rowGroupSize: batch.length });
+      },
+      async commit() {
+        await writer.finish();
+        await file.sync();
+        await close();
+        await rename(temp, path);
+      },
+      async abort() {
+        await close().catch(() => undefined);
+        await rm(temp, { force: true });
+      },
+    } satisfies RowSink;
+  };
+}
