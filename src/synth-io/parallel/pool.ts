@@ -39,13 +39,18 @@ export function planParallel(prepared: PreparedModel, seed: bigint, format: Outp
   const names = run.header();
   let steps: number | undefined;
   let chars = 0;
-  for (let i = 0; i < PROBE_ROWS; i++) {
-    const before = run.random.saveState();
-    chars += renderRow(run.next(), run.dimension, format, names).length + 2;
-    const n = stepsBetween(before, run.random.saveState(), MAX_PROBE_STEPS);
-    if (n === undefined || (steps !== undefined && n !== steps))
-      return { ok: false, reason: 'rows take different numbers of random draws' };
-    steps = n;
+  try {
+    for (let i = 0; i < PROBE_ROWS; i++) {
+      const before = run.random.saveState();
+      chars += renderRow(run.next(), run.dimension, format, names).length + 2;
+      const n = stepsBetween(before, run.random.saveState(), MAX_PROBE_STEPS);
+      if (n === undefined || (steps !== undefined && n !== steps))
+        return { ok: false, reason: 'rows take different numbers of random draws' };
+      steps = n;
+    }
+  } catch {
+    // the single thread meets the same error at the same row, after writing the rows before it
+    return { ok: false, reason: 'a row of the probe failed' };
   }
   const perRow = Math.max(1, chars / PROBE_ROWS);
   const batchRows = Math.max(16, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / perRow)));
