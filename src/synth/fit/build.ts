@@ -1,0 +1,210 @@
+/**
+ * Assembles the fitted model: one Copula block for the dependent columns (then bounds, rounding,
+ * integers and labels), one small chain per other column, and a final Arrange that puts every
+ * column back at its place in the sample.
+ */
+import type { ModelNode, SynthModel } from '../model/types.js';
+import type { ColumnPlan } from './plan.js';
+import { categoricalNode, constantNode, input, marginalNode, node, num, param } from './nodes.js';
+
+/** Names the builder uses itself; a column that sanitises to one of them gets a suffix. */
+export const RESERVED = new Set(['Dependence', 'Bounded', 'Rounding', 'Integers', 'Table', 'Columns']);
+
+function identityLabels(labels: readonly string[]): boolean {
+  return labels.every((l, i) => l === String(i));
+}
+
+function roundExpr(at: number, decimals: number, inner = `x[${at}]`): string {
+  const f = num(10 ** decimals);
+  return `y[${at}] = round(${inner} * ${f}) / ${f}`;
+}
+
+/** Switch + label Constants: appends the label of the code at `key` as a new last column. */
+function labelSwitch(
+  nodes: ModelNode[],
+  from: string,
+  name: string,
+  key: number,
+  labels: readonly string[],
+): string {
+  const branches = labels.map((l, i) => {
+    const b = constantNode(`${name}_${i}`, l);
+    nodes.push(b);
+    return input(b.name, { value: String(i) });
+  });
+  nodes.push(node('Switch', name, { key: String(key) }, [input(from, { role: 'input' }), ...branches]));
+  return name;
+}
+
+function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
+  const m = p.marginal!;
+  const s = p.safe;
+  nodes.push(marginalNode(`${s}_dist`, m));
+  let cur = `${s}_dist`;
+  if (p.bounds) {
+    nodes.push(
+      node('Truncate', `${s}_bounds`, { min: num(p.bounds[0]), max: num(p.bounds[1]) }, [input(cur)]),
+    );
+    cur = `${s}_bounds`;
+  }
+  const affine = m.affine ? `(${param(m.affine.offset)} + ${param(m.affine.width)} * x[0])` : undefined;
+  if (!m.integer && (affine || p.col.decimals < 6)) {
+    const expr = p.col.decimals < 6 ? roundExpr(0, p.col.decimals, affine) : `y[0] = ${affine}`;
+    nodes.push(node('Calculate', `${s}_round`, { expression: expr }, [input(cur)]));
+    cur = `${s}_round`;
+  } else if (affine) {
+    nodes.push(node('Calculate', `${s}_scale`, { expression: `y[0] = ${affine}` }, [input(cur)]));
+    cur = `${s}_scale`;
+  }
+  if (m.integer) {
+    nodes.push(node('ToInteger', `${s}_int`, { mode: 'round' }, [input(cur)]));
+    cur = `${s}_int`;
+  }
+  return cur;
+}
+
+function categoricalChain(nodes: ModelNode[], p: ColumnPlan): string {
+  const code = `${p.safe}_code`;
+  nodes.push(categoricalNode(code, p.weights!));
+  if (identityLabels(p.labels!)) return code;
+  const sw = labelSwitch(nodes, code, `${p.safe}_labels`, 0, p.labels!);
+  nodes.push(node('Arrange', `${p.safe}_label`, { columns: '1' }, [input(sw)]));
+  return `${p.safe}_label`;
+}
+
+function dateChain(nodes: ModelNode[], p: ColumnPlan): string {
+  const years = new Map<number, number>();
+  for (const c of p.col.cells) {
+    const y = Number(c.slice(0, 4));
+    years.set(y, (years.get(y) ?? 0) + 1);
+  }
+  const items = [...years].sort((a, b) => a[0] - b[0]).map(([y, c]) => `${y}:${c}`);
+  nodes.push(node('Empirical', `${p.safe}_year`, { values: items.join(', ') }));
+  nodes.push(node('Date', `${p.safe}_date`, {}, [input(`${p.safe}_year`)]));
+  return `${p.safe}_date`;
+}
+
+/** One column outside the copula, as a chain ending in a one-column node; returns its name. */
+function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
+  let cur: string;
+  const c = p.col;
+  if (c.kind === 'continuous' || c.kind === 'integer') cur = numericChain(nodes, p);
+  else if (c.kind === 'categorical' || c.kind === 'boolean') cur = categoricalChain(nodes, p);
+  else if (c.kind === 'date') cur = dateChain(nodes, p);
+  else if (c.kind === 'identifier') {
+    nodes.push(node('Sequence', `${p.safe}_seq`, { start: '1', step: '1' }));
+    nodes.push(node('ToInteger', `${p.safe}_id`, {}, [input(`${p.safe}_seq`)]));
+    cur = `${p.safe}_id`;
+  } else if (c.kind === 'constant') {
+    nodes.push(constantNode(`${p.safe}_value`, c.counts[0]![0]));
+    cur = `${p.safe}_value`;
+  } else if (c.kind === 'text') {
+    nodes.push(constantNode(`${p.safe}_text`, 'text'));
+    cur = `${p.safe}_text`;
+  } else {
+    nodes.push(node('Constant', `${p.safe}_empty`, { value: '', type: 'string' }));
+    return `${p.safe}_empty`;
+  }
+  if (c.missingRate > 0) {
+    const miss = node('Constant', `${p.safe}_missing`, { value: '', type: 'string' });
+    nodes.push(miss);
+    const m = c.missingRate;
+    nodes.push(
+      node('Mix', p.safe, {}, [input(cur, { weight: param(1 - m) }), input(miss.name, { weight: param(m) })]),
+    );
+    return p.safe;
+  }
+  return cur;
+}
+
+/** The Copula block; returns its last node and where each column ended up in its output. */
+function copulaBlock(
+  nodes: ModelNode[],
+  plans: readonly ColumnPlan[],
+  matrix: readonly (readonly number[])[],
+): { name: string; at: number[] } {
+  const inputs = plans.map((p) => {
+    const n = p.marginal ? marginalNode(p.safe, p.marginal) : categoricalNode(p.safe, p.weights!);
+    nodes.push(n);
+    return input(n.name);
+  });
+  const correlation = matrix.map((row) => row.map(num).join(', ')).join('; ');
+  nodes.push(node('Copula', 'Dependence', { correlation }, inputs));
+  let cur = 'Dependence';
+  plans.forEach((p, j) => {
+    if (!p.bounds) return;
+    const name = `${p.safe}_bounds`;
+    const attrs = { min: num(p.bounds[0]), max: num(p.bounds[1]), indexes: String(j) };
+    nodes.push(node('Truncate', name, attrs, [input(cur)]));
+    cur = name;
+  });
+  const rounding = plans
+    .map((p, j) =>
+      p.marginal && !p.marginal.integer && p.col.decimals < 6 ? roundExpr(j, p.col.decimals) : '',
+    )
+    .filter((e) => e !== '');
+  if (rounding.length > 0) {
+    nodes.push(node('Calculate', 'Rounding', { expression: rounding.join('; ') }, [input(cur)]));
+    cur = 'Rounding';
+  }
+  const ints = plans.map((p, j) => (p.marginal?.integer === false ? -1 : j)).filter((j) => j >= 0);
+  const NATIVE_INT = new Set(['Poisson', 'Geometric', 'NegativeBinomial']);
+  const needsInts = plans.some((p) => p.marginal?.integer && !NATIVE_INT.has(p.marginal.family));
+  if (ints.length > 0 && (rounding.length > 0 || needsInts)) {
+    // Calculate writes doubles: integer and code columns become ints again
+    nodes.push(node('ToInteger', 'Integers', { mode: 'round', indexes: ints.join(', ') }, [input(cur)]));
+    cur = 'Integers';
+  }
+  const at = plans.map((_, j) => j);
+  let width = plans.length;
+  plans.forEach((p, j) => {
+    if (!p.labels || identityLabels(p.labels)) return;
+    cur = labelSwitch(nodes, cur, `${p.safe}_labels`, j, p.labels);
+    at[j] = width++;
+  });
+  return { name: cur, at };
+}
+
+export interface BuildInput {
+  plans: ColumnPlan[];
+  /** Correlation among the copula columns (in the order of the copula plans). */
+  matrix: number[][];
+  seed: string;
+}
+
+/** The whole model. */
+export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
+  const nodes: ModelNode[] = [];
+  const copula = plans.filter((p) => p.inCopula);
+  const parts: string[] = [];
+  const position = new Array<number>(plans.length);
+  let width = 0;
+  if (copula.length > 0) {
+    const block = copulaBlock(nodes, copula, matrix);
+    parts.push(block.name);
+    copula.forEach((p, j) => (position[plans.indexOf(p)] = block.at[j]!));
+    width = Math.max(...block.at) + 1;
+  }
+  plans.forEach((p, i) => {
+    if (p.inCopula) return;
+    parts.push(independentChain(nodes, p));
+    position[i] = width++;
+  });
+  let root = parts[0]!;
+  if (parts.length > 1) {
+    nodes.push(
+      node(
+        'Append',
+        'Table',
+        {},
+        parts.map((n) => input(n)),
+      ),
+    );
+    root = 'Table';
+  }
+  if (width !== plans.length || position.some((v, i) => v !== i)) {
+    nodes.push(node('Arrange', 'Columns', { columns: position.join(', ') }, [input(root)]));
+    root = 'Columns';
+  }
+  return { root, seed, customs: [], declares: [], analysis: [], nodes };
+}

@@ -1,0 +1,123 @@
+/**
+ * Column typing for `fit`: what kind of column a sample's text cells describe. Pure; cells come
+ * from csv-parse, an empty cell is a missing value.
+ */
+
+/** How a column will be modelled. */
+export type ColumnKind =
+  | 'constant'
+  | 'continuous'
+  | 'integer'
+  | 'categorical'
+  | 'boolean'
+  | 'date'
+  | 'identifier'
+  | 'text'
+  | 'empty';
+
+export interface TypedColumn {
+  name: string;
+  index: number;
+  kind: ColumnKind;
+  /** Non-missing cells, as text. */
+  cells: string[];
+  /** Numeric values of the non-missing cells (numeric kinds only). */
+  values: number[];
+  missingRate: number;
+  /** Decimal places written in the sample (continuous only). */
+  decimals: number;
+  /** Distinct non-missing cell texts and their counts, most frequent first (ties by text). */
+  counts: [string, number][];
+}
+
+/** The same rule the engine's FlatFile uses for numeric cells: an ordinary decimal literal. */
+const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const INTEGER = /^[-+]?\d+$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const BOOLEAN_PAIRS = [
+  ['false', 'true'],
+  ['no', 'yes'],
+  ['n', 'y'],
+  ['f', 't'],
+];
+
+/** Cells that count as missing (case-insensitive). */
+const MISSING = new Set(['', 'na', 'n/a', 'nan', 'null', 'none', '?']);
+
+export interface TypingOptions {
+  /** Most distinct values a text column may have and still be categorical. */
+  maxCategories: number;
+}
+
+function decimalsOf(text: string): number {
+  if (/[eE]/.test(text)) return 6;
+  const dot = text.indexOf('.');
+  return dot < 0 ? 0 : text.length - dot - 1;
+}
+
+function countCells(cells: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const c of cells) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+function isBoolean(counts: readonly [string, number][]): boolean {
+  if (counts.length !== 2) return false;
+  const pair = counts.map(([c]) => c.toLowerCase()).sort();
+  return BOOLEAN_PAIRS.some(([a, b]) => pair[0] === a && pair[1] === b);
+}
+
+function validDate(text: string): boolean {
+  const d = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
+}
+
+/** Kind of a column whose every present cell is numeric. */
+function numericKind(cells: readonly string[], counts: readonly [string, number][]): ColumnKind {
+  const allInt = cells.every((c) => INTEGER.test(c));
+  if (allInt && counts.length === cells.length && cells.length >= 20) {
+    // unique integer keys are identifiers when they look like a row number (dense range)
+    const v = cells.map(Number);
+    const span = Math.max(...v) - Math.min(...v) + 1;
+    if (span <= cells.length * 1.5) return 'identifier';
+  }
+  if (allInt && counts.length === 2 && counts.every(([c]) => c === '0' || c === '1')) return 'boolean';
+  return allInt ? 'integer' : 'continuous';
+}
+
+function textKind(
+  cells: readonly string[],
+  counts: readonly [string, number][],
+  options: TypingOptions,
+): ColumnKind {
+  if (isBoolean(counts)) return 'boolean';
+  if (cells.every((c) => ISO_DATE.test(c) && validDate(c))) return 'date';
+  if (counts.length === cells.length && cells.length >= 20) return 'identifier';
+  if (counts.length <= options.maxCategories) return 'categorical';
+  return 'text';
+}
+
+/** Types one column from its raw cells. */
+export function typeColumn(
+  name: string,
+  index: number,
+  raw: readonly string[],
+  options: TypingOptions,
+): TypedColumn {
+  const cells: string[] = [];
+  for (const r of raw) {
+    const t = r.trim();
+    if (!MISSING.has(t.toLowerCase())) cells.push(t);
+  }
+  const missingRate = raw.length === 0 ? 0 : (raw.length - cells.length) / raw.length;
+  const counts = countCells(cells);
+  const base = { name, index, cells, missingRate, counts, decimals: 0, values: [] as number[] };
+  if (cells.length === 0) return { ...base, kind: 'empty' };
+  if (counts.length === 1) return { ...base, kind: 'constant' };
+  if (cells.every((c) => NUMERIC.test(c))) {
+    const kind = numericKind(cells, counts);
+    const decimals = kind === 'continuous' ? Math.min(6, Math.max(...cells.map(decimalsOf))) : 0;
+    return { ...base, kind, decimals, values: cells.map(Number) };
+  }
+  return { ...base, kind: textKind(cells, counts, options) };
+}

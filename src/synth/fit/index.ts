@@ -1,0 +1,229 @@
+/**
+ * @module synth/fit
+ * Proposes a synth model from a sample table: column typing, maximum-likelihood marginals chosen
+ * by an information criterion and checked by a KS distance, a Gaussian copula from normal-score
+ * correlations, and privacy guard rails. Pure and deterministic: the same sample and options give
+ * the same model text.
+ */
+import { parse } from 'csv-parse/sync';
+import type { ModelFormat, SynthModel } from '../model/types.js';
+import { writeModel } from '../model/io.js';
+import { RESERVED, buildModel } from './build.js';
+import type { ColumnKind } from './columns.js';
+import { typeColumn } from './columns.js';
+import { copulaMatrix, normalScores, scoreCorrelation } from './dependence.js';
+import type { Criterion } from './marginal.js';
+import type { ColumnPlan, PlanOptions } from './plan.js';
+import { copulaCandidate, planColumn, quantilePlan } from './plan.js';
+
+/** Why a sample could not be fitted; `code` is stable. */
+export class FitError extends Error {
+  readonly code: 'FIT_INPUT' | 'FIT_LIMIT';
+  constructor(code: 'FIT_INPUT' | 'FIT_LIMIT', message: string) {
+    super(message);
+    this.name = 'FitError';
+    this.code = code;
+  }
+}
+
+export interface FitOptions {
+  /** Seed written into the model (default 1). */
+  seed?: bigint | number;
+  /** Information criterion ranking the families (default 'bic'). */
+  criterion?: Criterion;
+  /** The first CSV row holds column names (default true). */
+  header?: boolean;
+  /** Categories seen fewer times are merged (default 5). */
+  minCategoryCount?: number;
+  /** Most distinct values of a categorical or small-integer column (default 50). */
+  maxCategories?: number;
+  /** Quantile points of the Empirical fallback (default 200). */
+  empiricalPoints?: number;
+  /** Budgets: rows and columns read (defaults 1,000,000 and 200). */
+  maxRows?: number;
+  maxColumns?: number;
+}
+
+/** A copula pair weaker than this does not keep a family without an inverse CDF out of its family. */
+const DEPENDENCE_FLOOR = 0.1;
+
+export interface ColumnFit {
+  name: string;
+  /** Where the column is in the output (dim0, dim1, … as `grind --header` names them). */
+  output: string;
+  kind: ColumnKind;
+  missingRate: number;
+  family?: string;
+  params?: Record<string, number>;
+  /** KS distance of the chosen family against the sample (and its p-value where computed). */
+  ks?: number;
+  pValue?: number;
+  candidates?: { family: string; score: number; ks: number }[];
+  categories?: number;
+  inCopula: boolean;
+  generalised: string[];
+}
+
+export interface FitReport {
+  rows: number;
+  criterion: Criterion;
+  columns: ColumnFit[];
+  /** The copula's columns and the correlation matrix written into the model. */
+  dependence: { columns: string[]; matrix: number[][]; shrink: number };
+  /** Every generalisation, one line per column that had one. */
+  generalised: string[];
+}
+
+export interface FitResult {
+  model: SynthModel;
+  report: FitReport;
+}
+
+function nodeBase(name: string, i: number, used: Set<string>): string {
+  let base = name
+    .replace(/[^A-Za-z0-9_]/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_|_$/g, '')
+    .slice(0, 40);
+  if (base === '' || !/^[A-Za-z]/.test(base)) base = `col${i + 1}${base === '' ? '' : `_${base}`}`;
+  if (used.has(base.toLowerCase()) || RESERVED.has(base)) base = `${base}_${i + 1}`;
+  used.add(base.toLowerCase());
+  return base;
+}
+
+function readTable(text: string, o: Required<FitOptions>): { header: string[]; rows: string[][] } {
+  let records: string[][];
+  try {
+    records = parse(text, {
+      relax_column_count: false,
+      skip_empty_lines: true,
+      bom: true,
+      to: o.maxRows + 1,
+    });
+  } catch (err) {
+    throw new FitError('FIT_INPUT', `the sample is not readable CSV: ${(err as Error).message}`);
+  }
+  const header = o.header ? records.shift() : undefined;
+  const width = header?.length ?? records[0]?.length ?? 0;
+  if (records.length < 2) throw new FitError('FIT_INPUT', 'the sample needs at least two data rows');
+  if (width > o.maxColumns)
+    throw new FitError('FIT_LIMIT', `the sample has ${width} columns; the limit is ${o.maxColumns}`);
+  if (records.length > o.maxRows)
+    throw new FitError('FIT_LIMIT', `the sample has more than ${o.maxRows} rows`);
+  return { header: header ?? Array.from({ length: width }, (_, i) => `col${i + 1}`), rows: records };
+}
+
+function withDefaults(options: FitOptions): Required<FitOptions> {
+  return {
+    seed: options.seed ?? 1,
+    criterion: options.criterion ?? 'bic',
+    header: options.header ?? true,
+    minCategoryCount: options.minCategoryCount ?? 5,
+    maxCategories: options.maxCategories ?? 50,
+    empiricalPoints: options.empiricalPoints ?? 200,
+    maxRows: options.maxRows ?? 1_000_000,
+    maxColumns: options.maxColumns ?? 200,
+  };
+}
+
+/** Picks the copula's columns and its correlation (after refitting any that lack an inverse CDF). */
+function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence'] & { matrix: number[][] } {
+  const candidates = plans.filter(copulaCandidate);
+  const scores = candidates.map((p) => normalScores(p.codes!));
+  const r = scoreCorrelation(scores);
+  const chosen: number[] = [];
+  candidates.forEach((p, i) => {
+    if (p.marginal && !p.marginal.quantile) {
+      const strongest = Math.max(0, ...r[i]!.map((v, j) => (i === j ? 0 : Math.abs(v))));
+      if (strongest < DEPENDENCE_FLOOR) return;
+      quantilePlan(p, po);
+    }
+    chosen.push(i);
+  });
+  if (chosen.length < 2) return { columns: [], matrix: [], shrink: 1 };
+  for (const i of chosen) candidates[i]!.inCopula = true;
+  const sub = chosen.map((i) => chosen.map((j) => r[i]![j]!));
+  const { matrix, shrink } = copulaMatrix(sub);
+  return { columns: chosen.map((i) => candidates[i]!.col.name), matrix, shrink };
+}
+
+function columnReport(p: ColumnPlan, output: number): ColumnFit {
+  const m = p.marginal;
+  const fit: ColumnFit = {
+    name: p.col.name,
+    output: `dim${output}`,
+    kind: p.col.kind,
+    missingRate: p.col.missingRate,
+    inCopula: p.inCopula,
+    generalised: p.notes,
+  };
+  if (m) {
+    fit.family = m.family;
+    if (m.family !== 'Empirical')
+      fit.params = Object.fromEntries(m.params.map(([k, v]) => [k, Number(v.toPrecision(6))]));
+    fit.ks = m.ks;
+    if (m.pValue !== undefined) fit.pValue = m.pValue;
+    fit.candidates = m.ranking.map(({ family, score, ks }) => ({ family, score, ks }));
+  }
+  if (p.labels) {
+    fit.family = 'Categorical';
+    fit.categories = p.labels.length;
+  }
+  return fit;
+}
+
+/** Fits a table already split into cells. */
+export function fitTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: FitOptions = {},
+): FitResult {
+  const o = withDefaults(options);
+  const po: PlanOptions = {
+    criterion: o.criterion,
+    maxCategories: o.maxCategories,
+    empiricalPoints: o.empiricalPoints,
+    quantileOnly: false,
+    minCategoryCount: o.minCategoryCount,
+  };
+  const used = new Set<string>();
+  const plans = header.map((name, i) => {
+    const col = typeColumn(
+      name,
+      i,
+      rows.map((r) => r[i] ?? ''),
+      { maxCategories: o.maxCategories },
+    );
+    return planColumn(col, nodeBase(name, i, used), po);
+  });
+  const dep = dependence(plans, po);
+  const model = buildModel({ plans, matrix: dep.matrix, seed: String(o.seed) });
+  const columns = plans.map((p, i) => columnReport(p, i));
+  return {
+    model,
+    report: {
+      rows: rows.length,
+      criterion: o.criterion,
+      columns,
+      dependence: dep,
+      generalised: columns.flatMap((c) => c.generalised.map((g) => `${c.name}: ${g}`)),
+    },
+  };
+}
+
+/** Fits CSV text (csv-parse; the first row is the header unless `header: false`). */
+export function fitCsv(text: string, options: FitOptions = {}): FitResult {
+  const o = withDefaults(options);
+  const { header, rows } = readTable(text, o);
+  return fitTable(header, rows, options);
+}
+
+/** Fits CSV text and writes the model in `format`. */
+export function fitCsvToText(
+  text: string,
+  format: ModelFormat,
+  options: FitOptions = {},
+): FitResult & { modelText: string } {
+  const result = fitCsv(text, options);
+  return { ...result, modelText: writeModel(result.model, format) };
+}

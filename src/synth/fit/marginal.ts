@@ -1,0 +1,184 @@
+/**
+ * Choosing a column's marginal: candidate families ranked by an information criterion, the first
+ * whose Kolmogorov–Smirnov distance passes is kept, and a quantile `Empirical` is the fallback.
+ */
+import kstest from '@stdlib/stats-kstest';
+import type { FittedFamily } from './continuous.js';
+import { fitContinuous } from './continuous.js';
+import { discreteKs, fitDiscrete, frequencies, tally } from './discrete.js';
+
+export type Criterion = 'aic' | 'bic';
+
+/** What the model will draw for one numeric column. */
+export interface Marginal {
+  family: string;
+  params: [string, number][];
+  /** Empirical only: value and weight items. */
+  items?: [number, number][];
+  affine?: { offset: number; width: number };
+  quantile: boolean;
+  /** Draws must be rounded to integers (integer columns). */
+  integer: boolean;
+  /** KS distance of the chosen fit against the sample, and its p-value where computed. */
+  ks: number;
+  pValue?: number;
+  /** Candidates with their criterion value, best first (what the report shows). */
+  ranking: { family: string; score: number; ks: number; accepted: boolean }[];
+  /** What the fallback generalised, if it was used. */
+  note?: string;
+}
+
+/** Values the KS check looks at: at most this many, taken at evenly spaced ranks. */
+const KS_POINTS = 2000;
+
+function score(f: FittedFamily, n: number, criterion: Criterion): number {
+  return -2 * f.logLik + (criterion === 'aic' ? 2 : Math.log(n)) * f.k;
+}
+
+function ranksSample(sorted: readonly number[]): number[] {
+  if (sorted.length <= KS_POINTS) return sorted.slice();
+  const out: number[] = [];
+  for (let i = 0; i < KS_POINTS; i++) out.push(sorted[Math.floor(((i + 0.5) * sorted.length) / KS_POINTS)]!);
+  return out;
+}
+
+/**
+ * KS distance for a sample written at a fixed precision `h`: a value v stands for the interval
+ * v ± h/2, so the empirical CDF is compared with F at the interval edges.
+ */
+function groupedKs(t: readonly [number, number][], n: number, h: number, cdf: (x: number) => number): number {
+  let acc = 0;
+  let d = 0;
+  for (const [v, c] of t) {
+    d = Math.max(d, Math.abs(acc / n - cdf(v - h / 2)));
+    acc += c;
+    d = Math.max(d, Math.abs(acc / n - cdf(v + h / 2)));
+  }
+  return d;
+}
+
+/** Sample quantile at probability p (linear between order statistics). */
+function quantileOf(sorted: readonly number[], p: number): number {
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  const hi = Math.min(sorted.length - 1, lo + 1);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
+
+/**
+ * The fallback: an `Empirical` over at most `points` interpolated quantiles (rounded to the
+ * column's precision), so no row's exact value needs to be listed.
+ */
+export function empiricalQuantiles(
+  sorted: readonly number[],
+  points: number,
+  round: (v: number) => number,
+  integer: boolean,
+): Marginal {
+  const k = Math.min(points, sorted.length);
+  const weights = new Map<number, number>();
+  for (let i = 0; i < k; i++) {
+    const v = round(quantileOf(sorted, (i + 0.5) / k));
+    weights.set(v, (weights.get(v) ?? 0) + 1);
+  }
+  const items = [...weights].sort((a, b) => a[0] - b[0]);
+  return {
+    family: 'Empirical',
+    params: [],
+    items,
+    quantile: true,
+    integer,
+    ks: 0,
+    ranking: [],
+    note: `no family fitted: Empirical over ${k} sample quantiles`,
+  };
+}
+
+function accept(
+  fits: FittedFamily[],
+  n: number,
+  criterion: Criterion,
+  ksOf: (f: FittedFamily) => { d: number; p?: number },
+  limit: number,
+  integer: boolean,
+): Marginal | undefined {
+  const ranked = fits.map((f) => ({ f, s: score(f, n, criterion) })).sort((a, b) => a.s - b.s);
+  const ranking: Marginal['ranking'] = [];
+  let chosen: Marginal | undefined;
+  for (const { f, s } of ranked) {
+    const { d, p } = ksOf(f);
+    const ok = d <= limit;
+    ranking.push({ family: f.family, score: s, ks: d, accepted: ok && chosen === undefined });
+    if (ok && chosen === undefined)
+      chosen = {
+        family: f.family,
+        params: f.params,
+        ...(f.affine ? { affine: f.affine } : {}),
+        quantile: f.quantile,
+        integer,
+        ks: d,
+        ...(p !== undefined ? { pValue: p } : {}),
+        ranking,
+      };
+  }
+  return chosen;
+}
+
+export interface MarginalOptions {
+  criterion: Criterion;
+  maxCategories: number;
+  empiricalPoints: number;
+  /** Only families with an inverse CDF (the Copula needs one). */
+  quantileOnly: boolean;
+}
+
+/** Fits a numeric column; `integer` columns get integer families and rounding. */
+export function fitMarginal(
+  values: readonly number[],
+  integer: boolean,
+  decimals: number,
+  options: MarginalOptions,
+): Marginal {
+  const f10 = 10 ** decimals;
+  const round = (v: number): number => Math.round(v * f10) / f10;
+  const sorted = Float64Array.from(values).sort();
+  const asArray = Array.from(sorted);
+  const n = values.length;
+  const probe = ranksSample(asArray);
+  const limit = 1.63 / Math.sqrt(probe.length);
+  const keep = (f: FittedFamily): boolean => !options.quantileOnly || f.quantile;
+  const t = tally(values);
+  // written at a precision coarse enough to tie values: compare interval by interval
+  const h = integer ? 1 : 10 ** -decimals;
+  const grouped = t.length <= Math.min(n / 2, KS_POINTS);
+  const continuousKs = (f: FittedFamily): { d: number; p?: number } => {
+    if (grouped) return { d: groupedKs(t, n, h, f.cdf) };
+    const r = kstest(probe, (x: number) => f.cdf(x), { sorted: true }) as {
+      statistic: number;
+      pValue: number;
+    };
+    return { d: r.statistic, p: r.pValue };
+  };
+  if (integer) {
+    const discreteFits = fitDiscrete(values);
+    const intKs = (f: FittedFamily): { d: number } => ({ d: discreteKs(t, n, f.cdf) });
+    if (t.length <= options.maxCategories) {
+      const fits = [...discreteFits, frequencies(t, n)].filter(keep);
+      const m = accept(fits, n, options.criterion, intKs, 1.63 / Math.sqrt(n), true);
+      if (m) return m.family === 'Empirical' ? { ...m, items: t.map(([v, c]) => [v, c]), params: [] } : m;
+    } else {
+      // a unit-spaced density is comparable with a probability mass: one pool, one criterion
+      const fits = [...discreteFits, ...fitContinuous(values, asArray)].filter(keep);
+      const ks = (f: FittedFamily): { d: number; p?: number } =>
+        discreteFits.includes(f) ? intKs(f) : continuousKs(f);
+      const m = accept(fits, n, options.criterion, ks, limit, true);
+      if (m) return m;
+    }
+    return empiricalQuantiles(asArray, options.empiricalPoints, Math.round, true);
+  }
+  const fits = fitContinuous(values, asArray).filter(keep);
+  return (
+    accept(fits, n, options.criterion, continuousKs, limit, false) ??
+    empiricalQuantiles(asArray, options.empiricalPoints, round, false)
+  );
+}
