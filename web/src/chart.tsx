@@ -160,7 +160,7 @@ export function Chart({ c, card }: { c: Component; card: CardPayload }) {
   );
 }
 
-function Cartesian(props: {
+interface CartesianProps {
   data: Row[];
   series: Series[];
   x: string | undefined;
@@ -169,91 +169,147 @@ function Cartesian(props: {
   width: number;
   height: number;
   spark: boolean;
-}) {
-  const { data, series, x, kind, how, width, height, spark } = props;
+}
+
+/** Scales and labels of a cartesian plot: where a value, a row and a bar go. */
+function geometry({ data, series, x, how, width, height, spark }: CartesianProps) {
   const values = data.flatMap((r) => series.map((s) => Number(r[s.field])).filter(Number.isFinite));
   const lo = Math.min(0, ...values);
   const hi = Math.max(0, ...values);
   const ticks = spark ? [lo, hi] : niceTicks(lo, hi);
   const top = Math.max(hi, ticks.at(-1) ?? hi);
   const bottom = Math.min(lo, ticks[0] ?? lo);
-  const label = (v: number): string => formatValue(v, how.format, how.currency);
   const tick = (v: number): string => tickValue(v, how);
   const left = spark ? 2 : Math.min(120, 12 + 7 * Math.max(...ticks.map((t) => tick(t).length)));
   const pad = { left, right: spark ? 2 : 12, top: spark ? 2 : 10, bottom: spark ? 2 : 26 };
   const w = Math.max(10, width - pad.left - pad.right);
   const h = height - pad.top - pad.bottom;
-  const y = (v: number): number => pad.top + h - ((v - bottom) / (top - bottom || 1)) * h;
   const band = w / Math.max(1, data.length);
-  const cx = (i: number): number => pad.left + band * (i + 0.5);
-  const barW = (band * 0.7) / Math.max(1, series.length);
-  const xText = (r: Row, i: number): string =>
-    x === undefined ? String(i + 1) : typeof r[x] === 'number' ? formatValue(r[x]) : String(r[x]);
-  const every = Math.max(1, Math.ceil((data.length * 60) / w));
+  return {
+    ticks,
+    tick,
+    pad,
+    w,
+    label: (v: number): string => formatValue(v, how.format, how.currency),
+    y: (v: number): number => pad.top + h - ((v - bottom) / (top - bottom || 1)) * h,
+    cx: (i: number): number => pad.left + band * (i + 0.5),
+    barW: (band * 0.7) / Math.max(1, series.length),
+    xText: (r: Row, i: number): string =>
+      x === undefined ? String(i + 1) : typeof r[x] === 'number' ? formatValue(r[x]) : String(r[x]),
+    /** Label every n-th row so x labels do not overlap. */
+    every: Math.max(1, Math.ceil((data.length * 60) / w)),
+  };
+}
+type Geometry = ReturnType<typeof geometry>;
+
+function Axes({ g, data, height }: { g: Geometry; data: Row[]; height: number }) {
   return (
-    <svg width={width} height={height} className="plot">
+    <>
+      {g.ticks.map((t) => (
+        <g key={t} className="tick y">
+          <line x1={g.pad.left} x2={g.pad.left + g.w} y1={g.y(t)} y2={g.y(t)} />
+          <text x={g.pad.left - 6} y={g.y(t)} dy="0.32em" textAnchor="end">
+            {g.tick(t)}
+          </text>
+        </g>
+      ))}
+      {data.map((r, i) =>
+        i % g.every === 0 ? (
+          <text key={i} className="tick x" x={g.cx(i)} y={height - 8} textAnchor="middle">
+            {g.xText(r, i)}
+          </text>
+        ) : null,
+      )}
+    </>
+  );
+}
+
+/** A line (or filled area) through one series, with a titled point per row unless a sparkline. */
+function LineSeries({
+  g,
+  s,
+  data,
+  kind,
+  spark,
+}: {
+  g: Geometry;
+  s: Series;
+  data: Row[];
+  kind: string;
+  spark: boolean;
+}) {
+  const pts = data.map((r, i) => [g.cx(i), g.y(Number(r[s.field]) || 0)] as const);
+  const line = pts.map(([px, py], i) => `${i === 0 ? 'M' : 'L'}${px},${py}`).join(' ');
+  return (
+    <g className={`series ${kind}`}>
+      {kind === 'area' && pts.length > 0 && (
+        <path
+          d={`${line} L${pts.at(-1)![0]},${g.y(0)} L${pts[0]![0]},${g.y(0)} Z`}
+          fill={s.color}
+          opacity={0.25}
+        />
+      )}
+      <path d={line} fill="none" stroke={s.color} strokeWidth={2} />
       {!spark &&
-        ticks.map((t) => (
-          <g key={t} className="tick y">
-            <line x1={pad.left} x2={pad.left + w} y1={y(t)} y2={y(t)} />
-            <text x={pad.left - 6} y={y(t)} dy="0.32em" textAnchor="end">
-              {tick(t)}
-            </text>
-          </g>
+        pts.map(([px, py], i) => (
+          <circle key={i} cx={px} cy={py} r={3} fill={s.color}>
+            <title>{`${s.label}, ${g.xText(data[i]!, i)}: ${g.label(Number(data[i]![s.field]))}`}</title>
+          </circle>
         ))}
-      {!spark &&
-        data.map((r, i) =>
-          i % every === 0 ? (
-            <text key={i} className="tick x" x={cx(i)} y={height - 8} textAnchor="middle">
-              {xText(r, i)}
-            </text>
-          ) : null,
-        )}
-      {series.map((s, si) => {
-        const pts = data.map((r, i) => [cx(i), y(Number(r[s.field]) || 0)] as const);
-        if (kind === 'line' || kind === 'area') {
-          const line = pts.map(([px, py], i) => `${i === 0 ? 'M' : 'L'}${px},${py}`).join(' ');
-          return (
-            <g key={s.field} className={`series ${kind}`}>
-              {kind === 'area' && pts.length > 0 && (
-                <path
-                  d={`${line} L${pts.at(-1)![0]},${y(0)} L${pts[0]![0]},${y(0)} Z`}
-                  fill={s.color}
-                  opacity={0.25}
-                />
-              )}
-              <path d={line} fill="none" stroke={s.color} strokeWidth={2} />
-              {!spark &&
-                pts.map(([px, py], i) => (
-                  <circle key={i} cx={px} cy={py} r={3} fill={s.color}>
-                    <title>{`${s.label}, ${xText(data[i]!, i)}: ${label(Number(data[i]![s.field]))}`}</title>
-                  </circle>
-                ))}
-            </g>
-          );
-        }
+    </g>
+  );
+}
+
+/** One bar per row for series `si` of `count`, side by side within the row's band. */
+function BarSeries({
+  g,
+  s,
+  si,
+  count,
+  data,
+}: {
+  g: Geometry;
+  s: Series;
+  si: number;
+  count: number;
+  data: Row[];
+}) {
+  return (
+    <g className="series bar">
+      {data.map((r, i) => {
+        const v = Number(r[s.field]) || 0;
+        const x0 = g.cx(i) - (g.barW * count) / 2 + g.barW * si;
         return (
-          <g key={s.field} className="series bar">
-            {data.map((r, i) => {
-              const v = Number(r[s.field]) || 0;
-              const x0 = cx(i) - (barW * series.length) / 2 + barW * si;
-              return (
-                <rect
-                  key={i}
-                  className="bar"
-                  x={x0}
-                  width={Math.max(1, barW - 1)}
-                  y={Math.min(y(v), y(0))}
-                  height={Math.abs(y(v) - y(0))}
-                  fill={s.color}
-                >
-                  <title>{`${s.label}, ${xText(r, i)}: ${label(v)}`}</title>
-                </rect>
-              );
-            })}
-          </g>
+          <rect
+            key={i}
+            className="bar"
+            x={x0}
+            width={Math.max(1, g.barW - 1)}
+            y={Math.min(g.y(v), g.y(0))}
+            height={Math.abs(g.y(v) - g.y(0))}
+            fill={s.color}
+          >
+            <title>{`${s.label}, ${g.xText(r, i)}: ${g.label(v)}`}</title>
+          </rect>
         );
       })}
+    </g>
+  );
+}
+
+function Cartesian(props: CartesianProps) {
+  const { data, series, kind, width, height, spark } = props;
+  const g = geometry(props);
+  return (
+    <svg width={width} height={height} className="plot">
+      {!spark && <Axes g={g} data={data} height={height} />}
+      {series.map((s, si) =>
+        kind === 'line' || kind === 'area' ? (
+          <LineSeries key={s.field} g={g} s={s} data={data} kind={kind} spark={spark} />
+        ) : (
+          <BarSeries key={s.field} g={g} s={s} si={si} count={series.length} data={data} />
+        ),
+      )}
     </svg>
   );
 }

@@ -49,16 +49,10 @@ interface Loaded {
 
 const DETAILS = ['State', 'Spec', 'Audit', 'Graph'] as const;
 
-function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
+/** Everything the panel shows of one model, read together; a newer read supersedes an older one. */
+function useModelData(api: SandboxApi, id: string, viewId: string | undefined) {
   const [data, setData] = useState<Loaded>({});
-  const [viewId, setViewId] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [rejected, setRejected] = useState<RenderContext['rejected']>({});
-  const [detail, setDetail] = useState(0);
   const loads = useRef(0);
-  const idBase = useId();
-
   const load = useCallback(() => {
     const mine = ++loads.current;
     void Promise.allSettled([
@@ -82,10 +76,15 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
       });
     });
   }, [api, id, viewId]);
-
   useEffect(load, [load]);
-  const live = useLiveModel(api, id, load);
+  return { data, load };
+}
 
+/** Edits as mutations: a refusal tied to the model's rules shows next to its field, others above. */
+function useCommit(api: SandboxApi, id: string, load: () => void) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [rejected, setRejected] = useState<RenderContext['rejected']>({});
   const commit = useCallback(
     (path: string, value: Json) => {
       setBusy(true);
@@ -99,7 +98,6 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
         })
         .catch((e: unknown) => {
           const issues = e instanceof ApiError ? e.violations() : [];
-          // a refusal the server tied to its rules is shown once, next to the field; others above
           if (issues.length > 0) {
             setError(null);
             setRejected({ [path]: { message: issues.join('; '), value } });
@@ -109,13 +107,11 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
     },
     [api, id, load],
   );
+  return { commit, busy, error, rejected };
+}
 
-  const views = topLevelViews(data.spec);
-  const activeView = Math.max(
-    0,
-    views.findIndex((v) => v.id === (viewId ?? data.view?.viewId)),
-  );
-  const card: CardPayload = {
+function cardOf(id: string, data: Loaded): CardPayload {
+  return {
     mode: 'stored',
     modelId: id,
     version: typeof data.spec?.version === 'string' ? data.spec.version : '',
@@ -126,84 +122,124 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
     views: data.view ? [data.view] : [],
     graph: data.graph ?? { nodes: [], edges: [] },
   };
-  const ctx: RenderContext = {
-    card,
-    commit,
-    rejected,
-    busy,
-    navigate: (target) => setViewId(target),
-  };
-  const { name } = splitNamespaced(id);
+}
 
+function ModelHeader({
+  titleId,
+  name,
+  live,
+  busy,
+}: {
+  titleId: string;
+  name: string;
+  live: string;
+  busy: boolean;
+}) {
+  return (
+    <header className="model-head">
+      <h2 id={titleId}>{name}</h2>
+      <span className={`badge live-${live}`} role="status" aria-label="Updates">
+        {live === 'live' ? 'Live' : live === 'polling' ? `Polling every ${POLL_MS / 1000} s` : 'Connecting…'}
+      </span>
+      {busy && (
+        <span className="muted" role="status">
+          Saving…
+        </span>
+      )}
+    </header>
+  );
+}
+
+/** The model's view through the card's renderer, with tabs when it has several top-level views. */
+function ViewSection({
+  data,
+  ctx,
+  viewId,
+  setViewId,
+  idBase,
+}: {
+  data: Loaded;
+  ctx: RenderContext;
+  viewId: string | undefined;
+  setViewId: (id: string | undefined) => void;
+  idBase: string;
+}) {
+  const views = topLevelViews(data.spec);
+  const active = Math.max(
+    0,
+    views.findIndex((v) => v.id === (viewId ?? data.view?.viewId)),
+  );
+  const tabbed = views.length > 1;
+  return (
+    <section className="card sandbox-view" aria-label="View">
+      {tabbed && (
+        <TabStrip
+          labels={views.map((v) => v.label)}
+          active={active}
+          onSelect={(i) => setViewId(views[i]?.id)}
+          idBase={`${idBase}-views`}
+        />
+      )}
+      {data.view ? (
+        <div
+          role={tabbed ? 'tabpanel' : undefined}
+          id={`${idBase}-views-panel-${active}`}
+          aria-labelledby={tabbed ? `${idBase}-views-tab-${active}` : undefined}
+        >
+          {data.view.title && <h3 className="view-title">{data.view.title}</h3>}
+          <Components
+            list={data.view.components}
+            ctx={ctx}
+            layout={data.view.layout}
+            columns={data.view.columns}
+          />
+        </div>
+      ) : (
+        <p className="muted">{data.viewError ?? 'Loading…'}</p>
+      )}
+    </section>
+  );
+}
+
+function DetailsSection({ data, idBase }: { data: Loaded; idBase: string }) {
+  const [detail, setDetail] = useState(0);
+  return (
+    <section className="details" aria-label="Model details">
+      <TabStrip labels={[...DETAILS]} active={detail} onSelect={setDetail} idBase={`${idBase}-details`} />
+      <div
+        role="tabpanel"
+        id={`${idBase}-details-panel-${detail}`}
+        aria-labelledby={`${idBase}-details-tab-${detail}`}
+        className="detail-panel"
+      >
+        {DETAILS[detail] === 'State' && <JsonBlock value={data.state ?? null} label="Merged state" />}
+        {DETAILS[detail] === 'Spec' && <JsonBlock value={data.spec ?? null} label="Model spec" />}
+        {DETAILS[detail] === 'Audit' && <AuditTimeline records={data.audit ?? []} />}
+        {DETAILS[detail] === 'Graph' && data.graph && <GraphPanel graph={data.graph} />}
+      </div>
+    </section>
+  );
+}
+
+function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
+  const [viewId, setViewId] = useState<string | undefined>(undefined);
+  const idBase = useId();
+  const { data, load } = useModelData(api, id, viewId);
+  const live = useLiveModel(api, id, load);
+  const { commit, busy, error, rejected } = useCommit(api, id, load);
+  const card = cardOf(id, data);
+  const ctx: RenderContext = { card, commit, rejected, busy, navigate: (target) => setViewId(target) };
   return (
     <article className="model" aria-busy={busy} aria-labelledby={`${idBase}-title`}>
-      <header className="model-head">
-        <h2 id={`${idBase}-title`}>{name}</h2>
-        <span className={`badge live-${live}`} role="status" aria-label="Updates">
-          {live === 'live'
-            ? 'Live'
-            : live === 'polling'
-              ? `Polling every ${POLL_MS / 1000} s`
-              : 'Connecting…'}
-        </span>
-        {busy && (
-          <span className="muted" role="status">
-            Saving…
-          </span>
-        )}
-      </header>
-      {error && (
+      <ModelHeader titleId={`${idBase}-title`} name={splitNamespaced(id).name} live={live} busy={busy} />
+      {(error ?? data.error) && (
         <p className="callout error" role="alert">
-          {error}
-        </p>
-      )}
-      {data.error && !error && (
-        <p className="callout error" role="alert">
-          {data.error}
+          {error ?? data.error}
         </p>
       )}
       <FlagList flags={card.flags} />
-      <section className="card sandbox-view" aria-label="View">
-        {views.length > 1 && (
-          <TabStrip
-            labels={views.map((v) => v.label)}
-            active={activeView}
-            onSelect={(i) => setViewId(views[i]?.id)}
-            idBase={`${idBase}-views`}
-          />
-        )}
-        {data.view ? (
-          <div
-            role={views.length > 1 ? 'tabpanel' : undefined}
-            id={`${idBase}-views-panel-${activeView}`}
-            aria-labelledby={views.length > 1 ? `${idBase}-views-tab-${activeView}` : undefined}
-          >
-            {data.view.title && <h3 className="view-title">{data.view.title}</h3>}
-            <Components
-              list={data.view.components}
-              ctx={ctx}
-              layout={data.view.layout}
-              columns={data.view.columns}
-            />
-          </div>
-        ) : (
-          <p className="muted">{data.viewError ?? 'Loading…'}</p>
-        )}
-      </section>
-      <section className="details" aria-label="Model details">
-        <TabStrip labels={[...DETAILS]} active={detail} onSelect={setDetail} idBase={`${idBase}-details`} />
-        <div
-          role="tabpanel"
-          id={`${idBase}-details-panel-${detail}`}
-          aria-labelledby={`${idBase}-details-tab-${detail}`}
-          className="detail-panel"
-        >
-          {DETAILS[detail] === 'State' && <JsonBlock value={data.state ?? null} label="Merged state" />}
-          {DETAILS[detail] === 'Spec' && <JsonBlock value={data.spec ?? null} label="Model spec" />}
-          {DETAILS[detail] === 'Audit' && <AuditTimeline records={data.audit ?? []} />}
-          {DETAILS[detail] === 'Graph' && data.graph && <GraphPanel graph={data.graph} />}
-        </div>
-      </section>
+      <ViewSection data={data} ctx={ctx} viewId={viewId} setViewId={setViewId} idBase={idBase} />
+      <DetailsSection data={data} idBase={idBase} />
     </article>
   );
 }
