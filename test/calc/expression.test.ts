@@ -58,9 +58,8 @@ describe('expression limits: a runaway derivation fails alone (calc-spec §4, §
 
   it('infinite tail recursion times out: error trace, value null, the cycle commits, the next mutation works', async () => {
     const { runtime } = await live(SPEC);
-    const started = Date.now();
+    // no stopwatch: the budget shows in the trace's timeout error; a hang fails at the test timeout
     const r = await runtime.mutate({ '$.go': 'tail', '$.n': 1 });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.success).toBe(true);
     const trace = r.traces.find((t) => t.targetPath === '$.tail');
     expect(trace?.errorMessage).toMatch(/timeout|infinite/i);

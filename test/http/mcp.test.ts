@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { looseSpec } from '../mcp/helpers/specs.js';
 import { testApp, type TestApp } from './helpers.js';
@@ -71,6 +71,7 @@ describe('/mcp sessions on the REST server expire when unused', () => {
         createMcpServer({ calc: idle.calc, guidanceTopics: [], groups: new Set(['calc']), modeLine: 'test' }),
     });
     await idle.app.listen({ host: '127.0.0.1', port: 0 });
+    const info = vi.spyOn(idle.app.log, 'info');
     const url = `http://127.0.0.1:${(idle.app.server.address() as AddressInfo).port}/mcp`;
     const client = new Client({ name: 'kept', version: '1' });
     try {
@@ -101,7 +102,12 @@ describe('/mcp sessions on the REST server expire when unused', () => {
       };
       await init.text();
 
-      await new Promise((r) => setTimeout(r, 1200)); // six idle times
+      // the sweeper's own log line is the event: no sleeping for a guessed number of idle times
+      await expect
+        .poll(() => info.mock.calls.some(([line]) => /closed 1 session unused/.test(String(line))), {
+          timeout: 10_000,
+        })
+        .toBe(true);
       const ping = await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, session);
       await ping.text();
       expect(ping.status).toBe(404);

@@ -163,7 +163,6 @@ describe('pair_browser', () => {
     clients.push(agent);
     const controller = new AbortController();
     let progressed = 0;
-    const started = Date.now();
     const pending = agent.callTool({ name: 'pair_browser', arguments: {} }, undefined, {
       signal: controller.signal,
       onprogress: () => {
@@ -172,8 +171,8 @@ describe('pair_browser', () => {
       },
     });
     await expect(pending).rejects.toThrow();
+    // rejected after the first progress (not at the pairing deadline): the abort ended the wait
     expect(progressed).toBe(1);
-    expect(Date.now() - started).toBeLessThan(20_000);
     // the server is still there and answers
     expect((await call(agent, 'validate_spec', { spec: looseSpec('y') })).isError).toBeFalsy();
     // and a later call picks up the same pairing, still pending

@@ -81,6 +81,8 @@ const skeleton = () => {
   });
 };
 
+// Heap growth is a coarse, deliberately generous bound, not a measurement: inflating the bomb would
+// add about 1 GiB, 16 times the 64 MiB allowed, while GC timing moves the figure by a few MiB at most.
 const memory = () => {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
@@ -108,11 +110,10 @@ describe('hostile workbooks', () => {
       { name: 'xl/worksheets/sheet1.xml', data: bomb, method: 8, size: 10_000 },
     ]);
     const before = memory();
-    const started = Date.now();
     const err = await refusal(bytes);
     expect(err.code).toBe('FILE_TOO_LARGE');
+    // the message names the declared size, so inflating stopped there (no stopwatch needed)
     expect(err.message).toContain('inflates past its declared 10000 bytes');
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(memory() - before).toBeLessThan(64 * 1024 * 1024);
   });
 

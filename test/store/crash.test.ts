@@ -5,6 +5,7 @@
  * verifies, and the next writer continues the same chain.
  */
 import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
+import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
 import {
   counterSpec,
   freshSchema,
@@ -23,10 +25,12 @@ import {
 } from './helpers.js';
 
 const ROUNDS = 4;
+/** Seed of the kill delays: CRASH_SEED replays a failing run; printed with every failure. */
+const SEED = process.env.CRASH_SEED ?? String(randomInt(2 ** 31));
 const WORKER = fileURLToPath(new URL('./fixtures/worker.ts', import.meta.url));
 
-/** Starts a writer, kills it with SIGKILL a random 0–250 ms after its first ack; the last ack seen. */
-function writeUntilKilled(config: unknown): Promise<number> {
+/** Starts a writer, kills it with SIGKILL `killAfterMs` after its first ack; the last ack seen. */
+function writeUntilKilled(config: unknown, killAfterMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config)], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,7 +49,7 @@ function writeUntilKilled(config: unknown): Promise<number> {
         const m = /^ack (\d+)$/.exec(line);
         if (!m) continue;
         lastAck = Number(m[1]);
-        timer ??= setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 250));
+        timer ??= setTimeout(() => child.kill('SIGKILL'), killAfterMs);
       }
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -59,6 +63,9 @@ function writeUntilKilled(config: unknown): Promise<number> {
     });
   });
 }
+
+const seedNote = (killAfterMs: number): string =>
+  `kill ${killAfterMs} ms after the first ack; seed ${SEED}, rerun with CRASH_SEED=${SEED}`;
 
 async function replay(service: CalcService): Promise<unknown> {
   const fresh = new CalcService(new MemoryStore());
@@ -76,28 +83,38 @@ async function crashRounds(
   await setup.createModel(counterSpec('crash'));
   await setup.close();
   let previous = 0;
+  const rng = new L64X128MixRandom(BigInt(SEED));
   for (let round = 1; round <= ROUNDS; round++) {
-    const lastAck = await writeUntilKilled({ store, modelId: 'crash', mode: 'crash' });
+    const killAfterMs = rng.nextIntBetween(0, 250);
+    const lastAck = await writeUntilKilled({ store, modelId: 'crash', mode: 'crash' }, killAfterMs).catch(
+      (err: Error) => {
+        throw new Error(`round ${round} (${seedNote(killAfterMs)}): ${err.message}`);
+      },
+    );
     afterRound?.();
     const service = new CalcService(await open());
     try {
       const a = (await service.getField('crash', '$.counters.a')) as number;
       // every acknowledged cycle is there; at most the one in flight at the kill committed unacknowledged
-      expect(a === lastAck || a === lastAck + 1, `round ${round}: a=${a}, last ack ${lastAck}`).toBe(true);
-      expect(a).toBeGreaterThan(previous);
+      const where = `round ${round} (${seedNote(killAfterMs)})`;
+      expect(a === lastAck || a === lastAck + 1, `${where}: a=${a}, last ack ${lastAck}`).toBe(true);
+      expect(a, where).toBeGreaterThan(previous);
       previous = a;
       const trail = await service.store.auditRecords('crash');
-      expect(trail.map((r) => r.mutations['$.counters.a'])).toEqual([...Array(a).keys()].map((i) => i + 1));
-      expect(await service.verifyAudit('crash')).toEqual({
+      expect(
+        trail.map((r) => r.mutations['$.counters.a']),
+        where,
+      ).toEqual([...Array(a).keys()].map((i) => i + 1));
+      expect(await service.verifyAudit('crash'), where).toEqual({
         valid: true,
         recordsChecked: a,
         firstBrokenSequence: null,
         detail: 'ok',
       });
-      expect(await service.store.head('crash')).toMatchObject({ nextSequence: a, revision: a });
+      expect(await service.store.head('crash'), where).toMatchObject({ nextSequence: a, revision: a });
       // not half-applied: state, derived total included, equals a replay of the trail
-      expect(await service.getState('crash')).toEqual(await replay(service));
-      expect(await service.getField('crash', '$.total')).toBe(a);
+      expect(await service.getState('crash'), where).toEqual(await replay(service));
+      expect(await service.getField('crash', '$.total'), where).toBe(a);
     } finally {
       await service.close();
     }

@@ -47,24 +47,35 @@ async function commitOne(store: Store, id: string): Promise<void> {
   );
 }
 
+/**
+ * A marker model's notification tells that everything written before it has been delivered
+ * (NOTIFY keeps commit order; one SQLite poll reports every change up to its read): no sleeping.
+ */
+async function markerSeen(writer: Store, seen: string[], marker: string): Promise<void> {
+  await writer.insertModel(marker, spec, state({ x: 0 }));
+  await vi.waitFor(() => expect(seen).toContain(marker), { timeout: 5000, interval: 20 });
+}
+
 async function notifiedAcross(a: Store, b: Store): Promise<void> {
   const seenByA: string[] = [];
   const seenByB: string[] = [];
   const stopA = a.watch((id) => seenByA.push(id));
   const stopB = b.watch((id) => seenByB.push(id));
   await (b as Partial<PostgresStore>).ready?.();
+  await (a as Partial<PostgresStore>).ready?.();
   await a.insertModel('w', spec, state({ x: 0 }));
   await commitOne(a, 'w');
-  await vi.waitFor(() => expect(seenByB).toContain('w'), { timeout: 5000, interval: 50 });
-  // let every notification of the insert and the commit arrive before counting, so the count
-  // below moves only because of the delete
-  await new Promise((r) => setTimeout(r, 400));
+  await markerSeen(a, seenByB, 'm1'); // the insert's and the commit's notifications are all in
+  expect(seenByB).toContain('w');
   const before = seenByB.length;
   await a.deleteModel('w');
-  await vi.waitFor(() => expect(seenByB.length).toBeGreaterThan(before), { timeout: 5000, interval: 50 });
-  await new Promise((r) => setTimeout(r, 400));
-  expect(seenByA).toEqual([]); // never told about its own changes
-  expect(new Set(seenByB)).toEqual(new Set(['w']));
+  await markerSeen(a, seenByB, 'm2');
+  // the delete, and nothing else, moved the count (one poll may carry both, in any order)
+  expect(new Set(seenByB.slice(before))).toEqual(new Set(['w', 'm2']));
+  // a change by B reaches A: had A been told of its own changes, those came first
+  await markerSeen(b, seenByA, 'm3');
+  expect(seenByA).toEqual(['m3']); // never told about its own changes
+  expect(new Set(seenByB)).toEqual(new Set(['w', 'm1', 'm2']));
   stopA();
   stopB();
 }
