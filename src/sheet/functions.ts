@@ -7,6 +7,7 @@ import { Rejection } from './errors.js';
 import type { Field, TableModel } from './fields.js';
 import { printFormula, type Formula } from './formula.js';
 import { ReferenceCompiler, type Compiled } from './references.js';
+import { compileText } from './textformat.js';
 
 /** The functions this module adds, for messages and docs. */
 export const FUNCTIONS = [
@@ -50,6 +51,7 @@ export const FUNCTIONS = [
   'SUBSTITUTE',
   'CONCAT',
   'EXACT',
+  'TEXT',
   'MEDIAN',
   'STDEV',
 ];
@@ -459,6 +461,14 @@ export abstract class FunctionCompiler extends ReferenceCompiler {
       case 'EXACT':
         this.args(name, args, 2, 2);
         return { code: `(${t(0)} = ${t(1)})`, type: 'boolean' };
+      case 'TEXT': {
+        this.args(name, args, 2, 2);
+        const f = args[1]!;
+        if (f.kind !== 'string')
+          throw new Rejection('UNSUPPORTED_FUNCTION', 'TEXT is compiled with a constant format');
+        const ctx = { helper: (h: string) => this.helper(h), fresh: () => this.fresh() };
+        return { code: compileText(f.value, this.scalar(args, 0), ctx), type: 'string' };
+      }
       default:
         return undefined;
     }
