@@ -8,6 +8,7 @@ describe('effectSettingsFromEnv', () => {
       enabled: true,
       egressAllowlist: [],
       maxResponseBytes: 1024 * 1024,
+      leaseMs: 30_000,
     });
   });
 
@@ -16,11 +17,13 @@ describe('effectSettingsFromEnv', () => {
       MODELWORKS_EFFECTS: 'OFF',
       MODELWORKS_EFFECT_EGRESS_ALLOWLIST: ' http://127.0.0.1:9000 , HTTPS://Hooks.Example.test:443/ ',
       MODELWORKS_EFFECT_MAX_RESPONSE_BYTES: '2048',
+      MODELWORKS_EFFECT_LEASE_MS: '500',
     });
     expect(s).toEqual({
       enabled: false,
       egressAllowlist: ['http://127.0.0.1:9000', 'https://hooks.example.test'],
       maxResponseBytes: 2048,
+      leaseMs: 500,
     });
   });
 
@@ -33,6 +36,7 @@ describe('effectSettingsFromEnv', () => {
     [{ MODELWORKS_EFFECT_EGRESS_ALLOWLIST: 'http://a.test/path' }, /origin only/],
     [{ MODELWORKS_EFFECT_EGRESS_ALLOWLIST: 'ftp://a.test' }, /only http and https/],
     [{ MODELWORKS_EFFECT_MAX_RESPONSE_BYTES: '-1' }, /MODELWORKS_EFFECT_MAX_RESPONSE_BYTES/],
+    [{ MODELWORKS_EFFECT_LEASE_MS: '0' }, /MODELWORKS_EFFECT_LEASE_MS/],
   ])('refuses %j', (env, message) => {
     expect(() => effectSettingsFromEnv(env)).toThrow(message);
   });

@@ -1,24 +1,54 @@
 /** The effect runner as `serve` and `mcp` start it (issue 23). */
 import type { CalcService } from '../calc-service.js';
+import { LlmExecutor } from './llm-executor.js';
 import { EffectRunner } from './runner.js';
 import { ServerExecutor } from './server-executor.js';
 import type { EffectSettings } from './settings.js';
+import { TimerExecutor } from './timer-executor.js';
 
-export { EffectRunner, type EffectSettled } from './runner.js';
+export { EffectRunner, effectLeasesOf, type EffectSettled } from './runner.js';
 export { ServerExecutor, backoffMs } from './server-executor.js';
+export { TimerExecutor, timerDueAt } from './timer-executor.js';
+export { LlmExecutor } from './llm-executor.js';
+export { pendingEffects, type PendingEffect } from './pending.js';
 export { effectSettingsFromEnv, EFFECT_ENV, type EffectSettings } from './settings.js';
 export type { EffectExecutor, ExecutorOutcome } from './executor.js';
 
-/** A started runner with the executors the settings enable, or undefined when effects are off. */
+/** A started runner and its llm executor (which `mcp` gives each connection's server). */
+export interface StartedEffects {
+  runner: EffectRunner;
+  llm: LlmExecutor;
+}
+
+/**
+ * A started runner with every executor (server calls stay blocked until the egress allowlist names
+ * an origin; llm effects until a sampling client connects), or undefined when effects are off.
+ */
 export function startEffects(
   calc: CalcService,
   settings: EffectSettings,
   warn: (message: string) => void,
 ): EffectRunner | undefined {
+  return startEffectExecutors(calc, settings, warn)?.runner;
+}
+
+/** `startEffects`, also handing back the llm executor. */
+export function startEffectExecutors(
+  calc: CalcService,
+  settings: EffectSettings,
+  warn: (message: string) => void,
+): StartedEffects | undefined {
   if (!settings.enabled) return undefined;
   const server = new ServerExecutor({
     egressAllowlist: settings.egressAllowlist,
     maxResponseBytes: settings.maxResponseBytes,
   });
-  return new EffectRunner(calc, { executors: [server], warn }).start();
+  const llm = new LlmExecutor();
+  const executors = [server, new TimerExecutor(), llm];
+  const runner = new EffectRunner(calc, {
+    executors,
+    warn,
+    ...(settings.leaseMs !== undefined ? { leaseMs: settings.leaseMs } : {}),
+  }).start();
+  return { runner, llm };
 }

@@ -38,6 +38,37 @@ export interface EffectJob {
   set: Record<string, string>;
   /** One descriptor of a `requests` fan-out. */
   fanOut: boolean;
+  /** Epoch ms the run is due (a timer's fire time), once it has started. */
+  dueAt?: number;
+}
+
+/** What the store keeps of a job to re-drive it (the effect itself is read from the spec then). */
+export function jobText(job: EffectJob): string {
+  const { effect, modelId: _modelId, ...rest } = job;
+  return JSON.stringify({ effectId: effect.id, ...rest });
+}
+
+/** A stored job, for the model's spec as it is now; undefined when the effect is gone or the text is not a job. */
+export function jobFromText(text: string, modelId: string, spec: ModelSpec): EffectJob | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed) || typeof parsed.effectId !== 'string' || !isObject(parsed.request)) return undefined;
+  const effect = spec.effects.find((e) => e.id === parsed.effectId);
+  if (!effect) return undefined;
+  return {
+    modelId,
+    effect,
+    request: parsed.request as JsonObject,
+    key: parsed.key as JsonValue | undefined,
+    statusPath: typeof parsed.statusPath === 'string' ? parsed.statusPath : null,
+    set: stringMap(parsed.set) ?? {},
+    fanOut: parsed.fanOut === true,
+    ...(typeof parsed.dueAt === 'number' ? { dueAt: parsed.dueAt } : {}),
+  };
 }
 
 export type SettledPhase = 'applied' | 'failed' | 'blocked' | 'cancelled' | 'superseded';
@@ -189,17 +220,21 @@ async function interpolate(runtime: ModelRuntime, template: string, state: JsonO
 async function responseValues(
   runtime: ModelRuntime,
   set: Record<string, string>,
-  response: JsonValue,
-  status: number,
+  outcome: { response: JsonValue; status: number; firedAt?: number },
 ): Promise<
   | { ok: true; values: Record<string, JsonValue> }
   | { ok: false; error: { code: EffectErrorCode; message: string } }
 > {
   const { library, constants } = runtime.model.spec;
   const values: Record<string, JsonValue> = {};
+  // a timer's values are read from the state at fire time, `$now` its epoch ms (§7)
+  const timer = outcome.firedAt !== undefined;
+  const input = timer ? await runtime.getState() : { response: outcome.response, status: outcome.status };
   for (const [address, expr] of Object.entries(set)) {
-    const wrapped = `($response := $$.response; $status := $$.status; (${expr}))`;
-    const r = await evalExpression(wrapped, { response, status }, library, constants);
+    const wrapped = timer
+      ? `($now := ${Math.floor(outcome.firedAt ?? 0)}; (${expr}))`
+      : `($response := $$.response; $status := $$.status; (${expr}))`;
+    const r = await evalExpression(wrapped, input, library, constants);
     if (!r.ok)
       return {
         ok: false,
@@ -231,24 +266,56 @@ export async function startWrites(
   return { start: true, job: started, writes };
 }
 
-/** The fold-back of an executor's outcome (§7 CURRENT / SUPERSEDED / CANCELLED). */
-export async function foldBackWrites(
-  runtime: ModelRuntime,
-  job: EffectJob,
-  outcome: ExecutorOutcome,
-): Promise<FoldBack> {
+/** CANCELLED or SUPERSEDED as the current state says, or undefined while the job is CURRENT. */
+export async function notCurrent(runtime: ModelRuntime, job: EffectJob): Promise<FoldBack | undefined> {
   const at = job.statusPath;
   const j = await judge(runtime, job);
   if (j.now === 'cancelled')
     return { phase: 'cancelled', writes: at !== null ? { [at]: statusObject('cancelled', null) } : {} };
   if (j.now === 'superseded') {
-    const refire: EffectJob = { ...job, request: j.request, key: j.key };
+    const { dueAt: _dueAt, ...rest } = job; // the re-fired run is due afresh
+    const refire: EffectJob = { ...rest, request: j.request, key: j.key };
     return {
       phase: 'superseded',
       refire,
       writes: at !== null ? { [at]: statusObject('in_flight', j.key) } : {},
     };
   }
+  return undefined;
+}
+
+/**
+ * Whether a run left by a process that stopped (its row's lease expired) is taken up again: not if
+ * its status already says how it ended (the process stopped after the fold-back, before letting go
+ * of the row); CANCELLED writes `cancelled`; SUPERSEDED starts the current value; else it resumes,
+ * marked `in_flight` unless it already is.
+ */
+export async function resumeWrites(
+  runtime: ModelRuntime,
+  job: EffectJob,
+): Promise<{ start: boolean; job: EffectJob; writes: Record<string, unknown> }> {
+  const at = job.statusPath;
+  const status = at !== null ? await runtime.getValue(at) : undefined;
+  const inFlight = isObject(status) && (status.phase === 'in_flight' || status.phase === 'pending');
+  if (isObject(status) && !inFlight && job.key !== undefined && jsonEqual(status.key ?? null, job.key))
+    return { start: false, job, writes: {} };
+  const early = await notCurrent(runtime, job);
+  if (early?.phase === 'cancelled') return { start: false, job, writes: inFlight ? early.writes : {} };
+  if (early?.refire) return { start: true, job: early.refire, writes: early.writes };
+  const key = job.key ?? null;
+  const marked = inFlight && jsonEqual(status.key ?? null, key);
+  return { start: true, job, writes: at !== null && !marked ? { [at]: statusObject('in_flight', key) } : {} };
+}
+
+/** The fold-back of an executor's outcome (§7 CURRENT / SUPERSEDED / CANCELLED). */
+export async function foldBackWrites(
+  runtime: ModelRuntime,
+  job: EffectJob,
+  outcome: Exclude<ExecutorOutcome, { kind: 'aborted' }>,
+): Promise<FoldBack> {
+  const at = job.statusPath;
+  const early = await notCurrent(runtime, job);
+  if (early) return early;
   if (outcome.kind !== 'ok') {
     const error = { code: outcome.code, message: outcome.message };
     return {
@@ -257,7 +324,7 @@ export async function foldBackWrites(
       writes: at !== null ? { [at]: statusObject(outcome.kind, job.key ?? null, error) } : {},
     };
   }
-  const folded = await responseValues(runtime, job.set, outcome.response, outcome.status);
+  const folded = await responseValues(runtime, job.set, outcome);
   if (!folded.ok) {
     const error = folded.error;
     return {

@@ -8,7 +8,11 @@ export const EFFECT_ENV = {
   enabled: 'MODELWORKS_EFFECTS',
   egressAllowlist: 'MODELWORKS_EFFECT_EGRESS_ALLOWLIST',
   maxResponseBytes: 'MODELWORKS_EFFECT_MAX_RESPONSE_BYTES',
+  leaseMs: 'MODELWORKS_EFFECT_LEASE_MS',
 } as const;
+
+/** 30 s: how long a run's lease lasts unless its process renews it (a crashed one's runs wait this long). */
+export const DEFAULT_LEASE_MS = 30_000;
 
 /** 1 MiB: a reply worth folding back into a model is small. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -20,6 +24,8 @@ export interface EffectSettings {
   egressAllowlist: string[];
   /** The largest response body read; a bigger one fails the effect. */
   maxResponseBytes: number;
+  /** A run's lease (ms): renewed every third of it; a crashed process's runs are re-driven after it. */
+  leaseMs?: number;
 }
 
 /** An origin as URL normalises it (default ports dropped, host lower-cased). */
@@ -51,5 +57,6 @@ export function effectSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Eff
     enabled: flag !== 'off',
     egressAllowlist,
     maxResponseBytes: intSetting(env, EFFECT_ENV.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'bytes'),
+    leaseMs: intSetting(env, EFFECT_ENV.leaseMs, DEFAULT_LEASE_MS, 'milliseconds', 24 * 3600 * 1000),
   };
 }

@@ -1,0 +1,128 @@
+/**
+ * The `llm` executor: asks the connected MCP client's model through sampling
+ * (`sampling/createMessage`), so no API key lives in the server. Only a client that declared the
+ * `sampling` capability is asked (the newest connected one); without one the effect ends `blocked`
+ * saying so. The completion is parsed as JSON when it is JSON (a fenced ```json block too), else
+ * kept as text; with a `responseSchema` it must be JSON that the schema accepts (ajv).
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { JsonObject, JsonValue } from '../../calc/index.js';
+import type { EffectExecutor, EffectPolicy, ExecutorOutcome, RunContext } from './executor.js';
+
+/** The completion's length bound asked of the client. */
+const MAX_TOKENS = 1024;
+/** The wait for the client's answer when the policy sets none. */
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** Servers remembered; older ones (their connections long gone) are dropped. */
+const MAX_ATTACHED = 64;
+
+const ajv = new Ajv({ strict: false, allErrors: false });
+
+const failed = (message: string): ExecutorOutcome => ({ kind: 'failed', code: 'EFFECT_LLM_FAILED', message });
+
+/** JSON when the text is JSON (or one fenced ```json block), else undefined. */
+function parseJson(text: string): JsonValue | undefined {
+  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
+  try {
+    return JSON.parse(fenced ? fenced[1]! : text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+export class LlmExecutor implements EffectExecutor {
+  readonly name = 'llm';
+  private readonly servers: Server[] = [];
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  /** Makes a connection's server one the executor may ask (each MCP connection has its own). */
+  attach(server: Server): void {
+    this.servers.push(server);
+    if (this.servers.length > MAX_ATTACHED) this.servers.shift();
+  }
+
+  /** The newest connected server whose client samples. */
+  private sampler(): Server | undefined {
+    for (let i = this.servers.length - 1; i >= 0; i--) {
+      const s = this.servers[i]!;
+      if (s.transport && s.getClientCapabilities()?.sampling) return s;
+    }
+    return undefined;
+  }
+
+  private validator(schema: JsonValue): ValidateFunction | string {
+    const key = JSON.stringify(schema);
+    let v = this.validators.get(key);
+    if (!v) {
+      try {
+        v = ajv.compile(schema as object);
+      } catch (err) {
+        return `the responseSchema is not a usable JSON Schema: ${(err as Error).message}`;
+      }
+      this.validators.set(key, v);
+    }
+    return v;
+  }
+
+  async execute(request: JsonObject, policy: EffectPolicy, context?: RunContext): Promise<ExecutorOutcome> {
+    const prompt = request.prompt;
+    if (typeof prompt !== 'string' || prompt.trim() === '')
+      return {
+        kind: 'failed',
+        code: 'EFFECT_INVALID_REQUEST',
+        message: 'the prompt did not evaluate to text',
+      };
+    const server = this.sampler();
+    if (!server) {
+      return {
+        kind: 'blocked',
+        code: 'EFFECT_BLOCKED',
+        message:
+          'no connected MCP client offers sampling (sampling/createMessage): llm effects run only while such a client is connected to modelworks mcp',
+      };
+    }
+    const schema = context?.effect?.responseSchema;
+    const validate = schema !== undefined && schema !== null ? this.validator(schema) : undefined;
+    if (typeof validate === 'string')
+      return { kind: 'failed', code: 'EFFECT_INVALID_REQUEST', message: validate };
+    const model = typeof policy.model === 'string' ? policy.model : undefined;
+    const temperature = typeof policy.temperature === 'number' ? policy.temperature : undefined;
+    let text: string;
+    try {
+      const result = await server.createMessage(
+        {
+          messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+          maxTokens: MAX_TOKENS,
+          ...(validate
+            ? { systemPrompt: `Answer with JSON only, matching this JSON Schema: ${JSON.stringify(schema)}` }
+            : {}),
+          ...(model ? { modelPreferences: { hints: [{ name: model }] } } : {}),
+          ...(temperature !== undefined ? { temperature } : {}),
+        },
+        {
+          timeout: policy.timeoutMs > 0 ? policy.timeoutMs : DEFAULT_TIMEOUT_MS,
+          ...(context ? { signal: context.signal } : {}),
+        },
+      );
+      const content = Array.isArray(result.content) ? result.content[0] : result.content;
+      if (content?.type !== 'text')
+        return failed(`the client answered with ${content?.type ?? 'nothing'}, not text`);
+      text = content.text;
+    } catch (err) {
+      if (context?.signal.aborted) return { kind: 'aborted' };
+      return failed(`the client's sampling request failed: ${(err as Error).message}`);
+    }
+    const parsed = parseJson(text);
+    if (!validate) return { kind: 'ok', response: parsed ?? text, status: 200 };
+    if (parsed === undefined)
+      return failed('the completion is not JSON, and the effect has a responseSchema');
+    if (!validate(parsed)) {
+      const first = validate.errors?.[0];
+      return failed(
+        `the completion does not match the responseSchema: ${first ? `${first.instancePath || '/'} ${first.message ?? ''}` : 'rejected'}`,
+      );
+    }
+    return { kind: 'ok', response: parsed, status: 200 };
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The runs of a model not settled yet, as `get_model_info` shows them (issue 23): read from the
+ * store's effect runs, so a run held by another process sharing the store shows too.
+ */
+import { isObject, type JsonValue } from '../../calc/index.js';
+import type { Store } from '../../store/store.js';
+import { effectLeasesOf } from './runner.js';
+
+export interface PendingEffect {
+  effectId: string;
+  statusPath: string | null;
+  key: JsonValue;
+  /** When it is due (a timer's fire time), ISO-8601. */
+  dueAt: string;
+  /** Whether a live process holds it now (false: waiting to be taken up again). */
+  leased: boolean;
+}
+
+export async function pendingEffects(store: Store, modelId: string): Promise<PendingEffect[]> {
+  const rows = await effectLeasesOf(store).pending(modelId);
+  const now = Date.now();
+  const out: PendingEffect[] = [];
+  for (const row of rows) {
+    let job: unknown;
+    try {
+      job = JSON.parse(row.job);
+    } catch {
+      continue;
+    }
+    if (!isObject(job) || typeof job.effectId !== 'string') continue;
+    out.push({
+      effectId: job.effectId,
+      statusPath: typeof job.statusPath === 'string' ? job.statusPath : null,
+      key: (job.key ?? null) as JsonValue,
+      dueAt: new Date(row.dueAt).toISOString(),
+      leased: row.owner !== null && row.expiresAt >= now,
+    });
+  }
+  return out;
+}
