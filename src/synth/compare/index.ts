@@ -5,6 +5,7 @@
  * the difference. Pure: tables in, a report out (docs/compare.md explains every finding).
  */
 import { compareColumn } from './columns.js';
+import { CompareError } from './errors.js';
 import { Findings } from './findings.js';
 import { type Profile, profile } from './profile.js';
 import { compareCorrelations, compareRows } from './table.js';
@@ -12,19 +13,10 @@ import type { ColumnReport, CompareOptions, CompareReport, Table } from './types
 
 export type * from './types.js';
 export { renderReport } from './render.js';
-
-export type CompareErrorCode = 'COMPARE_INPUT' | 'COMPARE_LIMIT';
-
-/** What compare throws: a stable code and a message for people. */
-export class CompareError extends Error {
-  readonly code: CompareErrorCode;
-
-  constructor(code: CompareErrorCode, message: string) {
-    super(message);
-    this.name = 'CompareError';
-    this.code = code;
-  }
-}
+export { CompareError } from './errors.js';
+export type { CompareErrorCode } from './errors.js';
+export { parseSampleCsv } from './csv.js';
+export type { HeaderChoice } from './csv.js';
 
 export const COMPARE_DEFAULTS = {
   highP: 1e-6,
