@@ -9,7 +9,7 @@ import type { Edition, OutputFormat } from '../synth/index.js';
 import type { AnalyzeOptions } from './synth-actions.js';
 import { examples } from './help-text.js';
 import { registerSynthServe } from './synth-serve-command.js';
-import { registerSynthCompare } from './synth-compare-command.js';
+import { registerSynthFit } from './synth-fit-command.js';
 import { editionOption } from './synth-edition.js';
 
 /** The engine's OUTPUT_FORMATS, spelled out so that listing them costs no engine load (a test holds them equal). */
@@ -187,6 +187,6 @@ export function registerSynthCommands(program: Command): void {
     'modelworks synth replay corpus/ --tables original-tables/ --no-stand-ins',
   );
 
-  registerSynthCompare(synth);
   registerSynthServe(synth);
+  registerSynthFit(synth);
 }

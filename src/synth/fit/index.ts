@@ -98,7 +98,7 @@ function readTable(text: string, o: Required<FitOptions>): { header: string[]; r
       relax_column_count: false,
       skip_empty_lines: true,
       bom: true,
-      to: o.maxRows + 1,
+      to: o.maxRows + 2, // the header and one row over the budget
     });
   } catch (err) {
     throw new FitError('FIT_INPUT', `the sample is not readable CSV: ${(err as Error).message}`);
