@@ -9,6 +9,7 @@ import type { Edition, OutputFormat } from '../synth/index.js';
 import type { AnalyzeOptions } from './synth-actions.js';
 import { examples } from './help-text.js';
 import { registerSynthServe } from './synth-serve-command.js';
+import { registerSynthCompare } from './synth-compare-command.js';
 import { registerSynthFit } from './synth-fit-command.js';
 import { editionOption } from './synth-edition.js';
 
@@ -187,6 +188,7 @@ export function registerSynthCommands(program: Command): void {
     'modelworks synth replay corpus/ --tables original-tables/ --no-stand-ins',
   );
 
+  registerSynthCompare(synth);
   registerSynthServe(synth);
   registerSynthFit(synth);
 }
