@@ -83,6 +83,62 @@ const WITH_CARD = (): JsonObject => ({
   'ui/resourceUri': CARD_URI,
 });
 
+/** Listed on a tool whose result the card shows (MCP Apps): the host opens the card beside it. */
+export const SHOWN_IN_CARD = WITH_CARD;
+
+/** How the card names and formats a simulated path: the view component bound to it, if any. */
+interface FieldNote {
+  label?: string;
+  format?: string;
+  currency?: string;
+}
+
+/**
+ * What the card needs besides a simulate result (which names paths only): the model's name, the
+ * label and number format its views give each simulated path, and each constraint's message and
+ * policy (a rollback or a flag).
+ * Only the paths asked about are kept, so the payload stays small whatever the spec holds.
+ */
+export function simulationCardPayload(spec: unknown, paths: readonly string[]): JsonObject {
+  const s = obj(spec);
+  const wanted = new Set(paths);
+  const fields = new Map<string, FieldNote>();
+  const walk = (list: unknown): void => {
+    if (!Array.isArray(list)) return;
+    for (const c of list.map(obj)) {
+      const bind = str(c.bind);
+      if (wanted.has(bind) && !fields.has(bind)) {
+        const note: FieldNote = {};
+        if (str(c.label)) note.label = str(c.label);
+        const format =
+          str(c.format) ||
+          (c.type === 'currencyField' ? 'currency' : c.type === 'percentField' ? 'percent' : '');
+        if (format) note.format = format;
+        if (str(c.currency)) note.currency = str(c.currency);
+        fields.set(bind, note);
+      }
+      walk(c.components);
+    }
+  };
+  const views = obj(s.viewDefinition).views;
+  if (Array.isArray(views)) for (const v of views) walk(obj(v).components);
+  const constraints = new Map<string, JsonObject>();
+  if (Array.isArray(s.constraints))
+    for (const c of s.constraints.map(obj))
+      if (str(c.id))
+        constraints.set(str(c.id), {
+          message: str(c.message),
+          policy: (str(c.policy) || 'rollback').toLowerCase(),
+        });
+  return {
+    mode: 'simulation',
+    modelId: str(s.id),
+    ...(str(s._name) ? { title: str(s._name) } : {}),
+    fields: Object.fromEntries(fields) as JsonObject,
+    constraints: Object.fromEntries(constraints),
+  };
+}
+
 function structuredError(payload: Record<string, unknown>): ToolResult {
   return {
     content: [{ type: 'text', text: JSON.stringify(payload, null, 2) }],

@@ -11,7 +11,8 @@ import {
   simulationLimitsFromEnv,
   type ScratchSource,
 } from '../service/simulate/index.js';
-import { errorResult, okResult } from './results.js';
+import { CARD_META_KEY, SHOWN_IN_CARD, simulationCardPayload } from './card-tools.js';
+import { errorResult, okResult, type ToolResult } from './results.js';
 import { input, output, READ, SPEC_REFERENCE, type ToolDefinition } from './tool.js';
 
 /** A live model's copy where the calc service is in this process; a clear refusal where it is not. */
@@ -26,6 +27,33 @@ function scratchSource(calc: unknown): ScratchSource {
         ),
       ),
   };
+}
+
+/** The spec a simulation ran on, for the card's labels (none when it cannot be read). */
+async function specOf(a: Record<string, unknown>, calc: unknown): Promise<unknown> {
+  if (a.spec !== undefined) return a.spec;
+  if (typeof a.id !== 'string' || calc === null || typeof calc !== 'object' || !('getSpec' in calc))
+    return undefined;
+  try {
+    return await (calc as { getSpec(id: string): Promise<unknown> }).getSpec(a.id);
+  } catch {
+    return undefined; // the card then shows paths instead of labels
+  }
+}
+
+/** Every path the simulation names: its inputs, its input model's columns and its outputs. */
+function pathsOf(a: Record<string, unknown>): string[] {
+  const list = (v: unknown): string[] =>
+    Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string') : [];
+  const inputs = a.inputs !== null && typeof a.inputs === 'object' ? Object.keys(a.inputs) : [];
+  const model = a.inputModel !== null && typeof a.inputModel === 'object' ? a.inputModel : {};
+  return [...inputs, ...list((model as { paths?: unknown }).paths), ...list(a.outputs)];
+}
+
+/** The result, with what the card (MCP Apps) needs to draw it beside the structured content. */
+async function withCard(out: ToolResult, a: Record<string, unknown>, calc: unknown): Promise<ToolResult> {
+  if (out.isError) return out;
+  return { ...out, _meta: { [CARD_META_KEY]: simulationCardPayload(await specOf(a, calc), pathsOf(a)) } };
 }
 
 export function simulateTool(calc: unknown): ToolDefinition {
@@ -62,13 +90,15 @@ export function simulateTool(calc: unknown): ToolDefinition {
       ['runs', 'outputs'],
     ),
     annotations: READ,
+    // a host that shows cards draws the result (histograms, risks, tornado) in the model card
+    _meta: SHOWN_IN_CARD(),
     run: async (a, ctx) => {
       try {
         const result = await runSimulation(models, a, limits, {
           signal: ctx.signal,
           progress: (done, total) => ctx.progress?.(done, total, `${done} of ${total} runs`),
         });
-        return okResult(result, 'ask for fewer outputs');
+        return await withCard(okResult(result, 'ask for fewer outputs'), a, calc);
       } catch (err) {
         ctx.signal.throwIfAborted();
         return errorResult(err);

@@ -9,6 +9,8 @@ import { createRoot } from 'react-dom/client';
 import { hostBackend, shareBackend, type Backend } from './backend';
 import { Card } from './card';
 import type { CardPayload } from './model';
+import { Simulation } from './simulation';
+import { isSimulationResult, type SimulationNotes, type SimulationResult } from './simulation-model';
 import './styles.css';
 
 interface SharePage {
@@ -27,7 +29,8 @@ type Shown =
   | { kind: 'waiting' }
   | { kind: 'computing' }
   | { kind: 'failed'; message: string }
-  | { kind: 'card'; card: CardPayload; seq: number };
+  | { kind: 'card'; card: CardPayload; seq: number }
+  | { kind: 'simulation'; result: SimulationResult; notes: SimulationNotes };
 
 /** The card's current state, for React to subscribe to. */
 function payloadStore() {
@@ -40,6 +43,8 @@ function payloadStore() {
   };
   return {
     set: (card: CardPayload): void => set({ kind: 'card', card, seq: ++seq }),
+    simulation: (result: SimulationResult, notes: SimulationNotes): void =>
+      set({ kind: 'simulation', result, notes }),
     computing: (): void => set({ kind: 'computing' }),
     fail: (message: string): void => set({ kind: 'failed', message }),
     subscribe: (l: () => void): (() => void) => {
@@ -70,6 +75,7 @@ function Root({
   backend: { current?: Backend };
 }) {
   const shown = useSyncExternalStore(store.subscribe, store.get);
+  if (shown.kind === 'simulation') return <Simulation result={shown.result} notes={shown.notes} />;
   if (shown.kind === 'failed')
     return (
       <main className="card">
@@ -105,7 +111,12 @@ async function main(): Promise<void> {
   app.ontoolinput = () => store.computing();
   app.ontoolresult = (result) => {
     const card = result._meta?.['valem/card'];
-    if (card && typeof card === 'object') store.set(card as CardPayload);
+    // a simulate result: the figures are its structured content, the card payload names its paths
+    if (card && typeof card === 'object' && (card as { mode?: unknown }).mode === 'simulation') {
+      if (isSimulationResult(result.structuredContent))
+        store.simulation(result.structuredContent, card as SimulationNotes);
+      else store.fail('The simulation result could not be read.');
+    } else if (card && typeof card === 'object') store.set(card as CardPayload);
     else if (result.isError) store.fail(failureText(result));
     else store.fail('The tool answered without a card to show.');
   };

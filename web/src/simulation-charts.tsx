@@ -1,0 +1,238 @@
+/**
+ * A simulation's charts, drawn as plain SVG from the result's numbers (no chart library: the card
+ * ships as one small file): a histogram per output with its mean and percentiles marked, and a
+ * tornado chart of the inputs' rank correlations. Each chart has a title and a description in
+ * words for screen readers, and each bar a hover title.
+ */
+import { useEffect, useId, useRef, useState } from 'react';
+import { niceTicks } from './chart';
+import { tickValue, type NumberFormat } from './format';
+import { formatNumber, percentileName, type OutputSummary } from './simulation-model';
+
+/** The element's width, followed as it changes, so text stays its own size at any card width. */
+function useWidth(initial = 600): [React.RefObject<HTMLDivElement | null>, number] {
+  const ref = useRef<HTMLDivElement | null>(null);
+  const [width, setWidth] = useState(initial);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(([entry]) => {
+      const w = Math.floor(entry?.contentRect.width ?? 0);
+      if (w > 0) setWidth(w);
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width];
+}
+
+interface Marker {
+  name: string;
+  label: string;
+  value: number;
+  kind: 'mean' | 'percentile';
+}
+
+/** The mean and each percentile the result holds, in the order of their values. */
+function markersOf(s: OutputSummary): Marker[] {
+  const out: Marker[] = [];
+  if (s.mean !== null) out.push({ name: 'mean', label: 'mean', value: s.mean, kind: 'mean' });
+  for (const [p, v] of Object.entries(s.percentiles))
+    if (v !== null) out.push({ name: `p${p}`, label: `p${p}`, value: v, kind: 'percentile' });
+  return out.sort((a, b) => a.value - b.value);
+}
+
+/** One sentence saying what the histogram shows, for its description. */
+function histogramText(label: string, s: OutputSummary, how: NumberFormat): string {
+  const f = (v: number | null): string => formatNumber(v, how);
+  const { edges, counts, sampled } = s.histogram;
+  const top = counts.reduce((best, c, i) => (c > counts[best]! ? i : best), 0);
+  const pct = Object.entries(s.percentiles)
+    .map(([p, v]) => `${percentileName(p)} ${f(v)}`)
+    .join(', ');
+  const busiest =
+    sampled > 0
+      ? ` The most runs (${counts[top]!.toLocaleString()}) fall between ${f(edges[top]!)} and ${f(edges[top + 1] ?? edges[top]!)}.`
+      : '';
+  return `${label} over ${sampled.toLocaleString()} runs: from ${f(s.min)} to ${f(s.max)}, mean ${f(s.mean)}${pct ? `, ${pct}` : ''}.${busiest}`;
+}
+
+export function Histogram({
+  path,
+  label,
+  summary,
+  how,
+}: {
+  path: string;
+  label: string;
+  summary: OutputSummary;
+  how: NumberFormat;
+}) {
+  const [ref, width] = useWidth();
+  const id = useId();
+  const { edges, counts } = summary.histogram;
+  const lo = edges[0] ?? 0;
+  const hi = edges.at(-1) ?? lo;
+  const most = Math.max(1, ...counts);
+  const yTicks = niceTicks(0, most, 4);
+  const yTop = Math.max(most, yTicks.at(-1) ?? most);
+  const pad = { left: 12 + 7 * String(yTop).length + 16, right: 14, top: 34, bottom: 44 };
+  const height = 240;
+  const w = Math.max(40, width - pad.left - pad.right);
+  const h = height - pad.top - pad.bottom;
+  const span = hi - lo;
+  const x = (v: number): number => pad.left + (span > 0 ? ((v - lo) / span) * w : w / 2);
+  const y = (n: number): number => pad.top + h - (n / yTop) * h;
+  const xTicks =
+    span > 0 ? niceTicks(lo, hi, Math.max(2, Math.floor(w / 90))).filter((t) => t >= lo && t <= hi) : [lo];
+  const markers = markersOf(summary);
+  const f = (v: number | null): string => formatNumber(v, how);
+  return (
+    <div ref={ref} className="chart-box sim-histogram" data-output={path}>
+      <svg width={width} height={height} className="plot" role="img" aria-labelledby={`${id}-t ${id}-d`}>
+        <title id={`${id}-t`}>{`Histogram of ${label}`}</title>
+        <desc id={`${id}-d`}>{histogramText(label, summary, how)}</desc>
+        {yTicks.map((t) => (
+          <g key={t} className="tick y">
+            <line x1={pad.left} x2={pad.left + w} y1={y(t)} y2={y(t)} />
+            <text x={pad.left - 6} y={y(t)} dy="0.32em" textAnchor="end">
+              {t.toLocaleString()}
+            </text>
+          </g>
+        ))}
+        {counts.map((c, i) => {
+          const from = edges[i] ?? lo;
+          const to = edges[i + 1] ?? hi;
+          const x0 = span > 0 ? x(from) : pad.left;
+          const x1 = span > 0 ? x(to) : pad.left + w;
+          return (
+            <rect
+              key={i}
+              className="sim-bar"
+              data-count={c}
+              x={x0 + 0.5}
+              width={Math.max(1, x1 - x0 - 1)}
+              y={y(c)}
+              height={y(0) - y(c)}
+            >
+              <title>{`${f(from)} to ${f(to)}: ${c.toLocaleString()} runs`}</title>
+            </rect>
+          );
+        })}
+        <line className="axis" x1={pad.left} x2={pad.left + w} y1={y(0)} y2={y(0)} />
+        {xTicks.map((t) => (
+          <text key={t} className="tick x" x={x(t)} y={y(0) + 16} textAnchor="middle">
+            {tickValue(t, how)}
+          </text>
+        ))}
+        {markers.map((m, i) => (
+          <g key={m.name} className={`sim-marker ${m.kind}`} data-marker={m.name} data-value={m.value}>
+            <line x1={x(m.value)} x2={x(m.value)} y1={pad.top - 4} y2={y(0)} />
+            {/* labels alternate between two rows so close markers do not overwrite each other */}
+            <text x={x(m.value)} y={i % 2 === 0 ? pad.top - 8 : pad.top - 21} textAnchor="middle">
+              {m.label}
+            </text>
+            <title>{`${m.kind === 'mean' ? 'Mean' : percentileName(m.name.slice(1))}: ${f(m.value)}`}</title>
+          </g>
+        ))}
+        <text className="axis-title" x={pad.left + w / 2} y={height - 6} textAnchor="middle">
+          {label}
+        </text>
+        <text
+          className="axis-title"
+          transform={`translate(12,${pad.top + h / 2}) rotate(-90)`}
+          textAnchor="middle"
+        >
+          Runs
+        </text>
+      </svg>
+    </div>
+  );
+}
+
+export interface TornadoRow {
+  path: string;
+  label: string;
+  rho: number | null;
+}
+
+/** Strongest first; inputs with no correlation (a constant input) last. */
+export function tornadoOrder(rows: TornadoRow[]): TornadoRow[] {
+  return [...rows].sort((a, b) => Math.abs(b.rho ?? -1) - Math.abs(a.rho ?? -1));
+}
+
+const rhoText = (rho: number | null): string => (rho === null ? 'none' : rho.toFixed(2));
+
+export function Tornado({ output, rows }: { output: string; rows: TornadoRow[] }) {
+  const [ref, width] = useWidth();
+  const id = useId();
+  const ordered = tornadoOrder(rows);
+  const labelW = Math.min(
+    Math.floor(width * 0.4),
+    16 + 7 * Math.max(4, ...ordered.map((r) => r.label.length)),
+  );
+  const pad = { left: labelW, right: 44, top: 8, bottom: 40 };
+  const rowH = 26;
+  const height = pad.top + rowH * ordered.length + pad.bottom;
+  const w = Math.max(60, width - pad.left - pad.right);
+  const mid = pad.left + w / 2;
+  const x = (rho: number): number => mid + (rho * w) / 2;
+  const words = ordered
+    .map((r) =>
+      r.rho === null
+        ? `${r.label}: no correlation`
+        : `${r.label} ${rhoText(r.rho)} (${output} ${r.rho >= 0 ? 'rises' : 'falls'} as it rises)`,
+    )
+    .join('; ');
+  return (
+    <div ref={ref} className="chart-box sim-tornado" data-output={output}>
+      <svg width={width} height={height} className="plot" role="img" aria-labelledby={`${id}-t ${id}-d`}>
+        <title id={`${id}-t`}>{`What drives ${output}`}</title>
+        <desc
+          id={`${id}-d`}
+        >{`Rank correlation of each input with ${output}, strongest first: ${words}.`}</desc>
+        {[-1, -0.5, 0, 0.5, 1].map((t) => (
+          <g key={t} className="tick x">
+            <line x1={x(t)} x2={x(t)} y1={pad.top} y2={pad.top + rowH * ordered.length} />
+            <text x={x(t)} y={pad.top + rowH * ordered.length + 14} textAnchor="middle">
+              {t === 0 ? '0' : t.toFixed(1)}
+            </text>
+          </g>
+        ))}
+        {ordered.map((r, i) => {
+          const rho = r.rho ?? 0;
+          const cy = pad.top + rowH * i + rowH / 2;
+          return (
+            <g key={r.path} className="sim-driver" data-input={r.path} data-rho={r.rho ?? ''}>
+              <text x={pad.left - 8} y={cy} dy="0.32em" textAnchor="end">
+                {r.label}
+              </text>
+              <rect
+                className={`sim-bar ${rho < 0 ? 'negative' : 'positive'}`}
+                x={Math.min(x(rho), mid)}
+                width={Math.max(1, Math.abs(x(rho) - mid))}
+                y={cy - 8}
+                height={16}
+              >
+                <title>{`${r.label}: rank correlation ${rhoText(r.rho)}`}</title>
+              </rect>
+              {/* the figure sits across the centre line from its bar, so it never leaves the chart */}
+              <text
+                className="value"
+                x={rho < 0 ? mid + 4 : mid - 4}
+                y={cy}
+                dy="0.32em"
+                textAnchor={rho < 0 ? 'start' : 'end'}
+              >
+                {rhoText(r.rho)}
+              </text>
+            </g>
+          );
+        })}
+        <text className="axis-title" x={mid} y={height - 6} textAnchor="middle">
+          Rank correlation (left: lowers it, right: raises it)
+        </text>
+      </svg>
+    </div>
+  );
+}
