@@ -106,7 +106,7 @@ function columnField(field: Field, cells: (SheetCell | undefined)[], set: FieldS
     );
     return;
   }
-  const arrayCell = cells.find((c) => c?.formula?.array);
+  const arrayCell = cells.find((c) => c?.formula && rangeArray(c.formula));
   if (arrayCell) {
     reject(
       field,
@@ -203,7 +203,7 @@ export function summaryFields(
     set.fields.push(field);
     out.push(field);
     if (!parseFirst(set, field, cell, resolve)) continue;
-    if (cell.formula.array) {
+    if (rangeArray(cell.formula)) {
       reject(
         field,
         'ARRAY_FORMULA',
@@ -216,4 +216,15 @@ export function summaryFields(
     else field.type = typeOf([cell.value]);
   }
   return out;
+}
+
+/**
+ * A legacy array (Ctrl+Shift+Enter) formula that reads no range, array constant or table column
+ * (`{=IF(D2=3000,"Deposit",E2)}`) computes what the same formula does outside an array, so it is
+ * compiled as one; any other array formula is rejected (the stored values check both kinds).
+ */
+function rangeArray(formula: FormulaInfo): boolean {
+  if (!formula.array) return false;
+  const bare = (formula.text ?? ':').replace(/"(?:[^"]|"")*"/g, '""');
+  return /[:[{]/.test(bare);
 }

@@ -138,7 +138,6 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     expect(byColumn(c.rejectedColumns)).toEqual({
       Approx: 'APPROXIMATE_VLOOKUP',
       Running: 'CROSS_ROW_REFERENCE',
-      Array: 'ARRAY_FORMULA',
       'Non uniform': 'NON_UNIFORM_FORMULA',
       'Array constant': 'UNSUPPORTED_SYNTAX',
       'Per unit': 'ERROR_VALUE',
@@ -153,6 +152,8 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       ['$.rows[*].root', '$xl_num(($e1 := $parent.qty; $e1 < 0 ? $nothing : $sqrt($e1)))'],
       ['$.rows[*].position', '$xl_num($xl_match($parent.item, $xl_arr($$.items_2.item)))'],
       ['$.rows[*].cross_sheet', '$xl_num(($parent.qty * $$.rates_a1))'],
+      // {=B2*C2}: a legacy array formula over its own row computes as the plain formula
+      ['$.rows[*].array', '$xl_num(($parent.qty * $parent.price))'],
       ['$.rows[*].param', '$xl_num(($parent.qty * $$.markup))'],
       ['$.rows[*].root_plus_one', '$xl_num(($parent.root + 1))'],
       ['$.rows[*].shout', '($uppercase($parent.item) & "!")'],
@@ -178,8 +179,8 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     // that is not defined; and a column reading a rejected one
     const links = await convertWorkbook(
       xlsx(
-        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c></row>' +
-          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c></row>',
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c><c r="E1" t="inlineStr"><is><t>Array</t></is></c></row>' +
+          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c></row>',
       ),
       { modelId: 'links' },
     );
@@ -187,6 +188,7 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       Linked: 'CROSS_SHEET_REFERENCE',
       Named: 'UNSUPPORTED_REFERENCE',
       Next: 'DEPENDS_ON_REJECTED',
+      Array: 'ARRAY_FORMULA',
     });
     for (const r of links.rejectedColumns) seen.add(r.reason);
     expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());

@@ -1,0 +1,58 @@
+// Legacy array (Ctrl+Shift+Enter) formulas: one that reads no range computes what the plain formula
+// does, so it compiles (and is checked against its stored values like any other); one that reads a
+// range, an array constant or a table column stays rejected as ARRAY_FORMULA.
+import { describe, expect, it } from 'vitest';
+import { convertWorkbook } from '../../src/sheet/index.js';
+import { cell, xlsxBook } from './helpers.js';
+
+const { text, num, row } = cell;
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const arrayCell = (ref: string, f: string, v: string | number): string =>
+  typeof v === 'string'
+    ? `<c r="${ref}" t="str"><f t="array" ref="${ref}">${esc(f)}</f><v>${esc(v)}</v></c>`
+    : `<c r="${ref}"><f t="array" ref="${ref}">${esc(f)}</f><v>${v}</v></c>`;
+
+function book(formula: (r: number) => string, values: (string | number)[]): Uint8Array {
+  const rows = [row(1, text('A1', 'amount'), text('B1', 'kind'))];
+  [3000, 12, 7].forEach((a, i) => {
+    const r = i + 2;
+    rows.push(row(r, num(`A${r}`, a), arrayCell(`B${r}`, formula(r), values[i]!)));
+  });
+  return xlsxBook([{ name: 'Sheet1', rows: rows.join('') }]);
+}
+
+describe('legacy array formulas', () => {
+  it('compiles one that reads only its own row, and checks its stored values', async () => {
+    const c = await convertWorkbook(
+      book((r) => `IF(A${r}=3000,"Deposit",IF(A${r}>10,"big","small"))`, ['Deposit', 'big', 'small']),
+      { modelId: 'arr' },
+    );
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.report.verifiedCells).toBe(3);
+  });
+
+  it('still checks them: a stored value the formula does not give is VALUE_MISMATCH', async () => {
+    const c = await convertWorkbook(
+      book((r) => `IF(A${r}=3000,"Deposit",IF(A${r}>10,"big","small"))`, ['Deposit', 'big', 'big']),
+      { modelId: 'arr' },
+    );
+    expect(c.rejectedColumns.map((r) => r.reason)).toEqual(['VALUE_MISMATCH']);
+  });
+
+  it.each([
+    ['a range', (r: number) => `SUM(IF($A$2:$A$4>A${r},1,0))`, 'ARRAY_FORMULA'],
+    // the parser refuses array constants before the array check is reached
+    ['an array constant', (r: number) => `SUM(A${r}*{1,2})`, 'UNSUPPORTED_SYNTAX'],
+  ])('rejects one that reads %s', async (_what, f, reason) => {
+    const c = await convertWorkbook(book(f, [0, 1, 2]), { modelId: 'arr' });
+    expect(c.rejectedColumns.map((r) => r.reason)).toEqual([reason]);
+  });
+
+  it('a colon inside a text literal is not a range', async () => {
+    const c = await convertWorkbook(
+      book((r) => `"at: "&A${r}`, ['at: 3000', 'at: 12', 'at: 7']),
+      { modelId: 'arr' },
+    );
+    expect(c.rejectedColumns).toEqual([]);
+  });
+});
