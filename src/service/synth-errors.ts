@@ -2,6 +2,8 @@
  * The synth service's error type. `code` is stable and maps to an HTTP status (the Service) or an
  * MCP error result (the tools); `details` carries structured extras such as a validation report.
  */
+import { ERROR_CATALOGUE } from '../errors/catalogue.js';
+
 export type SynthServiceErrorCode =
   | 'BAD_REQUEST' // malformed arguments (count, seed, offset, format...)
   | 'MODEL_INVALID' // the model text does not parse, load or validate
@@ -15,20 +17,6 @@ export type SynthServiceErrorCode =
   | 'CONFIG' // a malformed setting (allowlists file, ...)
   | 'INTERNAL'; // a fault of ours; the message is generic, the detail is in the server log
 
-const STATUS: Record<SynthServiceErrorCode, number> = {
-  BAD_REQUEST: 400,
-  MODEL_INVALID: 400,
-  MODEL_NOT_FOUND: 404,
-  GENERATION_NOT_FOUND: 404,
-  COMPONENT_NOT_FOUND: 404,
-  TOO_LARGE: 413,
-  BUSY: 503,
-  CANCELLED: 499,
-  GENERATION_FAILED: 422,
-  CONFIG: 500,
-  INTERNAL: 500,
-};
-
 export class SynthServiceError extends Error {
   readonly code: SynthServiceErrorCode;
   readonly details: Record<string, unknown>;
@@ -40,8 +28,8 @@ export class SynthServiceError extends Error {
     this.details = details;
   }
 
-  /** The HTTP status the Service answers with. */
+  /** The HTTP status the Service answers with: the product's one catalogue decides it. */
   get status(): number {
-    return STATUS[this.code];
+    return ERROR_CATALOGUE[this.code].status;
   }
 }

@@ -313,7 +313,7 @@ describe('model text reads no file the operator did not allowlist', () => {
         url: '/v1/models',
         payload: { modelText: flat('secret.csv') },
       });
-      expect(r.statusCode).toBe(400);
+      expect(r.statusCode).toBe(422);
       expect(r.json().error).toMatchObject({ code: 'MODEL_INVALID' });
       expect(r.json().error.message).toContain('MODELWORKS_SYNTH_FLATFILE_PATH_ALLOWLIST');
     } finally {

@@ -80,7 +80,7 @@ describe('modelworks synth serve --edition free', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ modelText: PRO }),
     });
-    expect(pro.status).toBe(400);
+    expect(pro.status).toBe(422);
     expect(((await pro.json()) as Json).error.code).toBe('MODEL_INVALID');
     const plain = await fetch(`${service.url}/v1/models`, {
       method: 'POST',

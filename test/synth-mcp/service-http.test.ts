@@ -115,7 +115,7 @@ describe('synth Service HTTP app', () => {
       url: '/v1/models',
       payload: { modelText: 'dataset.root = A\nA = Nope()\n' },
     });
-    expect(bad.statusCode).toBe(400);
+    expect(bad.statusCode).toBe(422);
     expect(bad.json().error.code).toBe('MODEL_INVALID');
     expect(bad.json().error.validation).toMatchObject({ valid: false });
     const invalid = await a.inject({
@@ -271,7 +271,7 @@ describe('synth Service HTTP app', () => {
     );
     const codes = replies.map((r) => r.statusCode);
     expect(codes.filter((c) => c === 200).length).toBeGreaterThanOrEqual(2);
-    const busy = replies.filter((r) => r.statusCode === 503);
+    const busy = replies.filter((r) => r.statusCode === 429);
     expect(busy.length).toBeGreaterThanOrEqual(1);
     expect(busy[0]!.json().error.code).toBe('BUSY');
   });

@@ -57,7 +57,7 @@ describe.skipIf(!existsSync('/proc/self/status'))('the widest row, on real serve
     const before = peakOf(service.child.pid!);
     for (const modelText of [WIDEST, WIDE]) {
       const r = await post('/v1/models', { modelText });
-      expect(r.status).toBe(400);
+      expect(r.status).toBe(422);
       expect(r.body.error.code).toBe('MODEL_INVALID');
       expect(r.body.error.message).toContain('MODELWORKS_SYNTH_MAX_COLUMNS');
     }
