@@ -5,9 +5,11 @@
  * is built past the cap); paging within a character budget; and a least-recently-used cache
  * bounded both in generations and in bytes held.
  */
+import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { SynthRun } from '../synth/index.js';
 import { type SeedSource, SynthError, renderRow } from '../synth/index.js';
+import { PARALLEL_MIN_ROWS, RowPool, planParallel } from '../synth-io/parallel/index.js';
 import { SynthServiceError } from './synth-errors.js';
 
 /** Row-oriented formats: each row's text stands alone, so any page concatenates to the whole. */
@@ -69,6 +71,23 @@ export interface ProduceRequest {
   /** Name of the setting that holds `maxBytes`, for the error message. */
   maxBytesSetting: string;
   signal?: AbortSignal;
+  /** Worker threads for this generation (default: MODELWORKS_SYNTH_WORKERS); never changes the bytes. */
+  workers?: number;
+}
+
+/** Setting: worker threads one generation may use (default: the cores available). */
+export const WORKERS_SETTING = 'MODELWORKS_SYNTH_WORKERS';
+
+/**
+ * Worker threads from MODELWORKS_SYNTH_WORKERS: 1 to 256, unset or blank for the cores available.
+ * @throws Error naming the setting when it is malformed
+ */
+export function workersFromEnv(env: NodeJS.ProcessEnv): number {
+  const text = env[WORKERS_SETTING]?.trim();
+  if (text === undefined || text === '') return availableParallelism();
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 256)
+    throw new Error(`${WORKERS_SETTING} must be a whole number from 1 to 256 (got '${text}')`);
+  return Number(text);
 }
 
 const sizeError = (
@@ -137,10 +156,27 @@ export async function produceGeneration(req: ProduceRequest): Promise<Generation
     chunks.push(Buffer.from(part, 'utf8'));
     bytes += partBytes;
   };
+  /** Adds one batch rendered elsewhere; false (nothing added) when it would pass the cap. */
+  const addBatch = (text: Uint8Array, rowBytes: Uint32Array): boolean => {
+    if (bytes + text.length > req.maxBytes) return false;
+    let end = bytes;
+    for (let i = 0; i < rowBytes.length; i++) offsets[row + 1 + i] = end += rowBytes[i]!;
+    chunkStarts.push(bytes);
+    chunks.push(Buffer.from(text.buffer, text.byteOffset, text.length));
+    bytes += text.length;
+    row += rowBytes.length;
+    return true;
+  };
   try {
     const warmup = Math.min(count, WARMUP_ROWS);
     let projected = warmup === 0 || warmup === count;
+    let parallelTried = false;
     while (row < count) {
+      if (projected && !parallelTried && row >= warmup) {
+        parallelTried = true;
+        await generateParallel(req, () => row, addBatch);
+        if (row >= count) break;
+      }
       if (row > 0) {
         await yieldToEventLoop();
         checkCancelled(req.signal);
@@ -173,6 +209,39 @@ export async function produceGeneration(req: ProduceRequest): Promise<Generation
     bytes,
     createdAt: new Date().toISOString(),
   };
+}
+
+/**
+ * Rows from the current one on, over worker threads when the model allows it (see
+ * src/synth-io/parallel), handed to `add` batch by batch. It stops, leaving the run's stream at
+ * the first row not added, when a batch would pass the cap or any batch fails: the one-thread
+ * loop then goes on from there and meets the same cap or error at the same row.
+ */
+async function generateParallel(
+  req: ProduceRequest,
+  current: () => number,
+  add: (text: Uint8Array, rowBytes: Uint32Array) => boolean,
+): Promise<void> {
+  const { run, count, format } = req;
+  const workers = req.workers ?? workersFromEnv(process.env);
+  if (workers <= 1 || count - current() < PARALLEL_MIN_ROWS) return;
+  const plan = planParallel(run.prepared, req.seed, format);
+  if (!plan.ok) return;
+  const pool = new RowPool(run.prepared, req.seed, plan, { workers, format, rowBytes: true });
+  let resume = run.random.saveState();
+  try {
+    for await (const batch of pool.batches(current(), count, resume)) {
+      checkCancelled(req.signal);
+      if (!add(batch.text, batch.rowBytes!)) break;
+      resume = batch.end;
+    }
+  } catch (err) {
+    if (err instanceof SynthServiceError) throw err;
+    // a failing row: the one-thread loop reaches it again from the last batch added
+  } finally {
+    run.random.restoreState(resume);
+    await pool.close();
+  }
 }
 
 /** The output between two byte offsets that fall on row boundaries. */

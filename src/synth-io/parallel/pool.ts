@@ -64,6 +64,8 @@ export interface Batch {
   text: Uint8Array;
   rowBytes?: Uint32Array;
   start: Int32Array;
+  /** The stream state after its last row (where the next batch starts). */
+  end: Int32Array;
 }
 
 interface Slot {
@@ -158,7 +160,7 @@ export class RowPool {
   }
 
   /** Renders a batch on this thread from the true state (errors here are the real ones). */
-  private here(from: number, to: number, state: Int32Array): Batch & { end: Int32Array } {
+  private here(from: number, to: number, state: Int32Array): Batch {
     const { format, rowBytes } = this.options;
     const done = renderBatch(this.local, this.names, format, from, to, state, rowBytes ?? false);
     return { from, to, start: state, ...done };
@@ -194,7 +196,7 @@ export class RowPool {
       const entry = inflight.get(at);
       inflight.delete(at);
       const reply = entry && (await entry.reply);
-      let batch: Batch & { end: Int32Array };
+      let batch: Batch;
       if (entry && reply && !('error' in reply) && sameState(entry.state, verified))
         batch = { from: at, to: entry.to, start: verified, ...reply };
       else {

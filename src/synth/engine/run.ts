@@ -32,6 +32,8 @@ export function resolveSeed(
 export class SynthRun {
   readonly graph: Graph;
   readonly dimension: number;
+  /** The loaded model this run generates from (parallel generation builds its workers' runs from it). */
+  readonly prepared: PreparedModel;
   /** The run's one random stream (parallel generation saves and restores its state). */
   readonly random: L64X128MixRandom;
   private readonly row: Row;
@@ -43,6 +45,7 @@ export class SynthRun {
    */
   constructor(model: SynthModel | PreparedModel, seed: bigint, options: LoadOptions = {}) {
     const prepared = model instanceof PreparedModel ? model : prepareModel(model, options);
+    this.prepared = prepared;
     this.random = new L64X128MixRandom(seed);
     this.graph = buildGraph(prepared.model, this.random, {
       edition: prepared.edition,
