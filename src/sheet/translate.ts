@@ -28,11 +28,14 @@ export class FormulaCompiler extends FunctionCompiler {
         return this.named(f, (g) => this.compile(g));
       case 'ref':
         return this.ref(f.ref, f.sheet);
-      case 'range':
+      case 'range': {
+        const own = this.intersection(f);
+        if (own) return this.compile(own);
         throw new Rejection(
           'UNSUPPORTED_REFERENCE',
           `the range ${printFormula(f)} is used as a value; ranges are read only by SUM, AVERAGE, MIN, MAX, COUNT, SUMPRODUCT and VLOOKUP`,
         );
+      }
       case 'unary': {
         const e = this.num(this.compile(f.operand));
         return { code: f.op === '-' ? `-(${e})` : e, type: 'number' };
@@ -44,6 +47,27 @@ export class FormulaCompiler extends FunctionCompiler {
       case 'call':
         return this.call(f.name, f.args);
     }
+  }
+
+  /**
+   * Implicit intersection, as a spreadsheet reads a one-column range where one value is expected
+   * (`=IF(Pmt_Nbr="",…)` with Pmt_Nbr naming B18:B537): the range's cell in the formula's own row.
+   * Only when the range spans every row the formula is in (each row of its table); otherwise the
+   * spreadsheet gives #VALUE! in some row, and the range stays rejected.
+   */
+  private intersection(f: Formula & { kind: 'range' }): Formula | undefined {
+    const { from, to } = f;
+    if (from.col !== to.col || from.row === 0 || to.row === 0) return undefined;
+    const column = this.field.kind === 'column' && this.field.table;
+    const [first, last] = column
+      ? [this.field.table!.firstRow, this.field.table!.lastRow]
+      : [this.field.row, this.field.row];
+    if (from.row > first || to.row < last) return undefined;
+    return {
+      kind: 'ref',
+      sheet: f.sheet,
+      ref: { row: this.field.row, col: from.col, rowAbs: !column, colAbs: true },
+    };
   }
 
   private binary(op: string, l: Compiled, r: Compiled): Compiled {
