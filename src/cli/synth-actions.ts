@@ -12,6 +12,7 @@ import type { Writable } from 'node:stream';
 import type { Edition, LoadOptions, OutputFormat, PreparedModel } from '../synth/index.js';
 import { customComponentDirs, loadAllowlists } from '../service/synth-allowlists.js';
 import { limitsFromEnv } from '../service/synth-settings.js';
+import type { Partition } from '../synth-io/partition.js';
 import { fileLoadOptions } from '../synth-io/index.js';
 import { defaultWorkers, generateChunks } from '../synth-io/parallel/index.js';
 import {
@@ -88,10 +89,14 @@ export interface GrindOptions {
   edition: Edition;
   seed?: bigint;
   modelSeed: boolean;
+  /** --partition k/K: that partition's own stream and rows (synth-worker-grind.ts). */
+  partition?: Partition;
+  /** --to postgres://…/table: write into that table instead (synth-worker-grind.ts). */
+  to?: string;
   count: number;
   header: boolean;
   quiet: boolean;
-  format: OutputFormat;
+  format: OutputFormat | 'parquet';
   output?: string;
   /** A `.properties` formats config (`format.<type>.<locale>`, `address.unitLabels...`). */
   formats?: string;
@@ -129,6 +134,13 @@ async function prepareGrind(
 export async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   const prepared = await prepareGrind(modelPath, opts);
   if (prepared === undefined) return;
+  // issue 26: partitions and sinks (synth-worker-grind.ts)
+  if (opts.partition !== undefined || opts.to !== undefined || opts.format === 'parquet') {
+    const more = await import('./synth-worker-grind.js');
+    if (opts.to !== undefined || opts.format === 'parquet') return more.grindToSink(prepared, opts);
+    const slice = more.partitionSlice(prepared.seedInfo, opts.partition!, opts.count, opts.quiet);
+    [prepared.seedInfo, opts.count] = [slice.seedInfo, slice.count];
+  }
   const { seedInfo } = prepared;
   // rows printed on the terminal itself would tear the bar apart: a bar only when they go elsewhere
   const progress = await rowProgress(opts.count, {

@@ -9,6 +9,7 @@ import type { Edition, OutputFormat } from '../synth/index.js';
 import type { AnalyzeOptions } from './synth-actions.js';
 import { examples } from './help-text.js';
 import { registerSynthServe } from './synth-serve-command.js';
+import { registerSynthQueue } from './synth-worker-command.js';
 import { registerSynthCompare } from './synth-compare-command.js';
 import { registerSynthFit } from './synth-fit-command.js';
 import { editionOption } from './synth-edition.js';
@@ -25,6 +26,15 @@ function parseWorkers(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256)
     throw new InvalidArgumentError('must be a whole number from 1 to 256');
   return Number(value);
+}
+
+/** `k/K` with 1 ≤ k ≤ K ≤ 100,000 (MAX_PARTITIONS of src/synth-io/partition.ts; a test holds them equal). */
+export function parsePartitionOption(value: string): { index: number; count: number } {
+  const m = /^(\d{1,9})\/(\d{1,9})$/.exec(value.trim());
+  const [index, count] = m === null ? [0, 0] : [Number(m[1]), Number(m[2])];
+  if (m === null || index < 1 || index > count || count > 100_000)
+    throw new InvalidArgumentError('must be k/K with 1 <= k <= K <= 100000, e.g. 3/8');
+  return { index, count };
 }
 
 function parseSeed(value: string): bigint {
@@ -55,9 +65,17 @@ export function registerSynthCommands(program: Command): void {
     .option('--header', 'emit the CSV header row dim0,dim1,...', false)
     .option('--quiet', 'no summary or progress on stderr', false)
     .addOption(editionOption())
-    .addOption(new Option('--format <format>', 'output format').choices(GRIND_FORMATS).default('csv'))
+    .addOption(
+      new Option('--format <format>', 'output format').choices([...GRIND_FORMATS, 'parquet']).default('csv'),
+    )
     .option('--output <file>', 'write to a file instead of stdout')
     .option('--formats <file>', 'formats config (.properties: format.<type>.<locale>, address.unitLabels...)')
+    .option(
+      '--partition <k/K>',
+      'generate partition k of K (its own stream; --count is the total)',
+      parsePartitionOption,
+    )
+    .option('--to <url>', 'write into a PostgreSQL table: postgres://[user@]host[:port]/db/[schema.]table')
     .option(
       '--workers <n>',
       'worker threads (default: the cores available); output is the same for any n',
@@ -71,8 +89,10 @@ export function registerSynthCommands(program: Command): void {
           count: number;
           header: boolean;
           quiet: boolean;
-          format: OutputFormat;
+          format: OutputFormat | 'parquet';
           output?: string;
+          partition?: { index: number; count: number };
+          to?: string;
           edition: Edition;
           formats?: string;
           workers?: number;
@@ -190,5 +210,6 @@ export function registerSynthCommands(program: Command): void {
 
   registerSynthCompare(synth);
   registerSynthServe(synth);
+  registerSynthQueue(synth);
   registerSynthFit(synth);
 }

@@ -9,6 +9,8 @@ import { addLogLevelOption } from './serve-command.js';
 import type { ServeOptions } from './synth-serve-action.js';
 import { examples } from './help-text.js';
 import { editionOption } from './synth-edition.js';
+import type { WorkerOptions } from './synth-worker-action.js';
+import { QUEUE_OPTION } from './synth-worker-command.js';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
@@ -45,8 +47,17 @@ export function registerSynthServe(synth: Command): void {
       50,
     )
     .option('--max-queue <n>', 'generations that may wait behind the running one', positiveInt, 16)
-    .addOption(editionOption('full (every component) or free (the Free edition gates, as grind)'));
-  addLogLevelOption(command).action(async (opts: ServeOptions) => {
+    .addOption(editionOption('full (every component) or free (the Free edition gates, as grind)'))
+    .option('--worker', 'run queued partitions (`synth enqueue`) instead of the HTTP Service', false)
+    .option(...QUEUE_OPTION)
+    .option(
+      '--supervise-interval <seconds>',
+      'worker: how often expired jobs are looked for',
+      positiveInt,
+      60,
+    );
+  addLogLevelOption(command).action(async (opts: ServeOptions & WorkerOptions & { worker: boolean }) => {
+    if (opts.worker) return (await import('./synth-worker-action.js')).runSynthWorker(opts);
     // the Service and Fastify are loaded here, so they cost nothing to the other commands' start-up
     const { runSynthServe } = await import('./synth-serve-action.js');
     await runSynthServe(opts);
@@ -56,5 +67,6 @@ export function registerSynthServe(synth: Command): void {
     'modelworks synth serve',
     'modelworks synth serve --port 8085 --token secret --max-queue 4',
     'modelworks synth serve --edition free',
+    'modelworks synth serve --worker --queue postgres://localhost/jobs',
   );
 }

@@ -1,0 +1,111 @@
+/**
+ * The parts of `modelworks synth grind` issue 26 added: `--partition k/K` (that partition's own
+ * stream and rows) and the sinks (`--format parquet --output f`, `--to postgres://…/table`).
+ * synth-actions.ts calls in here; loaded only when one of those options is given.
+ */
+import { performance } from 'node:perf_hooks';
+import type { PreparedModel, resolveSeed } from '../synth/index.js';
+import { SynthError } from '../synth/index.js';
+import { loadAllowlists } from '../service/synth-allowlists.js';
+import { partitionRange, partitionSeed, type Partition } from '../synth-io/partition.js';
+import { SinkError } from '../synth-io/sinks/sink.js';
+import { generateToSink, openTarget, type SinkSpec } from '../synth-io/sinks/target.js';
+import { EXIT, reportFailure } from './cli-errors.js';
+import { rowProgress } from './progress.js';
+import { failureText } from './synth-failure.js';
+import type { GrindOptions } from './synth-actions.js';
+
+type SeedInfo = ReturnType<typeof resolveSeed>;
+
+const PREFIX = 'modelworks synth grind';
+
+function fail(message: string, code: number, err?: unknown): void {
+  reportFailure(PREFIX, message, err);
+  process.exitCode = code;
+}
+
+/** Our sink errors' messages as written; anything else as the synth commands word it. */
+function messageOf(err: unknown, action: string): string {
+  return err instanceof SinkError ? err.message : failureText(err, action);
+}
+
+function announceSeed(seedInfo: SeedInfo, quiet: boolean): void {
+  if (!quiet && seedInfo.seedSource === 'random')
+    process.stderr.write(`Using random seed ${seedInfo.seed}\n`);
+}
+
+/**
+ * A text grind of one partition: the partition's stream seed and its row count. The run seed is
+ * announced here (the derived one would not reproduce the run), so the caller's copy says nothing.
+ */
+export function partitionSlice(
+  seedInfo: SeedInfo,
+  partition: Partition,
+  total: number,
+  quiet: boolean,
+): { seedInfo: SeedInfo; count: number } {
+  announceSeed(seedInfo, quiet);
+  const { start, end } = partitionRange(total, partition);
+  return {
+    seedInfo: { seed: partitionSeed(seedInfo.seed, partition.index), seedSource: 'cli' },
+    count: end - start,
+  };
+}
+
+function sinkSpec(opts: GrindOptions): SinkSpec | string {
+  if (opts.to !== undefined) {
+    if (opts.format !== 'csv') return '--to writes a PostgreSQL table: give it without --format';
+    if (opts.output !== undefined) return 'give --to or --output, not both';
+    return { kind: 'postgres', url: opts.to };
+  }
+  if (opts.output === undefined) return '--format parquet writes a file: give --output <file>';
+  return { kind: 'parquet', path: opts.output };
+}
+
+/** A sink failure's exit: a refused or malformed target is bad input (2), a failed write 1. */
+function sinkExit(err: unknown): number {
+  return err instanceof SinkError && err.code === 'SINK_TARGET' ? EXIT.usage : EXIT.failed;
+}
+
+/** `grind --format parquet --output f` or `grind --to postgres://…/table`. */
+export async function grindToSink(
+  prepared: { prepared: PreparedModel; seedInfo: SeedInfo },
+  opts: GrindOptions,
+): Promise<void> {
+  const spec = sinkSpec(opts);
+  if (typeof spec === 'string') return fail(spec, EXIT.usage);
+  const where = spec.kind === 'postgres' ? 'the table' : spec.path;
+  let open;
+  try {
+    open = openTarget(spec, loadAllowlists(), process.cwd());
+  } catch (err) {
+    return fail(messageOf(err, 'check the target'), EXIT.usage, err);
+  }
+  announceSeed(prepared.seedInfo, opts.quiet);
+  const total = opts.partition ? partitionRange(opts.count, opts.partition) : { start: 0, end: opts.count };
+  const rows = total.end - total.start;
+  const progress = await rowProgress(rows, { enabled: !opts.quiet });
+  const started = performance.now();
+  try {
+    await generateToSink(
+      {
+        prepared: prepared.prepared,
+        seed: prepared.seedInfo.seed,
+        total: opts.count,
+        partition: opts.partition,
+        onProgress: (n) => progress.update(n),
+      },
+      open,
+    );
+  } catch (err) {
+    progress.stop();
+    const message = messageOf(err, `write ${where}`);
+    const exit = err instanceof SynthError ? EXIT.failed : sinkExit(err);
+    return fail(`${message}; nothing was written`, exit, err);
+  }
+  progress.stop();
+  if (!opts.quiet) {
+    const seconds = (performance.now() - started) / 1000;
+    process.stderr.write(`Wrote ${rows} observation(s) to ${where} in ${seconds.toFixed(3)}s\n`);
+  }
+}
