@@ -194,9 +194,10 @@ export function parseFormula(src: string): Formula {
         }
         if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
           return { kind: 'boolean', value: name === 'TRUE' };
-        // _xlfn.SINGLE(x) is how the file stores Excel's implicit intersection `@x`
-        if (name === 'SINGLE' && args.length === 1)
-          return intersect(args[0]!) ?? node({ kind: 'call', name, args });
+        // _xlfn.SINGLE(x) is how the file stores Excel's implicit intersection `@x`. Around an
+        // expression (`SINGLE(IF(Pmt_Nbr="",…))`) it is the expression itself: the compiler reads a
+        // range in a value's place as its own row's cell already, and aggregates take whole ranges
+        if (name === 'SINGLE' && args.length === 1) return intersect(args[0]!) ?? args[0]!;
         return node({ kind: 'call', name, args });
       }
       case 'op':

@@ -55,3 +55,23 @@ describe('implicit intersection', () => {
     expect(c.rejectedColumns[0]!.message).toContain('is used as a value');
   });
 });
+
+describe('SINGLE around an expression', () => {
+  it('is the expression, its ranges read at the own row', async () => {
+    const c = await convertWorkbook(
+      book(() => '_xlfn.SINGLE(IF(Qtys="","",Qtys*2))', [6, 2, 0], NAME),
+      { modelId: 'ii' },
+    );
+    expect(c.rejectedColumns).toEqual([]);
+  });
+
+  it('with an aggregate inside, the aggregate takes the whole range', async () => {
+    const c = await convertWorkbook(
+      book(() => '_xlfn.SINGLE(MAX(Qtys)-Qtys)', [0, 2, 3], NAME),
+      {
+        modelId: 'ii',
+      },
+    );
+    expect(c.rejectedColumns).toEqual([]);
+  });
+});
