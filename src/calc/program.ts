@@ -210,6 +210,7 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     throw new CalcError(
       'SPEC_INVALID',
       `Cyclic dependency detected among nodes: [${graph.cycle.join(', ')}]`,
+      { cycle: [...graph.cycle] },
     );
   }
   const derivedTargets = new Map<string, DerivationNode>();

@@ -7,7 +7,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { parseAddress, WILDCARD, type Path } from './address.js';
 import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from './safe-keys.js';
-import { publicMessage } from './errors.js';
+import { CalcError, publicMessage } from './errors.js';
 import { compileExpression, JSONATA_BUILTINS, RESERVED_BINDINGS } from './expression.js';
 import { safeRegExp, unsupportedRegexIn, UnsupportedRegexError } from './safe-regex.js';
 import { isObject, type JsonObject } from './json.js';
@@ -1047,7 +1047,8 @@ async function checkGraphAndTests(spec: ModelSpec, withTests: boolean, report: R
     model = await compileModel(spec);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e); // CalcError SPEC_INVALID
-    report.error(message.startsWith('Cyclic dependency') ? 'graph' : 'spec', message);
+    const cyclic = e instanceof CalcError && Object.hasOwn(e.details, 'cycle');
+    report.error(cyclic ? 'graph' : 'spec', message);
     return;
   }
   if (!withTests || spec.tests.length === 0) return;

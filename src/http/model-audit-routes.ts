@@ -40,7 +40,7 @@ export function registerAuditRoutes(app: FastifyInstance, calc: CalcService): vo
         if (
           err instanceof CalcError &&
           err.code === 'INVALID_ARGUMENT' &&
-          err.message.startsWith('Invalid ISO')
+          Object.hasOwn(err.details, 'timestamp')
         )
           return sendJson(res, 400, { error: err.message, code: err.code });
         throw err;

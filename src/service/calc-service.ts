@@ -77,7 +77,7 @@ export type {
 function parseTimestamp(text: string): number {
   const t = Date.parse(text);
   if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(t)) {
-    throw new CalcError('INVALID_ARGUMENT', `Invalid ISO-8601 timestamp: ${text}`);
+    throw new CalcError('INVALID_ARGUMENT', `Invalid ISO-8601 timestamp: ${text}`, { timestamp: text });
   }
   return t;
 }

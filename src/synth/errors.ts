@@ -7,14 +7,22 @@ export type SynthErrorCode =
   | 'SYNTH_RUNTIME' // generation failed (e.g. Truncate ran out of attempts)
   | 'SYNTH_LIMIT'; // a row's text passed the budget its caller set (see renderRow)
 
+/**
+ * A finer reason inside a code, for callers that decide on it (the conformance replay skips these
+ * instead of failing): decisions read this, never the message.
+ */
+export type SynthErrorReason = 'not-in-build' | 'file-not-found';
+
 /** The one error type the synth engine throws; `code` is stable, `message` is for people. */
 export class SynthError extends Error {
   readonly code: SynthErrorCode;
+  readonly reason: SynthErrorReason | undefined;
 
-  constructor(code: SynthErrorCode, message: string) {
+  constructor(code: SynthErrorCode, message: string, reason?: SynthErrorReason) {
     super(message);
     this.name = 'SynthError';
     this.code = code;
+    this.reason = reason;
   }
 }
 

@@ -7,7 +7,7 @@
  * prefix. Every check runs before any read.
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { SynthError } from '../errors.js';
+import { SynthError, type SynthErrorReason } from '../errors.js';
 import type { FilePort } from './ports.js';
 
 /** The env variable a user sets to allow more absolute paths (named in refusals). */
@@ -30,8 +30,8 @@ export function isInside(path: string, dir: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
 }
 
-function refuse(what: string, message: string): never {
-  throw new SynthError('SYNTH_LOAD', `${what}: ${message}`);
+function refuse(what: string, message: string, reason?: SynthErrorReason): never {
+  throw new SynthError('SYNTH_LOAD', `${what}: ${message}`, reason);
 }
 
 function realDirs(files: FilePort, dirs: readonly string[]): string[] {
@@ -67,7 +67,7 @@ export function resolveModelFile(
     if (!scope.allowlist.some((p) => isAbsolute(p) && isInside(lexical, resolve(p))))
       refuse(what, `absolute path "${written}" is outside every prefix in ${FLATFILE_SETTING}`);
     const real = scope.files.realpath(lexical);
-    if (real === undefined) refuse(what, `file not found: ${written}`);
+    if (real === undefined) refuse(what, `file not found: ${written}`, 'file-not-found');
     if (!allowed.some((p) => isInside(real, p)))
       refuse(
         what,
@@ -103,7 +103,7 @@ export function resolveModelFile(
       what,
       `relative path "${written}" climbs out of the model's folder and the working directory; use an absolute path listed in ${FLATFILE_SETTING}`,
     );
-  return refuse(what, `file not found: ${written} (looked in ${bases.join(', ')})`);
+  return refuse(what, `file not found: ${written} (looked in ${bases.join(', ')})`, 'file-not-found');
 }
 
 /**

@@ -81,7 +81,7 @@ function corpusPort(
     readText(path: string): string {
       const r = rel(path) ?? '';
       const s = source(r);
-      if (s === undefined) throw new SynthError('SYNTH_LOAD', `file not found: ${path}`);
+      if (s === undefined) throw new SynthError('SYNTH_LOAD', `file not found: ${path}`, 'file-not-found');
       if (s.standIn) used.add(r);
       return s.text;
     },
@@ -186,7 +186,7 @@ function replayOne(
       return { output, model, status: 'skipped', reason: `needs Pro: ${err.message}` };
     if (isNotInBuild(err)) return { output, model, status: 'skipped', reason: (err as Error).message };
     // A table neither the corpus, the original tables nor the stand-ins hold: nothing to compare.
-    if (err instanceof SynthError && /: file not found: /.test(err.message))
+    if (err instanceof SynthError && err.reason === 'file-not-found')
       return { output, model, status: 'skipped', reason: `missing table: ${err.message}` };
     return { output, model, status: 'failed', reason: (err as Error).message };
   }

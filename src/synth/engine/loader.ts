@@ -66,12 +66,12 @@ export interface GraphOptions {
   readonly limits?: SynthLimits;
 }
 
-/** The phrase marking a load error about a feature this build lacks (not a model mistake). */
+/** The wording of a load error about a feature this build lacks (not a model mistake). */
 const NOT_IN_BUILD = 'is not implemented in this build';
 
 /** True when the error says the model needs something this build does not have yet. */
 export function isNotInBuild(err: unknown): boolean {
-  return err instanceof SynthError && err.code === 'SYNTH_LOAD' && err.message.includes(NOT_IN_BUILD);
+  return err instanceof SynthError && err.code === 'SYNTH_LOAD' && err.reason === 'not-in-build';
 }
 
 /**
@@ -125,12 +125,9 @@ export function checkLoad(
           `Import "${node.name}" was not resolved (imports are inlined before loading)`,
         );
       if (PRO_COMPONENTS.has(node.type) || node.type.includes('.')) {
-        throw new SynthError(
-          free ? 'SYNTH_LICENSE' : 'SYNTH_LOAD',
-          free
-            ? `${node.type} ("${node.name}") needs the Pro edition`
-            : `${node.type} ("${node.name}") ${NOT_IN_BUILD}`,
-        );
+        if (free)
+          throw new SynthError('SYNTH_LICENSE', `${node.type} ("${node.name}") needs the Pro edition`);
+        throw new SynthError('SYNTH_LOAD', `${node.type} ("${node.name}") ${NOT_IN_BUILD}`, 'not-in-build');
       }
       const hint = nearest(
         node.type,
