@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { customComponentDirs, loadAllowlists } from '../service/synth-allowlists.js';
 import { limitsFromEnv } from '../service/synth-settings.js';
 import { fileLoadOptions } from '../synth-io/index.js';
-import { SynthRun, loadSynthModel, parseModel, resolveSeed } from '../synth/index.js';
+import { type Edition, SynthRun, loadSynthModel, parseModel, resolveSeed } from '../synth/index.js';
 import {
   CompareError,
   compareTables,
@@ -16,10 +16,16 @@ import {
   renderReport,
 } from '../synth/compare/index.js';
 import { EXIT, reportFailure } from './cli-errors.js';
-import type { CompareCliOptions } from './synth-compare-command.js';
 import { failureText, inputFailureExit } from './synth-failure.js';
 
 const PREFIX = 'modelworks synth compare';
+
+export interface CompareCliOptions {
+  seed?: bigint;
+  json: boolean;
+  header: 'auto' | 'yes' | 'no';
+  edition: Edition;
+}
 
 function fail(message: string, code: number, err?: unknown): void {
   reportFailure(PREFIX, message, err);

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import type { Edition } from '../synth/index.js';
+import type { CompareCliOptions } from './synth-compare-action.js';
 import { examples } from './help-text.js';
 import { editionOption } from './synth-edition.js';
 
@@ -14,13 +14,6 @@ function parseSeed(value: string): bigint {
   const seed = BigInt(value);
   if (seed < -(1n << 63n) || seed >= 1n << 64n) throw new InvalidArgumentError('must fit in 64 bits');
   return BigInt.asIntN(64, seed);
-}
-
-export interface CompareCliOptions {
-  seed?: bigint;
-  json: boolean;
-  header: 'auto' | 'yes' | 'no';
-  edition: Edition;
 }
 
 export function registerSynthCompare(synth: Command): void {

@@ -12,6 +12,7 @@ import { embeddedMaxBytesFromEnv, SynthService } from '../service/synth-service.
 import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, cacheBudget, limitsFromEnv } from '../service/synth-settings.js';
 import type { Edition } from '../synth/index.js';
 import type { ResourceProvider } from './resource-provider.js';
+import { compareSampleTool } from './compare-tool.js';
 import { synthResources } from './synth-resources.js';
 import { type SynthGenerateMode, synthTools } from './synth-tools.js';
 import type { ToolDefinition } from './tool.js';
@@ -91,7 +92,7 @@ export function synthMcpGroup(
   });
   const remote = new SynthServiceClient({ baseUrl, ...(token ? { token } : {}) });
   return {
-    tools: synthTools({ service, mode, remote, log }),
+    tools: [...synthTools({ service, mode, remote, log }), compareSampleTool(service, log)],
     resources: synthResources(),
     mode,
     describe: `${mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded'}${edition === 'free' ? ', Free edition' : ''}`,
