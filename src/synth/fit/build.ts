@@ -4,6 +4,7 @@
  * column back at its place in the sample.
  */
 import type { ModelNode, SynthModel } from '../model/types.js';
+import { MAX_DECIMALS } from './columns.js';
 import type { ColumnPlan } from './plan.js';
 import { categoricalNode, constantNode, input, marginalNode, node, num, param } from './nodes.js';
 
@@ -12,6 +13,12 @@ export const RESERVED = new Set(['Dependence', 'Bounded', 'Rounding', 'Integers'
 
 function identityLabels(labels: readonly string[]): boolean {
   return labels.every((l, i) => l === String(i));
+}
+
+/** Empirical items are already at the sample's precision; other continuous draws are rounded to it. */
+function needsRounding(p: ColumnPlan): boolean {
+  const m = p.marginal;
+  return m !== undefined && !m.integer && m.family !== 'Empirical' && p.col.decimals < MAX_DECIMALS;
 }
 
 function roundExpr(at: number, decimals: number, inner = `x[${at}]`): string {
@@ -48,8 +55,8 @@ function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
     cur = `${s}_bounds`;
   }
   const affine = m.affine ? `(${param(m.affine.offset)} + ${param(m.affine.width)} * x[0])` : undefined;
-  if (!m.integer && (affine || p.col.decimals < 6)) {
-    const expr = p.col.decimals < 6 ? roundExpr(0, p.col.decimals, affine) : `y[0] = ${affine}`;
+  if (!m.integer && (affine || needsRounding(p))) {
+    const expr = needsRounding(p) ? roundExpr(0, p.col.decimals, affine) : `y[0] = ${affine}`;
     nodes.push(node('Calculate', `${s}_round`, { expression: expr }, [input(cur)]));
     cur = `${s}_round`;
   } else if (affine) {
@@ -84,6 +91,16 @@ function dateChain(nodes: ModelNode[], p: ColumnPlan): string {
   return `${p.safe}_date`;
 }
 
+/**
+ * Text keys that copy nothing: the catalogue has no free-pattern string generator, so a MAC
+ * address under a locally administered prefix (02:00:00) gives distinct, clearly synthetic text.
+ */
+function opaqueText(nodes: ModelNode[], safe: string): string {
+  nodes.push(node('Constant', `${safe}_prefix`, { value: '02:00:00', type: 'string' }));
+  nodes.push(node('MACAddress', `${safe}_key`, {}, [input(`${safe}_prefix`)]));
+  return `${safe}_key`;
+}
+
 /** One column outside the copula, as a chain ending in a one-column node; returns its name. */
 function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
   let cur: string;
@@ -91,16 +108,14 @@ function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
   if (c.kind === 'continuous' || c.kind === 'integer') cur = numericChain(nodes, p);
   else if (c.kind === 'categorical' || c.kind === 'boolean') cur = categoricalChain(nodes, p);
   else if (c.kind === 'date') cur = dateChain(nodes, p);
-  else if (c.kind === 'identifier') {
+  else if (c.kind === 'identifier' && c.values.length > 0) {
     nodes.push(node('Sequence', `${p.safe}_seq`, { start: '1', step: '1' }));
     nodes.push(node('ToInteger', `${p.safe}_id`, {}, [input(`${p.safe}_seq`)]));
     cur = `${p.safe}_id`;
-  } else if (c.kind === 'constant') {
+  } else if (c.kind === 'identifier' || c.kind === 'text') cur = opaqueText(nodes, p.safe);
+  else if (c.kind === 'constant') {
     nodes.push(constantNode(`${p.safe}_value`, c.counts[0]![0]));
     cur = `${p.safe}_value`;
-  } else if (c.kind === 'text') {
-    nodes.push(constantNode(`${p.safe}_text`, 'text'));
-    cur = `${p.safe}_text`;
   } else {
     nodes.push(node('Constant', `${p.safe}_empty`, { value: '', type: 'string' }));
     return `${p.safe}_empty`;
@@ -139,9 +154,7 @@ function copulaBlock(
     cur = name;
   });
   const rounding = plans
-    .map((p, j) =>
-      p.marginal && !p.marginal.integer && p.col.decimals < 6 ? roundExpr(j, p.col.decimals) : '',
-    )
+    .map((p, j) => (needsRounding(p) ? roundExpr(j, p.col.decimals) : ''))
     .filter((e) => e !== '');
   if (rounding.length > 0) {
     nodes.push(node('Calculate', 'Rounding', { expression: rounding.join('; ') }, [input(cur)]));

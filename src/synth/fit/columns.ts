@@ -21,6 +21,9 @@ export interface TypedColumn {
   kind: ColumnKind;
   /** Non-missing cells, as text. */
   cells: string[];
+  /** Row of each non-missing cell. */
+  rowsOf: number[];
+  rowCount: number;
   /** Numeric values of the non-missing cells (numeric kinds only). */
   values: number[];
   missingRate: number;
@@ -49,8 +52,11 @@ export interface TypingOptions {
   maxCategories: number;
 }
 
+/** Most decimal places `fit` rounds to; a column written with more keeps full precision. */
+export const MAX_DECIMALS = 10;
+
 function decimalsOf(text: string): number {
-  if (/[eE]/.test(text)) return 6;
+  if (/[eE]/.test(text)) return MAX_DECIMALS;
   const dot = text.indexOf('.');
   return dot < 0 ? 0 : text.length - dot - 1;
 }
@@ -105,18 +111,33 @@ export function typeColumn(
   options: TypingOptions,
 ): TypedColumn {
   const cells: string[] = [];
-  for (const r of raw) {
+  const rowsOf: number[] = [];
+  raw.forEach((r, i) => {
     const t = r.trim();
-    if (!MISSING.has(t.toLowerCase())) cells.push(t);
-  }
+    if (MISSING.has(t.toLowerCase())) return;
+    cells.push(t);
+    rowsOf.push(i);
+  });
   const missingRate = raw.length === 0 ? 0 : (raw.length - cells.length) / raw.length;
   const counts = countCells(cells);
-  const base = { name, index, cells, missingRate, counts, decimals: 0, values: [] as number[] };
+  const base = {
+    name,
+    index,
+    cells,
+    rowsOf,
+    rowCount: raw.length,
+    missingRate,
+    counts,
+    decimals: 0,
+    values: [] as number[],
+  };
   if (cells.length === 0) return { ...base, kind: 'empty' };
   if (counts.length === 1) return { ...base, kind: 'constant' };
   if (cells.every((c) => NUMERIC.test(c))) {
     const kind = numericKind(cells, counts);
-    const decimals = kind === 'continuous' ? Math.min(6, Math.max(...cells.map(decimalsOf))) : 0;
+    // the median count, as written: a few cells with binary-float noise do not set the precision
+    const places = kind === 'continuous' ? cells.map(decimalsOf).sort((a, b) => a - b) : [0];
+    const decimals = Math.min(MAX_DECIMALS, places[Math.floor(places.length / 2)]!);
     return { ...base, kind, decimals, values: cells.map(Number) };
   }
   return { ...base, kind: textKind(cells, counts, options) };

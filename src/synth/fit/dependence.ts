@@ -7,9 +7,17 @@ import { sampleCorrelation } from 'simple-statistics';
 import { cholesky } from '../components/samplers.js';
 import { normalScore } from './continuous.js';
 
-/** Normal scores of codes/values: Φ⁻¹ of the mid-rank of each value's tie group. */
-export function normalScores(values: readonly number[]): Float64Array {
+/**
+ * Normal scores of codes/values: Φ⁻¹ of the mid-rank of each value's tie group, placed at their
+ * rows (`rows[i]` is the row of `values[i]`); rows without a value stay NaN.
+ */
+export function normalScores(
+  values: readonly number[],
+  rows: readonly number[],
+  rowCount: number,
+): Float64Array {
   const n = values.length;
+  const out = new Float64Array(rowCount).fill(NaN);
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => values[a]! - values[b]!);
   const z = new Float64Array(n);
   let i = 0;
@@ -20,10 +28,11 @@ export function normalScores(values: readonly number[]): Float64Array {
     for (let k = i; k <= j; k++) z[order[k]!] = s;
     i = j + 1;
   }
-  return z;
+  values.forEach((_, k) => (out[rows[k]!] = z[k]!));
+  return out;
 }
 
-/** Pearson correlation of each pair of score vectors (0 when one is constant). */
+/** Pearson correlation of each pair of score vectors (0 when one is constant or they never meet). */
 export function scoreCorrelation(scores: readonly Float64Array[]): number[][] {
   const d = scores.length;
   const r: number[][] = Array.from({ length: d }, (_, i) =>
@@ -31,7 +40,17 @@ export function scoreCorrelation(scores: readonly Float64Array[]): number[][] {
   );
   for (let i = 0; i < d; i++)
     for (let j = 0; j < i; j++) {
-      const c = sampleCorrelation(Array.from(scores[i]!), Array.from(scores[j]!));
+      // pairwise complete rows: a column missing a few cells still shows its dependence
+      const a: number[] = [];
+      const b: number[] = [];
+      scores[i]!.forEach((v, k) => {
+        const w = scores[j]![k]!;
+        if (!Number.isNaN(v) && !Number.isNaN(w)) {
+          a.push(v);
+          b.push(w);
+        }
+      });
+      const c = a.length > 2 ? sampleCorrelation(a, b) : NaN;
       r[i]![j] = r[j]![i] = Number.isFinite(c) ? c : 0;
     }
   return r;

@@ -129,7 +129,7 @@ function withDefaults(options: FitOptions): Required<FitOptions> {
 /** Picks the copula's columns and its correlation (after refitting any that lack an inverse CDF). */
 function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence'] & { matrix: number[][] } {
   const candidates = plans.filter(copulaCandidate);
-  const scores = candidates.map((p) => normalScores(p.codes!));
+  const scores = candidates.map((p) => normalScores(p.codes!, p.col.rowsOf, p.col.rowCount));
   const r = scoreCorrelation(scores);
   const chosen: number[] = [];
   candidates.forEach((p, i) => {
@@ -141,7 +141,14 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
     chosen.push(i);
   });
   if (chosen.length < 2) return { columns: [], matrix: [], shrink: 1 };
-  for (const i of chosen) candidates[i]!.inCopula = true;
+  for (const i of chosen) {
+    const p = candidates[i]!;
+    p.inCopula = true;
+    if (p.col.missingRate > 0)
+      p.notes.push(
+        `${(p.col.missingRate * 100).toFixed(1)}% missing cells not reproduced (the column joined the copula)`,
+      );
+  }
   const sub = chosen.map((i) => chosen.map((j) => r[i]![j]!));
   const { matrix, shrink } = copulaMatrix(sub);
   return { columns: chosen.map((i) => candidates[i]!.col.name), matrix, shrink };

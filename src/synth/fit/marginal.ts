@@ -74,11 +74,19 @@ export function empiricalQuantiles(
   points: number,
   round: (v: number) => number,
   integer: boolean,
+  spike: number,
 ): Marginal {
-  const k = Math.min(points, sorted.length);
+  // large samples get more points (one per 20 rows, at most 5000) so no point becomes a spike
+  const k = Math.min(sorted.length, Math.max(points, Math.min(5000, Math.floor(sorted.length / 20))));
+  const ties = new Map<number, number>();
+  for (const v of sorted) ties.set(v, (ties.get(v) ?? 0) + 1);
   const weights = new Map<number, number>();
   for (let i = 0; i < k; i++) {
-    const v = round(quantileOf(sorted, (i + 0.5) / k));
+    const h = (sorted.length - 1) * ((i + 0.5) / k);
+    // a value the sample repeats at least `spike` times is kept as it is (a price, a round
+    // figure): interpolating would smear the spike; any other point is interpolated
+    const at = sorted[Math.round(h)]!;
+    const v = (ties.get(at) ?? 0) >= spike ? at : round(quantileOf(sorted, (i + 0.5) / k));
     weights.set(v, (weights.get(v) ?? 0) + 1);
   }
   const items = [...weights].sort((a, b) => a[0] - b[0]);
@@ -128,6 +136,8 @@ export interface MarginalOptions {
   criterion: Criterion;
   maxCategories: number;
   empiricalPoints: number;
+  /** A value repeated this often is a spike the Empirical fallback keeps exactly. */
+  minCategoryCount: number;
   /** Only families with an inverse CDF (the Copula needs one). */
   quantileOnly: boolean;
 }
@@ -150,7 +160,7 @@ export function fitMarginal(
   const t = tally(values);
   // written at a precision coarse enough to tie values: compare interval by interval
   const h = integer ? 1 : 10 ** -decimals;
-  const grouped = t.length <= Math.min(n / 2, KS_POINTS);
+  const grouped = t.length <= KS_POINTS; // with all values distinct this is the ordinary KS distance
   const continuousKs = (f: FittedFamily): { d: number; p?: number } => {
     if (grouped) return { d: groupedKs(t, n, h, f.cdf) };
     const r = kstest(probe, (x: number) => f.cdf(x), { sorted: true }) as {
@@ -174,11 +184,11 @@ export function fitMarginal(
       const m = accept(fits, n, options.criterion, ks, limit, true);
       if (m) return m;
     }
-    return empiricalQuantiles(asArray, options.empiricalPoints, Math.round, true);
+    return empiricalQuantiles(asArray, options.empiricalPoints, Math.round, true, options.minCategoryCount);
   }
   const fits = fitContinuous(values, asArray).filter(keep);
   return (
     accept(fits, n, options.criterion, continuousKs, limit, false) ??
-    empiricalQuantiles(asArray, options.empiricalPoints, round, false)
+    empiricalQuantiles(asArray, options.empiricalPoints, round, false, options.minCategoryCount)
   );
 }

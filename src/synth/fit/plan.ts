@@ -111,7 +111,11 @@ export function planColumn(col: TypedColumn, safe: string, options: PlanOptions)
         col,
         safe,
         inCopula: false,
-        notes: ['identifier: generated as a running number, no sample value copied'],
+        notes: [
+          col.values.length > 0
+            ? 'identifier: generated as a running number, no sample value copied'
+            : 'identifier: generated as opaque text keys, no sample value copied',
+        ],
       };
     case 'text':
       return {
@@ -136,5 +140,12 @@ export function planColumn(col: TypedColumn, safe: string, options: PlanOptions)
 
 /** Whether a plan's column may join the copula (a full column with an inverse-CDF marginal). */
 export function copulaCandidate(plan: ColumnPlan): boolean {
-  return plan.col.missingRate === 0 && plan.codes !== undefined;
+  return plan.col.missingRate <= IMPUTE_LIMIT && plan.codes !== undefined;
 }
+
+/**
+ * A column missing at most this share of its cells joins the copula and is written complete (the
+ * engine cannot blank one column of a copula row); above it, it keeps its missing cells but
+ * leaves the copula.
+ */
+export const IMPUTE_LIMIT = 0.05;
