@@ -46,4 +46,57 @@ describe('compare finds what was changed in a sample', () => {
     expect(kinds(report, 'high')).toContain('distribution:dim2');
     expect(report.highCount).toBeGreaterThan(0);
   });
+
+  it('a missing category: a coverage finding naming it', () => {
+    // dim0 is the channel (0 chat, 1 email, 2 phone at 10 %): phone calls become chats
+    const noPhone: Table = {
+      header: own.header,
+      rows: own.rows.map((r) => r.map((c, i) => (i === 0 && c === '2' ? '0' : c))),
+    };
+    const report = compareTables(noPhone, generated);
+    const coverage = report.findings.find((f) => f.kind === 'coverage' && f.column === 'dim0');
+    expect(coverage?.severity).toBe('high');
+    expect(coverage?.message).toContain('"2"');
+    expect(report.columns[0]!.categories?.missingInSample).toEqual(['2']);
+  });
+
+  it('a broken correlation: a correlation finding on that pair', () => {
+    // dim5 is dim4 times (1 + U): shuffling dim5 alone breaks their rank correlation
+    const seed = 20;
+    const random = mulberry32(seed);
+    const order = own.rows.map((_, i) => i).sort(() => random() - 0.5);
+    const broken: Table = {
+      header: own.header,
+      rows: own.rows.map((r, k) => r.map((c, i) => (i === 5 ? own.rows[order[k]!]![5]! : c))),
+    };
+    const report = compareTables(broken, generated);
+    const high = report.findings.filter((f) => f.severity === 'high' && f.kind === 'correlation');
+    expect(high.map((f) => f.message).join('\n'), `shuffle seed ${seed}`).toContain('dim4 and dim5');
+  });
+
+  it('copied identifiers: an identifier finding on that column', () => {
+    // 40 of the output's wait times (doubles, all distinct) copied into the sample
+    const copied: Table = {
+      header: own.header,
+      rows: own.rows.map((r, k) => r.map((c, i) => (i === 2 && k % 25 === 0 ? generated.rows[k]![2]! : c))),
+    };
+    const report = compareTables(copied, generated);
+    const id = report.findings.find((f) => f.kind === 'identifier' && f.column === 'dim2');
+    expect(id?.severity).toBe('high');
+    expect(id?.message).toMatch(/^40 value\(s\) unique in the sample appear verbatim/);
+    // and nothing of the kind on the untouched sample
+    expect(compareTables(own, generated).findings.filter((f) => f.kind === 'identifier')).toEqual([]);
+  });
 });
+
+/** A small seeded generator for the shuffles (printed on failure through the test's message). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
