@@ -17,7 +17,11 @@ import type { RequestLimiter } from '../mcp/http-rate-limit.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
-import { effectSettingsFromEnv, startEffects, type EffectSettings } from '../service/effects/index.js';
+import {
+  effectSettingsFromEnv,
+  startEffectExecutors,
+  type EffectSettings,
+} from '../service/effects/index.js';
 import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
 import { describeAliases, withSeedAliases } from '../mcp/synth-env-aliases.js';
 import type { Edition } from '../synth/index.js';
@@ -169,8 +173,9 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   }
   const calc = opened.calc;
   // embedded mode runs server effects itself (remote mode: the server it calls runs them)
-  const effects =
-    calc instanceof CalcService ? startEffects(calc, effectSettings, warnings(logger)) : undefined;
+  const started =
+    calc instanceof CalcService ? startEffectExecutors(calc, effectSettings, warnings(logger)) : undefined;
+  const effects = started?.runner;
   if (metrics && effects) {
     const counted = metrics;
     effects.onSettled((s) => counted.effectSettled(s.executor, s.phase));
@@ -180,8 +185,8 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     warnings(logger),
   );
   const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
-  const make = () =>
-    createMcpServer({
+  const make = () => {
+    const server = createMcpServer({
       calc,
       guidanceTopics,
       groups,
@@ -189,6 +194,9 @@ export async function runMcp(opts: McpOptions): Promise<void> {
       extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
       ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
     });
+    started?.llm.attach(server); // llm effects ask this connection's client if it samples
+    return server;
+  };
   if (!http) {
     // on stderr like every log line: stdout carries protocol messages only
     logger.info({ transport: 'stdio' }, `MCP over stdio (${modeLine})`);

@@ -6,6 +6,8 @@ import { SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
 import type { CalcAuthoringApi, CalcModelApi } from '../service/calc-api.js';
 import { domainGuidance } from '../service/guidance/catalog.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
+import { CalcService } from '../service/calc-service.js';
+import { pendingEffects } from '../service/effects/pending.js';
 import { okResult } from './results.js';
 import {
   DESTRUCTIVE,
@@ -35,6 +37,18 @@ const expectedRevision = {
   description:
     'Write only if the model is still at this revision (get_model_info), else Version conflict {expected, actual}',
 };
+/**
+ * get_model_info: the model's info and, beside it (the state document keeps its shape), the effect
+ * runs not settled yet (issue 23) — only when there are some, and only where this process sees the
+ * store (embedded mode).
+ */
+async function withPendingEffects(service: CalcModelApi, id: string): Promise<object> {
+  const info = await service.getModelInfo(id);
+  if (!(service instanceof CalcService)) return info;
+  const pending = await pendingEffects(service.store, id);
+  return pending.length > 0 ? { ...info, pendingEffects: pending } : info;
+}
+
 /** The optional expectedRevision argument, passed on when given: the service checks it. */
 const revisionOf = (a: Record<string, unknown>): { expectedRevision?: number } =>
   a.expectedRevision === undefined ? {} : { expectedRevision: a.expectedRevision as number };
@@ -114,7 +128,7 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       inputSchema: input({ id }, ['id']),
       outputSchema: MODEL_STATUS,
       annotations: READ,
-      run: async (a) => okResult(await service.getModelInfo(str(a.id))),
+      run: async (a) => okResult(await withPendingEffects(service, str(a.id))),
     },
     {
       name: 'get_spec',

@@ -67,9 +67,17 @@ export interface EffectRunnerOptions {
 /** Expired runs taken over per tick. */
 const REDRIVE_BATCH = 50;
 
+/** Each store's runs: one set per store object, so `pendingEffects` sees the memory store's too. */
+const leasesByStore = new WeakMap<Store, EffectLeases>();
+
 /** The store's own effect runs, or rows in this process for a store that keeps none (memory). */
 export function effectLeasesOf(store: Store): EffectLeases {
-  return hasEffectLeases(store) ? store.effectLeases() : new MemoryEffectLeases();
+  let leases = leasesByStore.get(store);
+  if (!leases) {
+    leases = hasEffectLeases(store) ? store.effectLeases() : new MemoryEffectLeases();
+    leasesByStore.set(store, leases);
+  }
+  return leases;
 }
 
 /** A run's slot: one per effect and status path (the guard's unit); a fresh one without a status. */
@@ -305,6 +313,7 @@ export class EffectRunner {
     const waiting = new AbortController();
     const onStop = (): void => waiting.abort();
     this.stopping.signal.addEventListener('abort', onStop, { once: true });
+    if (this.stopping.signal.aborted) waiting.abort(); // stopped before this run got here
     let decided: FoldBack | undefined;
     let checks = Promise.resolve();
     const check = (): void => {
