@@ -1,5 +1,5 @@
 /**
- * `synth grind --workers`: the option end to end. A run past the 200,000-row threshold with 2
+ * `synth grind --workers`: the option end to end. A run past the 500,000-row threshold with 2
  * workers writes the file one thread writes; a bad count of workers is a usage error.
  */
 import { spawnSync } from 'node:child_process';
@@ -29,11 +29,11 @@ describe('synth grind --workers', () => {
       'dataset.root = Scores\nRoll = Uniform(1, 7)\nDie = ToInteger(Roll, mode="floor")\n' +
         'Scores = Redimension(Die, dimension=4)\n',
     );
-    const common = [model, '--count', '210000', '--seed', '9', '--header', '--quiet'];
+    const common = [model, '--count', '510000', '--seed', '9', '--header', '--quiet'];
     expect(grind([...common, '--workers', '1', '--output', join(work, 'one.csv')]).status).toBe(0);
     expect(grind([...common, '--workers', '2', '--output', join(work, 'two.csv')]).status).toBe(0);
     const one = readFileSync(join(work, 'one.csv'));
-    expect(one.length).toBeGreaterThan(210_000 * 8);
+    expect(one.length).toBeGreaterThan(510_000 * 8);
     expect(readFileSync(join(work, 'two.csv')).equals(one)).toBe(true);
   }, 180_000);
 

@@ -21,7 +21,7 @@ Score = Arrange(Total, columns=(0))
 Scores = Redimension(Score, dimension=6)
 `;
 const prepared = prepareModel(parseModel(DICE));
-const ROWS = 240_000; // past the 200,000-row threshold
+const ROWS = 510_000; // past the 500,000-row threshold
 
 function request(workers: number, extra: Partial<ProduceRequest> = {}): ProduceRequest {
   return {

@@ -11,8 +11,8 @@ import { RowPool, planParallel } from './pool.js';
 export { RowPool, planParallel } from './pool.js';
 export type { Batch, ParallelPlan, PoolOptions } from './pool.js';
 
-/** Below this many rows one thread is faster than starting workers. */
-export const PARALLEL_MIN_ROWS = 200_000;
+/** Below this many rows one thread is faster: each worker costs ~0.25 s of CPU to start and warm up. */
+export const PARALLEL_MIN_ROWS = 500_000;
 
 /** The default worker count: the cores this process may use. */
 export function defaultWorkers(): number {
