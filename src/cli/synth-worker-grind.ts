@@ -74,7 +74,8 @@ export async function grindToSink(
 ): Promise<void> {
   const spec = sinkSpec(opts);
   if (typeof spec === 'string') return fail(spec, EXIT.usage);
-  const where = spec.kind === 'postgres' ? 'the table' : spec.path;
+  const where =
+    spec.kind === 'postgres' ? `table ${spec.url.slice(spec.url.lastIndexOf('/') + 1)}` : spec.path;
   let open;
   try {
     open = openTarget(spec, loadAllowlists(), process.cwd());
