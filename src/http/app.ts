@@ -192,7 +192,32 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
+  await registerPlugins(app, apiKey);
+  registerJsonParsers(app);
 
+  // metrics and rate limit (issue 28): ahead of the guards, so refused requests count too
+  const metrics = options.metrics === undefined ? new ServerMetrics() : options.metrics;
+  if (metrics) registerMetrics(app, metrics);
+  if (options.rateLimit)
+    registerRateLimit(app, options.rateLimit, (reply, detail) => {
+      const out = problem(429, detail, { code: 'RATE_LIMITED' });
+      return reply.code(out.status).type(out.contentType).send(out.body);
+    });
+  registerSecurity(app, {
+    apiKey,
+    allowedOrigins: options.allowedOrigins ?? [],
+    bindHost: options.bindHost ?? '127.0.0.1',
+    ...(options.sandbox ? { sessions: (t: string) => options.sandbox?.pairing.sessionNamespace(t) } : {}),
+  });
+  registerNamespaceGuard(app);
+  registerErrorHandlers(app);
+  registerHealthRoutes(app);
+  registerApiRoutes(app, options, metrics, apiKey !== undefined);
+  return app;
+}
+
+/** OpenAPI (with the bearer scheme when a key is set), WebSocket and multipart support. */
+async function registerPlugins(app: FastifyInstance, apiKey: string | undefined): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
@@ -208,9 +233,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(fastifyMultipart);
+}
 
-  // JSON bodies (and RFC 6902 ones, which parse alike) go through Fastify's own parser; a text
-  // jsonTextIsSafe clears spares its value the walk in refuseUnsafeInput
+/**
+ * JSON bodies (and RFC 6902 ones, which parse alike) go through Fastify's own parser; a text
+ * jsonTextIsSafe clears spares its value the walk in refuseUnsafeInput.
+ */
+function registerJsonParsers(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   const parseAndClear: typeof parseJson = (request, text, done) => {
     void parseJson(request, text, (err, value) => {
@@ -222,24 +251,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseAndClear);
   app.addContentTypeParser('application/json-patch+json', { parseAs: 'string' }, parseAndClear);
   app.addHook('preValidation', refuseUnsafeInput);
+}
 
-  // metrics and rate limit (issue 28): ahead of the guards, so refused requests count too
-  const metrics = options.metrics === undefined ? new ServerMetrics() : options.metrics;
-  if (metrics) registerMetrics(app, metrics);
-  if (options.rateLimit)
-    registerRateLimit(app, options.rateLimit, (reply, detail) => {
-      const out = problem(429, detail, { code: 'RATE_LIMITED' });
-      return reply.code(out.status).type(out.contentType).send(out.body);
-    });
-
-  registerSecurity(app, {
-    apiKey,
-    allowedOrigins: options.allowedOrigins ?? [],
-    bindHost: options.bindHost ?? '127.0.0.1',
-    ...(options.sandbox ? { sessions: (t: string) => options.sandbox?.pairing.sessionNamespace(t) } : {}),
-  });
-  registerNamespaceGuard(app);
-
+/** Errors become problem documents with their stable code; only unexpected ones are logged as errors. */
+function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const mapped = errorReplyFor(err);
     if (!mapped) request.log.error({ err }, 'request failed');
@@ -251,7 +266,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const out = problem(404, `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);
     return reply.code(404).type(out.contentType).send(out.body);
   });
+}
 
+function registerHealthRoutes(app: FastifyInstance): void {
   const health = { schema: { tags: ['health'], summary: 'Liveness (no key needed)' } };
   app.get('/health', health, () => ({ status: 'UP' }));
   app.get('/actuator/health', health, () => ({ status: 'UP' }));
@@ -263,10 +280,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const doc = app.swagger() as { paths?: Record<string, unknown> };
     return { ...doc, paths: { ...doc.paths, '/models/{id}/subscribe': { get: SUBSCRIBE_OPERATION } } };
   });
+}
 
+/** The models, simulations, blobs and subscriptions; MCP, the sandbox and share links when configured. */
+function registerApiRoutes(
+  app: FastifyInstance,
+  options: AppOptions,
+  metrics: ServerMetrics | false,
+  keyed: boolean,
+): void {
   registerModelRoutes(app, options.calc);
   registerSimulateRoutes(app, options.calc);
-  registerBlobRoutes(app, options.calc, apiKey !== undefined);
+  registerBlobRoutes(app, options.calc, keyed);
   registerSubscribeRoute(app, options.calc);
   if (options.createMcpServer) {
     const sessions = registerMcpRoute(app, options.createMcpServer, {
@@ -281,5 +306,4 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ...(options.sandbox.sandboxHtml ? { sandboxHtml: options.sandbox.sandboxHtml } : {}),
     });
   if (options.share) registerShareRoutes(app, { runner: options.share.runner });
-  return app;
 }

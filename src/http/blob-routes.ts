@@ -1,9 +1,9 @@
 /** Blob endpoints: multipart upload into the content-addressed store, and downloads as octet streams. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CalcError } from '../calc/index.js';
 import type { CalcService } from '../service/calc-service.js';
 import { MAX_BLOB_BYTES } from '../store/store.js';
-import { sendJson } from './model-routes.js';
+import { sendJson } from './model-route-kit.js';
 import { problem } from './problems.js';
 import { commonErrors, modelErrors, reply } from './schemas.js';
 
@@ -12,6 +12,29 @@ const blobParam = {
   properties: { blobId: { type: 'string', description: 'sha256:<hex>' } },
   required: ['blobId'],
 } as const;
+
+/** The `file` part of a multipart upload (other file parts are drained) and its media type. */
+async function readUpload(req: FastifyRequest): Promise<{ data: Buffer; mediaType: string | undefined }> {
+  if (!req.isMultipart())
+    throw new CalcError('INVALID_ARGUMENT', 'send multipart/form-data with a `file` part');
+  let data: Buffer | undefined;
+  let fileType: string | undefined;
+  let mediaType: string | undefined;
+  for await (const part of req.parts({ limits: { fileSize: MAX_BLOB_BYTES, files: 1, fields: 4 } })) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file') {
+        part.file.resume();
+        continue;
+      }
+      data = await part.toBuffer();
+      fileType = part.mimetype;
+    } else if (part.fieldname === 'mediaType' && typeof part.value === 'string') {
+      mediaType = part.value;
+    }
+  }
+  if (!data) throw new CalcError('INVALID_ARGUMENT', 'the multipart body has no `file` part');
+  return { data, mediaType: mediaType ?? fileType };
+}
 
 export function registerBlobRoutes(app: FastifyInstance, calc: CalcService, keyed: boolean): void {
   const tags = ['blobs'];
@@ -31,25 +54,8 @@ export function registerBlobRoutes(app: FastifyInstance, calc: CalcService, keye
       },
     },
     async (req, res) => {
-      if (!req.isMultipart())
-        throw new CalcError('INVALID_ARGUMENT', 'send multipart/form-data with a `file` part');
-      let data: Buffer | undefined;
-      let fileType: string | undefined;
-      let mediaType: string | undefined;
-      for await (const part of req.parts({ limits: { fileSize: MAX_BLOB_BYTES, files: 1, fields: 4 } })) {
-        if (part.type === 'file') {
-          if (part.fieldname !== 'file') {
-            part.file.resume();
-            continue;
-          }
-          data = await part.toBuffer();
-          fileType = part.mimetype;
-        } else if (part.fieldname === 'mediaType' && typeof part.value === 'string') {
-          mediaType = part.value;
-        }
-      }
-      if (!data) throw new CalcError('INVALID_ARGUMENT', 'the multipart body has no `file` part');
-      return sendJson(res, 201, await calc.uploadBlob(data, mediaType ?? fileType));
+      const { data, mediaType } = await readUpload(req);
+      return sendJson(res, 201, await calc.uploadBlob(data, mediaType));
     },
   );
 

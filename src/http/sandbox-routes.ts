@@ -129,8 +129,13 @@ export function registerNamespaceGuard(app: FastifyInstance): void {
 }
 
 export function registerSandboxRoutes(app: FastifyInstance, deps: SandboxRouteDeps): void {
+  registerPairingRoutes(app, deps.pairing);
+  registerSandboxPages(app, deps);
+}
+
+/** The device-flow pairing: start, poll and peek (the agent's side), approve (the person's). */
+function registerPairingRoutes(app: FastifyInstance, pairing: SandboxRouteDeps['pairing']): void {
   const tags = ['sandbox'];
-  const { pairing } = deps;
 
   app.post(
     '/sandbox/pair',
@@ -207,7 +212,11 @@ export function registerSandboxRoutes(app: FastifyInstance, deps: SandboxRouteDe
       }
     },
   );
+}
 
+/** The approve page and the sandbox page (compressed once, on the first request that finds it built). */
+function registerSandboxPages(app: FastifyInstance, deps: SandboxRouteDeps): void {
+  const tags = ['sandbox'];
   app.get('/sandbox/approve', { schema: { tags, summary: 'The approve page' } }, (_request, reply) =>
     reply
       .header('content-security-policy', pageCsp(APPROVE_SCRIPT_HASH))
@@ -217,7 +226,6 @@ export function registerSandboxRoutes(app: FastifyInstance, deps: SandboxRouteDe
       .send(APPROVE_PAGE),
   );
 
-  // compressed once, on the first request that finds it built
   const sandboxPage = deps.sandboxHtml ? encodedOnce(deps.sandboxHtml) : undefined;
   app.get('/sandbox', { schema: { tags, summary: 'The sandbox page' } }, (request, reply) => {
     let page: EncodedPage | undefined;
