@@ -176,22 +176,16 @@ export async function compareSample(
   };
 }
 
-const REPORT = output(
-  {
-    seed: { type: 'string' },
-    sampleRows: { type: 'integer' },
-    highCount: { type: 'integer' },
-    findings: { type: 'array', items: { type: 'object' } },
-    columns: { type: 'array', items: { type: 'object' } },
-  },
-  ['sampleRows', 'highCount', 'findings'],
-);
+const REPORT = output({ highCount: { type: 'integer' }, findings: { type: 'array' } }, [
+  'highCount',
+  'findings',
+]);
 
 export function compareSampleTool(service: SynthService, log?: (message: string) => void): ToolDefinition {
   return {
     name: 'compare_sample',
     title: 'Compare a sample with a model',
-    description: `Compares sampleCsv (header optional) with the model's output for as many rows and the seed, or with generationId's rows: findings {severity high|medium|low, kind, column, message} on formats, distributions, tails, spikes, categories, copied identifiers, correlations, duplicates. At most ${COMPARE_LIMITS.rows} rows, ${COMPARE_LIMITS.columns} columns.`,
+    description: `sampleCsv vs the model's output (same rows, seed) or generationId's rows. Findings {severity, kind, column, message}: formats, distributions, tails, spikes, categories, copied ids, correlations, duplicates. ≤${COMPARE_LIMITS.rows} rows, ${COMPARE_LIMITS.columns} columns.`,
     inputSchema: input(
       {
         modelText: { type: 'string' },

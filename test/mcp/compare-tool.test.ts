@@ -72,7 +72,7 @@ describe('compare_sample', () => {
     expect(entry).toBeDefined();
     const bytes = JSON.stringify(entry).length;
     console.log(`compare_sample tools/list entry: ${bytes} bytes`);
-    expect(bytes).toBeLessThan(1400);
+    expect(bytes).toBeLessThan(1000);
     expect(tools.map((t) => t.name)).toEqual(
       expect.arrayContaining(['generate', 'read_generation', 'list_components']),
     );
