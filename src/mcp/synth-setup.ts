@@ -13,6 +13,7 @@ import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, cacheBudget, limitsFromEnv } from '.
 import type { Edition } from '../synth/index.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { compareSampleTool } from './compare-tool.js';
+import { fitModelTool } from './fit-tool.js';
 import { synthResources } from './synth-resources.js';
 import { type SynthGenerateMode, synthTools } from './synth-tools.js';
 import type { ToolDefinition } from './tool.js';
@@ -92,7 +93,7 @@ export function synthMcpGroup(
   });
   const remote = new SynthServiceClient({ baseUrl, ...(token ? { token } : {}) });
   return {
-    tools: [...synthTools({ service, mode, remote, log }), compareSampleTool(service, log)],
+    tools: [...synthTools({ service, mode, remote, log }), compareSampleTool(service, log), fitModelTool(service)],
     resources: synthResources(),
     mode,
     describe: `${mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded'}${edition === 'free' ? ', Free edition' : ''}`,
