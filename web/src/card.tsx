@@ -18,26 +18,52 @@ function errorText(r: ToolAnswer): string {
   return r.content?.map((c) => c.text ?? '').join(' ') || 'The server refused the request';
 }
 
-export function Card({
-  initial,
-  backend,
-  embedded = false,
-}: {
-  initial: CardPayload;
-  backend: Backend;
-  embedded?: boolean;
-}) {
-  const [card, setCard] = useState<CardPayload>(initial);
-  const [tab, setTab] = useState(0);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [rejected, setRejected] = useState(() => rejectedFrom(initial.rejectedInputs));
-  const [fullscreen, setFullscreen] = useState(false);
-  const cardRef = useRef(card);
-  cardRef.current = card;
-  const idBase = useId();
+/** A successful answer's state, meta, flags and views on top of the card shown before it. */
+function nextCard(prev: CardPayload, s: Record<string, unknown>, given?: Record<string, Json>): CardPayload {
+  return {
+    ...prev,
+    specHash: String(s.specHash ?? prev.specHash),
+    state: s.state as CardPayload['state'],
+    meta: (s.meta as CardPayload['meta']) ?? {},
+    flags: (s.flags as CardPayload['flags']) ?? [],
+    views: (s.views as CardPayload['views']) ?? prev.views,
+    outputs: s.outputs as CardPayload['outputs'],
+    ...(given ? { given } : {}),
+    ...(s.spec ? { spec: s.spec as CardPayload['spec'] } : {}),
+    ...(s.graph ? { graph: s.graph as CardPayload['graph'] } : {}),
+    ...(typeof s.version === 'string' ? { version: s.version } : {}),
+  };
+}
 
-  const tell = useCallback(
+/** Sends one edit: a stateless card recomputes (resending the spec if the server forgot it), a stored one saves. */
+async function sendEdit(
+  backend: Backend,
+  current: CardPayload,
+  path: string,
+  value: Json,
+): Promise<{ answer: ToolAnswer; given?: Record<string, Json> }> {
+  if (current.mode !== 'stateless') {
+    const answer = await backend.call('valem_card_edit', {
+      id: current.modelId,
+      specHash: current.specHash,
+      mutations: { [path]: value },
+    });
+    return { answer };
+  }
+  const given = { ...(current.given ?? {}), [path]: value };
+  let answer = await backend.call('valem_recompute', { specHash: current.specHash, inputs: given });
+  if (answer.isError && answer.structuredContent?.error === 'spec_unknown')
+    answer = await backend.call('valem_recompute', {
+      specHash: current.specHash,
+      inputs: given,
+      spec: current.spec,
+    });
+  return { answer, given };
+}
+
+/** Tells the assistant the inputs and results on screen. */
+function useTell(backend: Backend) {
+  return useCallback(
     (next: CardPayload) => {
       const inputs =
         next.mode === 'stateless' ? { ...inputsOf(next), ...(next.given ?? {}) } : inputsOf(next);
@@ -49,8 +75,19 @@ export function Card({
     },
     [backend],
   );
+}
 
-  /** Applies a successful answer; returns false for a refusal (shown on the edited field). */
+/** The card's state and its edit loop: an answer becomes the card, a refusal shows on the edited field. */
+function useCardState(initial: CardPayload, backend: Backend) {
+  const [card, setCard] = useState<CardPayload>(initial);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [rejected, setRejected] = useState(() => rejectedFrom(initial.rejectedInputs));
+  const cardRef = useRef(card);
+  cardRef.current = card;
+  const tell = useTell(backend);
+
+  /** Applies a successful answer; returns false for a refusal. */
   const apply = useCallback(
     (
       r: ToolAnswer,
@@ -65,27 +102,11 @@ export function Card({
       }
       if (s.rejected === true) {
         const issues = Array.isArray(s.issues) ? (s.issues as { message?: string }[]) : [];
-        if (path !== undefined)
-          setRejected((old) => ({
-            ...old,
-            [path]: { message: issues.map((i) => i.message).join('; ') || 'rejected', value: value ?? null },
-          }));
+        const message = issues.map((i) => i.message).join('; ') || 'rejected';
+        if (path !== undefined) setRejected((old) => ({ ...old, [path]: { message, value: value ?? null } }));
         return false;
       }
-      const prev = cardRef.current;
-      const next: CardPayload = {
-        ...prev,
-        specHash: String(s.specHash ?? prev.specHash),
-        state: s.state as CardPayload['state'],
-        meta: (s.meta as CardPayload['meta']) ?? {},
-        flags: (s.flags as CardPayload['flags']) ?? [],
-        views: (s.views as CardPayload['views']) ?? prev.views,
-        outputs: s.outputs as CardPayload['outputs'],
-        ...(given ? { given } : {}),
-        ...(s.spec ? { spec: s.spec as CardPayload['spec'] } : {}),
-        ...(s.graph ? { graph: s.graph as CardPayload['graph'] } : {}),
-        ...(typeof s.version === 'string' ? { version: s.version } : {}),
-      };
+      const next = nextCard(cardRef.current, s, given);
       setCard(next);
       setError(null);
       // the next good edit clears every refusal: the fields already show the model's real values
@@ -98,33 +119,91 @@ export function Card({
 
   const commit = useCallback(
     (path: string, value: Json) => {
-      const current = cardRef.current;
       setBusy(true);
-      const run = async (): Promise<void> => {
-        if (current.mode === 'stateless') {
-          const given = { ...(current.given ?? {}), [path]: value };
-          let r = await backend.call('valem_recompute', { specHash: current.specHash, inputs: given });
-          if (r.isError && r.structuredContent?.error === 'spec_unknown')
-            r = await backend.call('valem_recompute', {
-              specHash: current.specHash,
-              inputs: given,
-              spec: current.spec,
-            });
-          apply(r, path, value, given);
-        } else {
-          const r = await backend.call('valem_card_edit', {
-            id: current.modelId,
-            specHash: current.specHash,
-            mutations: { [path]: value },
-          });
-          apply(r, path, value);
-        }
-      };
-      run()
+      sendEdit(backend, cardRef.current, path, value)
+        .then(({ answer, given }) => apply(answer, path, value, given))
         .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)))
         .finally(() => setBusy(false));
     },
     [apply, backend],
+  );
+  return { card, cardRef, busy, error, setError, rejected, apply, commit, tell };
+}
+
+function CardHeader({
+  title,
+  card,
+  backend,
+  busy,
+  embedded,
+  freshness,
+  onShare,
+}: {
+  title: string;
+  card: CardPayload;
+  backend: Backend;
+  busy: boolean;
+  embedded: boolean;
+  freshness: Freshness;
+  onShare: () => void;
+}) {
+  const [fullscreen, setFullscreen] = useState(false);
+  return (
+    <header>
+      <h1>{title}</h1>
+      <div className="actions">
+        {card.mode === 'stored' && <FreshnessBadge freshness={freshness} />}
+        {busy && (
+          <span className="muted" role="status">
+            Computing…
+          </span>
+        )}
+        {card.mode === 'stateless' && card.canShare && backend.openLink && !embedded && (
+          <button type="button" onClick={onShare}>
+            Open in browser
+          </button>
+        )}
+        {backend.toggleFullscreen && (
+          <button
+            type="button"
+            aria-pressed={fullscreen}
+            onClick={() => void backend.toggleFullscreen!().then((m) => setFullscreen(m === 'fullscreen'))}
+          >
+            {fullscreen ? 'Exit full screen' : 'Full screen'}
+          </button>
+        )}
+      </div>
+    </header>
+  );
+}
+
+/** Opens the stateless card as a share link in the browser; false when the model is too large to share. */
+async function openShareLink(backend: Backend, current: CardPayload): Promise<boolean> {
+  const r = await backend.call('valem_recompute', {
+    specHash: current.specHash,
+    inputs: current.given ?? {},
+    spec: current.spec,
+    share: true,
+  });
+  const url = r.structuredContent?.shareUrl;
+  if (typeof url !== 'string' || !backend.openLink) return false;
+  await backend.openLink(url);
+  return true;
+}
+
+export function Card({
+  initial,
+  backend,
+  embedded = false,
+}: {
+  initial: CardPayload;
+  backend: Backend;
+  embedded?: boolean;
+}) {
+  const [tab, setTab] = useState(0);
+  const { card, cardRef, busy, error, setError, rejected, apply, commit, tell } = useCardState(
+    initial,
+    backend,
   );
 
   useEffect(() => {
@@ -144,16 +223,8 @@ export function Card({
   );
 
   const openInBrowser = async (): Promise<void> => {
-    const current = cardRef.current;
-    const r = await backend.call('valem_recompute', {
-      specHash: current.specHash,
-      inputs: current.given ?? {},
-      spec: current.spec,
-      share: true,
-    });
-    const url = r.structuredContent?.shareUrl;
-    if (typeof url === 'string' && backend.openLink) await backend.openLink(url);
-    else setError('This model is too large to share as a link');
+    if (!(await openShareLink(backend, cardRef.current)))
+      setError('This model is too large to share as a link');
   };
 
   const views = card.views;
@@ -169,41 +240,46 @@ export function Card({
     },
     ...(backend.openLink ? { openLink: (url: string) => void backend.openLink!(url) } : {}),
   };
-
   return (
     <main className={`card${embedded ? ' embedded' : ''}`} aria-busy={busy}>
-      <header>
-        <h1>{active?.title ?? card.modelId}</h1>
-        <div className="actions">
-          {card.mode === 'stored' && <FreshnessBadge freshness={freshness} />}
-          {busy && (
-            <span className="muted" role="status">
-              Computing…
-            </span>
-          )}
-          {card.mode === 'stateless' && card.canShare && backend.openLink && !embedded && (
-            <button type="button" onClick={() => void openInBrowser()}>
-              Open in browser
-            </button>
-          )}
-          {backend.toggleFullscreen && (
-            <button
-              type="button"
-              aria-pressed={fullscreen}
-              onClick={() => void backend.toggleFullscreen!().then((m) => setFullscreen(m === 'fullscreen'))}
-            >
-              {fullscreen ? 'Exit full screen' : 'Full screen'}
-            </button>
-          )}
-        </div>
-      </header>
+      <CardHeader
+        title={active?.title ?? card.modelId}
+        card={card}
+        backend={backend}
+        busy={busy}
+        embedded={embedded}
+        freshness={freshness}
+        onShare={() => void openInBrowser()}
+      />
       <FlagList flags={card.flags} />
       {error && (
         <p className="callout error" role="alert">
           {error}
         </p>
       )}
-      {views.length > 1 && (
+      <ViewTabs views={views} tab={tab} setTab={setTab} ctx={ctx} />
+    </main>
+  );
+}
+
+/** Tabs over the top-level views (when there are several) and the active one's components. */
+function ViewTabs({
+  views,
+  tab,
+  setTab,
+  ctx,
+}: {
+  views: CardPayload['views'];
+  tab: number;
+  setTab: (tab: number) => void;
+  ctx: RenderContext;
+}) {
+  const idBase = useId();
+  const active = views[Math.min(tab, views.length - 1)];
+  const tabbed = views.length > 1;
+  return (
+    <>
+      {tabbed && (
         <TabStrip
           labels={views.map((v) => v.title ?? v.viewId)}
           active={tab}
@@ -213,14 +289,14 @@ export function Card({
       )}
       {active && (
         <div
-          role={views.length > 1 ? 'tabpanel' : undefined}
+          role={tabbed ? 'tabpanel' : undefined}
           id={`${idBase}-panel-${tab}`}
-          aria-labelledby={views.length > 1 ? `${idBase}-tab-${tab}` : undefined}
+          aria-labelledby={tabbed ? `${idBase}-tab-${tab}` : undefined}
         >
           <Components list={active.components} ctx={ctx} layout={active.layout} columns={active.columns} />
         </div>
       )}
-    </main>
+    </>
   );
 }
 

@@ -57,6 +57,91 @@ function histogramText(label: string, s: OutputSummary, how: NumberFormat): stri
   return `${label} over ${sampled.toLocaleString()} runs: from ${f(s.min)} to ${f(s.max)}, mean ${f(s.mean)}${pct ? `, ${pct}` : ''}.${busiest}`;
 }
 
+/** Where a value (x) and a count of runs (y) go in a histogram of `width` pixels. */
+function histogramGeometry(summary: OutputSummary, width: number) {
+  const { edges, counts } = summary.histogram;
+  const lo = edges[0] ?? 0;
+  const hi = edges.at(-1) ?? lo;
+  const most = Math.max(1, ...counts);
+  const yTicks = niceTicks(0, most, 4);
+  const yTop = Math.max(most, yTicks.at(-1) ?? most);
+  const pad = { left: 12 + 7 * String(yTop).length + 16, right: 14, top: 34, bottom: 44 };
+  const height = 240;
+  const w = Math.max(40, width - pad.left - pad.right);
+  const h = height - pad.top - pad.bottom;
+  const span = hi - lo;
+  return {
+    edges,
+    counts,
+    lo,
+    hi,
+    span,
+    yTicks,
+    pad,
+    height,
+    w,
+    h,
+    x: (v: number): number => pad.left + (span > 0 ? ((v - lo) / span) * w : w / 2),
+    y: (n: number): number => pad.top + h - (n / yTop) * h,
+    xTicks:
+      span > 0 ? niceTicks(lo, hi, Math.max(2, Math.floor(w / 90))).filter((t) => t >= lo && t <= hi) : [lo],
+  };
+}
+type HistogramGeometry = ReturnType<typeof histogramGeometry>;
+
+/** One bar per bin, its hover title naming the bin and its count of runs. */
+function HistogramBars({ g, f }: { g: HistogramGeometry; f: (v: number | null) => string }) {
+  return (
+    <>
+      {g.counts.map((c, i) => {
+        const from = g.edges[i] ?? g.lo;
+        const to = g.edges[i + 1] ?? g.hi;
+        const x0 = g.span > 0 ? g.x(from) : g.pad.left;
+        const x1 = g.span > 0 ? g.x(to) : g.pad.left + g.w;
+        return (
+          <rect
+            key={i}
+            className="sim-bar"
+            data-count={c}
+            x={x0 + 0.5}
+            width={Math.max(1, x1 - x0 - 1)}
+            y={g.y(c)}
+            height={g.y(0) - g.y(c)}
+          >
+            <title>{`${f(from)} to ${f(to)}: ${c.toLocaleString()} runs`}</title>
+          </rect>
+        );
+      })}
+    </>
+  );
+}
+
+/** The mean and percentile lines with their labels. */
+function HistogramMarkers({
+  g,
+  markers,
+  f,
+}: {
+  g: HistogramGeometry;
+  markers: Marker[];
+  f: (v: number | null) => string;
+}) {
+  return (
+    <>
+      {markers.map((m, i) => (
+        <g key={m.name} className={`sim-marker ${m.kind}`} data-marker={m.name} data-value={m.value}>
+          <line x1={g.x(m.value)} x2={g.x(m.value)} y1={g.pad.top - 4} y2={g.y(0)} />
+          {/* labels alternate between two rows so close markers do not overwrite each other */}
+          <text x={g.x(m.value)} y={i % 2 === 0 ? g.pad.top - 8 : g.pad.top - 21} textAnchor="middle">
+            {m.label}
+          </text>
+          <title>{`${m.kind === 'mean' ? 'Mean' : percentileName(m.name.slice(1))}: ${f(m.value)}`}</title>
+        </g>
+      ))}
+    </>
+  );
+}
+
 export function Histogram({
   path,
   label,
@@ -70,77 +155,35 @@ export function Histogram({
 }) {
   const [ref, width] = useWidth();
   const id = useId();
-  const { edges, counts } = summary.histogram;
-  const lo = edges[0] ?? 0;
-  const hi = edges.at(-1) ?? lo;
-  const most = Math.max(1, ...counts);
-  const yTicks = niceTicks(0, most, 4);
-  const yTop = Math.max(most, yTicks.at(-1) ?? most);
-  const pad = { left: 12 + 7 * String(yTop).length + 16, right: 14, top: 34, bottom: 44 };
-  const height = 240;
-  const w = Math.max(40, width - pad.left - pad.right);
-  const h = height - pad.top - pad.bottom;
-  const span = hi - lo;
-  const x = (v: number): number => pad.left + (span > 0 ? ((v - lo) / span) * w : w / 2);
-  const y = (n: number): number => pad.top + h - (n / yTop) * h;
-  const xTicks =
-    span > 0 ? niceTicks(lo, hi, Math.max(2, Math.floor(w / 90))).filter((t) => t >= lo && t <= hi) : [lo];
-  const markers = markersOf(summary);
+  const g = histogramGeometry(summary, width);
   const f = (v: number | null): string => formatNumber(v, how);
   return (
     <div ref={ref} className="chart-box sim-histogram" data-output={path}>
-      <svg width={width} height={height} className="plot" role="img" aria-labelledby={`${id}-t ${id}-d`}>
+      <svg width={width} height={g.height} className="plot" role="img" aria-labelledby={`${id}-t ${id}-d`}>
         <title id={`${id}-t`}>{`Histogram of ${label}`}</title>
         <desc id={`${id}-d`}>{histogramText(label, summary, how)}</desc>
-        {yTicks.map((t) => (
+        {g.yTicks.map((t) => (
           <g key={t} className="tick y">
-            <line x1={pad.left} x2={pad.left + w} y1={y(t)} y2={y(t)} />
-            <text x={pad.left - 6} y={y(t)} dy="0.32em" textAnchor="end">
+            <line x1={g.pad.left} x2={g.pad.left + g.w} y1={g.y(t)} y2={g.y(t)} />
+            <text x={g.pad.left - 6} y={g.y(t)} dy="0.32em" textAnchor="end">
               {t.toLocaleString()}
             </text>
           </g>
         ))}
-        {counts.map((c, i) => {
-          const from = edges[i] ?? lo;
-          const to = edges[i + 1] ?? hi;
-          const x0 = span > 0 ? x(from) : pad.left;
-          const x1 = span > 0 ? x(to) : pad.left + w;
-          return (
-            <rect
-              key={i}
-              className="sim-bar"
-              data-count={c}
-              x={x0 + 0.5}
-              width={Math.max(1, x1 - x0 - 1)}
-              y={y(c)}
-              height={y(0) - y(c)}
-            >
-              <title>{`${f(from)} to ${f(to)}: ${c.toLocaleString()} runs`}</title>
-            </rect>
-          );
-        })}
-        <line className="axis" x1={pad.left} x2={pad.left + w} y1={y(0)} y2={y(0)} />
-        {xTicks.map((t) => (
-          <text key={t} className="tick x" x={x(t)} y={y(0) + 16} textAnchor="middle">
+        <HistogramBars g={g} f={f} />
+        <line className="axis" x1={g.pad.left} x2={g.pad.left + g.w} y1={g.y(0)} y2={g.y(0)} />
+        {g.xTicks.map((t) => (
+          <text key={t} className="tick x" x={g.x(t)} y={g.y(0) + 16} textAnchor="middle">
             {tickValue(t, how)}
           </text>
         ))}
-        {markers.map((m, i) => (
-          <g key={m.name} className={`sim-marker ${m.kind}`} data-marker={m.name} data-value={m.value}>
-            <line x1={x(m.value)} x2={x(m.value)} y1={pad.top - 4} y2={y(0)} />
-            {/* labels alternate between two rows so close markers do not overwrite each other */}
-            <text x={x(m.value)} y={i % 2 === 0 ? pad.top - 8 : pad.top - 21} textAnchor="middle">
-              {m.label}
-            </text>
-            <title>{`${m.kind === 'mean' ? 'Mean' : percentileName(m.name.slice(1))}: ${f(m.value)}`}</title>
-          </g>
-        ))}
-        <text className="axis-title" x={pad.left + w / 2} y={height - 6} textAnchor="middle">
+        <HistogramMarkers g={g} markers={markersOf(summary)} f={f} />
+        <text className="axis-title" x={g.pad.left + g.w / 2} y={g.height - 6} textAnchor="middle">
           {label}
         </text>
         <text
           className="axis-title"
-          transform={`translate(12,${pad.top + h / 2}) rotate(-90)`}
+          transform={`translate(12,${g.pad.top + g.h / 2}) rotate(-90)`}
           textAnchor="middle"
         >
           Runs
