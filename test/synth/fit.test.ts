@@ -17,7 +17,9 @@ function mixedCsv(seed: bigint, rows = 400): string {
     const member = rng.nextDouble() < 0.3 ? 'yes' : 'no';
     const day = `20${20 + Math.floor(rng.nextDouble() * 4)}-0${1 + Math.floor(rng.nextDouble() * 9)}-1${Math.floor(rng.nextDouble() * 9)}`;
     const note = rng.nextDouble() < 0.2 ? '' : 'ok';
-    lines.push(`${1000 + i},Person ${rng.nextLong().toString(36)},${city},${score},${visits},${member},${day},${note},7`);
+    lines.push(
+      `${1000 + i},Person ${rng.nextLong().toString(36)},${city},${score},${visits},${member},${day},${note},7`,
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -48,7 +50,8 @@ describe('fit', () => {
   it('keeps the sample column order, names its nodes after the columns and never copies identifiers or rare categories', () => {
     const { model, report, modelText } = fitCsvToText(csv, 'xml');
     expect(report.columns.map((c) => c.output)).toEqual(report.columns.map((_, i) => `dim${i}`));
-    for (const name of ['score', 'city', 'visits']) expect(model.nodes.some((n) => n.name.startsWith(name))).toBe(true);
+    for (const name of ['score', 'city', 'visits'])
+      expect(model.nodes.some((n) => n.name.startsWith(name))).toBe(true);
     expect(modelText).not.toMatch(/Person /);
     expect(modelText).not.toMatch(/1000|1399/);
     expect(modelText).not.toMatch(/Zzyzx/);
