@@ -122,44 +122,100 @@ export function parseFormula(src: string): Formula {
   if (src.length > MAX_FORMULA_CHARS) {
     syntax(`the formula has ${src.length} characters; the limit is ${MAX_FORMULA_CHARS}`);
   }
-  const tokens = tokenize(src);
-  let i = 0;
-  let depth = 0;
-  let nodes = 0;
-  const node = <T extends Formula>(f: T): T => {
-    if (++nodes > MAX_FORMULA_NODES) {
+  return new Parser(tokenize(src)).formula();
+}
+
+const COMPARISON = ['=', '<>', '<', '>', '<=', '>='];
+
+/**
+ * Recursive descent over the tokens, one method per precedence level (lowest first: comparison,
+ * `&`, `+ -`, `* /`, `^`, `%`, unary, primary), with the node and nesting budgets kept on the way.
+ */
+class Parser {
+  private i = 0;
+  private depth = 0;
+  private nodes = 0;
+
+  constructor(private readonly tokens: Token[]) {}
+
+  /** The whole formula: one expression and nothing after it. */
+  formula(): Formula {
+    const tree = this.comparison();
+    if (this.i < this.tokens.length) {
+      syntax(`unexpected '${String(this.tokens[this.i]!.v)}' in the formula`);
+    }
+    return tree;
+  }
+
+  /** Counts an operator or call against MAX_FORMULA_NODES. */
+  private node<T extends Formula>(f: T): T {
+    if (++this.nodes > MAX_FORMULA_NODES) {
       syntax(`the formula has more than ${MAX_FORMULA_NODES} operators and function calls`);
     }
     return f;
-  };
-  const nested = (parse: () => Formula): Formula => {
-    if (++depth > MAX_FORMULA_NESTING) {
+  }
+
+  /** Parses one nested level (parentheses, an argument, a unary operand) within MAX_FORMULA_NESTING. */
+  private nested(parse: () => Formula): Formula {
+    if (++this.depth > MAX_FORMULA_NESTING) {
       syntax(`the formula nests more than ${MAX_FORMULA_NESTING} levels deep`);
     }
     const f = parse();
-    depth--;
+    this.depth--;
     return f;
-  };
-  const peek = (): Token | undefined => tokens[i];
-  const isOp = (v: string): boolean => {
-    const t = tokens[i];
+  }
+
+  private isOp(v: string): boolean {
+    const t = this.tokens[this.i];
     return t?.t === 'op' && t.v === v;
-  };
-  const expectOp = (v: string): void => {
-    if (!isOp(v)) syntax(`expected '${v}' in the formula`);
-    i++;
-  };
-  const binary = (ops: string[], next: () => Formula) => (): Formula => {
+  }
+
+  private expectOp(v: string): void {
+    if (!this.isOp(v)) syntax(`expected '${v}' in the formula`);
+    this.i++;
+  }
+
+  /** A left-associative chain of the operators `ops` between operands parsed by `next`. */
+  private binary(ops: string[], next: () => Formula): Formula {
     let left = next();
     for (;;) {
-      const t = peek();
+      const t = this.tokens[this.i];
       if (t?.t !== 'op' || !ops.includes(t.v)) return left;
-      i++;
-      left = node({ kind: 'binary', op: t.v, left, right: next() });
+      this.i++;
+      left = this.node({ kind: 'binary', op: t.v, left, right: next() });
     }
+  }
+
+  private comparison = (): Formula => this.binary(COMPARISON, this.concat);
+  private concat = (): Formula => this.binary(['&'], this.sum);
+  private sum = (): Formula => this.binary(['+', '-'], this.product);
+  private product = (): Formula => this.binary(['*', '/'], this.power);
+  private power = (): Formula => this.binary(['^'], this.percent);
+
+  private percent = (): Formula => {
+    let e = this.unary();
+    while (this.isOp('%')) {
+      this.i++;
+      e = this.node({ kind: 'percent', operand: e });
+    }
+    return e;
   };
-  const primary = (): Formula => {
-    const t = tokens[i++];
+
+  private unary = (): Formula => {
+    if (this.isOp('@')) {
+      this.i++;
+      const operand = this.nested(this.unary);
+      return intersect(operand) ?? syntax(`'@' before ${printFormula(operand)} is not compiled`);
+    }
+    if (this.isOp('-') || this.isOp('+')) {
+      const op = this.tokens[this.i++]!.v as '-' | '+';
+      return this.node({ kind: 'unary', op, operand: this.nested(this.unary) });
+    }
+    return this.primary();
+  };
+
+  private primary(): Formula {
+    const t = this.tokens[this.i++];
     if (!t) return syntax('the formula ends too early');
     switch (t.t) {
       case 'num':
@@ -172,72 +228,53 @@ export function parseFormula(src: string): Formula {
         return refNode(t.v);
       case 'struct':
         return t.v;
-      case 'fn': {
-        if (t.v.startsWith('=')) {
-          // TRUE / FALSE written bare; TRUE() as a call is handled below
-          return { kind: 'boolean', value: t.v === '=TRUE' };
-        }
-        const name = t.v.replace(/^_xl(?:fn|ws)\./i, '').toUpperCase();
-        const args: Formula[] = [];
-        if (isOp(')')) {
-          i++;
-        } else {
-          for (;;) {
-            args.push(isOp(',') || isOp(')') ? { kind: 'missing' } : nested(comparison));
-            if (isOp(',') || isOp(';')) {
-              i++;
-              continue;
-            }
-            expectOp(')');
-            break;
-          }
-        }
-        if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
-          return { kind: 'boolean', value: name === 'TRUE' };
-        // _xlfn.SINGLE(x) is how the file stores Excel's implicit intersection `@x`. Around an
-        // expression (`SINGLE(IF(Pmt_Nbr="",…))`) it is the expression itself: the compiler reads a
-        // range in a value's place as its own row's cell already, and aggregates take whole ranges
-        if (name === 'SINGLE' && args.length === 1) return intersect(args[0]!) ?? args[0]!;
-        return node({ kind: 'call', name, args });
-      }
+      case 'fn':
+        return this.call(t.v);
       case 'op':
         if (t.v === '(') {
-          const inner = nested(comparison);
-          expectOp(')');
+          const inner = this.nested(this.comparison);
+          this.expectOp(')');
           return inner;
         }
         if (t.v === '{') return syntax('array constants ({…}) are not supported');
         return syntax(`unexpected '${t.v}' in the formula`);
     }
-  };
-  const unary = (): Formula => {
-    if (isOp('@')) {
-      i++;
-      const operand = nested(unary);
-      return intersect(operand) ?? syntax(`'@' before ${printFormula(operand)} is not compiled`);
+  }
+
+  /** A function call, its name token already read (the `(` with it), or a bare TRUE / FALSE. */
+  private call(fn: string): Formula {
+    if (fn.startsWith('=')) {
+      // TRUE / FALSE written bare; TRUE() as a call is handled below
+      return { kind: 'boolean', value: fn === '=TRUE' };
     }
-    if (isOp('-') || isOp('+')) {
-      const op = tokens[i++]!.v as '-' | '+';
-      return node({ kind: 'unary', op, operand: nested(unary) });
+    const name = fn.replace(/^_xl(?:fn|ws)\./i, '').toUpperCase();
+    const args = this.callArgs();
+    if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
+      return { kind: 'boolean', value: name === 'TRUE' };
+    // _xlfn.SINGLE(x) is how the file stores Excel's implicit intersection `@x`. Around an
+    // expression (`SINGLE(IF(Pmt_Nbr="",…))`) it is the expression itself: the compiler reads a
+    // range in a value's place as its own row's cell already, and aggregates take whole ranges
+    if (name === 'SINGLE' && args.length === 1) return intersect(args[0]!) ?? args[0]!;
+    return this.node({ kind: 'call', name, args });
+  }
+
+  /** The arguments up to the closing `)`; an empty one (`f(a,,b)`) is `missing`. */
+  private callArgs(): Formula[] {
+    const args: Formula[] = [];
+    if (this.isOp(')')) {
+      this.i++;
+      return args;
     }
-    return primary();
-  };
-  const percent = (): Formula => {
-    let e = unary();
-    while (isOp('%')) {
-      i++;
-      e = node({ kind: 'percent', operand: e });
+    for (;;) {
+      args.push(this.isOp(',') || this.isOp(')') ? { kind: 'missing' } : this.nested(this.comparison));
+      if (this.isOp(',') || this.isOp(';')) {
+        this.i++;
+        continue;
+      }
+      this.expectOp(')');
+      return args;
     }
-    return e;
-  };
-  const power = binary(['^'], percent);
-  const product = binary(['*', '/'], power);
-  const sum = binary(['+', '-'], product);
-  const concat = binary(['&'], sum);
-  const comparison = binary(['=', '<>', '<', '>', '<=', '>='], concat);
-  const tree = comparison();
-  if (i < tokens.length) syntax(`unexpected '${String(tokens[i]!.v)}' in the formula`);
-  return tree;
+  }
 }
 
 /** Implicit intersection (`@x`): a cell stays itself, a table column becomes its row's cell. */

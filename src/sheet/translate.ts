@@ -2,10 +2,10 @@
 import type { JsonObject, JsonValue } from '../calc/index.js';
 import { Rejection } from './errors.js';
 import { isError, typeOf, type TableModel } from './fields.js';
-import { printFormula, type Formula } from './formula.js';
+import { printFormula, type CellRef, type Formula } from './formula.js';
 import { FunctionCompiler, FUNCTIONS } from './functions.js';
 import type { Compiled } from './references.js';
-import { cellKey, cellName } from './xlsx.js';
+import { cellKey, cellName, type Worksheet } from './xlsx.js';
 
 const SUPPORTED = `IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP (exact), SUMPRODUCT, ${FUNCTIONS.join(', ')}`;
 
@@ -95,15 +95,40 @@ export class FormulaCompiler extends FunctionCompiler {
     }
   }
 
+  /** A function call: the core set here, the rest in FunctionCompiler.more. */
   private call(name: string, args: Formula[]): Compiled {
-    const scalar = (i: number): Compiled => this.compile(args[i]!);
+    switch (name) {
+      case 'SUMPRODUCT':
+        return this.sumproduct(args);
+      case 'VLOOKUP':
+        return this.vlookup(args);
+      case 'HLOOKUP':
+      case 'LOOKUP':
+      case 'OFFSET':
+      case 'INDIRECT':
+        throw new Rejection(
+          'UNSUPPORTED_FUNCTION',
+          `${name} is not compiled; of the lookups VLOOKUP (exact), INDEX, MATCH and XLOOKUP are`,
+        );
+    }
+    const compiled =
+      this.coreLogic(name, args) ??
+      this.coreMaths(name, args) ??
+      this.coreText(name, args) ??
+      this.more(name, args);
+    if (compiled) return compiled;
+    throw new Rejection('UNSUPPORTED_FUNCTION', `${name} is not in the supported set (${SUPPORTED})`);
+  }
+
+  /** IF, AND, OR, NOT; undefined for any other name. */
+  private coreLogic(name: string, args: Formula[]): Compiled | undefined {
     switch (name) {
       case 'IF': {
         this.args(name, args, 2, 3);
-        const a = scalar(1);
-        const b: Compiled = args[2] ? scalar(2) : { code: 'false', type: 'boolean' };
+        const a = this.compile(args[1]!);
+        const b: Compiled = args[2] ? this.compile(args[2]) : { code: 'false', type: 'boolean' };
         return {
-          code: `(${scalar(0).code} ? ${a.code} : ${b.code})`,
+          code: `(${this.compile(args[0]!).code} ? ${a.code} : ${b.code})`,
           type: a.type === b.type ? a.type : 'any',
         };
       }
@@ -115,16 +140,22 @@ export class FormulaCompiler extends FunctionCompiler {
       }
       case 'NOT':
         this.args(name, args, 1, 1);
-        return { code: `$not(${scalar(0).code})`, type: 'boolean' };
+        return { code: `$not(${this.compile(args[0]!).code})`, type: 'boolean' };
+      default:
+        return undefined;
+    }
+  }
+
+  /** ROUND, ABS and the aggregates SUM, AVERAGE, MIN, MAX, COUNT; undefined for any other name. */
+  private coreMaths(name: string, args: Formula[]): Compiled | undefined {
+    const scalar = (i: number): string => this.num(this.compile(args[i]!));
+    switch (name) {
       case 'ROUND':
         this.args(name, args, 2, 2);
-        return {
-          code: `${this.helper('xl_round')}(${this.num(scalar(0))}, ${this.num(scalar(1))})`,
-          type: 'number',
-        };
+        return { code: `${this.helper('xl_round')}(${scalar(0)}, ${scalar(1)})`, type: 'number' };
       case 'ABS':
         this.args(name, args, 1, 1);
-        return { code: `$abs(${this.num(scalar(0))})`, type: 'number' };
+        return { code: `$abs(${scalar(0)})`, type: 'number' };
       case 'SUM':
       case 'AVERAGE':
       case 'MIN':
@@ -141,8 +172,16 @@ export class FormulaCompiler extends FunctionCompiler {
         };
         return { code: `${fn[name]}(${list})`, type: 'number' };
       }
-      case 'SUMPRODUCT':
-        return this.sumproduct(args);
+      default:
+        return undefined;
+    }
+  }
+
+  /** CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM; undefined for any other name. */
+  private coreText(name: string, args: Formula[]): Compiled | undefined {
+    const text = (i: number): string => this.text(this.compile(args[i]!));
+    const num = (i: number): string => this.num(this.compile(args[i]!));
+    switch (name) {
       case 'CONCATENATE': {
         this.args(name, args, 1, 255);
         const parts = args.map((a) => this.text(this.compile(a)));
@@ -151,8 +190,8 @@ export class FormulaCompiler extends FunctionCompiler {
       case 'LEFT':
       case 'RIGHT': {
         this.args(name, args, 1, 2);
-        const s = this.text(scalar(0));
-        const n = args[1] ? this.num(scalar(1)) : '1';
+        const s = text(0);
+        const n = args[1] ? num(1) : '1';
         return {
           code: name === 'LEFT' ? `$substring(${s}, 0, ${n})` : `${this.helper('xl_right')}(${s}, ${n})`,
           type: 'string',
@@ -160,35 +199,19 @@ export class FormulaCompiler extends FunctionCompiler {
       }
       case 'MID':
         this.args(name, args, 3, 3);
-        return {
-          code: `$substring(${this.text(scalar(0))}, ${this.num(scalar(1))} - 1, ${this.num(scalar(2))})`,
-          type: 'string',
-        };
+        return { code: `$substring(${text(0)}, ${num(1)} - 1, ${num(2)})`, type: 'string' };
       case 'LEN':
         this.args(name, args, 1, 1);
-        return { code: `$length(${this.text(scalar(0))})`, type: 'number' };
+        return { code: `$length(${text(0)})`, type: 'number' };
       case 'UPPER':
       case 'LOWER':
         this.args(name, args, 1, 1);
-        return { code: `$${name.toLowerCase()}case(${this.text(scalar(0))})`, type: 'string' };
+        return { code: `$${name.toLowerCase()}case(${text(0)})`, type: 'string' };
       case 'TRIM':
         this.args(name, args, 1, 1);
-        return { code: `${this.helper('xl_trim')}(${this.text(scalar(0))})`, type: 'string' };
-      case 'VLOOKUP':
-        return this.vlookup(args);
-      case 'HLOOKUP':
-      case 'LOOKUP':
-      case 'OFFSET':
-      case 'INDIRECT':
-        throw new Rejection(
-          'UNSUPPORTED_FUNCTION',
-          `${name} is not compiled; of the lookups VLOOKUP (exact), INDEX, MATCH and XLOOKUP are`,
-        );
-      default: {
-        const more = this.more(name, args);
-        if (more) return more;
-        throw new Rejection('UNSUPPORTED_FUNCTION', `${name} is not in the supported set (${SUPPORTED})`);
-      }
+        return { code: `${this.helper('xl_trim')}(${text(0)})`, type: 'string' };
+      default:
+        return undefined;
     }
   }
 
@@ -221,24 +244,45 @@ export class FormulaCompiler extends FunctionCompiler {
     return { code: `$sum(${this.root(table!.name)}.(${fields.join(' * ')}))`, type: 'number' };
   }
 
+  /**
+   * VLOOKUP with exact match over a constant side table: the block is checked, embedded as a
+   * lookup function of the library, and called with the key.
+   */
   private vlookup(args: Formula[]): Compiled {
     this.args('VLOOKUP', args, 3, 4);
     const [keyArg, rangeArg, colArg, modeArg] = args as [Formula, Formula, Formula, Formula | undefined];
-    const exact =
-      modeArg !== undefined &&
-      ((modeArg.kind === 'boolean' && !modeArg.value) || (modeArg.kind === 'number' && modeArg.value === 0));
-    const approximate =
-      modeArg === undefined ||
-      (modeArg.kind === 'boolean' && modeArg.value) ||
-      (modeArg.kind === 'number' && modeArg.value !== 0);
-    if (approximate) {
+    requireExactMatch(modeArg);
+    const { sheet, from, to } = this.vlookupBlock(rangeArg);
+    const width = to.col - from.col + 1;
+    if (
+      colArg.kind !== 'number' ||
+      !Number.isInteger(colArg.value) ||
+      colArg.value < 1 ||
+      colArg.value > width
+    ) {
       throw new Rejection(
-        'APPROXIMATE_VLOOKUP',
-        'VLOOKUP without FALSE as its 4th argument matches approximately (sorted ranges); only exact match is compiled',
+        'UNSUPPORTED_SYNTAX',
+        `VLOOKUP's column index must be a whole number from 1 to ${width}`,
       );
     }
-    if (!exact)
-      throw new Rejection('UNSUPPORTED_SYNTAX', "VLOOKUP's 4th argument must be the constant FALSE or 0");
+    if ((to.row - from.row + 1) * width > 100_000) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the VLOOKUP table ${printFormula(rangeArg)} is too large to embed`,
+      );
+    }
+    const { rows, resultValues } = embedBlock(sheet, from, to, colArg.value);
+    const fn = this.lib.table(printFormula({ kind: 'range', sheet: sheet.name, from, to }), rows);
+    this.field.tables.add(fn);
+    const key = this.compile(keyArg);
+    return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };
+  }
+
+  /**
+   * The VLOOKUP table as a block of cells: a range, $-locked in a column formula (else it moves
+   * from row to row), bounded, and apart from the formula's own table.
+   */
+  private vlookupBlock(rangeArg: Formula): { sheet: Worksheet; from: CellRef; to: CellRef } {
     const range = this.resolveArg(rangeArg);
     if (range.kind !== 'range') {
       throw new Rejection('UNSUPPORTED_REFERENCE', "VLOOKUP's table must be a cell range");
@@ -271,45 +315,56 @@ export class FormulaCompiler extends FunctionCompiler {
         `the VLOOKUP table ${printFormula(rangeArg)} overlaps the formula's own table`,
       );
     }
-    const width = to.col - from.col + 1;
-    if (
-      colArg.kind !== 'number' ||
-      !Number.isInteger(colArg.value) ||
-      colArg.value < 1 ||
-      colArg.value > width
-    ) {
-      throw new Rejection(
-        'UNSUPPORTED_SYNTAX',
-        `VLOOKUP's column index must be a whole number from 1 to ${width}`,
-      );
-    }
-    if ((to.row - from.row + 1) * width > 100_000) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `the VLOOKUP table ${printFormula(rangeArg)} is too large to embed`,
-      );
-    }
-    const rows: JsonValue[] = [];
-    const resultValues: JsonValue[] = [];
-    for (let r = from.row; r <= to.row; r++) {
-      const row: JsonObject = {};
-      for (let c = from.col; c <= to.col; c++) {
-        const cell = sheet.cells.get(cellKey(r, c));
-        if (cell?.formula || isError(cell?.value)) {
-          throw new Rejection(
-            'UNSUPPORTED_REFERENCE',
-            `the VLOOKUP table cell ${cellName(r, c)} holds a formula or an error; side tables must hold constants`,
-          );
-        }
-        const v = (cell?.value ?? null) as JsonValue;
-        row[`c${c - from.col + 1}`] = v;
-        if (c - from.col + 1 === colArg.value && v !== null) resultValues.push(v);
-      }
-      rows.push(row);
-    }
-    const fn = this.lib.table(printFormula({ kind: 'range', sheet: sheet.name, from, to }), rows);
-    this.field.tables.add(fn);
-    const key = this.compile(keyArg);
-    return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };
+    return { sheet, from, to };
   }
+}
+
+/** Only exact match (4th argument the constant FALSE or 0) is compiled. */
+function requireExactMatch(modeArg: Formula | undefined): void {
+  const exact =
+    modeArg !== undefined &&
+    ((modeArg.kind === 'boolean' && !modeArg.value) || (modeArg.kind === 'number' && modeArg.value === 0));
+  const approximate =
+    modeArg === undefined ||
+    (modeArg.kind === 'boolean' && modeArg.value) ||
+    (modeArg.kind === 'number' && modeArg.value !== 0);
+  if (approximate) {
+    throw new Rejection(
+      'APPROXIMATE_VLOOKUP',
+      'VLOOKUP without FALSE as its 4th argument matches approximately (sorted ranges); only exact match is compiled',
+    );
+  }
+  if (!exact)
+    throw new Rejection('UNSUPPORTED_SYNTAX', "VLOOKUP's 4th argument must be the constant FALSE or 0");
+}
+
+/**
+ * The block's constants as rows `{c1, c2, …}`, and the non-empty values of the result column
+ * (for the result's type). A formula or an error in the block rejects it.
+ */
+function embedBlock(
+  sheet: Worksheet,
+  from: CellRef,
+  to: CellRef,
+  resultCol: number,
+): { rows: JsonValue[]; resultValues: JsonValue[] } {
+  const rows: JsonValue[] = [];
+  const resultValues: JsonValue[] = [];
+  for (let r = from.row; r <= to.row; r++) {
+    const row: JsonObject = {};
+    for (let c = from.col; c <= to.col; c++) {
+      const cell = sheet.cells.get(cellKey(r, c));
+      if (cell?.formula || isError(cell?.value)) {
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `the VLOOKUP table cell ${cellName(r, c)} holds a formula or an error; side tables must hold constants`,
+        );
+      }
+      const v = (cell?.value ?? null) as JsonValue;
+      row[`c${c - from.col + 1}`] = v;
+      if (c - from.col + 1 === resultCol && v !== null) resultValues.push(v);
+    }
+    rows.push(row);
+  }
+  return { rows, resultValues };
 }
