@@ -1,11 +1,9 @@
 /**
- * The calc model tools and authoring tools: names, arguments and result shapes as the product
+ * The calc model tools (authoring tools are in authoring-tools.ts): names, arguments and result shapes as the product
  * document gives them. Every tool is one CalcService call plus result shaping.
  */
 import { SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
-import type { CalcAuthoringApi, CalcModelApi } from '../service/calc-api.js';
-import { domainGuidance } from '../service/guidance/catalog.js';
-import type { GuidanceTopic } from '../service/guidance/topics.js';
+import type { CalcModelApi } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
 import { pendingEffects } from '../service/effects/pending.js';
 import { okResult } from './results.js';
@@ -16,7 +14,6 @@ import {
   input,
   output,
   READ,
-  SPEC_REFERENCE,
   withSharedDefs,
   WRITE,
   type JsonSchema,
@@ -98,8 +95,20 @@ const EVOLVE_INPUT = withSharedDefs(
 const str = (s: unknown): string => (typeof s === 'string' ? s : '');
 const opt = (s: unknown): string | undefined => (typeof s === 'string' ? s : undefined);
 
-/** Model tools: each maps one-to-one to a service operation. */
+/** Model tools: each maps one-to-one to a service operation (listed in this order). */
 export function modelTools(service: CalcModelApi): ToolDefinition[] {
+  return [
+    ...catalogueTools(service),
+    ...stateTools(service),
+    ...writeTools(service),
+    ...historyTools(service),
+    ...lifecycleTools(service),
+    ...viewAndBlobTools(service),
+  ];
+}
+
+/** The model catalogue: list, create, describe, read the spec. */
+function catalogueTools(service: CalcModelApi): ToolDefinition[] {
   return [
     {
       name: 'list_models',
@@ -137,13 +146,18 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       inputSchema: input({ id }, ['id']),
       outputSchema: ANY_OBJECT,
       annotations: READ,
-      narrowHint: 'read the model with get_model_info, or project state with get_state paths/depth',
       run: async (a) =>
         okResult(
           await service.getSpec(str(a.id)),
           'read the model with get_model_info, or project state with get_state paths/depth',
         ),
     },
+  ];
+}
+
+/** Reads of the merged state: all or part of it, one field, the schema at an address. */
+function stateTools(service: CalcModelApi): ToolDefinition[] {
+  return [
     {
       name: 'get_state',
       title: 'Get state',
@@ -163,7 +177,6 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       // no outputSchema: `depth: 0` collapses the whole state to a string, and a declared schema
       // makes SDK clients reject a result without structuredContent
       annotations: READ,
-      narrowHint: 'pass paths (e.g. ["$.totals"]) and/or depth (e.g. 2) to get_state',
       run: async (a) => {
         const options: { at?: string; paths?: string[]; depth?: number } = {};
         if (typeof a.at === 'string') options.at = a.at;
@@ -181,7 +194,6 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       description: 'The value at one address (null when absent). Reads inside computed values too.',
       inputSchema: input({ id, path }, ['id', 'path']),
       annotations: READ,
-      narrowHint: 'ask for a deeper address',
       run: async (a) => okResult(await service.getField(str(a.id), str(a.path)), 'ask for a deeper address'),
     },
     {
@@ -194,6 +206,12 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       annotations: READ,
       run: async (a) => okResult(await service.getEffectiveSchema(str(a.id), str(a.path))),
     },
+  ];
+}
+
+/** Writes: values or an RFC 6902 patch as one reactive cycle. */
+function writeTools(service: CalcModelApi): ToolDefinition[] {
+  return [
     {
       name: 'mutate',
       title: 'Mutate',
@@ -254,6 +272,12 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
           }),
         ),
     },
+  ];
+}
+
+/** How values came to be: traces, history, the audit trail and its chain. */
+function historyTools(service: CalcModelApi): ToolDefinition[] {
+  return [
     {
       name: 'explain',
       title: 'Explain',
@@ -264,7 +288,6 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
         ['id', 'path'],
       ),
       annotations: READ,
-      narrowHint: 'pass limit to explain',
       run: async (a) =>
         okResult(
           await service.explain(str(a.id), str(a.path), typeof a.limit === 'number' ? a.limit : undefined),
@@ -328,6 +351,12 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       annotations: READ,
       run: async (a) => okResult(await service.verifyAudit(str(a.id))),
     },
+  ];
+}
+
+/** Snapshots, restores, spec evolution and deletion. */
+function lifecycleTools(service: CalcModelApi): ToolDefinition[] {
+  return [
     {
       name: 'snapshot',
       title: 'Snapshot',
@@ -381,6 +410,12 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
       annotations: { ...DESTRUCTIVE, idempotentHint: true },
       run: async (a) => okResult(await service.deleteModel(str(a.id))),
     },
+  ];
+}
+
+/** Views, the library vocabulary and blobs. */
+function viewAndBlobTools(service: CalcModelApi): ToolDefinition[] {
+  return [
     {
       name: 'get_view',
       title: 'Get view',
@@ -453,118 +488,6 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
         okResult(
           await service.downloadBlob(str(a.blobId), opt(a.modelId)),
           'blobs this large do not fit a tool result',
-        ),
-    },
-  ];
-}
-
-/** Authoring tools: pure, never touch the registry. */
-export function authoringTools(
-  service: CalcAuthoringApi,
-  topics: readonly GuidanceTopic[],
-): ToolDefinition[] {
-  return [
-    {
-      name: 'get_domain_guidance',
-      title: 'Get domain guidance',
-      // the topic ids (the enum) name their shapes; a blurb per topic cost ~1.2 KB of every tools/list
-      description:
-        'Vetted recipes for common modelling shapes (loans, grouping, dates, bands, currencies, statuses, ranks, regulated charges, percentages, units, growth, weighted averages, eligibility, proration); call before authoring.',
-      inputSchema: input(
-        { topics: { type: 'array', items: { enum: topics.map((t) => t.id) }, minItems: 1 } },
-        ['topics'],
-      ),
-      outputSchema: output(
-        { topics: { type: 'array', items: { type: 'string' } }, guidance: { type: 'string' } },
-        ['guidance'],
-      ),
-      annotations: READ,
-      run: (a) =>
-        Promise.resolve(
-          okResult(domainGuidance(topics, Array.isArray(a.topics) ? (a.topics as string[]) : [])),
-        ),
-    },
-    {
-      name: 'validate_spec',
-      title: 'Validate spec',
-      description:
-        'Check a ModelSpec without creating it (embedded tests included): {valid, errors[], warnings[]}, each finding with a location and a message.',
-      inputSchema: input({ spec: SPEC_REFERENCE }, ['spec']),
-      outputSchema: output(
-        { valid: { type: 'boolean' }, errors: { type: 'array' }, warnings: { type: 'array' } },
-        ['valid', 'errors', 'warnings'],
-      ),
-      annotations: READ,
-      run: async (a) => okResult(await service.validateSpec(a.spec)),
-    },
-    {
-      name: 'eval_expression',
-      title: 'Evaluate expression',
-      description:
-        'Evaluate one JSONata expression against a sample input. Pass library and constants when it calls library functions or reads $const.',
-      inputSchema: input(
-        {
-          expr: { type: 'string' },
-          input: { description: 'Input document (default {})' },
-          library: { description: 'A library definition string or {define|layers}' },
-          constants: { type: 'object' },
-        },
-        ['expr'],
-      ),
-      outputSchema: output(
-        {
-          ok: { type: 'boolean' },
-          undefined: { type: 'boolean' },
-          result: {},
-          libraryExports: { type: 'array' },
-          message: { type: 'string' },
-        },
-        ['ok'],
-      ),
-      annotations: READ,
-      run: async (a) =>
-        okResult(
-          await service.evalExpression(
-            str(a.expr),
-            a.input,
-            a.library,
-            a.constants as Record<string, unknown> | undefined,
-          ),
-        ),
-    },
-    {
-      name: 'test_spec',
-      title: 'Test spec',
-      description:
-        "Run a spec's embedded tests, or the given ad-hoc cases ({given, expect} keyed by canonical address), each on a fresh throwaway runtime.",
-      inputSchema: input({ spec: SPEC_REFERENCE, tests: { type: 'array', items: { type: 'object' } } }, [
-        'spec',
-      ]),
-      outputSchema: output(
-        {
-          total: { type: 'integer' },
-          passed: { type: 'integer' },
-          failed: { type: 'integer' },
-          results: { type: 'array' },
-        },
-        ['total', 'passed', 'failed', 'results'],
-      ),
-      annotations: READ,
-      run: async (a) => okResult(await service.testSpec(a.spec, a.tests)),
-    },
-    {
-      name: 'dry_run',
-      title: 'Dry run',
-      description:
-        'Compile a candidate spec in an isolated runtime, apply optional mutations as one cycle, and return the merged state. Nothing is registered.',
-      inputSchema: input({ spec: SPEC_REFERENCE, mutations: { type: 'object' } }, ['spec']),
-      outputSchema: ANY_OBJECT,
-      annotations: READ,
-      narrowHint: 'dry_run returned a large state; test narrower cases with test_spec',
-      run: async (a) =>
-        okResult(
-          await service.dryRun(a.spec, a.mutations),
-          'dry_run returned a large state; test narrower cases with test_spec',
         ),
     },
   ];

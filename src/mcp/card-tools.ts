@@ -228,7 +228,6 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
       ['modelId', 'specHash'],
     ),
     annotations: READ,
-    narrowHint: 'the model computes too many values for a tool result; render fewer rows',
     run: (a) =>
       guarded(async () => {
         const given = obj(a.inputs);
@@ -301,7 +300,6 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
       ['specHash', 'inputs'],
     ),
     annotations: READ,
-    narrowHint: 'the card state is too large',
     run: (a) =>
       guarded(async () => {
         const inputs = obj(a.inputs);
@@ -375,7 +373,6 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
       'specHash',
     ]),
     annotations: WRITE,
-    narrowHint: 'the card state is too large',
     run: async (a) => {
       const id = str(a.id);
       const mutations = obj(a.mutations);

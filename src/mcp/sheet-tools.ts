@@ -84,7 +84,6 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
         ['valid'],
       ),
       annotations: READ,
-      narrowHint: NARROW,
       run: async (a, ctx) => {
         const request = decodeSpreadsheetArgs({ data: a.data, filename: a.filename, modelId: a.modelId });
         if (!('bytes' in request)) return okResult(request, NARROW);

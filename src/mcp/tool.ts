@@ -59,8 +59,6 @@ export interface ToolDefinition {
   argsSchema?: JsonSchema;
   /** Listed with the tool (MCP Apps: `ui.resourceUri`, `ui.visibility`). */
   _meta?: Record<string, unknown>;
-  /** Hint for the "Result too large" note. */
-  narrowHint?: string;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }
 
