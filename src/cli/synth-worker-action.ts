@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type PgBoss from 'pg-boss';
-import { parseModel, resolveSeed } from '../synth/index.js';
+import { parseModel, resolveSeed, type Edition } from '../synth/index.js';
 import { customComponentDirs, loadAllowlists } from '../service/synth-allowlists.js';
 import { SinkError } from '../synth-io/sinks/sink.js';
 import {
@@ -23,7 +23,20 @@ import type { SinkSpec } from '../synth-io/sinks/target.js';
 import { openTarget } from '../synth-io/sinks/target.js';
 import { EXIT, reportFailure } from './cli-errors.js';
 import { failureText } from './synth-failure.js';
-import type { EnqueueOptions } from './synth-worker-command.js';
+
+export interface EnqueueOptions {
+  queue?: string;
+  count: number;
+  partitions: number;
+  seed?: bigint;
+  to?: string;
+  format?: string;
+  output?: string;
+  edition: Edition;
+  jobExpiry: number;
+  retries: number;
+  quiet: boolean;
+}
 
 const PREFIX = 'modelworks synth';
 

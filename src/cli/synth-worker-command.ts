@@ -5,9 +5,9 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { Edition } from '../synth/index.js';
 import { examples } from './help-text.js';
 import { editionOption } from './synth-edition.js';
+import type { EnqueueOptions } from './synth-worker-action.js';
 
 function positive(max: number) {
   return (value: string): number => {
@@ -33,20 +33,6 @@ export const QUEUE_OPTION = [
   '--queue <url>',
   'PostgreSQL database of the queue (also MODELWORKS_SYNTH_QUEUE_URL)',
 ] as const;
-
-export interface EnqueueOptions {
-  queue?: string;
-  count: number;
-  partitions: number;
-  seed?: bigint;
-  to?: string;
-  format?: string;
-  output?: string;
-  edition: Edition;
-  jobExpiry: number;
-  retries: number;
-  quiet: boolean;
-}
 
 export function registerSynthQueue(synth: Command): void {
   const enqueue = synth

@@ -13,11 +13,23 @@ import { generateToSink, openTarget, type SinkSpec } from '../synth-io/sinks/tar
 import { EXIT, reportFailure } from './cli-errors.js';
 import { rowProgress } from './progress.js';
 import { failureText } from './synth-failure.js';
-import type { GrindOptions } from './synth-actions.js';
 
 type SeedInfo = ReturnType<typeof resolveSeed>;
 
 const PREFIX = 'modelworks synth grind';
+
+/**
+ * The grind options this module reads (a slice of synth-actions' GrindOptions, declared here so the
+ * two modules do not import each other).
+ */
+interface SinkGrindOptions {
+  count: number;
+  format: string;
+  output?: string | undefined;
+  to?: string | undefined;
+  partition?: Partition | undefined;
+  quiet: boolean;
+}
 
 function fail(message: string, code: number, err?: unknown): void {
   reportFailure(PREFIX, message, err);
@@ -52,7 +64,7 @@ export function partitionSlice(
   };
 }
 
-function sinkSpec(opts: GrindOptions): SinkSpec | string {
+function sinkSpec(opts: SinkGrindOptions): SinkSpec | string {
   if (opts.to !== undefined) {
     if (opts.format !== 'csv') return '--to writes a PostgreSQL table: give it without --format';
     if (opts.output !== undefined) return 'give --to or --output, not both';
@@ -70,7 +82,7 @@ function sinkExit(err: unknown): number {
 /** `grind --format parquet --output f` or `grind --to postgres://…/table`. */
 export async function grindToSink(
   prepared: { prepared: PreparedModel; seedInfo: SeedInfo },
-  opts: GrindOptions,
+  opts: SinkGrindOptions,
 ): Promise<void> {
   const spec = sinkSpec(opts);
   if (typeof spec === 'string') return fail(spec, EXIT.usage);

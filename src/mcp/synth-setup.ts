@@ -93,7 +93,11 @@ export function synthMcpGroup(
   });
   const remote = new SynthServiceClient({ baseUrl, ...(token ? { token } : {}) });
   return {
-    tools: [...synthTools({ service, mode, remote, log }), compareSampleTool(service, log), fitModelTool(service)],
+    tools: [
+      ...synthTools({ service, mode, remote, log }),
+      compareSampleTool(service, log),
+      fitModelTool(service),
+    ],
     resources: synthResources(),
     mode,
     describe: `${mode === 'proxy' ? `synth proxy to ${remote.baseUrl}` : 'synth embedded'}${edition === 'free' ? ', Free edition' : ''}`,

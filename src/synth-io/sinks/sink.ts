@@ -128,7 +128,9 @@ export interface WriteOptions {
 export async function writeRows(opts: WriteOptions): Promise<SinkColumn[]> {
   const count = opts.range.end - opts.range.start;
   const batchRows = opts.batchRows ?? 8192;
-  let types = opts.types ? [...opts.types] : probeColumnTypes(opts.newRun(), Math.min(count, opts.probeRows ?? PROBE_ROWS));
+  let types = opts.types
+    ? [...opts.types]
+    : probeColumnTypes(opts.newRun(), Math.min(count, opts.probeRows ?? PROBE_ROWS));
   for (;;) {
     const run = opts.newRun();
     if (types.length !== run.dimension)
