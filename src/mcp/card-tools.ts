@@ -208,7 +208,7 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
   const renderModel: ToolDefinition = {
     name: 'render_model',
     title: 'Render model',
-    description: `Show a ModelSpec (with a viewDefinition) as ${ui ? 'an interactive card the user can edit' : 'computed values'}. Validates it, runs its embedded tests (a failing test is an error), computes it with the optional inputs and returns {modelId, version, specHash, inputs, outputs, flags, warnings}; inputs a rollback rule or the schema rejects fall back to the defaults, listed in rejectedInputs. An invalid spec returns {valid:false, errors[]} to fix. Limits: 64 KB spec, 200 expressions. Nothing is registered.`,
+    description: `Show a ModelSpec (with a viewDefinition) as ${ui ? 'an interactive card the user can edit' : 'computed values'}. Validates it, runs its tests (a failure is an error), computes it with the optional inputs: {modelId, version, specHash, inputs, outputs, flags, warnings}; refused inputs fall back to the defaults, listed in rejectedInputs. An invalid spec gives {valid:false, errors[]}. At most 64 KB and 200 expressions. Nothing is registered.`,
     inputSchema: input({ spec: SPEC_REFERENCE, inputs: INPUTS }, ['spec']),
     outputSchema: output(
       {

@@ -25,15 +25,12 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
       name: 'convert_spreadsheet',
       title: 'Convert spreadsheet',
       description:
-        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically (no LLM). Every sheet; each table (an " +
-        'Excel Table, or a block under a header row anywhere) becomes an array $.<table>: constant columns writable fields, ' +
-        'each filled-down formula column a $.<table>[*].<field> derivation; formula cells outside tables top-level ' +
-        'derivations; side cells and defined names they read top-level inputs. Structured references, cross-sheet ' +
-        'references and ~60 functions (lookups, conditional aggregates, dates, finance, text; see docs/spreadsheets.md). ' +
-        "Other formulas are listed in rejectedColumns with a reason; the rest compiles. The workbook's stored values " +
-        "become the spec's tests (a formula that does not reproduce them is rejected: VALUE_MISMATCH). Returns " +
-        '{valid:true, spec, rejectedColumns, report} or {valid:false, reason, error}. Nothing is registered: review, ' +
-        `then create_model. At most ${maxCells} cells.`,
+        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically (no LLM). Each table (an Excel " +
+        'Table or a block under a header row, on any sheet) becomes an array $.<table>: constant columns inputs, ' +
+        'formula columns $.<table>[*].<field> derivations; other formula cells top-level derivations; side cells and ' +
+        'defined names inputs. Stored values become tests: a formula that does not reproduce them is rejected. ' +
+        'Returns {valid:true, spec, rejectedColumns, report} or {valid:false, reason, error}; nothing is registered ' +
+        `(review, then create_model). At most ${maxCells} cells; functions: docs/spreadsheets.md.`,
       inputSchema: input(
         {
           data: { type: 'string', description: 'The .xlsx file, base64-encoded (at most 10 MB decoded)' },
@@ -59,7 +56,7 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
               properties: {
                 column: { type: 'string' },
                 address: { type: 'string' },
-                reason: { type: 'string', enum: [...REJECTION_REASONS] },
+                reason: { type: 'string' },
                 message: { type: 'string' },
               },
             },

@@ -63,13 +63,11 @@ export function simulateTool(calc: unknown): ToolDefinition {
     name: 'simulate',
     title: 'Simulate',
     description:
-      'Monte Carlo: run a model (id: a private copy, the model is not changed; or spec) once per draw of its inputs. ' +
-      'inputs: {"$.path": {"type": <synth generator>, ...params}} e.g. {"type":"Normal","mean":0.07,"sigma":0.01}, ' +
-      'Triangular min/mode/max, Lognormal mu/sigma, Uniform min/max, Categorical; or inputModel {text, paths}: a synth ' +
-      'model whose columns feed the paths (correlated inputs). Returns per output count/mean/stdDev/min/max/percentiles/' +
-      'histogram, per constraint rollbackRate/flagRate, sensitivity (Spearman rho, strongest input first) and failed ' +
-      `runs by code. Same seed, same answer. Default ${DEFAULT_RUNS} runs, percentiles ${DEFAULT_PERCENTILES.join('/')}; ` +
-      `at most ${limits.maxRuns} runs.`,
+      'Monte Carlo: run a model (id: on a private copy; or spec) once per draw of its inputs: {"$.path": ' +
+      '{"type": <synth generator>, ...params}} (Normal mean/sigma, Triangular, Lognormal, Uniform, Categorical…) or ' +
+      'inputModel {text, paths} (correlated inputs). Per output count/mean/stdDev/min/max/percentiles/histogram, per ' +
+      'constraint rollbackRate/flagRate, sensitivity (Spearman rho), failed runs by code. Same seed, same answer. ' +
+      `Default ${DEFAULT_RUNS} runs, percentiles ${DEFAULT_PERCENTILES.join('/')}; at most ${limits.maxRuns} runs.`,
     inputSchema: input(
       {
         id: { type: 'string' },

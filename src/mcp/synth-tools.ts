@@ -93,7 +93,7 @@ async function guardedCall(
 const modelText = {
   type: 'string',
   description:
-    "The model itself (XML, JSON or compact .sgm text, not a file path). It has no folder: relative Import, FlatFile and SQLite paths resolve only under the server's allowlisted folders (see get_allowlists), never against its working directory.",
+    'The model text (XML, JSON or .sgm), not a file path. Relative Import, FlatFile and SQLite paths resolve only under allowlisted folders (get_allowlists), never the working directory.',
 };
 
 const COMPONENT_LIST = output(
@@ -288,7 +288,7 @@ export function synthTools(options: SynthToolsOptions): ToolDefinition[] {
     {
       name: 'read_generation',
       title: 'Read generated rows',
-      description: `Pages through a generation: rows \`offset\`.. up to \`limit\` (default ${DEFAULT_PAGE_LIMIT}; fewer when the page would make the result too large; continue at nextOffset while hasMore). The preview plus every page concatenate to exactly the output of \`modelworks synth grind\`. e-… ids are read from this server's cache of the last 20 embedded generations, g-… ids from the synth Service that made them. Result: {generationId, modelId, offset, rowCount, totalCount, hasMore, nextOffset, format, data}.`,
+      description: `Pages through a generation: rows from \`offset\`, at most \`limit\` (default ${DEFAULT_PAGE_LIMIT}; fewer if the result would be too large; go on at nextOffset while hasMore). Preview plus pages = the bytes of \`modelworks synth grind\`. e-… ids: this server's last 20 embedded generations; g-… ids: the synth Service. Result: {generationId, modelId, offset, rowCount, totalCount, hasMore, nextOffset, format, data}.`,
       inputSchema: input(
         {
           generationId: { type: 'string', description: 'The id generate returned (e-… or g-…)' },
