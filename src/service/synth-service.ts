@@ -13,6 +13,7 @@ import type { Allowlists } from '../synth/access/allowlists.js';
 import {
   type Analysis,
   type ComponentDescriptor,
+  type ComponentImpl,
   type Edition,
   type LoadOptions,
   type PreparedModel,
@@ -66,8 +67,12 @@ export const MAX_MODEL_TEXT_BYTES = 1024 * 1024;
 export interface ComponentList {
   edition: string;
   totalCount: number;
-  components: ComponentDescriptor[];
+  /** The build's catalogue, then the custom components models on this server have loaded (`custom: true`). */
+  components: (ComponentDescriptor & { custom?: true })[];
 }
+
+/** How many loaded custom components list_components remembers (the most recently loaded). */
+const MAX_LISTED_CUSTOMS = 64;
 
 export interface ModelInfo {
   modelId: string;
@@ -315,6 +320,8 @@ export class SynthService {
   private readonly idleTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout;
   private componentCache: ComponentList | undefined;
+  /** Custom components loaded by models on this server, by lower-cased name, oldest first. */
+  private readonly loadedCustoms = new Map<string, ComponentDescriptor & { custom: true }>();
   private readonly totals = {
     generations: { service: { ok: 0, failed: 0 }, embedded: { ok: 0, failed: 0 } },
     rows: 0,
@@ -362,7 +369,9 @@ export class SynthService {
   /** The component list, whole or filtered by `name` or `category` (not both). */
   components(filter: { name?: unknown; category?: unknown } = {}): ComponentList {
     this.componentCache ??= JSON.parse(componentsJson(this.edition)) as ComponentList;
-    const all = this.componentCache;
+    const catalogue = this.componentCache.components;
+    const components = [...catalogue, ...this.loadedCustoms.values()];
+    const all = { edition: this.componentCache.edition, totalCount: components.length, components };
     const { name, category } = filter;
     if (name !== undefined && category !== undefined)
       throw new SynthServiceError('BAD_REQUEST', 'give name or category, not both');
@@ -426,7 +435,20 @@ export class SynthService {
       customComponentDirs: this.customComponentDirs(),
       ports: realPorts(),
       limits: this.limits,
+      onCustomsLoaded: (customs) => this.rememberCustoms(customs),
     };
+  }
+
+  /** A custom component appears in list_components once a model has loaded it (newest kept). */
+  private rememberCustoms(customs: ReadonlyMap<string, ComponentImpl>): void {
+    for (const [key, impl] of customs) {
+      this.loadedCustoms.delete(key);
+      this.loadedCustoms.set(key, { ...impl.descriptor, custom: true });
+    }
+    for (const key of this.loadedCustoms.keys()) {
+      if (this.loadedCustoms.size <= MAX_LISTED_CUSTOMS) break;
+      this.loadedCustoms.delete(key);
+    }
   }
 
   /** The edition models load under (`full` unless the operator chose `free`). */

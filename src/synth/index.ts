@@ -46,6 +46,7 @@ export type {
 } from './validate/analyzer.js';
 export { componentsJson, componentsMarkdown, componentsText } from './components/render.js';
 export type { ComponentDescriptor, ParameterDescriptor } from './components/descriptor.js';
+export type { ComponentImpl } from './components/component.js';
 export {
   formatReplayReport,
   grindText,

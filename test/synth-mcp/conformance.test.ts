@@ -41,7 +41,7 @@ describe('synth-only MCP server over Streamable HTTP', () => {
     await stop?.();
   });
 
-  it('binds loopback by default and serves the six tools; generated pages equal grind', async () => {
+  it('binds loopback by default and serves the synth tools; generated pages equal grind', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const client = new Client({ name: 'synth-http-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(url));

@@ -37,7 +37,7 @@ describe('synth tools, embedded mode, over stdio', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('offers exactly the six synth tools with --tools synth, and the two guides', async () => {
+  it('offers exactly the synth tools (the six and compare, fit) with --tools synth, and the two guides', async () => {
     const { tools } = await peer.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(SYNTH_TOOLS);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(20);

@@ -148,8 +148,11 @@ export async function startService(
 }
 
 /** The six synth tools, sorted by name. */
+/** The seed's six synth tools plus ours beside them (compare_sample, fit_model), sorted. */
 export const SYNTH_TOOLS = [
   'analyze_model',
+  'compare_sample',
+  'fit_model',
   'generate',
   'get_allowlists',
   'list_components',

@@ -38,6 +38,8 @@ export interface LoadOptions {
   readonly limits?: Partial<SynthLimits>;
   /** Absolute folders custom component modules may be loaded from; default: none. */
   readonly customComponentDirs?: readonly string[];
+  /** Told of the custom components a model bound, once they loaded (list_components shows them). */
+  readonly onCustomsLoaded?: (customs: ReadonlyMap<string, ComponentImpl>) => void;
 }
 
 /** A model after the load phase: composed, gated, with its outside data in memory. */
@@ -149,6 +151,7 @@ export async function loadSynthModel(model: SynthModel, options: LoadOptions = {
     model.customs.length > 0 && options.edition !== 'free'
       ? await loadCustoms(model, options.customComponentDirs ?? [], options.ports ?? {})
       : new Map<string, ComponentImpl>();
+  if (customs.size > 0) options.onCustomsLoaded?.(customs);
   const s = stage(model, options, true, customs);
   const results = await Promise.allSettled(s.pending.map(([, p]) => p));
   results.forEach((r, i) => {
