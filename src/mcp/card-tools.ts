@@ -176,13 +176,28 @@ export interface CardToolsOptions {
 /** The card tools for one client. */
 export function cardTools(options: CardToolsOptions): ToolDefinition[] {
   const { calc, runner, ui, shareLinks } = options;
-  // only the stored-model tools call this, and they are offered only when `calc` is there
-  const stored = (): CardModelSource => {
-    if (!calc) throw new Error('stored models are not available in this mode');
-    return calc;
-  };
+  const links = shareLinksFor(shareLinks);
+  const stateless = { runner, ui, links, canShare: shareLinks !== undefined };
+  const basic = [specGuideTool(), renderModelTool(stateless), explainValueTool(runner)];
+  if (!ui) return basic;
+  const storedTools = calc ? [showModelTool(calc), cardEditTool(calc)] : [];
+  return [...basic, recomputeTool(runner, links), ...storedTools].map((t) => {
+    const name = t.name;
+    const meta =
+      name === 'render_model' || name === 'show_model'
+        ? WITH_CARD()
+        : name === 'valem_recompute' || name === 'valem_card_edit'
+          ? APP_ONLY()
+          : undefined;
+    return meta ? { ...t, _meta: meta } : t;
+  });
+}
 
-  const links = (spec: unknown, inputs: Record<string, unknown>): Record<string, string> => {
+type Links = (spec: unknown, inputs: Record<string, unknown>) => Record<string, string>;
+
+/** shareUrl and embedUrl for a spec and inputs, when the server can open cards from links. */
+function shareLinksFor(shareLinks: ShareLinks | undefined): Links {
+  return (spec, inputs) => {
     if (!shareLinks || !isObject(spec)) return {};
     const out: Record<string, string> = {};
     const share = shareLinks.shareUrl({ spec, inputs });
@@ -191,11 +206,10 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     if (embedUrl) out.embedUrl = embedUrl;
     return out;
   };
+}
 
-  const statelessPayload = (card: ComputedCard, given: Record<string, unknown>): JsonObject =>
-    cardPayload(card, given, shareLinks !== undefined);
-
-  const specGuide: ToolDefinition = {
+function specGuideTool(): ToolDefinition {
+  return {
     name: 'valem_spec_guide',
     title: 'Spec guide',
     description:
@@ -204,8 +218,23 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     annotations: READ,
     run: () => Promise.resolve({ content: [{ type: 'text', text: specGuideText() }] }),
   };
+}
 
-  const renderModel: ToolDefinition = {
+/** render_model: a spec computed with the given inputs; in a client that shows cards, the card too. */
+function renderModelTool({
+  runner,
+  ui,
+  links,
+  canShare,
+}: {
+  runner: CardRunner;
+  ui: boolean;
+  links: Links;
+  canShare: boolean;
+}): ToolDefinition {
+  const statelessPayload = (card: ComputedCard, given: Record<string, unknown>): JsonObject =>
+    cardPayload(card, given, canShare);
+  return {
     name: 'render_model',
     title: 'Render model',
     description: `Show a ModelSpec (with a viewDefinition) as ${ui ? 'an interactive card the user can edit' : 'computed values'}. Validates it, runs its tests (a failure is an error), computes it with the optional inputs: {modelId, version, specHash, inputs, outputs, flags, warnings}; refused inputs fall back to the defaults, listed in rejectedInputs. An invalid spec gives {valid:false, errors[]}. At most 64 KB and 200 expressions. Nothing is registered.`,
@@ -252,8 +281,10 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
         return out;
       }),
   };
+}
 
-  const explainValueTool: ToolDefinition = {
+function explainValueTool(runner: CardRunner): ToolDefinition {
+  return {
     name: 'explain_value',
     title: 'Explain value',
     description:
@@ -289,8 +320,11 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
         };
       }),
   };
+}
 
-  const recompute: ToolDefinition = {
+/** valem_recompute: the card's own call to recompute a rendered spec with the inputs on screen. */
+function recomputeTool(runner: CardRunner, links: Links): ToolDefinition {
+  return {
     name: 'valem_recompute',
     title: 'Recompute card',
     description:
@@ -310,29 +344,35 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
         });
       }),
   };
+}
 
-  /** A stored model as the card shows it; spec and graph only when the card's hash is stale. */
-  const storedCard = async (id: string, knownHash?: string): Promise<Record<string, unknown>> => {
-    const card = await stored().getCard(id);
-    const hash = specHash(card.spec);
-    const out: Record<string, unknown> = {
-      specHash: hash,
-      state: card.state,
-      meta: card.meta,
-      flags: card.flags.filter((f) => f.policy === 'flag'),
-      views: card.views,
-      outputs: card.outputs,
-      modelId: id,
-      version: card.spec.version,
-    };
-    if (knownHash !== hash) {
-      out.spec = card.spec;
-      out.graph = card.graph;
-    }
-    return out;
+/** A stored model as the card shows it; spec and graph only when the card's hash is stale. */
+async function storedCard(
+  stored: CardModelSource,
+  id: string,
+  knownHash?: string,
+): Promise<Record<string, unknown>> {
+  const card = await stored.getCard(id);
+  const hash = specHash(card.spec);
+  const out: Record<string, unknown> = {
+    specHash: hash,
+    state: card.state,
+    meta: card.meta,
+    flags: card.flags.filter((f) => f.policy === 'flag'),
+    views: card.views,
+    outputs: card.outputs,
+    modelId: id,
+    version: card.spec.version,
   };
+  if (knownHash !== hash) {
+    out.spec = card.spec;
+    out.graph = card.graph;
+  }
+  return out;
+}
 
-  const showModel: ToolDefinition = {
+function showModelTool(stored: CardModelSource): ToolDefinition {
+  return {
     name: 'show_model',
     title: 'Show model',
     description:
@@ -350,20 +390,23 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
     annotations: READ,
     run: async (a) => {
       const id = str(a.id);
-      const spec = await stored().getSpec(id);
+      const spec = await stored.getSpec(id);
       if (!isObject(spec.viewDefinition) || !Array.isArray(spec.viewDefinition.views))
         return structuredError({
           error: 'No view',
           message: `model '${id}' has no viewDefinition; add one with evolve_spec before show_model`,
         });
-      const { outputs, ...card } = await storedCard(id);
+      const { outputs, ...card } = await storedCard(stored, id);
       const out = okResult({ modelId: id, version: card.version, outputs, flags: card.flags });
       if (!out.isError) out._meta = { [CARD_META_KEY]: { mode: 'stored', ...card } as JsonObject };
       return out;
     },
   };
+}
 
-  const cardEdit: ToolDefinition = {
+/** valem_card_edit: the card's own call to save edits to a stored model (or read it back). */
+function cardEditTool(stored: CardModelSource): ToolDefinition {
+  return {
     name: 'valem_card_edit',
     title: 'Edit from card',
     description:
@@ -378,28 +421,15 @@ export function cardTools(options: CardToolsOptions): ToolDefinition[] {
       const mutations = obj(a.mutations);
       if (Object.keys(mutations).length > 0) {
         try {
-          await stored().mutate(id, mutations);
+          await stored.mutate(id, mutations);
         } catch (err) {
           const issues = issuesOf(err);
           if (!issues) throw err;
-          const current = specHash(await stored().getSpec(id));
+          const current = specHash(await stored.getSpec(id));
           return okResult({ specHash: current, rejected: true, issues });
         }
       }
-      return okResult(await storedCard(id, str(a.specHash)));
+      return okResult(await storedCard(stored, id, str(a.specHash)));
     },
   };
-
-  if (!ui) return [specGuide, renderModel, explainValueTool];
-  const storedTools = calc ? [showModel, cardEdit] : [];
-  return [specGuide, renderModel, explainValueTool, recompute, ...storedTools].map((t) => {
-    const name = t.name;
-    const meta =
-      name === 'render_model' || name === 'show_model'
-        ? WITH_CARD()
-        : name === 'valem_recompute' || name === 'valem_card_edit'
-          ? APP_ONLY()
-          : undefined;
-    return meta ? { ...t, _meta: meta } : t;
-  });
 }

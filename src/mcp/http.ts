@@ -145,15 +145,36 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', id: null, error: { code, message } });
 
+/** A request body past MAX_BODY_BYTES (answered 413, told apart by type, not by message). */
+class BodyTooLarge extends Error {}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge(`body over ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A POST's JSON-RPC body, or the answer already sent (413 past the size cap, 400 when not JSON). */
+async function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<{ body: unknown } | undefined> {
+  try {
+    return { body: JSON.parse(await readBody(req)) };
+  } catch (err) {
+    const tooLarge = err instanceof BodyTooLarge;
+    sendJson(
+      res,
+      tooLarge ? 413 : 400,
+      rpcError(-32700, tooLarge ? 'Request body too large' : 'Parse error'),
+    );
+    return undefined;
+  }
 }
 
 /**
@@ -424,18 +445,8 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
       return;
     }
     if (req.method !== 'POST') return host.handle(req, res, undefined);
-    let body: unknown;
-    try {
-      body = JSON.parse(await readBody(req));
-    } catch (err) {
-      const tooLarge = (err as Error).message === 'body too large';
-      return sendJson(
-        res,
-        tooLarge ? 413 : 400,
-        rpcError(-32700, tooLarge ? 'Request body too large' : 'Parse error'),
-      );
-    }
-    return host.handle(req, res, body);
+    const read = await readJsonBody(req, res);
+    if (read) return host.handle(req, res, read.body);
   };
 
   const { logger } = options;

@@ -119,6 +119,30 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
   const connect = server.connect.bind(server);
   server.connect = (transport) => connect(plainErrorMessages(transport));
+  const currentTools = toolSetsFor(server, options);
+  registerToolHandlers(server, currentTools);
+  registerResources(
+    server,
+    options.groups.has('calc') ? options.calc : undefined,
+    options.extraResources ?? [],
+  );
+  const announce = readinessAnnouncer(server, options.modeLine, currentTools);
+  readinessAnnouncers.set(server, announce);
+  server.oninitialized = () => {
+    // A session transport (Streamable HTTP) can push a notification only on the client's GET event
+    // stream, which opens after `initialized`; http.ts calls announceReady when it does.
+    if (server.transport?.sessionId === undefined) announce();
+  };
+  return server;
+}
+
+interface ToolSet {
+  list: ToolDefinition[];
+  byName: Map<string, ToolDefinition>;
+}
+
+/** The connection's tools; the card tools depend on whether the client shows cards (known once it has initialized). */
+function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
   const tools: ToolDefinition[] = [];
   if (options.groups.has('calc'))
     tools.push(
@@ -129,9 +153,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     );
   tools.push(...(options.extraTools ?? []));
   if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());
-  // the card tools depend on whether the client shows cards (known once it has initialized)
-  const toolSets = new Map<boolean, { list: ToolDefinition[]; byName: Map<string, ToolDefinition> }>();
-  const currentTools = (): { list: ToolDefinition[]; byName: Map<string, ToolDefinition> } => {
+  const toolSets = new Map<boolean, ToolSet>();
+  return () => {
     const ui = clientShowsCards(server.getClientCapabilities());
     let set = toolSets.get(ui);
     if (!set) {
@@ -151,7 +174,10 @@ export function createMcpServer(options: McpServerOptions): Server {
     }
     return set;
   };
+}
 
+/** tools/list and tools/call: arguments checked (prototype keys, depth, schema) before a tool runs. */
+function registerToolHandlers(server: Server, currentTools: () => ToolSet): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: currentTools().list.map((t) => ({
       name: t.name,
@@ -190,15 +216,12 @@ export function createMcpServer(options: McpServerOptions): Server {
       return errorResult(err);
     }
   });
+}
 
-  registerResources(
-    server,
-    options.groups.has('calc') ? options.calc : undefined,
-    options.extraResources ?? [],
-  );
-
+/** Logs "ready" once per session, with the mode and the tool count. */
+function readinessAnnouncer(server: Server, modeLine: string, currentTools: () => ToolSet): () => void {
   let announced = false;
-  const announce = (): void => {
+  return (): void => {
     if (announced) return;
     announced = true;
     // levels are per session (logging/setLevel stores them under the session id)
@@ -207,19 +230,12 @@ export function createMcpServer(options: McpServerOptions): Server {
         {
           level: 'info',
           logger: 'modelworks',
-          data: `modelworks ready: ${options.modeLine}; ${currentTools().list.length} tools`,
+          data: `modelworks ready: ${modeLine}; ${currentTools().list.length} tools`,
         },
         server.transport?.sessionId,
       )
       .catch(() => {});
   };
-  readinessAnnouncers.set(server, announce);
-  server.oninitialized = () => {
-    // A session transport (Streamable HTTP) can push a notification only on the client's GET event
-    // stream, which opens after `initialized`; http.ts calls announceReady when it does.
-    if (server.transport?.sessionId === undefined) announce();
-  };
-  return server;
 }
 
 const readinessAnnouncers = new WeakMap<Server, () => void>();

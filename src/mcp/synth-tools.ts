@@ -177,10 +177,16 @@ const PAGE = output(
   ['generationId', 'offset', 'rowCount', 'totalCount', 'hasMore', 'data'],
 );
 
+/** Runs a tool's work under the result size guard, with errors as stable codes. */
+type Guarded = (run: () => unknown, limit?: number) => Promise<ToolResult>;
+
 export function synthTools(options: SynthToolsOptions): ToolDefinition[] {
-  const { service, remote, mode, log } = options;
-  const guarded = (run: () => unknown, limit = RESULT_LIMIT_CHARS): Promise<ToolResult> =>
-    guardedCall(run, limit, log);
+  const guarded: Guarded = (run, limit = RESULT_LIMIT_CHARS) => guardedCall(run, limit, options.log);
+  return [...synthModelTools(options, guarded), ...generationTools(options, guarded)];
+}
+
+/** The catalogue, checking and costing a model, and what outside data models may reach. */
+function synthModelTools({ service }: SynthToolsOptions, guarded: Guarded): ToolDefinition[] {
   return [
     {
       name: 'list_components',
@@ -248,6 +254,12 @@ export function synthTools(options: SynthToolsOptions): ToolDefinition[] {
       annotations: READ,
       run: () => guarded(() => service.allowlistReport()),
     },
+  ];
+}
+
+/** Generating rows (embedded or through the synth Service) and paging through them. */
+function generationTools({ service, remote, mode }: SynthToolsOptions, guarded: Guarded): ToolDefinition[] {
+  return [
     {
       name: 'generate',
       title: 'Generate synthetic data',
