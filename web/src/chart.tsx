@@ -28,9 +28,9 @@ export function niceTicks(lo: number, hi: number, count = 5): number[] {
 }
 
 /** The element's width, followed as it changes (the card is as wide as its host makes it). */
-function useWidth(): [React.RefObject<HTMLDivElement | null>, number] {
+export function useWidth(initial = 560): [React.RefObject<HTMLDivElement | null>, number] {
   const ref = useRef<HTMLDivElement | null>(null);
-  const [width, setWidth] = useState(560);
+  const [width, setWidth] = useState(initial);
   useEffect(() => {
     const el = ref.current;
     if (!el || typeof ResizeObserver === 'undefined') return;

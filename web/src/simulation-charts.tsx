@@ -4,27 +4,10 @@
  * tornado chart of the inputs' rank correlations. Each chart has a title and a description in
  * words for screen readers, and each bar a hover title.
  */
-import { useEffect, useId, useRef, useState } from 'react';
-import { niceTicks } from './chart';
+import { useId } from 'react';
+import { niceTicks, useWidth } from './chart';
 import { tickValue, type NumberFormat } from './format';
 import { formatNumber, percentileName, type OutputSummary } from './simulation-model';
-
-/** The element's width, followed as it changes, so text stays its own size at any card width. */
-function useWidth(initial = 600): [React.RefObject<HTMLDivElement | null>, number] {
-  const ref = useRef<HTMLDivElement | null>(null);
-  const [width, setWidth] = useState(initial);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(([entry]) => {
-      const w = Math.floor(entry?.contentRect.width ?? 0);
-      if (w > 0) setWidth(w);
-    });
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
-  return [ref, width];
-}
 
 interface Marker {
   name: string;
@@ -153,7 +136,7 @@ export function Histogram({
   summary: OutputSummary;
   how: NumberFormat;
 }) {
-  const [ref, width] = useWidth();
+  const [ref, width] = useWidth(600);
   const id = useId();
   const g = histogramGeometry(summary, width);
   const f = (v: number | null): string => formatNumber(v, how);
@@ -207,7 +190,7 @@ export function tornadoOrder(rows: TornadoRow[]): TornadoRow[] {
 const rhoText = (rho: number | null): string => (rho === null ? 'none' : rho.toFixed(2));
 
 export function Tornado({ output, rows }: { output: string; rows: TornadoRow[] }) {
-  const [ref, width] = useWidth();
+  const [ref, width] = useWidth(600);
   const id = useId();
   const ordered = tornadoOrder(rows);
   const labelW = Math.min(
