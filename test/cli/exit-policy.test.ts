@@ -124,7 +124,7 @@ describe.each<[string, Case[]]>([
     'calc from-xlsx',
     [
       ['a workbook that converts whole', 0, ['calc', 'from-xlsx', workbook('orders.xlsx')]],
-      ['rejected columns', 1, ['calc', 'from-xlsx', workbook('rejections.xlsx')], /9 columns rejected/],
+      ['rejected columns', 1, ['calc', 'from-xlsx', workbook('rejections.xlsx')], /\d+ columns rejected/],
       [
         'rejected columns, allowed',
         0,
