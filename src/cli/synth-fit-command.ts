@@ -22,7 +22,7 @@ function parseSeed(value: string): bigint {
 
 interface FitCliOptions {
   format?: 'xml' | 'json' | 'sgm';
-  seed: bigint;
+  seed?: bigint;
   output?: string;
   report?: string;
   criterion: 'aic' | 'bic';
@@ -50,7 +50,7 @@ async function runFit(sample: string, opts: FitCliOptions): Promise<void> {
   try {
     const text = readFileSync(sample === '-' ? 0 : sample, 'utf8');
     result = fit.fitCsvToText(text, format, {
-      seed: opts.seed,
+      seed: opts.seed ?? 1n,
       criterion: opts.criterion,
       header: opts.header,
       minCategoryCount: opts.minCategoryCount,
@@ -92,7 +92,8 @@ export function registerSynthFit(synth: Command): void {
         'sgm',
       ]),
     )
-    .option('--seed <n>', 'seed written into the model', parseSeed, 1n)
+    // no bigint default here: commander prints defaults with JSON.stringify, which refuses a bigint
+    .option('--seed <n>', 'seed written into the model (default: 1)', parseSeed)
     .option('--output <file>', 'write the model to a file instead of stdout')
     .option('--report <file>', 'write the fit report (JSON) to a file')
     .addOption(

@@ -20,9 +20,12 @@ interface DocCommand {
   argv: string[];
 }
 
-/** Shell words (single and double quotes, no expansion); undefined when the line needs a shell. */
+/**
+ * Shell words (single and double quotes, no expansion); undefined when the line needs a shell
+ * (pipes, redirections, substitutions, or a variable such as `$Q` the reader sets first).
+ */
 function words(line: string): string[] | undefined {
-  if (/[|><;&`]|\$\(/.test(line.replace(/'[^']*'|"[^"]*"/g, ''))) return undefined;
+  if (/[|><;&`]|\$[({A-Za-z_]/.test(line.replace(/'[^']*'|"[^"]*"/g, ''))) return undefined;
   const out: string[] = [];
   for (const m of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3]!);
   return out;
