@@ -223,18 +223,34 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     await mcp?.close();
   });
 
+  /** Fails with the step's name when it takes longer than `ms`, instead of at the test's timeout. */
+  const within = async <T>(ms: number, step: string, work: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${step}: not done within ${ms} ms`)), ms);
+    });
+    try {
+      return await Promise.race([work, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const open = async (tool: string, args: Record<string, unknown>): Promise<Frame> => {
-    await page.evaluate(
-      ([t, a]) =>
-        (globalThis as unknown as { host: { open(t: string, a: unknown): Promise<unknown> } }).host.open(
-          t,
-          a,
-        ),
-      [tool, args] as const,
+    await within(
+      15_000,
+      `host.open(${tool})`,
+      page.evaluate(
+        ([t, a]) =>
+          (globalThis as unknown as { host: { open(t: string, a: unknown): Promise<unknown> } }).host.open(
+            t,
+            a,
+          ),
+        [tool, args] as const,
+      ),
     );
-    const handle = await page.waitForSelector('iframe[title="Model card"]');
+    const handle = await page.waitForSelector('iframe[title="Model card"]', { timeout: 10_000 });
     const frame = (await handle.contentFrame())!;
-    await frame.waitForSelector('main.card');
+    await frame.waitForSelector('main.card', { timeout: 10_000 });
     return frame;
   };
   const hostRecord = () =>
@@ -445,8 +461,11 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     const focusAgain = () =>
       frame
         .locator('body')
-        .evaluate(() =>
-          (globalThis as unknown as { dispatchEvent(e: Event): boolean }).dispatchEvent(new Event('focus')),
+        .evaluate(
+          () =>
+            (globalThis as unknown as { dispatchEvent(e: Event): boolean }).dispatchEvent(new Event('focus')),
+          undefined,
+          { timeout: 5000 },
         );
     await expect.poll(freshness, { timeout: 10_000 }).toBe('live');
     expect(await badge.textContent({ timeout: 5000 })).toBe('Live');

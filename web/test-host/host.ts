@@ -63,9 +63,10 @@ const record: HostRecord = {
     };
     const b = bridge;
     const initialized = new Promise<void>((resolve) => (b.oninitialized = () => resolve()));
-    iframe.srcdoc = html;
-    await new Promise((resolve) => iframe.addEventListener('load', resolve, { once: true }));
+    // listen before the card loads: it asks to initialize as soon as its script runs, which can be
+    // before the frame's load event, and a message sent to no listener is lost (the open then hangs)
     await b.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
+    iframe.srcdoc = html;
     await initialized;
     await b.sendToolInput({ arguments: args });
     await b.sendToolResult(result as Parameters<AppBridge['sendToolResult']>[0]);
