@@ -10,9 +10,8 @@
  */
 import { Rejection } from './errors.js';
 import type { JsonValue } from '../calc/index.js';
-import { BLANK, isError, type Field, type TableModel } from './fields.js';
+import { BLANK, isError, type Field, type TableModel, type ValueType } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
-import type { Compiled } from './references.js';
 import { cellKey, cellName } from './xlsx.js';
 
 type RangeFormula = Formula & { kind: 'range' };
@@ -53,7 +52,7 @@ export function otherRowRead(
   ref: CellRef,
   where: string,
   root: (name: string) => string,
-): Compiled {
+): { code: string; type: ValueType } {
   const list = root(table.name);
   if (target === field) {
     throw new Rejection(
