@@ -73,19 +73,23 @@ function medianDecimals(cells: readonly string[]): number {
 }
 
 function countCells(cells: readonly string[]): [string, number][] {
-  const counts = new Map<string, number>();
-  for (const c of cells) counts.set(c, (counts.get(c) ?? 0) + 1);
-  // most frequent first, ties by text: texts grouped by count and each group sorted by the
-  // default (code-unit) order, which is much faster than a comparator over 10^5 distinct cells
+  // most frequent first, ties by text. One default (code-unit) sort of the cells and a
+  // run-length pass: on 10^5 distinct numbers this costs about half of hashing them into a Map
+  // and then sorting the entries with a comparator. Runs are met in text order, so each count's
+  // group is already in text order.
+  const sorted = cells.slice().sort();
   const byCount = new Map<number, string[]>();
-  for (const [c, k] of counts) {
-    const group = byCount.get(k);
-    if (group) group.push(c);
-    else byCount.set(k, [c]);
+  for (let i = 0; i < sorted.length;) {
+    let j = i + 1;
+    while (j < sorted.length && sorted[j] === sorted[i]) j++;
+    const group = byCount.get(j - i);
+    if (group) group.push(sorted[i]!);
+    else byCount.set(j - i, [sorted[i]!]);
+    i = j;
   }
   const out: [string, number][] = [];
-  for (const k of [...byCount.keys()].sort((a, b) => b - a))
-    for (const c of byCount.get(k)!.sort()) out.push([c, k]);
+  for (const k of [...byCount.keys()].sort((x, y) => y - x))
+    for (const c of byCount.get(k)!) out.push([c, k]);
   return out;
 }
 
