@@ -40,9 +40,9 @@ export function startAnnounced(options: {
     return code;
   };
   return new Promise((resolve, reject) => {
-    const cancel = watchdog(20_000, () => {
+    const cancel = watchdog(60_000, () => {
       void stop();
-      reject(new Error(`${options.what} did not announce itself within 20 s: ${stderr}`));
+      reject(new Error(`${options.what} did not announce itself within 60 s: ${stderr}`));
     });
     child.stderr.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
