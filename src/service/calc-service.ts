@@ -42,6 +42,7 @@ import {
 } from '../calc/index.js';
 import type { AuditRecord, BlobRef, ModelHead, Store } from '../store/store.js';
 import {
+  AuditTimestamps,
   buildAuditRecord,
   buildReplaceRecord,
   queryAudit,
@@ -158,6 +159,8 @@ export class CalcService implements CalcApi {
   private readonly unwatch: () => void;
   private readonly observer: CalcObserver;
   private readonly now: () => number;
+  /** Audit record timestamps, on the same clock as history. */
+  private readonly timestamps: AuditTimestamps;
   private readonly dispatchHooks = new Set<DispatchHook>();
 
   constructor(
@@ -170,6 +173,7 @@ export class CalcService implements CalcApi {
   ) {
     this.observer = options.observer ?? NO_OBSERVER;
     this.now = options.now ?? Date.now;
+    this.timestamps = new AuditTimestamps(this.now);
     // another process changed a model: forget our copy and tell local subscribers
     this.unwatch = store.watch((modelId) => {
       this.live.delete(modelId);
@@ -521,6 +525,7 @@ export class CalcService implements CalcApi {
         mutations: writes,
         result,
         prevHash: head.lastHash,
+        timestamps: this.timestamps,
       });
       let committed: boolean;
       try {
@@ -635,6 +640,7 @@ export class CalcService implements CalcApi {
         modelVersion: next.model.spec.version,
         source,
         prevHash: lastHash,
+        timestamps: this.timestamps,
       });
       const ok = await this.store.replaceModel(id, revision, next.model.spec, next.exportState(), record);
       if (ok) {
