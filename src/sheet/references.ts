@@ -180,15 +180,12 @@ export abstract class ReferenceCompiler {
 
   /** A cell inside a table: only the formula's own row of its own table can be read one by one. */
   private dataCell(table: TableModel, target: Field, ref: CellRef, where: string): Compiled {
-    if (!this.rowMode) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `${where} is one cell of table '${table.title}'; a formula outside the tables may read whole columns only`,
-      );
-    }
-    const own = this.field.table!;
-    const sameRow =
-      table === own && ref.row === this.field.row && (!ref.rowAbs || own.lastRow === own.firstRow);
+    const own = this.field.table;
+    // one fixed cell of a table (a summary reading `Lists!D4`, a column reading `$H$4` of another
+    // table) is that row's field; a cell of the own row is handled below
+    if (!this.rowMode || ref.rowAbs) return this.tableCell(table, target, ref.row);
+    if (!own) throw new Rejection('UNSUPPORTED_REFERENCE', `${where} is one cell of table '${table.title}'`);
+    const sameRow = table === own && ref.row === this.field.row;
     if (!sameRow) {
       throw new Rejection(
         'CROSS_ROW_REFERENCE',
@@ -199,6 +196,17 @@ export abstract class ReferenceCompiler {
     }
     this.depend(target);
     return { code: `$parent.${target.name}`, type: target.type };
+  }
+
+  private sideCell(field: Field): Compiled {
+    this.depend(field);
+    return { code: this.root(field.name), type: field.type };
+  }
+
+  /** One row's field of a table, read from anywhere: `$$.<table>[<i>].<field>`. */
+  protected tableCell(table: TableModel, target: Field, row: number): Compiled {
+    this.depend(target);
+    return { code: `${this.root(table.name)}[${row - table.firstRow}].${target.name}`, type: target.type };
   }
 
   /** A whole table column (`$B$2:$B$N`, `$B:$B`, or with the header), or undefined. */
@@ -318,7 +326,7 @@ export abstract class ReferenceCompiler {
       );
     }
     const table = touchesTable();
-    if (table) {
+    if (table && this.rowMode && !(from.rowAbs && to.rowAbs)) {
       throw new Rejection(
         'CROSS_ROW_REFERENCE',
         `the range ${printFormula(f)} covers part of table '${table.title}'; only whole columns or the formula's own row can be read`,
@@ -334,13 +342,16 @@ export abstract class ReferenceCompiler {
     for (let r = from.row; r <= to.row; r++) {
       for (let c = from.col; c <= to.col; c++) {
         const cell = sheet.cells.get(`${r}:${c}`);
-        if (!cell || (cell.value === null && !cell.formula)) continue;
         const target = this.scope.target(sheet, r, c);
-        const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, r, c);
-        this.depend(field);
-        const code = this.root(field.name);
-        if (field.type === 'number' || fn === 'COUNT') out.push(code);
-        else if (field.type === 'any') out.push(`${this.helper('xl_nums')}(${code})`);
+        // a table's cell is read even when blank (its row may be filled in); COUNT skips blanks
+        const blank = !cell || (cell.value === null && !cell.formula);
+        if (target.kind === 'header' || (blank && (target.kind !== 'data' || fn === 'COUNT'))) continue;
+        const read =
+          target.kind === 'data'
+            ? this.tableCell(target.table, target.field, r)
+            : this.sideCell(target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, r, c));
+        if (read.type === 'number' || fn === 'COUNT') out.push(read.code);
+        else if (read.type === 'any') out.push(`${this.helper('xl_nums')}(${read.code})`);
       }
     }
     return out;
