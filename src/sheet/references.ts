@@ -8,6 +8,7 @@ import type { Field, TableModel, ValueType } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
 import type { StructuredRef } from './structured.js';
 import type { HelperName, LibraryBuilder } from './library.js';
+import { isLoose } from './loose.js';
 import type { WorkbookScope } from './scope.js';
 import { cellName, columnLetter, type Worksheet } from './xlsx.js';
 
@@ -94,7 +95,9 @@ export abstract class ReferenceCompiler {
 
   /** A structured reference as the cell or range it covers (absolute, on the table's sheet). */
   private structured(f: StructuredRef): Formula {
-    const table = f.table === undefined ? this.field.table : this.scope.excelTable(f.table);
+    const { field } = this;
+    const around = field.table ?? this.scope.tableAround(field.sheet, field.row, field.col);
+    const table = f.table === undefined ? around : this.scope.excelTable(f.table);
     if (!table) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
@@ -107,7 +110,8 @@ export abstract class ReferenceCompiler {
     let bottom: number;
     switch (f.area) {
       case 'thisRow':
-        if (!this.rowMode || table !== this.field.table) {
+        // a cell of a loose column reads its own row of its table as single cells
+        if (table !== (this.rowMode ? field.table : around)) {
           throw new Rejection(
             this.rowMode ? 'CROSS_ROW_REFERENCE' : 'UNSUPPORTED_REFERENCE',
             `${f.text} reads a row of table '${table.title}', which is not the formula's own table`,
@@ -217,7 +221,7 @@ export abstract class ReferenceCompiler {
     const table = this.scope.tables.find(
       (t) => t.sheet === sheet && from.col >= t.left && from.col <= t.right,
     );
-    if (!table) return undefined;
+    if (!table || isLoose(table, from.col)) return undefined;
     const top = table.headerRow || table.firstRow;
     const whole =
       (from.row === 0 && to.row === 0) ||
@@ -295,6 +299,7 @@ export abstract class ReferenceCompiler {
     if (!this.rowMode || !own || this.scope.sheet(f.sheet, this.field.sheet) !== own.sheet) return undefined;
     if (from.row !== to.row || from.row !== this.field.row || from.rowAbs || to.rowAbs) return undefined;
     if (from.col < own.left || to.col > own.right || from.col > to.col) return undefined;
+    for (let c = from.col; c <= to.col; c++) if (isLoose(own, c)) return undefined;
     const out: string[] = [];
     for (let c = from.col; c <= to.col; c++) {
       const field = own.byCol.get(c)!;
