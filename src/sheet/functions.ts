@@ -91,7 +91,7 @@ export abstract class FunctionCompiler extends LookupCompiler {
       case 'IFNA': {
         this.args(name, args, 2, 2);
         const v = this.compile(args[0]!);
-        const alt = this.compile(args[1]!);
+        const alt: Compiled = args[1]!.kind === 'missing' ? num('0') : this.compile(args[1]!);
         const e = this.fresh();
         return {
           code: `(${e} := ${v.code}; ${this.helper('xl_iserr')}(${e}) ? ${alt.code} : ${e})`,

@@ -99,6 +99,11 @@ describe('maths and rounding', () => {
     ['STDEV(3,7.5,-2,12)', () => call('STDEVS', [3, 7.5, -2, 12])],
     ['MEDIAN($L$2:$L$3)', () => call('MEDIAN', [0.05 / 12, 360])],
     ['IFERROR(SQRT(-1),"neg")', () => call('IFERROR', fj.SQRT!(-1), 'neg')],
+    // an empty argument is 0 in Excel (formulajs reads it as a missing one and gives FALSE, or 0 past IFERROR)
+    ['IF($L$3>1000,"big",)', () => 0],
+    ['IFERROR(SQRT(-1),)', () => call('IFERROR', fj.SQRT!(-1), 0)],
+    // 0/0 is NaN in JSONata, which it types as "object": still an error IFERROR catches (#DIV/0!)
+    ['IFERROR(($L$3-$L$3)/($L$3-$L$3),"-")', () => call('IFERROR', fj.MOD!(0, 0), '-')],
   ])('%s', async (formula, reference) => expectCompiles(formula, reference()));
 });
 
