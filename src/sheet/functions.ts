@@ -55,7 +55,17 @@ export const FUNCTIONS = [
   'TEXT',
   'MEDIAN',
   'STDEV',
+  'SUBTOTAL',
 ];
+
+/** SUBTOTAL's function numbers (101… the same, skipping hidden rows) and the aggregate each names. */
+const SUBTOTAL = new Map([
+  [1, 'AVERAGE'],
+  [2, 'COUNT'],
+  [4, 'MAX'],
+  [5, 'MIN'],
+  [9, 'SUM'],
+]);
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
@@ -81,8 +91,37 @@ export abstract class FunctionCompiler extends LookupCompiler {
       this.lookup(name, args) ??
       this.dates(name, args) ??
       this.finance(name, args) ??
-      this.texts(name, args)
+      this.texts(name, args) ??
+      this.aliases(name, args)
     );
+  }
+
+  /** SUBTOTAL as the aggregate it names; volatile functions refused with their reason. */
+  private aliases(name: string, args: Formula[]): Compiled | undefined {
+    switch (name) {
+      case 'SUBTOTAL': {
+        this.args(name, args, 2, 255);
+        const code = args[0]!.kind === 'number' ? args[0].value % 100 : NaN;
+        // hidden rows (which 101–111 skip) are not read: a sum over a filtered table mismatches and is rejected
+        const fn = SUBTOTAL.get(code);
+        if (!fn)
+          throw new Rejection(
+            'UNSUPPORTED_FUNCTION',
+            'SUBTOTAL is compiled with a constant 1, 2, 4, 5 or 9 (or 101…)',
+          );
+        return this.compile({ kind: 'call', name: fn, args: args.slice(1) });
+      }
+      case 'RAND':
+      case 'RANDBETWEEN':
+      case 'NOW':
+      case 'TODAY':
+        throw new Rejection(
+          'UNSUPPORTED_FUNCTION',
+          `${name} is volatile (a new value at every recalculation), so no model can reproduce the stored value`,
+        );
+      default:
+        return undefined;
+    }
   }
 
   private logical(name: string, args: Formula[]): Compiled | undefined {
