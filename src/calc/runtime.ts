@@ -854,6 +854,7 @@ export class ModelRuntime {
           const out = await evaluate(d.expr, this.merged, {
             ...this.model.bindings,
             parent: parent === ABSENT ? undefined : parent,
+            index: r,
           });
           const path = [...rowPath, ...d.rows.suffix];
           const address = formatPath(path);
