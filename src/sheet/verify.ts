@@ -141,6 +141,14 @@ export function buildSpec(
   const allExpr = exprs.join('\n');
   for (const name of HELPER_NAMES) if (allExpr.includes(`$${name}(`)) libUse.use(name);
   if (usedTables.size > 0) libUse.use('xl_eq');
+  const indexes = lib.indexDerivations(allExpr);
+  for (const x of indexes) {
+    derivations.unshift({
+      path: `$.${x.name}`,
+      expr: x.expr,
+      description: `lookup index of ${x.table}.${x.column}: each value to its first row`,
+    });
+  }
   const define = libUse.define(usedTables);
   const { given, expect } = testOf(live, used);
   const sheets = [...new Set(fields.map((f) => f.sheet.name))];
@@ -151,7 +159,15 @@ export function buildSpec(
     schema: {
       type: 'object',
       description: `Compiled from ${sheets.length === 1 ? `sheet '${sheets[0]}'` : `sheets ${sheets.map((s) => `'${s}'`).join(', ')}`} of ${source}`,
-      properties: schemaProperties(live, used),
+      properties: {
+        ...schemaProperties(live, used),
+        ...Object.fromEntries(
+          indexes.map((x) => [
+            x.name,
+            { type: 'object', readOnly: true, description: `lookup index of ${x.table}.${x.column}` },
+          ]),
+        ),
+      },
     },
     defaultValues: used.map((t) => ({
       path: `$.${t.name}[*]`,

@@ -145,11 +145,15 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       'Loop b': 'CIRCULAR_REFERENCE',
     });
     // a side cell ($AA$1, labelled Markup) and a cell of another sheet (Rates!$A$1) are top-level
-    // inputs; MATCH reads the lookup block X1:Y5, a table of its own
+    // inputs; MATCH reads the lookup block X1:Y5, a table of its own, through its lookup index
     expect(c.spec.derivations.map((d) => [d.path, d.expr])).toEqual([
+      ['$.items_2_item_index', '$merge($reverse([items_2#$i.{ $xl_key(item): {"i": $i + 1, "r": $} }]))'],
       ['$.rows[*].good', '$xl_num(($parent.qty * $parent.price))'],
       ['$.rows[*].root', '$xl_num(($e1 := $parent.qty; $e1 < 0 ? $nothing : $sqrt($e1)))'],
-      ['$.rows[*].position', '$xl_num($xl_match($parent.item, $xl_arr($$.items_2.item)))'],
+      [
+        '$.rows[*].position',
+        '$xl_num(($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup($$.items_2_item_index, $e2)); $e1.i + 0))',
+      ],
       ['$.rows[*].cross_sheet', '$xl_num(($parent.qty * $$.rates_a1))'],
       // =SUM($B$2:B2), a running total: the rows of the column up to the formula's own
       [
