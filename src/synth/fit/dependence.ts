@@ -15,6 +15,7 @@ export function normalScores(
   values: readonly number[],
   rows: readonly number[],
   rowCount: number,
+  score: (p: number) => number = normalScore,
 ): Float64Array {
   const n = values.length;
   const out = new Float64Array(rowCount).fill(NaN);
@@ -24,12 +25,21 @@ export function normalScores(
   while (i < n) {
     let j = i;
     while (j + 1 < n && values[order[j + 1]!] === values[order[i]!]) j++;
-    const s = normalScore((i + (j - i + 1) / 2) / n);
+    const s = score((i + (j - i + 1) / 2) / n);
     for (let k = i; k <= j; k++) z[order[k]!] = s;
     i = j + 1;
   }
   values.forEach((_, k) => (out[rows[k]!] = z[k]!));
   return out;
+}
+
+/** Mid-rank shares (ties share one): their Pearson correlation is Spearman's ρ. */
+export function rankScores(
+  values: readonly number[],
+  rows: readonly number[],
+  rowCount: number,
+): Float64Array {
+  return normalScores(values, rows, rowCount, (p) => p);
 }
 
 /** Pearson correlation of each pair of score vectors (0 when one is constant or they never meet). */
@@ -57,14 +67,28 @@ export function scoreCorrelation(scores: readonly Float64Array[]): number[][] {
 }
 
 /**
- * The matrix written into the model: off-diagonals rounded to 4 decimals and shrunk toward the
- * identity until the engine's own Cholesky accepts it. Returns the shrink factor used.
+ * The matrix written into the model: off-diagonals rounded to 4 decimals, and positive definite
+ * for the engine's own Cholesky. Latent correlations inverted pair by pair need not fit together,
+ * so the matrix is first blended toward `toward` (the normal-score correlations, a correlation
+ * matrix of data, so positive semi-definite when complete) in steps of 5%, keeping strong pairs
+ * strong; only if that is not enough is it shrunk toward the identity. Returns the blend and the
+ * shrink factor used.
  */
-export function copulaMatrix(r: readonly (readonly number[])[]): { matrix: number[][]; shrink: number } {
+export function copulaMatrix(
+  r: readonly (readonly number[])[],
+  toward: readonly (readonly number[])[] = r,
+): { matrix: number[][]; shrink: number; blend: number } {
+  const round = (f: (i: number, j: number) => number): number[][] =>
+    r.map((row, i) => row.map((_, j) => (i === j ? 1 : Math.round(f(i, j) * 1e4) / 1e4)));
+  for (let step = 0; step <= 20; step++) {
+    const t = step / 20;
+    const m = round((i, j) => (1 - t) * r[i]![j]! + t * toward[i]![j]!);
+    if (cholesky(m) !== null) return { matrix: m, shrink: 1, blend: t };
+  }
   let shrink = 1;
   for (;;) {
-    const m = r.map((row, i) => row.map((v, j) => (i === j ? 1 : Math.round(v * shrink * 1e4) / 1e4)));
-    if (cholesky(m) !== null || shrink < 0.01) return { matrix: m, shrink };
+    const m = round((i, j) => toward[i]![j]! * shrink);
+    if (cholesky(m) !== null || shrink < 0.01) return { matrix: m, shrink, blend: 1 };
     shrink *= 0.95;
   }
 }
