@@ -68,27 +68,41 @@ export function scoreCorrelation(scores: readonly Float64Array[]): number[][] {
 
 /**
  * The matrix written into the model: off-diagonals rounded to 4 decimals, and positive definite
- * for the engine's own Cholesky. Latent correlations inverted pair by pair need not fit together,
- * so the matrix is first blended toward `toward` (the normal-score correlations, a correlation
- * matrix of data, so positive semi-definite when complete) in steps of 5%, keeping strong pairs
- * strong; only if that is not enough is it shrunk toward the identity. Returns the blend and the
- * shrink factor used.
+ * for the engine's own Cholesky. Latent correlations inverted pair by pair need not fit together.
+ * Column by column, each new row (its pairs with the columns before it) is blended toward
+ * `toward` (the normal-score correlations) in steps of 2% until the leading block passes
+ * Cholesky, and only if that is not enough shrunk toward 0; so one troublesome column costs its
+ * own pairs, not everyone's. Returns the largest blend and the smallest shrink factor used.
  */
 export function copulaMatrix(
   r: readonly (readonly number[])[],
   toward: readonly (readonly number[])[] = r,
 ): { matrix: number[][]; shrink: number; blend: number } {
-  const round = (f: (i: number, j: number) => number): number[][] =>
-    r.map((row, i) => row.map((_, j) => (i === j ? 1 : Math.round(f(i, j) * 1e4) / 1e4)));
-  for (let step = 0; step <= 20; step++) {
-    const t = step / 20;
-    const m = round((i, j) => (1 - t) * r[i]![j]! + t * toward[i]![j]!);
-    if (cholesky(m) !== null) return { matrix: m, shrink: 1, blend: t };
-  }
+  const d = r.length;
+  const m = r.map((row) => row.map(() => 0));
+  const round = (v: number): number => Math.round(v * 1e4) / 1e4;
+  let blend = 0;
   let shrink = 1;
-  for (;;) {
-    const m = round((i, j) => toward[i]![j]! * shrink);
-    if (cholesky(m) !== null || shrink < 0.01) return { matrix: m, shrink, blend: 1 };
-    shrink *= 0.95;
+  for (let k = 0; k < d; k++) {
+    m[k]![k] = 1;
+    const lead = (): number[][] => m.slice(0, k + 1).map((row) => row.slice(0, k + 1));
+    const setRow = (f: (j: number) => number): void => {
+      for (let j = 0; j < k; j++) m[k]![j] = m[j]![k] = round(f(j));
+    };
+    let ok = false;
+    for (let step = 0; step <= 50 && !ok; step++) {
+      const t = step / 50;
+      setRow((j) => (1 - t) * r[k]![j]! + t * toward[k]![j]!);
+      ok = cholesky(lead()) !== null;
+      if (ok) blend = Math.max(blend, t);
+    }
+    for (let s = 0.95; !ok && s > 0.01; s *= 0.95) {
+      setRow((j) => s * toward[k]![j]!);
+      ok = cholesky(lead()) !== null;
+      blend = 1;
+      shrink = Math.min(shrink, s);
+    }
+    if (!ok) setRow(() => 0);
   }
+  return { matrix: m, shrink, blend };
 }

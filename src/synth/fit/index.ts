@@ -163,25 +163,37 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
         `${(p.col.missingRate * 100).toFixed(1)}% missing cells not reproduced (the column joined the copula)`,
       );
   }
+  const normal = scoreCorrelation(
+    chosen.map((i) => {
+      const { values, rows } = codeValues(candidates[i]!);
+      return normalScores(values, rows, candidates[i]!.col.rowCount);
+    }),
+  );
   const bins = chosen.map((i) => outputBins(candidates[i]!));
-  // one inversion per pair, mirrored: the two orders differ in the last digits
+  // one inversion per pair, mirrored: the two orders differ in the last digits. A nominal
+  // column's codes have no order, so its ranks say little: those pairs keep the normal-score value
   const sub = chosen.map(() => chosen.map(() => 1));
   chosen.forEach((i, a) =>
     chosen.forEach((j, b) => {
-      if (b < a) sub[a]![b] = sub[b]![a] = latentCorrelation(r[i]![j]!, bins[a]!, bins[b]!);
+      if (b >= a) return;
+      const v =
+        nominal(candidates[i]!) || nominal(candidates[j]!)
+          ? normal[a]![b]!
+          : latentCorrelation(r[i]![j]!, bins[a]!, bins[b]!);
+      sub[a]![b] = sub[b]![a] = v;
     }),
-  );
-  const normal = scoreCorrelation(
-    chosen.map((i) =>
-      normalScores(
-        codeValues(candidates[i]!).values,
-        codeValues(candidates[i]!).rows,
-        candidates[i]!.col.rowCount,
-      ),
-    ),
   );
   const { matrix, shrink, blend } = copulaMatrix(sub, normal);
   return { columns: chosen.map((i) => candidates[i]!.col.name), matrix, shrink, blend };
+}
+
+/** Text labels in frequency order (more than two): codes without an order. */
+function nominal(p: ColumnPlan): boolean {
+  return (
+    p.col.kind === 'categorical' &&
+    p.labels!.length > 2 &&
+    p.labels!.some((l) => !/^[-+]?\d+(\.\d+)?$/.test(l) && l !== '')
+  );
 }
 
 /** How a copula column's output ties: its labels' or Empirical items' shares, else the sample's. */

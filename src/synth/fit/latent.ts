@@ -123,7 +123,7 @@ function outputRho(a: Prepared, b: Prepared, r: number): number {
   return (e / w - a.mean * b.mean) / (a.sd * b.sd);
 }
 
-const LIMIT = 0.999;
+const LIMIT = 0.98;
 
 /**
  * The latent correlation whose output, through marginals ranking as `a` and `b`, has Spearman's ρ
