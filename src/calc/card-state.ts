@@ -151,7 +151,8 @@ export async function explainValue(
   );
   // a row's [*] rule: the concrete row index replaces the rule's wildcard in what it reads
   const concretize = (pattern: Path): Path => {
-    if (!derivation?.rows) return pattern;
+    // a rule reading `$index` reads other rows too: its reads stay whole columns
+    if (!derivation?.rows || derivation.positional) return pattern;
     const arr = derivation.rows.array;
     const row = path[arr.length];
     const same = pattern.length > arr.length && arr.every((s, i) => s === pattern[i]);

@@ -261,3 +261,19 @@ function groupBase(node: Node, scope: Scope): Base | null {
   }
   return { path: [...base, WILDCARD], local: scope.base.local };
 }
+
+/** Whether the expression reads the variable `$name` anywhere (a local binding of it counts too). */
+export function readsVariable(ast: JsonataNode, name: string): boolean {
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (const n of node) stack.push(n);
+      continue;
+    }
+    if (!isObject(node)) continue;
+    if (node.type === 'variable' && node.value === name) return true;
+    for (const [key, child] of Object.entries(node)) if (key !== 'position') stack.push(child);
+  }
+  return false;
+}

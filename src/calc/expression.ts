@@ -315,6 +315,7 @@ export const JSONATA_BUILTINS: ReadonlySet<string> = new Set([
 export const RESERVED_BINDINGS: ReadonlySet<string> = new Set([
   'const',
   'parent',
+  'index',
   'self',
   'response',
   'now',

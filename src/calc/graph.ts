@@ -26,6 +26,8 @@ export interface GraphInput {
   wildcard: boolean;
   /** `[*]` derivations and metas: the element pattern (up to and including the first `[*]`). */
   element?: Path | null;
+  /** A `[*]` derivation reading `$index`: any change reaches every row (a row's place matters). */
+  positional?: boolean;
 }
 
 /** A `[*]` node reached only in the row a write falls in (and rows that write created). */
@@ -303,7 +305,8 @@ export class DependencyGraph {
   private computeDirty(written: Path): DirtySet {
     const scope = new Map<number, number>();
     const work: number[] = [];
-    const reach = (i: number, s: number): void => {
+    const reach = (i: number, s0: number): void => {
+      const s = this.nodes[i]!.positional ? ALL : s0;
       const old = scope.get(i);
       if (old === undefined || s > old) {
         scope.set(i, s);

@@ -2,7 +2,7 @@
  * The calc engine's public API. Each export here is a decision: surfaces (MCP, HTTP, CLI, service)
  * use only what is listed.
  */
-export { canonicalize, formatPath, parseAddress, type Path } from './address.js';
+export { canonicalize, formatPath, parseAddress, patternMatches, type Path } from './address.js';
 export {
   CALC_ERROR_CODES,
   CalcError,

@@ -3,7 +3,7 @@
  * Shared by every runtime of the same spec version (tests, dry runs, live models).
  */
 import { firstWildcard, formatPath, mustParse, type Path } from './address.js';
-import { extractDependencies, extractDependencyInfo } from './dependencies.js';
+import { extractDependencies, extractDependencyInfo, readsVariable } from './dependencies.js';
 import { mustCompile, type CompiledExpression } from './expression.js';
 import { DependencyGraph, type GraphInput, type GraphJson } from './graph.js';
 import { compileLibrary, type CompiledLibrary } from './library.js';
@@ -20,6 +20,8 @@ export interface DerivationNode {
   depStrings: string[];
   /** For `[*]` targets: the array before the first `[*]` and the rest after it. */
   rows: { array: Path; suffix: Path } | null;
+  /** A `[*]` rule that reads `$index` (its row's position): recomputed in every row, never one. */
+  positional?: boolean;
 }
 
 export interface MetaNode {
@@ -114,6 +116,7 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     const parent = w >= 0 ? path.slice(0, w + 1) : undefined;
     const info = extractDependencyInfo(expr.ast, parent ? { parent } : {});
     const deps = info.map((x) => x.path);
+    const positional = parent !== undefined && readsVariable(expr.ast, 'index');
     const node: DerivationNode = {
       id: inputs.length,
       address: d.path,
@@ -123,15 +126,18 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
       deps,
       depStrings: deps.map((p) => formatPath(p)),
       rows: w >= 0 ? { array: path.slice(0, w), suffix: path.slice(w + 1) } : null,
+      ...(positional ? { positional } : {}),
     };
     inputs.push({
       kind: 'DERIVED',
       key: d.path,
       target: path,
       deps,
-      local: info.map((x) => x.local),
+      // a row's value depends on where the row stands, so no read is through its own row alone
+      local: info.map((x) => x.local && !positional),
       wildcard: w >= 0,
       element: parent ?? null,
+      positional,
     });
     return node;
   });

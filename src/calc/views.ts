@@ -146,7 +146,9 @@ class ViewEvaluator {
     const c = compileExpression(text);
     if (!c.ok) return text;
     const row = rows[rows.length - 1];
-    const bindings = row ? { ...this.runtime.model.bindings, parent: row.row } : this.runtime.model.bindings;
+    const bindings = row
+      ? { ...this.runtime.model.bindings, parent: row.row, index: row.index }
+      : this.runtime.model.bindings;
     try {
       const v = await c.expr.evaluate(this.state, bindings);
       return v === undefined ? null : (cloneJson(v) as JsonValue);

@@ -78,7 +78,7 @@ export function registerSynthCommands(program: Command): void {
     .option('--to <url>', 'write into a PostgreSQL table: postgres://[user@]host[:port]/db/[schema.]table')
     .option(
       '--workers <n>',
-      'worker threads (default: the cores available); output is the same for any n',
+      'threads rendering rows, this one included (default: the cores available); output is the same for any n',
       parseWorkers,
     )
     .action(

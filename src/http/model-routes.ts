@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { CalcService } from '../service/calc-service.js';
+import { modelInfoWithPendingEffects } from '../service/effects/pending.js';
 import { sendJson, type IdParams } from './model-route-kit.js';
 import { registerAuditRoutes, registerLifecycleRoutes } from './model-audit-routes.js';
 import { registerInsightRoutes, registerStateRoutes, registerViewRoutes } from './model-read-routes.js';
@@ -67,7 +68,7 @@ function registerCatalogueRoutes(app: FastifyInstance, calc: CalcService): void 
         response: { 200: reply('ModelInfo and its revision'), ...modelErrors },
       },
     },
-    async (req, res) => sendJson(res, 200, await calc.getModelInfo(req.params.id)),
+    async (req, res) => sendJson(res, 200, await modelInfoWithPendingEffects(calc, req.params.id)),
   );
   app.delete<IdParams>(
     '/models/:id',

@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import { isObject } from '../calc/index.js';
 import type { PairingService } from '../service/pairing.js';
 import { encodedOnce, type EncodedPage } from '../service/web-assets.js';
@@ -31,17 +32,19 @@ export interface SandboxRouteDeps {
 const send = (reply: FastifyReply, out: ErrorReply): FastifyReply =>
   reply.code(out.status).type(out.contentType).send(out.body);
 
-/** The q-value a request's Accept-Encoding gives a coding (`*` stands for unnamed ones; absent: 0). */
-function acceptance(header: string | undefined, coding: string): number {
-  let star = 0;
-  for (const part of (header ?? '').split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    const value = q === undefined ? 1 : Math.min(1, Number(q) || 0);
-    if (name.trim() === coding) return value;
-    if (name.trim() === '*') star = value;
-  }
-  return star;
+/** Codings a page is sent in, ours first when the client likes several equally. */
+const CODINGS = ['br', 'gzip', 'identity'] as const;
+
+/** negotiator 1.1 takes a `preferred` order for ties; its published typings predate it. */
+type EncodingNegotiator = {
+  encoding(available: readonly string[], options: { preferred: readonly string[] }): string | undefined;
+};
+
+/** The coding to send a page in, as the request's Accept-Encoding allows (undefined: plain). */
+function chooseCoding(request: FastifyRequest): 'br' | 'gzip' | undefined {
+  const negotiator = new Negotiator({ headers: request.headers }) as unknown as EncodingNegotiator;
+  const chosen = negotiator.encoding(CODINGS, { preferred: CODINGS });
+  return chosen === 'br' || chosen === 'gzip' ? chosen : undefined;
 }
 
 /**
@@ -54,10 +57,7 @@ export function sendEncodedPage(
   reply: FastifyReply,
   page: EncodedPage,
 ): FastifyReply {
-  const accept = request.headers['accept-encoding'];
-  const br = acceptance(accept, 'br');
-  const gzip = acceptance(accept, 'gzip');
-  const coding = br > 0 && br >= gzip ? 'br' : gzip > 0 ? 'gzip' : undefined;
+  const coding = chooseCoding(request);
   const etag = coding ? `${page.etag.slice(0, -1)}-${coding}"` : page.etag;
   reply.header('vary', 'Accept-Encoding').header('etag', etag).header('cache-control', 'no-cache');
   const known = String(request.headers['if-none-match'] ?? '')

@@ -4,8 +4,7 @@
  */
 import { SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
 import type { CalcModelApi } from '../service/calc-api.js';
-import { CalcService } from '../service/calc-service.js';
-import { pendingEffects } from '../service/effects/pending.js';
+import { modelInfoWithPendingEffects } from '../service/effects/pending.js';
 import { okResult } from './results.js';
 import {
   DESTRUCTIVE,
@@ -34,18 +33,6 @@ const expectedRevision = {
   description:
     'Write only if the model is still at this revision (get_model_info), else Version conflict {expected, actual}',
 };
-/**
- * get_model_info: the model's info and, beside it (the state document keeps its shape), the effect
- * runs not settled yet (issue 23) — only when there are some, and only where this process sees the
- * store (embedded mode).
- */
-async function withPendingEffects(service: CalcModelApi, id: string): Promise<object> {
-  const info = await service.getModelInfo(id);
-  if (!(service instanceof CalcService)) return info;
-  const pending = await pendingEffects(service.store, id);
-  return pending.length > 0 ? { ...info, pendingEffects: pending } : info;
-}
-
 /** The optional expectedRevision argument, passed on when given: the service checks it. */
 const revisionOf = (a: Record<string, unknown>): { expectedRevision?: number } =>
   a.expectedRevision === undefined ? {} : { expectedRevision: a.expectedRevision as number };
@@ -137,7 +124,7 @@ function catalogueTools(service: CalcModelApi): ToolDefinition[] {
       inputSchema: input({ id }, ['id']),
       outputSchema: MODEL_STATUS,
       annotations: READ,
-      run: async (a) => okResult(await withPendingEffects(service, str(a.id))),
+      run: async (a) => okResult(await modelInfoWithPendingEffects(service, str(a.id))),
     },
     {
       name: 'get_spec',

@@ -31,7 +31,7 @@ const KNOWN_CODES = new Set<string>([
   'INTERNAL',
 ]);
 
-/** The Service could not be reached at all (refused, DNS, reset before any answer). */
+/** The Service could not be reached (refused, DNS, reset), or its answer broke off midway. */
 export class ServiceUnreachableError extends Error {
   readonly code = 'SERVICE_UNREACHABLE';
   constructor(
@@ -97,7 +97,14 @@ export class SynthServiceClient {
       if (signal?.aborted) throw new SynthServiceError('CANCELLED', 'request cancelled');
       throw new ServiceUnreachableError(this.baseUrl, causeOf(err));
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (err) {
+      // the connection dropped (or the call was cancelled) after the status line, mid-answer
+      if (signal?.aborted) throw new SynthServiceError('CANCELLED', 'request cancelled');
+      throw new ServiceUnreachableError(this.baseUrl, `the answer broke off: ${causeOf(err)}`);
+    }
     let parsed: unknown;
     try {
       parsed = text === '' ? null : JSON.parse(text);

@@ -6,6 +6,7 @@
 import { Rejection } from './errors.js';
 import type { Field, TableModel, ValueType } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
+import { columnPart, otherRowRead } from './offsets.js';
 import type { StructuredRef } from './structured.js';
 import type { HelperName, LibraryBuilder } from './library.js';
 import type { WorkbookScope } from './scope.js';
@@ -172,30 +173,28 @@ export abstract class ReferenceCompiler {
         return { code: this.root(field.name), type: field.type };
       }
       case 'header':
+        // the row above a column formula's first row (`=IF(A2="m1",0,B1)`) is read by position
+        if (this.rowMode && !ref.rowAbs && target.table.firstRow > target.table.headerRow) {
+          return this.dataCell(target.table, target.table.byCol.get(ref.col)!, ref, where);
+        }
         throw new Rejection('UNSUPPORTED_REFERENCE', `${where} is the header row of a table`);
       case 'data':
         return this.dataCell(target.table, target.field, ref, where);
     }
   }
 
-  /** A cell inside a table: only the formula's own row of its own table can be read one by one. */
+  /** A cell inside a table: the formula's own row is `$parent`, any other row is read by position. */
   private dataCell(table: TableModel, target: Field, ref: CellRef, where: string): Compiled {
-    if (!this.rowMode) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `${where} is one cell of table '${table.title}'; a formula outside the tables may read whole columns only`,
-      );
-    }
-    const own = this.field.table!;
+    const own = this.field.table;
     const sameRow =
-      table === own && ref.row === this.field.row && (!ref.rowAbs || own.lastRow === own.firstRow);
+      this.rowMode &&
+      table === own &&
+      ref.row === this.field.row &&
+      (!ref.rowAbs || own.lastRow === own.firstRow);
     if (!sameRow) {
-      throw new Rejection(
-        'CROSS_ROW_REFERENCE',
-        table === own
-          ? `${where} lies in another row (the formula in row ${this.field.row} reads row ${ref.row})`
-          : `${where} lies in table '${table.title}', not in the formula's own table`,
-      );
+      const read = otherRowRead(this.field, table, target, ref, where, (n) => this.root(n));
+      this.depend(target);
+      return read;
     }
     this.depend(target);
     return { code: `$parent.${target.name}`, type: target.type };
@@ -244,6 +243,20 @@ export abstract class ReferenceCompiler {
     return [];
   }
 
+  /** The table the first cell of a range lies in (its data or header rows), or undefined. */
+  private tableOf(f: RangeFormula): TableModel | undefined {
+    const sheet = this.scope.sheet(f.sheet, this.field.sheet);
+    return sheet && this.scope.tableAt(sheet, f.from.row, f.from.col);
+  }
+
+  /** Part of a column as aggregate items, numbers only where the column may hold others. */
+  private partList(field: Field, list: string): string[] {
+    this.depend(field);
+    if (field.type === 'number') return [list];
+    if (field.type === 'any') return [`${this.helper('xl_nums')}(${list})`];
+    return [];
+  }
+
   /** Items of an aggregate argument: JSONata expressions that each give a number or a list. */
   protected items(arg: Formula, fn: string): string[] {
     const resolved = this.resolveArg(arg);
@@ -251,6 +264,8 @@ export abstract class ReferenceCompiler {
       const c = this.compile(resolved);
       return [fn === 'COUNT' ? c.code : this.num(c)];
     }
+    const part = columnPart(this.field, resolved, this.tableOf(resolved), (n) => this.root(n));
+    if (part) return this.partList(part.field, part.list);
     const columns = this.wholeColumns(resolved);
     if (columns) return columns.flatMap((c) => this.columnList(c.table, c.field));
     const ownRow = this.ownRowSpan(resolved);

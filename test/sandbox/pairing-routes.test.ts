@@ -109,6 +109,13 @@ describe('pairing endpoints', () => {
     const plain = await get('/sandbox', { 'accept-encoding': 'identity' });
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.body).toBe(html);
+    // the client's q-values come first; our order (br, then gzip) only breaks ties
+    const negotiated = async (header: string) =>
+      (await get('/sandbox', { 'accept-encoding': header })).headers['content-encoding'];
+    expect(await negotiated('br;q=0.5, gzip;q=0.9')).toBe('gzip');
+    expect(await negotiated('*')).toBe('br');
+    expect(await negotiated('GZIP')).toBe('gzip');
+    expect(await negotiated('*;q=0, identity')).toBeUndefined();
     // one tag per encoding of the same content; the client's current copy is not sent again
     const tags = [br, gz, plain].map((r) => String(r.headers.etag));
     expect(new Set(tags).size).toBe(3);

@@ -13,7 +13,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CreateMessageRequestSchema, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/http/app.js';
 import { modelTools } from '../../src/mcp/calc-tools.js';
+import { CalcClient } from '../../src/remote/calc-client.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { EffectRunner, LlmExecutor, TimerExecutor, pendingEffects } from '../../src/service/effects/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -99,10 +101,22 @@ describe('timer effects', () => {
     const info = modelTools(calc).find((t) => t.name === 'get_model_info')!;
     const shown = (await info.run({ id: 'ticket' }, { signal: new AbortController().signal }))
       .structuredContent;
-    expect(shown).toMatchObject({
+    const listed = { effectId: 'remind', statusPath: '$.reminder', key: 't2', leased: true };
+    expect(shown).toMatchObject({ id: 'ticket', pendingEffects: [listed] });
+    // over REST too, and so through a client of that server (`mcp --url`)
+    const app = await buildApp({ calc });
+    cleanups.push(() => app.close());
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const rest = await fetch(`${url}/models/ticket`);
+    expect(await rest.json()).toMatchObject({
       id: 'ticket',
-      pendingEffects: [{ effectId: 'remind', statusPath: '$.reminder', key: 't2', leased: true }],
+      revision: expect.any(Number),
+      pendingEffects: [listed],
     });
+    const remote = modelTools(new CalcClient({ url })).find((t) => t.name === 'get_model_info')!;
+    expect(
+      (await remote.run({ id: 'ticket' }, { signal: new AbortController().signal })).structuredContent,
+    ).toMatchObject({ id: 'ticket', pendingEffects: [listed] });
     await calc.mutate('ticket', { '$.open': false });
     expect(await settled).toMatchObject({ phase: 'cancelled' });
     expect((await stateOf(calc)).reminder).toMatchObject({ phase: 'cancelled', key: null });

@@ -163,6 +163,17 @@ describe('simulate', () => {
     for (const [args, message] of cases) {
       await expect(simulateSpec(args)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message });
     }
+    // an output that names nothing in the model (a typo, a stray bracket) is refused, naming the fields
+    for (const output of ['$.nope', '$.y[', '$.y.z']) {
+      await expect(simulateSpec({ ...base, outputs: ['$.y', output] })).rejects.toMatchObject({
+        code: 'PATH_NOT_FOUND',
+        message: expect.stringContaining(
+          `output '${output}' names nothing in the model; its computed fields: $.y`,
+        ),
+      });
+    }
+    // an input (not computed) is a value in the state, so it may be read back as an output
+    await expect(simulateSpec({ ...base, outputs: ['$.a'] })).resolves.toMatchObject({ runs: 10 });
     expect(() => decodeSimulateArgs({ id: 'x', spec: {}, outputs: ['$.y'] })).toThrow(/either id/);
     expect(() => simulationLimitsFromEnv({ MODELWORKS_SIMULATE_MAX_RUNS: 'many' })).toThrow(
       /MODELWORKS_SIMULATE_MAX_RUNS/,

@@ -137,7 +137,6 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     const c = await convert('rejections.xlsx');
     expect(byColumn(c.rejectedColumns)).toEqual({
       Approx: 'APPROXIMATE_VLOOKUP',
-      Running: 'CROSS_ROW_REFERENCE',
       'Non uniform': 'NON_UNIFORM_FORMULA',
       'Array constant': 'UNSUPPORTED_SYNTAX',
       'Per unit': 'ERROR_VALUE',
@@ -152,6 +151,11 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       ['$.rows[*].root', '$xl_num(($e1 := $parent.qty; $e1 < 0 ? $nothing : $sqrt($e1)))'],
       ['$.rows[*].position', '$xl_num($xl_match($parent.item, $xl_arr($$.items_2.item)))'],
       ['$.rows[*].cross_sheet', '$xl_num(($parent.qty * $$.rates_a1))'],
+      // =SUM($B$2:B2), a running total: the rows of the column up to the formula's own
+      [
+        '$.rows[*].running',
+        '$xl_num($sum([$filter($$.rows, function($v, $i) { $i >= 0 and $i <= $index }).qty]))',
+      ],
       // {=B2*C2}: a legacy array formula over its own row computes as the plain formula
       ['$.rows[*].array', '$xl_num(($parent.qty * $parent.price))'],
       ['$.rows[*].param', '$xl_num(($parent.qty * $$.markup))'],
@@ -176,11 +180,12 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       for (const r of (await convert(name)).rejectedColumns) seen.add(r.reason);
     }
     // what LibreOffice cannot write without the other file: a link to another workbook; a name
-    // that is not defined; and a column reading a rejected one
+    // that is not defined; and a column reading a rejected one. And a recurrence (a balance
+    // reading its own column in the row above)
     const links = await convertWorkbook(
       xlsx(
-        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c><c r="E1" t="inlineStr"><is><t>Array</t></is></c></row>' +
-          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c></row>',
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c><c r="E1" t="inlineStr"><is><t>Array</t></is></c><c r="F1" t="inlineStr"><is><t>Balance</t></is></c></row>' +
+          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c><c r="F2"><f>IF(A2=2,A2,F1+A2)</f><v>2</v></c></row>',
       ),
       { modelId: 'links' },
     );
@@ -189,6 +194,7 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       Named: 'UNSUPPORTED_REFERENCE',
       Next: 'DEPENDS_ON_REJECTED',
       Array: 'ARRAY_FORMULA',
+      Balance: 'CROSS_ROW_REFERENCE',
     });
     for (const r of links.rejectedColumns) seen.add(r.reason);
     expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());

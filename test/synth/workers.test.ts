@@ -17,7 +17,12 @@ import { generateChunks } from '../../src/synth-io/parallel/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLES = join(ROOT, 'examples', 'synth');
-const SHARED = join(ROOT, '..', 'shared', 'conformance', 'synth-examples');
+// MODELWORKS_SHARED points at the shared directory when it is not beside the checkout (worktrees)
+const SHARED = join(
+  process.env.MODELWORKS_SHARED ?? join(ROOT, '..', 'shared'),
+  'conformance',
+  'synth-examples',
+);
 const sharedPresent = existsSync(SHARED);
 if (!sharedPresent) console.warn(`[synth workers] SKIPPED shared corpus: ${SHARED} not found`);
 
@@ -205,4 +210,26 @@ describe('grind --workers: guesses and failures', () => {
     }
     expect.fail('no seed in 1..39 failed past the probe');
   }, 120_000);
+});
+
+describe('grind --workers: this thread renders too', () => {
+  it('uses batches from both this thread and its worker, with the bytes of one thread', async () => {
+    // three d6 summed: a fixed number of draws per row, so every batch can be guessed
+    const prepared = prepareModel(
+      parseModel(
+        'dataset.root = T\nR = Uniform(1, 7)\nD = ToInteger(R, mode="floor")\n' +
+          'Three = Redimension(D, dimension=3)\nT = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")\n',
+      ),
+    );
+    const stats: GenerateStats = {};
+    const two = await outcome(prepared, 5n, 3000, 2, stats);
+    const one = await outcome(prepared, 5n, 3000, 1);
+    expect(stats.parallel).toBe(true);
+    expect(two).toEqual(one);
+    // the worker takes the first batches and this thread the next ones while it starts, so
+    // both kinds are in the output (none of them rendered again from the true state)
+    expect(stats.redone).toBe(0);
+    expect(stats.local).toBeGreaterThan(0);
+    expect(stats.local).toBeLessThan(stats.batches!);
+  }, 60_000);
 });

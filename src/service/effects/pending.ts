@@ -4,6 +4,8 @@
  */
 import { isObject, type JsonValue } from '../../calc/index.js';
 import type { Store } from '../../store/store.js';
+import type { CalcModelApi, ModelStatus } from '../calc-api.js';
+import { CalcService } from '../calc-service.js';
 import { effectLeasesOf } from './runner.js';
 
 export interface PendingEffect {
@@ -37,4 +39,19 @@ export async function pendingEffects(store: Store, modelId: string): Promise<Pen
     });
   }
   return out;
+}
+
+/**
+ * A model's info (`get_model_info`, `GET /models/{id}`) with, beside it, the effect runs not settled
+ * yet — only when there are some, and only where this process sees the store. A client of another
+ * server (`mcp --url`) passes on what that server answered, pending runs included.
+ */
+export async function modelInfoWithPendingEffects(
+  service: CalcModelApi,
+  id: string,
+): Promise<ModelStatus & { pendingEffects?: PendingEffect[] }> {
+  const info = await service.getModelInfo(id);
+  if (!(service instanceof CalcService)) return info;
+  const pending = await pendingEffects(service.store, id);
+  return pending.length > 0 ? { ...info, pendingEffects: pending } : info;
 }

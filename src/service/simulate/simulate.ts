@@ -5,7 +5,7 @@
  * how often each constraint would refuse (rollback) or flag a run, and how strongly each input
  * drives each output (rank correlation, in tornado order). The same seed gives the same answer.
  */
-import { CalcError, parseAddress, type ModelRuntime } from '../../calc/index.js';
+import { CalcError, parseAddress, patternMatches, type ModelRuntime } from '../../calc/index.js';
 import { L64X128MixRandom } from '../../synth/index.js';
 import { inputSource, type InputModel } from './inputs.js';
 import { RunStatistics, SAMPLE_SIZE, type OutputSummary } from './statistics.js';
@@ -67,13 +67,35 @@ function checkPaths(kind: string, paths: readonly string[]): void {
   }
 }
 
+/**
+ * An output must name something the model has: a computed field (a rule's target, or a row of a
+ * `[*]` rule) or a value in its state. A typo would otherwise summarise nothing, run after run.
+ */
+async function checkOutputsExist(runtime: ModelRuntime, outputs: readonly string[]): Promise<void> {
+  for (const p of outputs) {
+    const parsed = parseAddress(p);
+    if (!parsed.ok) continue; // checkPaths has refused it already
+    const computed = runtime.model.derivations.some(
+      (d) => d.address === p || patternMatches(d.path, parsed.path),
+    );
+    if (computed || (await runtime.getValue(p)) !== undefined) continue;
+    const fields = runtime.model.derivations.map((d) => d.address);
+    throw new CalcError(
+      'PATH_NOT_FOUND',
+      `output '${p}' names nothing in the model; its computed fields: ${fields.join(', ') || 'none'}`,
+      { path: p, fields },
+    );
+  }
+}
+
 function counter(): Record<string, number> {
   return Object.create(null) as Record<string, number>;
 }
 
 /**
  * Runs the simulation on `runtime`, a private copy the caller gives up (its state changes).
- * @throws CalcError INVALID_ARGUMENT for a malformed request; the signal's reason when cancelled
+ * @throws CalcError INVALID_ARGUMENT for a malformed request, PATH_NOT_FOUND for an output that names
+ *   nothing in the model; the signal's reason when cancelled
  */
 export async function simulate(
   runtime: ModelRuntime,
@@ -92,6 +114,7 @@ export async function simulate(
     if (!(typeof p === 'number' && p >= 0 && p <= 100))
       throw invalid('percentiles are numbers from 0 to 100');
   checkPaths('output', request.outputs);
+  await checkOutputsExist(runtime, request.outputs);
   const source = inputSource(request.inputs, request.inputModel, request.seed);
   checkPaths('input', source.paths);
 

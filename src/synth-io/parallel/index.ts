@@ -23,7 +23,7 @@ export interface GenerateOptions {
   count: number;
   format: OutputFormat;
   header: boolean;
-  /** Worker threads; 1 (or fewer) keeps everything on this thread. */
+  /** Threads rendering rows, this one included (N - 1 worker threads); 1 keeps to this thread. */
   workers: number;
   /** One thread below this many rows (default PARALLEL_MIN_ROWS). */
   minRows?: number;
@@ -38,6 +38,8 @@ export interface GenerateStats {
   reason?: string;
   batches?: number;
   redone?: number;
+  /** Batches rendered on this thread (it renders too, rather than wait for a worker). */
+  local?: number;
 }
 
 /** A piece of output and the rows it completes. */
@@ -87,6 +89,7 @@ export async function* generateChunks(
     for await (const batch of pool.batches(0, count, first.random.saveState())) {
       stats.batches++;
       stats.redone = pool.redone;
+      stats.local = pool.localBatches;
       yield { data: batch.text, rows: batch.to };
     }
     const after = outputEnd(format, count);

@@ -78,6 +78,8 @@ interface InFlight {
   to: number;
   state: Int32Array;
   reply: Promise<BatchReply>;
+  /** Set once the reply is in: awaiting it would not leave this thread idle. */
+  settled: boolean;
 }
 
 /** Starts the worker entry: the compiled worker.js beside this module, or the .ts through tsx. */
@@ -94,6 +96,7 @@ function startWorker(setup: WorkerSetup): Worker {
 }
 
 export interface PoolOptions {
+  /** Threads rendering rows, this one included: N - 1 worker threads are started. */
   workers: number;
   format: OutputFormat;
   /** Also give each row's UTF-8 length. */
@@ -113,6 +116,8 @@ export class RowPool {
   private turn = 0;
   /** Batches rendered here because a guess or a worker failed (for tests and benches). */
   redone = 0;
+  /** Batches this thread rendered from a guess instead of waiting for a worker. */
+  localBatches = 0;
 
   constructor(
     private readonly prepared: PreparedModel,
@@ -134,7 +139,8 @@ export class RowPool {
       format: options.format,
       rowBytes: options.rowBytes ?? false,
     };
-    for (let i = 0; i < options.workers; i++) this.slots.push(this.open(setup));
+    // this thread renders too (while the workers start, and whenever it would wait for one)
+    for (let i = 1; i < options.workers; i++) this.slots.push(this.open(setup));
   }
 
   private open(setup: WorkerSetup): Slot {
@@ -167,6 +173,21 @@ export class RowPool {
   }
 
   /**
+   * A batch rendered here from a guessed start, checked like a worker's. A failure is kept as a
+   * failed reply: the batch is rendered again from the true state, where the error is real.
+   */
+  private guessHere(from: number, to: number, state: Int32Array): InFlight {
+    let reply: BatchReply;
+    try {
+      const { format, rowBytes } = this.options;
+      reply = { id: -1, ...renderBatch(this.local, this.names, format, from, to, state, rowBytes ?? false) };
+    } catch (err) {
+      reply = { id: -1, error: err instanceof Error ? err.message : String(err) };
+    }
+    return { to, state, reply: Promise.resolve(reply), settled: true };
+  }
+
+  /**
    * Rows [from, to) in order, batch by batch, given the stream state before row `from`. Stopping
    * early (return) leaves the pool usable; `close()` ends its workers.
    */
@@ -179,20 +200,49 @@ export class RowPool {
     let misses = 0;
     let done = 0;
     let guessing = true;
+    /** Claims the next batch to guess: its rows and start, and moves the guess on past it. */
+    const claim = (): { from: number; end: number; state: Int32Array } | undefined => {
+      if (!guessing || dispatchFrom >= to || dispatchState === undefined) return undefined;
+      const claimed = {
+        from: dispatchFrom,
+        end: Math.min(to, dispatchFrom + this.batchRows),
+        state: dispatchState,
+      };
+      dispatchState =
+        claimed.end - claimed.from === this.batchRows ? this.jump.apply(dispatchState) : undefined;
+      dispatchFrom = claimed.end;
+      return claimed;
+    };
+    // batches held (in flight or done ahead) stay few: memory is bounded whatever the pace
+    const cap = 4 * (this.slots.length + 1);
     const fill = (): void => {
-      const limit = 2 * this.slots.filter((s) => !s.dead).length;
-      while (guessing && inflight.size < limit && dispatchFrom < to && dispatchState !== undefined) {
-        const end = Math.min(to, dispatchFrom + this.batchRows);
-        const task = { id: this.nextId++, from: dispatchFrom, to: end, state: dispatchState };
-        const reply = this.send(task);
+      const alive = this.slots.filter((s) => !s.dead).length;
+      if (alive === 0) return; // a batch claimed now would have no one to go to
+      let pending = 0;
+      for (const e of inflight.values()) if (!e.settled) pending++;
+      for (; pending < 3 * alive && inflight.size < cap; pending++) {
+        const next = claim();
+        if (next === undefined) return;
+        const reply = this.send({ id: this.nextId++, from: next.from, to: next.end, state: next.state });
         if (reply === undefined) return;
-        inflight.set(dispatchFrom, { to: end, state: dispatchState, reply });
-        dispatchState = end - dispatchFrom === this.batchRows ? this.jump.apply(dispatchState) : undefined;
-        dispatchFrom = end;
+        const entry: InFlight = { to: next.end, state: next.state, reply, settled: false };
+        void reply.then(() => (entry.settled = true));
+        inflight.set(next.from, entry);
       }
     };
     while (at < to) {
       fill();
+      // rather than wait for a worker, render the next unclaimed batch here; then let the
+      // workers' replies in (they queue while this thread renders) before looking again
+      if (inflight.get(at)?.settled === false && inflight.size < cap) {
+        const next = claim();
+        if (next !== undefined) {
+          inflight.set(next.from, this.guessHere(next.from, next.end, next.state));
+          this.localBatches++;
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
+      }
       const entry = inflight.get(at);
       inflight.delete(at);
       const reply = entry && (await entry.reply);

@@ -19,17 +19,30 @@ export function normalScores(
 ): Float64Array {
   const n = values.length;
   const out = new Float64Array(rowCount).fill(NaN);
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => values[a]! - values[b]!);
-  const z = new Float64Array(n);
-  let i = 0;
-  while (i < n) {
+  // sort the values themselves (a native typed-array sort), score each tie group once, then
+  // find each row's group by binary search: no comparator sort over row indices
+  const sorted = Float64Array.from(values).sort();
+  const groupOf = new Float64Array(n); // distinct values, ascending
+  const scoreOf = new Float64Array(n);
+  let groups = 0;
+  for (let i = 0; i < n;) {
     let j = i;
-    while (j + 1 < n && values[order[j + 1]!] === values[order[i]!]) j++;
-    const s = score((i + (j - i + 1) / 2) / n);
-    for (let k = i; k <= j; k++) z[order[k]!] = s;
+    while (j + 1 < n && sorted[j + 1] === sorted[i]) j++;
+    groupOf[groups] = sorted[i]!;
+    scoreOf[groups++] = score((i + (j - i + 1) / 2) / n);
     i = j + 1;
   }
-  values.forEach((_, k) => (out[rows[k]!] = z[k]!));
+  for (let k = 0; k < n; k++) {
+    const v = values[k]!;
+    let lo = 0;
+    let hi = groups - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (groupOf[mid]! < v) lo = mid + 1;
+      else hi = mid;
+    }
+    out[rows[k]!] = scoreOf[lo]!;
+  }
   return out;
 }
 
@@ -48,18 +61,24 @@ export function scoreCorrelation(scores: readonly Float64Array[]): number[][] {
   const r: number[][] = Array.from({ length: d }, (_, i) =>
     Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)),
   );
+  // a column with no missing row is converted once and paired as it is
+  const complete = scores.map((s) => (s.some((v) => Number.isNaN(v)) ? undefined : Array.from(s)));
   for (let i = 0; i < d; i++)
     for (let j = 0; j < i; j++) {
-      // pairwise complete rows: a column missing a few cells still shows its dependence
-      const a: number[] = [];
-      const b: number[] = [];
-      scores[i]!.forEach((v, k) => {
-        const w = scores[j]![k]!;
-        if (!Number.isNaN(v) && !Number.isNaN(w)) {
-          a.push(v);
-          b.push(w);
-        }
-      });
+      let a = complete[i];
+      let b = complete[j];
+      if (!a || !b) {
+        // pairwise complete rows: a column missing a few cells still shows its dependence
+        a = [];
+        b = [];
+        const x = scores[i]!;
+        const y = scores[j]!;
+        for (let k = 0; k < x.length; k++)
+          if (!Number.isNaN(x[k]!) && !Number.isNaN(y[k]!)) {
+            a.push(x[k]!);
+            b.push(y[k]!);
+          }
+      }
       const c = a.length > 2 ? sampleCorrelation(a, b) : NaN;
       r[i]![j] = r[j]![i] = Number.isFinite(c) ? c : 0;
     }

@@ -18,9 +18,11 @@ import type { ColumnPlan, PlanOptions } from './plan.js';
 import { copulaCandidate, planColumn, quantilePlan } from './plan.js';
 
 /** Why a sample could not be fitted; `code` is stable. */
+export type FitErrorCode = 'FIT_INPUT' | 'FIT_LIMIT' | 'CANCELLED';
+
 export class FitError extends Error {
-  readonly code: 'FIT_INPUT' | 'FIT_LIMIT';
-  constructor(code: 'FIT_INPUT' | 'FIT_LIMIT', message: string) {
+  readonly code: FitErrorCode;
+  constructor(code: FitErrorCode, message: string) {
     super(message);
     this.name = 'FitError';
     this.code = code;
@@ -230,12 +232,16 @@ function columnReport(p: ColumnPlan, output: number): ColumnFit {
   return fit;
 }
 
-/** Fits a table already split into cells. */
-export function fitTable(
+/**
+ * The fit as steps: typing and fitting one column per step, then the copula. A caller that owns
+ * an event loop runs the steps with pauses between them (fitTableAsync), so a budget or a
+ * cancellation is seen within one column's work.
+ */
+function* fitSteps(
   header: readonly string[],
   rows: readonly (readonly string[])[],
-  options: FitOptions = {},
-): FitResult {
+  options: FitOptions,
+): Generator<void, FitResult> {
   const o = withDefaults(options);
   const po: PlanOptions = {
     criterion: o.criterion,
@@ -245,15 +251,18 @@ export function fitTable(
     minCategoryCount: o.minCategoryCount,
   };
   const used = new Set<string>();
-  const plans = header.map((name, i) => {
+  const plans: ColumnPlan[] = [];
+  for (const [i, name] of header.entries()) {
+    yield;
     const col = typeColumn(
       name,
       i,
       rows.map((r) => r[i] ?? ''),
       { maxCategories: o.maxCategories },
     );
-    return planColumn(col, nodeBase(name, i, used), po);
-  });
+    plans.push(planColumn(col, nodeBase(name, i, used), po));
+  }
+  yield;
   const dep = dependence(plans, po);
   const model = buildModel({ plans, matrix: dep.matrix, seed: String(o.seed) });
   const columns = plans.map((p, i) => columnReport(p, i));
@@ -267,6 +276,42 @@ export function fitTable(
       generalised: columns.flatMap((c) => c.generalised.map((g) => `${c.name}: ${g}`)),
     },
   };
+}
+
+/** Fits a table already split into cells. */
+export function fitTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: FitOptions = {},
+): FitResult {
+  const steps = fitSteps(header, rows, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Between steps of an asynchronous fit: `check` throws to stop it, `pause` lets the event loop run. */
+export interface FitControl {
+  check: () => void;
+  pause: () => Promise<void>;
+}
+
+/** fitCsv in steps: `control.check` runs after parsing and before each column and the copula. */
+export async function fitCsvAsync(
+  text: string,
+  options: FitOptions,
+  control: FitControl,
+): Promise<FitResult> {
+  control.check();
+  const { header, rows } = readTable(text, withDefaults(options));
+  const steps = fitSteps(header, rows, options);
+  for (;;) {
+    await control.pause();
+    control.check();
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /** Fits CSV text (csv-parse; the first row is the header unless `header: false`). */

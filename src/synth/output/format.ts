@@ -2,7 +2,7 @@
  * Output formats (§8): CSV (`dim0,...` header, RFC 4180 quoting), raw, JSON Lines and a JSON array.
  * Rows are rendered in chunks of text so a caller can stream them with back-pressure.
  */
-import { INT, isText } from '../engine/row.js';
+import { INT, STRING, isText } from '../engine/row.js';
 import type { Row } from '../engine/row.js';
 import type { SynthRun } from '../engine/run.js';
 import { SynthError } from '../errors.js';
@@ -11,14 +11,31 @@ import { javaDoubleToString } from '../random/java-double.js';
 export type OutputFormat = 'csv' | 'raw' | 'ndjson' | 'json';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['csv', 'raw', 'ndjson', 'json'];
 
-/** A data point's text: ints in decimal, doubles as Java prints them, strings and composites verbatim. */
-export function valueText(value: number | string, kind: number): string {
-  if (isText(kind) || typeof value === 'string') return String(value);
+/** Whole numbers below this print from a table built once (the commonest values, e.g. dice sums). */
+const CACHED = 1024;
+const WHOLE_DOUBLES = Array.from({ length: CACHED }, (_, i) => i + '.0');
+const WHOLE_INTS = Array.from({ length: CACHED }, (_, i) => String(i));
+/** The same with the CSV separator before them (a column after the first). */
+const SEP_DOUBLES = WHOLE_DOUBLES.map((t) => ',' + t);
+const SEP_INTS = WHOLE_INTS.map((t) => ',' + t);
+
+/** A number's text: ints in decimal, doubles as Java prints them. */
+function numberText(value: number, kind: number): string {
+  // Small non-negative whole values come from a table: no conversion, no new string per value.
+  // (v | 0) === v also holds for -0, which must print "-0.0": zero is left to the general path.
+  if (value > 0 && value < CACHED && (value | 0) === value)
+    return kind === INT ? WHOLE_INTS[value]! : WHOLE_DOUBLES[value]!;
   // Whole doubles in the plain range print as "15.0": the commonest case, kept cheap.
   if (kind !== INT && Number.isInteger(value) && value < 1e7 && value > -1e7 && !Object.is(value, -0))
     return value + '.0';
   if (kind === INT) return Number.isSafeInteger(value) ? String(value) : BigInt(Math.trunc(value)).toString();
   return javaDoubleToString(value);
+}
+
+/** A data point's text: ints in decimal, doubles as Java prints them, strings and composites verbatim. */
+export function valueText(value: number | string, kind: number): string {
+  if (isText(kind) || typeof value === 'string') return String(value);
+  return numberText(value, kind);
 }
 
 function csvField(text: string): string {
@@ -30,6 +47,29 @@ function jsonValue(value: number | string, kind: number): string {
   if (!Number.isFinite(value)) return JSON.stringify(javaDoubleToString(value));
   // Java's text is valid JSON for finite numbers and keeps 15.0 distinct from 15.
   return valueText(value, kind);
+}
+
+function fitsIn(used: number, more: number, maxChars: number): void {
+  if (used + more > maxChars)
+    throw new SynthError('SYNTH_LIMIT', `a row passes the ${maxChars}-character budget of its caller`);
+}
+
+/** A CSV line with no character budget (the hot path of every generation). */
+function csvLine(row: Row, dimension: number): string {
+  const { kinds, nums } = row;
+  let line = '';
+  for (let i = 0; i < dimension; i++) {
+    const kind = kinds[i]!;
+    const v = nums[i]!;
+    if (i > 0 && kind < STRING && v > 0 && v < CACHED && (v | 0) === v) {
+      line += kind === INT ? SEP_INTS[v]! : SEP_DOUBLES[v]!; // one piece, not two
+      continue;
+    }
+    // Only text can hold a comma, quote or line break; numbers never need quoting.
+    const text = kind >= STRING ? csvField(row.strs[i] ?? '') : numberText(v, kind);
+    line += i === 0 ? text : ',' + text;
+  }
+  return line + '\n';
 }
 
 /**
@@ -45,11 +85,9 @@ export function renderRow(
   header: readonly string[],
   maxChars = Infinity,
 ): string {
+  if (format === 'csv' && maxChars === Infinity) return csvLine(row, dimension);
   const { kinds } = row;
-  const fits = (used: number, more: number): void => {
-    if (used + more > maxChars)
-      throw new SynthError('SYNTH_LIMIT', `a row passes the ${maxChars}-character budget of its caller`);
-  };
+  const fits = (used: number, more: number): void => fitsIn(used, more, maxChars);
   switch (format) {
     case 'csv': {
       let line = '';

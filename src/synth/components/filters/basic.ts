@@ -1,6 +1,6 @@
 /** Column-shaping filters: Append, Arrange, Calculate, Redimension, ToInteger, Truncate. */
 import { compileExpression } from '../../calculate/expression.js';
-import { DOUBLE, INT, Row } from '../../engine/row.js';
+import { DOUBLE, INT, Row, STRING } from '../../engine/row.js';
 import type { RuntimeNode } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
@@ -100,7 +100,8 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     const run = program.run;
     return node(ctx, dim, input.synchronous, (out, offset) => {
       input.next(scratch, 0);
-      for (let i = 0; i < dim; i++) x[i] = y[i] = scratch.num(i);
+      const { kinds, nums } = scratch;
+      for (let i = 0; i < dim; i++) x[i] = y[i] = kinds[i]! < STRING ? nums[i]! : scratch.num(i);
       run(x, y); // every assignment sees the original x, never an earlier y
       for (let i = 0; i < dim; i++) {
         out.nums[offset + i] = y[i]!;
@@ -146,6 +147,15 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     const input = single(ctx);
     const round = ROUNDERS[ctx.params.text('mode') ?? 'floor']!;
     const indexes = selected(ctx, input.dimension);
+    if (indexes.length === 1 && input.dimension === 1) {
+      // one number per pull (a die from a Uniform): the common case, with no loop
+      return node(ctx, 1, input.synchronous, (out, offset) => {
+        input.next(out, offset);
+        const { kinds, nums } = out;
+        nums[offset] = toIntegral(round(kinds[offset]! < STRING ? nums[offset]! : out.num(offset)));
+        kinds[offset] = INT;
+      });
+    }
     return node(ctx, input.dimension, input.synchronous, (out, offset) => {
       input.next(out, offset);
       for (let k = 0; k < indexes.length; k++) {
