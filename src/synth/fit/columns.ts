@@ -11,6 +11,7 @@ export type ColumnKind =
   | 'categorical'
   | 'boolean'
   | 'date'
+  | 'timestamp'
   | 'identifier'
   | 'text'
   | 'empty';
@@ -37,6 +38,8 @@ export interface TypedColumn {
 const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const INTEGER = /^[-+]?\d+$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A date and a time of day, as databases and CSV exports write them. */
+export const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
 const BOOLEAN_PAIRS = [
   ['false', 'true'],
   ['no', 'yes'],
@@ -104,6 +107,27 @@ function validDate(text: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
 }
 
+function validTimestamp(text: string): boolean {
+  const m = TIMESTAMP.exec(text);
+  return m !== null && validDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4] ?? 0) < 60;
+}
+
+/** Most distinct values a repeating text column may have and still be categorical. */
+const MAX_REPEATING = 500;
+/** Values seen at least this often must cover this share of the cells (see `repeats`). */
+const REPEAT_COUNT = 5;
+const REPEAT_SHARE = 0.9;
+
+/**
+ * Many distinct values can still be categories (zones, product names): when the values seen at
+ * least a few times cover most cells, the column is a frequency table with a thin rare tail.
+ */
+function repeats(counts: readonly [string, number][], n: number): boolean {
+  if (counts.length > MAX_REPEATING) return false;
+  const common = counts.reduce((s, [, c]) => s + (c >= REPEAT_COUNT ? c : 0), 0);
+  return common >= REPEAT_SHARE * n;
+}
+
 /** Kind of a column whose every present cell is numeric. */
 function numericKind(cells: readonly string[], counts: readonly [string, number][]): ColumnKind {
   const allInt = cells.every((c) => INTEGER.test(c));
@@ -131,8 +155,9 @@ function textKind(
 ): ColumnKind {
   if (isBoolean(counts)) return 'boolean';
   if (cells.every((c) => ISO_DATE.test(c) && validDate(c))) return 'date';
+  if (cells.every((c) => validTimestamp(c))) return 'timestamp';
   if (counts.length === cells.length && cells.length >= 20) return 'identifier';
-  if (counts.length <= options.maxCategories) return 'categorical';
+  if (counts.length <= options.maxCategories || repeats(counts, cells.length)) return 'categorical';
   return 'text';
 }
 

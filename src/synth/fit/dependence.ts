@@ -15,6 +15,7 @@ export function normalScores(
   values: readonly number[],
   rows: readonly number[],
   rowCount: number,
+  score: (p: number) => number = normalScore,
 ): Float64Array {
   const n = values.length;
   const out = new Float64Array(rowCount).fill(NaN);
@@ -28,7 +29,7 @@ export function normalScores(
     let j = i;
     while (j + 1 < n && sorted[j + 1] === sorted[i]) j++;
     groupOf[groups] = sorted[i]!;
-    scoreOf[groups++] = normalScore((i + (j - i + 1) / 2) / n);
+    scoreOf[groups++] = score((i + (j - i + 1) / 2) / n);
     i = j + 1;
   }
   for (let k = 0; k < n; k++) {
@@ -43,6 +44,15 @@ export function normalScores(
     out[rows[k]!] = scoreOf[lo]!;
   }
   return out;
+}
+
+/** Mid-rank shares (ties share one): their Pearson correlation is Spearman's ρ. */
+export function rankScores(
+  values: readonly number[],
+  rows: readonly number[],
+  rowCount: number,
+): Float64Array {
+  return normalScores(values, rows, rowCount, (p) => p);
 }
 
 /** Pearson correlation of each pair of score vectors (0 when one is constant or they never meet). */
@@ -76,14 +86,42 @@ export function scoreCorrelation(scores: readonly Float64Array[]): number[][] {
 }
 
 /**
- * The matrix written into the model: off-diagonals rounded to 4 decimals and shrunk toward the
- * identity until the engine's own Cholesky accepts it. Returns the shrink factor used.
+ * The matrix written into the model: off-diagonals rounded to 4 decimals, and positive definite
+ * for the engine's own Cholesky. Latent correlations inverted pair by pair need not fit together.
+ * Column by column, each new row (its pairs with the columns before it) is blended toward
+ * `toward` (the normal-score correlations) in steps of 2% until the leading block passes
+ * Cholesky, and only if that is not enough shrunk toward 0; so one troublesome column costs its
+ * own pairs, not everyone's. Returns the largest blend and the smallest shrink factor used.
  */
-export function copulaMatrix(r: readonly (readonly number[])[]): { matrix: number[][]; shrink: number } {
+export function copulaMatrix(
+  r: readonly (readonly number[])[],
+  toward: readonly (readonly number[])[] = r,
+): { matrix: number[][]; shrink: number; blend: number } {
+  const d = r.length;
+  const m = r.map((row) => row.map(() => 0));
+  const round = (v: number): number => Math.round(v * 1e4) / 1e4;
+  let blend = 0;
   let shrink = 1;
-  for (;;) {
-    const m = r.map((row, i) => row.map((v, j) => (i === j ? 1 : Math.round(v * shrink * 1e4) / 1e4)));
-    if (cholesky(m) !== null || shrink < 0.01) return { matrix: m, shrink };
-    shrink *= 0.95;
+  for (let k = 0; k < d; k++) {
+    m[k]![k] = 1;
+    const lead = (): number[][] => m.slice(0, k + 1).map((row) => row.slice(0, k + 1));
+    const setRow = (f: (j: number) => number): void => {
+      for (let j = 0; j < k; j++) m[k]![j] = m[j]![k] = round(f(j));
+    };
+    let ok = false;
+    for (let step = 0; step <= 50 && !ok; step++) {
+      const t = step / 50;
+      setRow((j) => (1 - t) * r[k]![j]! + t * toward[k]![j]!);
+      ok = cholesky(lead()) !== null;
+      if (ok) blend = Math.max(blend, t);
+    }
+    for (let s = 0.95; !ok && s > 0.01; s *= 0.95) {
+      setRow((j) => s * toward[k]![j]!);
+      ok = cholesky(lead()) !== null;
+      blend = 1;
+      shrink = Math.min(shrink, s);
+    }
+    if (!ok) setRow(() => 0);
   }
+  return { matrix: m, shrink, blend };
 }
