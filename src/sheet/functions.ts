@@ -8,6 +8,7 @@ import type { Field, TableModel } from './fields.js';
 import { printFormula, type Formula } from './formula.js';
 import { LookupCompiler } from './lookups.js';
 import type { Compiled } from './references.js';
+import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
 
 /** The functions this module adds, for messages and docs. */
@@ -42,6 +43,11 @@ export const FUNCTIONS = [
   'WEEKDAY',
   'EOMONTH',
   'EDATE',
+  'NETWORKDAYS',
+  'ROW',
+  'ROWS',
+  'COLUMN',
+  'COLUMNS',
   'PMT',
   'IPMT',
   'FV',
@@ -92,7 +98,8 @@ export abstract class FunctionCompiler extends LookupCompiler {
       this.dates(name, args) ??
       this.finance(name, args) ??
       this.texts(name, args) ??
-      this.aliases(name, args)
+      this.aliases(name, args) ??
+      compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) })
     );
   }
 
@@ -312,6 +319,13 @@ export abstract class FunctionCompiler extends LookupCompiler {
         return num(
           `${this.helper(name === 'EOMONTH' ? 'xl_eomonth' : 'xl_edate')}(${this.scalar(args, 0)}, ${this.scalar(args, 1)})`,
         );
+      case 'NETWORKDAYS': {
+        this.args(name, args, 2, 3);
+        const holidays = args[2] ? `[${this.items(args[2], name).join(', ')}]` : '[]';
+        return num(
+          `${this.helper('xl_networkdays')}(${this.scalar(args, 0)}, ${this.scalar(args, 1)}, ${holidays})`,
+        );
+      }
       default:
         return undefined;
     }

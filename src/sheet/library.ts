@@ -103,6 +103,18 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
     deps: [],
     body: 'function($s, $t) { $t = 1 ? ($floor($s) + 6) % 7 + 1 : $t = 2 ? ($floor($s) + 5) % 7 + 1 : $t = 3 ? ($floor($s) + 5) % 7 : $nothing }',
   },
+  // weekdays from one serial to another, both counted (negative when the end comes first), less
+  // the distinct holidays among them; serial 1 is a Sunday, as in WEEKDAY
+  xl_networkdays: {
+    deps: [],
+    body:
+      'function($s, $e, $h) { ( $a := $floor($s); $b := $floor($e); $lo := $a < $b ? $a : $b; $hi := $a < $b ? $b : $a; ' +
+      '$days := $hi - $lo + 1; $k := ($lo + 5) % 7; ' +
+      '$n := $floor($days / 7) * 5 + $count($filter([0..($days % 7) - 1], function($i) { ($k + $i) % 7 < 5 })); ' +
+      '$hs := $distinct($filter($map($filter($h, function($v) { $type($v) = "number" }), function($v) { $floor($v) }), ' +
+      'function($v) { $v >= $lo and $v <= $hi and ($v + 5) % 7 < 5 })); ' +
+      '$n := $n - $count($hs); $a <= $b ? $n : -$n ) }',
+  },
   xl_fv: {
     deps: [],
     body:
