@@ -24,11 +24,26 @@ const TEST_COMPONENTS: ComponentImpl[] = [
       description: 'a counter peers can read',
       input: 'none',
       details: '',
-      parameters: [],
+      parameters: [
+        {
+          name: 'start',
+          type: 'double',
+          required: false,
+          defaultValue: '100',
+          aliases: [],
+          allowedValues: [],
+          description: 'the first value',
+          multiple: false,
+          attributes: [],
+          minOccurrences: 0,
+          maxOccurrences: 1,
+          order: 0,
+        },
+      ],
     },
     inputAttributes: [],
     create(ctx: BuildContext): CollaborateTarget {
-      let value = 100;
+      let value = ctx.params.double('start');
       const peers = [...ctx.collaborators.values()];
       return {
         name: ctx.name,
@@ -126,6 +141,12 @@ describe('collaborate links', () => {
     );
     expect(cycle.valid).toBe(false);
     expect(cycle.failures.map((f) => f.message).join('; ')).toMatch(/collaborate cycle through "A"/);
+  });
+
+  it('reads .sgm positional arguments by the parameters the lookup names', () => {
+    // without the lookup's descriptor, "7" would be an extra positional argument (a parse error)
+    const sgm = 'dataset.root = W\nW = TestWatcher(S, collaborate.x=A)\nS = Sequence()\nA = TestCounter(7)\n';
+    expect(run(sgm, 1, 2)).toBe('0.0,7.0\n1.0,7.0\n');
   });
 
   it('analyzes a model of test components through the lookup it is given', () => {
