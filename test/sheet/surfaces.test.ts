@@ -137,7 +137,7 @@ describe('modelworks calc from-xlsx', () => {
     expect(await run(book('rejections.xlsx'))).toBe(1);
     const spec = JSON.parse(out) as { id: string; derivations: unknown[] };
     expect(spec.id).toBe('rejections');
-    expect(spec.derivations).toHaveLength(13); // 9 columns and the 4 cells of the non-uniform one
+    expect(spec.derivations).toHaveLength(14); // 9 columns, the 4 cells of the non-uniform one, a lookup index
     expect(err).toContain('rejected Approx (H, 4 cells): APPROXIMATE_VLOOKUP: VLOOKUP without FALSE');
     expect(err).toContain('rejections.xlsx: 64 formula cells, 40 compiled, 40 verified (63%)');
   });
