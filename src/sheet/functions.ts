@@ -321,7 +321,9 @@ export abstract class FunctionCompiler extends LookupCompiler {
         );
       case 'NETWORKDAYS': {
         this.args(name, args, 2, 3);
-        const holidays = args[2] ? `[${this.items(args[2], name).join(', ')}]` : '[]';
+        // a name may stand for a structured reference (lstHolidays = Table[Column]): resolved twice
+        const h = args[2] && this.resolveArg(this.resolveArg(args[2]));
+        const holidays = h ? `[${this.items(h, name).join(', ')}]` : '[]';
         return num(
           `${this.helper('xl_networkdays')}(${this.scalar(args, 0)}, ${this.scalar(args, 1)}, ${holidays})`,
         );
