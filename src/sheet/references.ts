@@ -26,6 +26,9 @@ const MAX_NAME_DEPTH = 16;
 
 export abstract class ReferenceCompiler {
   private nameDepth = 0;
+  /** Set when compiling inside a fold (recurrence.ts): its columns, and the current row's variable. */
+  foldMembers?: Set<Field>;
+  rowVar = '$parent';
 
   constructor(
     protected readonly scope: WorkbookScope,
@@ -192,12 +195,29 @@ export abstract class ReferenceCompiler {
       ref.row === this.field.row &&
       (!ref.rowAbs || own.lastRow === own.firstRow);
     if (!sameRow) {
+      const back = this.rowMode && table === own && !ref.rowAbs && ref.row < this.field.row;
+      if (back && target.kind === 'column') return this.backRead(table, target, ref, where);
       const read = otherRowRead(this.field, table, target, ref, where, (n) => this.root(n));
       this.depend(target);
       return read;
     }
     this.depend(target);
-    return { code: `$parent.${target.name}`, type: target.type };
+    return { code: `${this.rowVar}.${target.name}`, type: target.type };
+  }
+
+  /**
+   * An earlier row of a computed column of the own table. Outside a fold it is noted as a possible
+   * recurrence (not a dependency, so that a cycle through it is not circular); inside one, a
+   * column of the fold reads the rows the fold built so far (`$acc`).
+   */
+  private backRead(table: TableModel, target: Field, ref: CellRef, where: string): Compiled {
+    const inFold = this.foldMembers?.has(target);
+    const root = (n: string): string => (inFold && n === table.name ? '$acc' : this.root(n));
+    if (!this.foldMembers) {
+      (this.field.back ??= new Set()).add(target);
+      if (target === this.field) return { code: 'null', type: target.type };
+    } else if (!inFold) this.depend(target);
+    return otherRowRead(this.field, table, target, ref, where, root, true);
   }
 
   /** A whole table column (`$B$2:$B$N`, `$B:$B`, or with the header), or undefined. */
@@ -306,8 +326,8 @@ export abstract class ReferenceCompiler {
     for (let c = from.col; c <= to.col; c++) {
       const field = own.byCol.get(c)!;
       this.depend(field);
-      if (field.type === 'number') out.push(`$parent.${field.name}`);
-      else if (field.type === 'any') out.push(`${this.helper('xl_nums')}($parent.${field.name})`);
+      if (field.type === 'number') out.push(`${this.rowVar}.${field.name}`);
+      else if (field.type === 'any') out.push(`${this.helper('xl_nums')}(${this.rowVar}.${field.name})`);
     }
     return out;
   }
