@@ -99,16 +99,23 @@ function foldOf(
 ): void {
   const members = new Set(group);
   const ordered = rowOrder(group);
+  // each table's current row, as it is built: `$r_<table>`
   const steps = ordered.map((f) => {
-    const compiler = (): FormulaCompiler => Object.assign(make(f), { foldMembers: members, rowVar: '$r' });
-    return `$r := $merge([$r, {${JSON.stringify(f.name)}: ${stepOf(compiler, f, formulas.get(f)!)}}]);`;
+    const row = `$r_${f.table!.name}`;
+    const compiler = (): FormulaCompiler => Object.assign(make(f), { foldMembers: members, rowVar: row });
+    return `${row} := $merge([${row}, {${JSON.stringify(f.name)}: ${stepOf(compiler, f, formulas.get(f)!)}}]);`;
   });
+  const tables = [...new Set(ordered.map((f) => f.table!.name))];
+  // the tables' rows side by side, each read by a literal index (a variable one scans the list)
+  const start = tables.map((t, k) => `$r_${t} := $row[${k}];`).join(' ');
+  const entry = tables.map((t) => `${JSON.stringify(t)}: $r_${t}`).join(', ');
   const name = fieldName(`${table.name}_${ordered[0]!.name}_fold`, 'fold', taken);
   taken.add(name);
-  const expr = `$reduce($$.${table.name}, function($acc, $row, $i) {($index := $i; $r := $row; ${steps.join(' ')} $append($acc, $r))}, [])`;
+  const zipped = `$zip(${tables.map((t) => `$$.${t}`).join(', ')})`;
+  const expr = `$reduce(${zipped}, function($acc, $row, $i) {($index := $i; ${start} ${steps.join(' ')} $append($acc, {${entry}}))}, [])`;
   for (const f of group) {
     f.fold = { name, expr, members: ordered };
-    f.expr = `$$.${name}[$index].${f.name}`;
+    f.expr = `$$.${name}[$index].${f.table!.name}.${f.name}`;
   }
 }
 
@@ -129,13 +136,19 @@ export function compileRecurrences(
     const recurrent = group.some((f) => [...(f.back ?? [])].some((b) => group.includes(b)));
     if (!recurrent) continue;
     const table = group[0]!.table;
-    const stray = group.find((f) => f.kind !== 'column' || f.table !== table);
+    const aligned = (t?: TableModel): boolean =>
+      !!t &&
+      !!table &&
+      t.sheet === table.sheet &&
+      t.firstRow === table.firstRow &&
+      t.lastRow === table.lastRow;
+    const stray = group.find((f) => f.kind !== 'column' || !aligned(f.table));
     if (stray || !table) {
       for (const f of group) {
         reject(
           f,
           'CROSS_ROW_REFERENCE',
-          `a recurrence (columns reading each other's earlier rows) through ${stray ? `'${stray.title}' (${stray.address})` : 'another table'}, outside table '${table?.title ?? ''}'; only a recurrence within one table is compiled`,
+          `a recurrence (columns reading each other's earlier rows) through ${stray ? `'${stray.title}' (${stray.address})` : 'another table'}, outside table '${table?.title ?? ''}'; only a recurrence within one table (or tables side by side with the same rows) is compiled`,
         );
       }
       continue;

@@ -78,7 +78,7 @@ describe('recurrences', () => {
     const paths = c.spec.derivations.map((d) => d.path);
     expect(paths).toContain('$.rows_balance_fold');
     expect(c.spec.derivations.find((d) => d.path === '$.rows[*].balance')!.expr).toContain(
-      'rows_balance_fold[$index]',
+      'rows_balance_fold[$index].rows.balance',
     );
   });
 
