@@ -10,7 +10,7 @@ import { compileExpression, describeJsonataError } from './expression.js';
 import { cloneJson, isObject, type JsonObject, type JsonValue } from './json.js';
 import { compileLibrary, type LibraryExport } from './library.js';
 import { compileModel, type CompiledModel } from './program.js';
-import { ModelRuntime, type MutationResult } from './runtime.js';
+import { ModelRuntime, type MutationResult, type RuntimeOptions } from './runtime.js';
 import { checkValue, effectiveSchema, schemaAt, type SchemaViolation } from './schema.js';
 import { normalizeSpec, type ModelSpec } from './spec.js';
 import { validateSpec, type ValidationReport } from './validator.js';
@@ -59,7 +59,7 @@ export async function prepareModel(
  */
 export async function startRuntime(
   model: CompiledModel,
-  options: { historyCapacity?: number } = {},
+  options: RuntimeOptions = {},
 ): Promise<ModelRuntime> {
   const runtime = new ModelRuntime(model, options);
   await runtime.initialize({ recomputeAll: true });
@@ -173,7 +173,7 @@ export async function evolveRuntime(
     });
   }
   const model = await compileModel(normalizeSpec(evolved).spec);
-  const next = new ModelRuntime(model);
+  const next = new ModelRuntime(model, { now: current.now });
   const state = current.exportState();
   const derived = Object.fromEntries(
     Object.entries(state.derived).filter(([k]) => model.derivedTargets.has(k)),

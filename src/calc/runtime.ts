@@ -171,6 +171,13 @@ function toJson(value: unknown): JsonValue {
 /** The phases of one cycle, in order (a phase with nothing to do is still announced). */
 export type CyclePhase = 'validate' | 'write' | 'derive' | 'constraints' | 'effects';
 
+export interface RuntimeOptions {
+  /** How many committed cycles history keeps (0: none). */
+  historyCapacity?: number;
+  /** Milliseconds since the epoch for history timestamps; Date.now unless given. */
+  now?: () => number;
+}
+
 export interface MutateOptions {
   /** Skip schema validation (creation seeding, restore already validated). */
   skipValidation?: boolean;
@@ -197,8 +204,12 @@ export class ModelRuntime {
   private historyCapacity = HISTORY_CAPACITY;
   private readonly hasDefaultRules: boolean;
 
-  constructor(model: CompiledModel, options: { historyCapacity?: number } = {}) {
+  /** The clock that stamps history entries (tests pass one they control). */
+  readonly now: () => number;
+
+  constructor(model: CompiledModel, options: RuntimeOptions = {}) {
     this.model = model;
+    this.now = options.now ?? Date.now;
     this.hasDefaultRules = model.defaults.length > 0;
     if (options.historyCapacity !== undefined) this.historyCapacity = options.historyCapacity;
   }
@@ -689,7 +700,7 @@ export class ModelRuntime {
     // what was written since the previous cycle is stored with this one (history.ts)
     const previous = this.history[this.history.length - 1];
     this.history.push({
-      timestamp: Date.now(),
+      timestamp: this.now(),
       changes: tx.merged.entries,
       after: [],
       before: previous?.after ?? [],

@@ -28,6 +28,7 @@ import type { Edition } from '../synth/index.js';
 import { createLogger, logLevelFrom, warnings, type Logger } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import type { ServerMetrics } from '../observability/metrics.js';
+import { CardRunner } from '../service/card-runner.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -185,12 +186,15 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     warnings(logger),
   );
   const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
+  // one card runner for every session of this process, so they share compiled specs
+  const cards = { runner: new CardRunner() };
   const make = () => {
     const server = createMcpServer({
       calc,
       guidanceTopics,
       groups,
       modeLine,
+      cards,
       extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
       ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
     });

@@ -1,16 +1,34 @@
 /**
  * fit_model: proposes a synth model from a sample CSV (or a csv generation this server holds):
- * the model text plus the fit report. Bounded: sample bytes and rows; errors carry stable codes.
+ * the model text plus the fit report. Bounded: sample bytes, rows and wall time; the fit runs in
+ * steps (a column at a time) that give the event loop back, so the server keeps answering while it
+ * runs and a cancellation stops it. Errors carry stable codes.
  */
 import { SynthServiceError } from '../service/synth-errors.js';
 import type { SynthService } from '../service/synth-service.js';
-import { FitError, type FitOptions, fitCsvToText } from '../synth/fit/index.js';
-import type { ModelFormat } from '../synth/index.js';
+import { type FitControl, FitError, type FitOptions, fitCsvAsync } from '../synth/fit/index.js';
+import { type ModelFormat, writeModel } from '../synth/index.js';
 import { okResult, textError, type ToolResult } from './results.js';
 import { input, output, READ, type ToolDefinition } from './tool.js';
 
-/** What one call may read: the sample's text and its rows. */
-export const FIT_LIMITS = { sampleBytes: 8 * 1024 * 1024, rows: 200_000 };
+/** What one call may read (the sample's text and its rows) and the wall time it may take. */
+export const FIT_LIMITS = { sampleBytes: 8 * 1024 * 1024, rows: 200_000, timeMs: 60_000 };
+
+/** A deadline and the client's cancellation, checked between the fit's steps. */
+export function fitControl(signal: AbortSignal, timeMs: number): FitControl {
+  const deadline = Date.now() + timeMs;
+  return {
+    check: () => {
+      if (signal.aborted) throw new FitError('CANCELLED', 'the request was cancelled; the fit was stopped');
+      if (Date.now() > deadline)
+        throw new FitError(
+          'FIT_LIMIT',
+          `the fit passed its ${timeMs / 1000} s budget and was stopped; fit fewer rows or columns`,
+        );
+    },
+    pause: () => new Promise((resolve) => setImmediate(resolve)),
+  };
+}
 
 function bad(message: string): SynthServiceError {
   return new SynthServiceError('BAD_REQUEST', message);
@@ -70,7 +88,11 @@ function generationText(service: SynthService, id: string): string {
   return text;
 }
 
-function run(service: SynthService | undefined, a: Record<string, unknown>): ToolResult {
+async function run(
+  service: SynthService | undefined,
+  a: Record<string, unknown>,
+  control: FitControl,
+): Promise<ToolResult> {
   const options = optionsArg(a.options);
   let text: string;
   if (typeof a.sampleCsv === 'string' && a.generationId === undefined) {
@@ -82,11 +104,14 @@ function run(service: SynthService | undefined, a: Record<string, unknown>): Too
     text = generationText(service, a.generationId);
     options.header ??= false;
   } else throw bad('give sampleCsv (CSV text) or generationId (an e-… csv generation), not both');
-  const { modelText, report } = fitCsvToText(text, options.format, { ...options, maxRows: FIT_LIMITS.rows });
+  const { model, report } = await fitCsvAsync(text, { ...options, maxRows: FIT_LIMITS.rows }, control);
+  control.check();
+  const modelText = writeModel(model, options.format);
   return okResult({ format: options.format, modelText, report }, 'fit fewer columns');
 }
 
-export function fitModelTool(service?: SynthService): ToolDefinition {
+/** `timeMs`: the wall-time budget of one call (tests give a small one). */
+export function fitModelTool(service?: SynthService, timeMs = FIT_LIMITS.timeMs): ToolDefinition {
   return {
     name: 'fit_model',
     title: 'Fit a synth model to a sample',
@@ -105,13 +130,13 @@ export function fitModelTool(service?: SynthService): ToolDefinition {
       ['format', 'modelText', 'report'],
     ),
     annotations: READ,
-    run: (a) => {
+    run: async (a, ctx) => {
       try {
-        return Promise.resolve(run(service, a));
+        return await run(service, a, fitControl(ctx.signal, timeMs));
       } catch (err) {
-        if (err instanceof FitError) return Promise.resolve(fitError(err));
-        if (err instanceof SynthServiceError) return Promise.resolve(fitError(err));
-        return Promise.resolve(textError('internal error: the sample could not be fitted'));
+        if (err instanceof FitError) return fitError(err);
+        if (err instanceof SynthServiceError) return fitError(err);
+        return textError('internal error: the sample could not be fitted');
       }
     },
   };

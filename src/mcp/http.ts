@@ -98,6 +98,8 @@ export interface SessionHostOptions {
   idleMs?: number;
   maxSessions?: number;
   log?: (message: string) => void;
+  /** The clock idleness is measured on (tests pass one they move); Date.now by default. */
+  now?: () => number;
   /** Resumable streams; default from the environment (`streamSettingsFromEnv`). */
   stream?: StreamSettings;
 }
@@ -221,6 +223,7 @@ export class McpSessionHost {
   private readonly maxSessions: number;
   private readonly stream: StreamSettings;
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
 
   constructor(
     private readonly createServer: () => Server,
@@ -229,6 +232,7 @@ export class McpSessionHost {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_SECONDS * 1000;
     this.maxSessions = options.maxSessions ?? MAX_SESSIONS;
     this.stream = options.stream ?? streamSettingsFromEnv();
+    this.now = options.now ?? Date.now;
   }
 
   get size(): number {
@@ -241,7 +245,7 @@ export class McpSessionHost {
     if (typeof sessionId === 'string' && !known)
       return sendJson(res, 404, rpcError(-32001, 'Session not found'));
     if (known) {
-      inUse(known, res);
+      inUse(known, res, this.now);
       if (req.method === 'GET') {
         await resumeOver(known, req, res);
         onEventStreamOpen(res, () => announceReady(known.server));
@@ -281,7 +285,7 @@ export class McpSessionHost {
         this.sessions.set(id, {
           transport,
           server,
-          lastUsed: Date.now(),
+          lastUsed: this.now(),
           open: 0,
           ...(events ? { events } : {}),
           getStreams: new Map(),
@@ -307,9 +311,12 @@ export class McpSessionHost {
     this.sessions.clear();
   }
 
-  /** Closes every session unused for the idle time; an open request or event stream is use. */
-  private closeIdle(): void {
-    const cutoff = Date.now() - this.idleMs;
+  /**
+   * Closes every session unused for the idle time; an open request or event stream is use. A timer
+   * calls it every half idle period; tests call it after moving their clock.
+   */
+  closeIdle(): void {
+    const cutoff = this.now() - this.idleMs;
     let closed = 0;
     for (const [id, session] of this.sessions) {
       if (session.open > 0 || session.lastUsed > cutoff) continue;
@@ -404,12 +411,12 @@ async function resumeOver(session: Session, req: IncomingMessage, res: ServerRes
 }
 
 /** Counts `res` as use of the session until it closes. */
-function inUse(session: Session, res: ServerResponse): void {
+function inUse(session: Session, res: ServerResponse, now: () => number): void {
   session.open++;
-  session.lastUsed = Date.now();
+  session.lastUsed = now();
   res.once('close', () => {
     session.open--;
-    session.lastUsed = Date.now();
+    session.lastUsed = now();
   });
 }
 

@@ -56,14 +56,15 @@ export interface McpServerOptions {
   extraInstructions?: string;
   /** One line for the readiness log, e.g. "embedded mode, memory store". */
   modeLine: string;
-  /** Model cards: the stateless runner (shared by every session) and share links when served. */
+  /**
+   * Model cards: the runner and share links when served. The process that makes a server per
+   * session passes one runner to all of them, so sessions share compiled specs; without one, the
+   * server makes its own.
+   */
   cards?: { runner?: CardRunner; shareLinks?: ShareLinks };
   /** The conformance suite's fixture tools; default MODELWORKS_MCP_CONFORMANCE_FIXTURES. */
   conformanceFixtures?: boolean;
 }
-
-/** One runner for every server of the process, so sessions share compiled specs. */
-let sharedRunner: CardRunner | undefined;
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
 
@@ -154,6 +155,7 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
   tools.push(...(options.extraTools ?? []));
   if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());
   const toolSets = new Map<boolean, ToolSet>();
+  let ownRunner: CardRunner | undefined;
   return () => {
     const ui = clientShowsCards(server.getClientCapabilities());
     let set = toolSets.get(ui);
@@ -163,7 +165,7 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
             ...tools,
             ...cardTools({
               ...(options.calc instanceof CalcService ? { calc: options.calc } : {}),
-              runner: options.cards?.runner ?? (sharedRunner ??= new CardRunner()),
+              runner: options.cards?.runner ?? (ownRunner ??= new CardRunner()),
               ui,
               ...(options.cards?.shareLinks ? { shareLinks: options.cards.shareLinks } : {}),
             }),

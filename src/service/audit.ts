@@ -15,18 +15,31 @@ import {
 
 export { recordHash };
 
-let secondStart = Number.NaN;
-let secondText = '';
+/**
+ * The audit trail's clock and its text: `new Date(ms).toISOString()`, reusing the text up to the
+ * seconds within one second. Each service owns one (the reused text is its own, not the process's).
+ */
+export class AuditTimestamps {
+  private secondStart = Number.NaN;
+  private secondText = '';
 
-/** `new Date(ms).toISOString()`, reusing the text up to the seconds within one second. */
-export function isoTimestamp(ms: number): string {
-  const millis = ((ms % 1000) + 1000) % 1000;
-  const start = ms - millis;
-  if (start !== secondStart) {
-    secondStart = start;
-    secondText = new Date(start).toISOString().slice(0, -4); // drops "mmmZ", keeps the dot
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The text of `ms`. */
+  format(ms: number): string {
+    const millis = ((ms % 1000) + 1000) % 1000;
+    const start = ms - millis;
+    if (start !== this.secondStart) {
+      this.secondStart = start;
+      this.secondText = new Date(start).toISOString().slice(0, -4); // drops "mmmZ", keeps the dot
+    }
+    return `${this.secondText}${String(millis).padStart(3, '0')}Z`;
   }
-  return `${secondText}${String(millis).padStart(3, '0')}Z`;
+
+  /** The text of the clock's present moment. */
+  current(): string {
+    return this.format(this.now());
+  }
 }
 
 /**
@@ -42,11 +55,14 @@ export function buildAuditRecord(input: {
   result: MutationResult;
   prevHash: string;
   now?: Date;
+  /** The service's timestamps (its clock); a fresh one on Date.now when absent. */
+  timestamps?: AuditTimestamps;
 }): AuditRecord {
+  const timestamps = input.timestamps ?? new AuditTimestamps();
   const record: AuditRecord = {
     modelId: input.modelId,
     sequence: input.sequence,
-    timestamp: isoTimestamp(input.now?.getTime() ?? Date.now()),
+    timestamp: input.now ? timestamps.format(input.now.getTime()) : timestamps.current(),
     modelVersion: input.modelVersion,
     source: input.source,
     mutations: input.mutations as Record<string, JsonValue>,
@@ -71,6 +87,7 @@ export function buildReplaceRecord(input: {
   source: 'restore' | 'evolution';
   prevHash: string;
   now?: Date;
+  timestamps?: AuditTimestamps;
 }): AuditRecord {
   const nothingWritten: MutationResult = {
     success: true,

@@ -42,6 +42,7 @@ import {
 } from '../calc/index.js';
 import type { AuditRecord, BlobRef, ModelHead, Store } from '../store/store.js';
 import {
+  AuditTimestamps,
   buildAuditRecord,
   buildReplaceRecord,
   queryAudit,
@@ -157,13 +158,22 @@ export class CalcService implements CalcApi {
   private readonly listeners = new Map<string, Set<ModelListener>>();
   private readonly unwatch: () => void;
   private readonly observer: CalcObserver;
+  private readonly now: () => number;
+  /** Audit record timestamps, on the same clock as history. */
+  private readonly timestamps: AuditTimestamps;
   private readonly dispatchHooks = new Set<DispatchHook>();
 
   constructor(
     readonly store: Store,
-    options: { observer?: CalcObserver } = {},
+    options: {
+      observer?: CalcObserver;
+      /** The clock for history timestamps (tests pass one they control); Date.now by default. */
+      now?: () => number;
+    } = {},
   ) {
     this.observer = options.observer ?? NO_OBSERVER;
+    this.now = options.now ?? Date.now;
+    this.timestamps = new AuditTimestamps(this.now);
     // another process changed a model: forget our copy and tell local subscribers
     this.unwatch = store.watch((modelId) => {
       this.live.delete(modelId);
@@ -196,7 +206,7 @@ export class CalcService implements CalcApi {
       if ((await this.store.listModelIds()).length >= MAX_MODELS) {
         throw new CalcError('BUSY', `the server already holds ${MAX_MODELS} models; delete some first`);
       }
-      const runtime = await startRuntime(model);
+      const runtime = await startRuntime(model, { now: this.now });
       await this.store.insertModel(id, model.spec, runtime.exportState());
       const head = await this.store.head(id); // the store owns the head
       if (head) this.live.set(id, { runtime, head });
@@ -219,7 +229,7 @@ export class CalcService implements CalcApi {
     }
     const stored = await this.store.loadModel(id);
     if (!stored) throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
-    const runtime = new ModelRuntime(await compileModel(stored.spec));
+    const runtime = new ModelRuntime(await compileModel(stored.spec), { now: this.now });
     runtime.loadState(stored.state);
     const entry: LiveModel = {
       runtime,
@@ -515,6 +525,7 @@ export class CalcService implements CalcApi {
         mutations: writes,
         result,
         prevHash: head.lastHash,
+        timestamps: this.timestamps,
       });
       let committed: boolean;
       try {
@@ -629,6 +640,7 @@ export class CalcService implements CalcApi {
         modelVersion: next.model.spec.version,
         source,
         prevHash: lastHash,
+        timestamps: this.timestamps,
       });
       const ok = await this.store.replaceModel(id, revision, next.model.spec, next.exportState(), record);
       if (ok) {
@@ -649,7 +661,7 @@ export class CalcService implements CalcApi {
     return this.lock.run(id, async () => {
       await this.replace(id, 'restore', (current) => {
         // restore into a copy so a refused snapshot or a lost race leaves our runtime as it was
-        const copy = new ModelRuntime(current.model);
+        const copy = new ModelRuntime(current.model, { now: current.now });
         copy.loadState(current.exportState());
         restoreSnapshot(copy, snapshot);
         return Promise.resolve(copy);

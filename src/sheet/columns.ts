@@ -14,6 +14,7 @@ import {
   type TableModel,
 } from './fields.js';
 import { printFormula, rowRelativeKey, type Formula } from './formula.js';
+import { MAX_LOOSE_CELLS } from './loose.js';
 import { headerText } from './structure.js';
 import { cellKey, cellName, columnLetter, type FormulaInfo, type SheetCell, type Worksheet } from './xlsx.js';
 
@@ -123,7 +124,8 @@ function columnField(field: Field, cells: (SheetCell | undefined)[], set: FieldS
 
 /**
  * Whether every row holds the first row's formula filled down; rejects the field when not. A first
- * row apart from a uniform rest may start a recurrence (recurrence.ts): the rest's formula is kept.
+ * row apart from a uniform rest may start a recurrence (recurrence.ts): the rest's formula is kept
+ * (in a column longer than loose.ts takes apart cell by cell; a shorter one is taken apart).
  */
 function uniform(
   field: Field,
@@ -144,7 +146,12 @@ function uniform(
     }
     if (rowRelativeKey(f, c.row) !== key) {
       const message = `${cellName(c.row, field.col)} holds =${printFormula(f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
-      if (set && i === 1 && uniform({ ...field, row: c.row }, f, cells.slice(1), resolve)) {
+      if (
+        set &&
+        i === 1 &&
+        cells.length > MAX_LOOSE_CELLS &&
+        uniform({ ...field, row: c.row }, f, cells.slice(1), resolve)
+      ) {
         Object.assign(field, { firstFormula: formula, firstApart: message, row: c.row });
         field.formulaText = printFormula(f);
         set.formulas.set(field, f);

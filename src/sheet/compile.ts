@@ -18,6 +18,7 @@ import {
 } from './fields.js';
 import { LibraryBuilder } from './library.js';
 import { compileRecurrences } from './recurrence.js';
+import { looseTitle, loosenColumns } from './loose.js';
 import { buildReport, groupRejections, type ConversionReport, type SheetOutcome } from './report.js';
 import { WorkbookScope } from './scope.js';
 import { findTables, formulaResolver, literalFormulas, type TableRegion } from './structure.js';
@@ -79,9 +80,11 @@ async function compileWorkbook(
   const scope = new WorkbookScope(book.sheets, tables, set.fields, taken, book.names);
   const resolvers = book.sheets.map(formulaResolver);
   for (const table of tables) tableFields(table, set, resolvers[book.sheets.indexOf(table.sheet)]!);
+  loosenColumns(tables, set);
   book.sheets.forEach((sheet, i) => {
     const inTable = (row: number, col: number): boolean => scope.tableAt(sheet, row, col) !== undefined;
-    const titleOf = (row: number, col: number): string | undefined => totalsTitle(tables, sheet, row, col);
+    const titleOf = (row: number, col: number): string | undefined =>
+      totalsTitle(tables, sheet, row, col) ?? looseTitle(tables, sheet, row, col);
     const found = summaryFields(sheet, inTable, titleOf, literals[i]!, taken, set, resolvers[i]!);
     for (const f of found) scope.addFormulaCell(f);
   });

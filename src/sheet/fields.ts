@@ -121,6 +121,8 @@ export interface TableModel {
   /** The Excel Table, when the table is one (its name and column names for structured references). */
   excel?: ExcelTable;
   byCol: Map<number, Field>;
+  /** Columns taken out of the table (their rows hold different formulas): their cells stand alone. */
+  loose?: Set<number>;
 }
 
 export function reject(

@@ -6,7 +6,8 @@
 import { Rejection } from './errors.js';
 import type { Field, TableModel } from './fields.js';
 import { printFormula, type Formula } from './formula.js';
-import { ReferenceCompiler, type Compiled } from './references.js';
+import { LookupCompiler } from './lookups.js';
+import type { Compiled } from './references.js';
 import { compileText } from './textformat.js';
 
 /** The functions this module adds, for messages and docs. */
@@ -55,7 +56,17 @@ export const FUNCTIONS = [
   'TEXT',
   'MEDIAN',
   'STDEV',
+  'SUBTOTAL',
 ];
+
+/** SUBTOTAL's function numbers (101… the same, skipping hidden rows) and the aggregate each names. */
+const SUBTOTAL = new Map([
+  [1, 'AVERAGE'],
+  [2, 'COUNT'],
+  [4, 'MAX'],
+  [5, 'MIN'],
+  [9, 'SUM'],
+]);
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
@@ -72,14 +83,7 @@ function wildcardRegex(pattern: string): string {
   return `/^${re}$/i`;
 }
 
-export abstract class FunctionCompiler extends ReferenceCompiler {
-  private vars = 0;
-
-  /** A fresh variable name for a block (`$e1`), so nested blocks never shadow each other. */
-  private fresh(): string {
-    return `$e${++this.vars}`;
-  }
-
+export abstract class FunctionCompiler extends LookupCompiler {
   /** The function compiled, or undefined when it is not one of this module's. */
   protected more(name: string, args: Formula[]): Compiled | undefined {
     return (
@@ -88,18 +92,37 @@ export abstract class FunctionCompiler extends ReferenceCompiler {
       this.lookup(name, args) ??
       this.dates(name, args) ??
       this.finance(name, args) ??
-      this.texts(name, args)
+      this.texts(name, args) ??
+      this.aliases(name, args)
     );
   }
 
-  private scalar(args: Formula[], i: number, fallback?: string): string {
-    const a = args[i];
-    if (a === undefined || a.kind === 'missing') {
-      if (fallback === undefined)
-        throw new Rejection('UNSUPPORTED_SYNTAX', 'an argument the function needs is empty');
-      return fallback;
+  /** SUBTOTAL as the aggregate it names; volatile functions refused with their reason. */
+  private aliases(name: string, args: Formula[]): Compiled | undefined {
+    switch (name) {
+      case 'SUBTOTAL': {
+        this.args(name, args, 2, 255);
+        const code = args[0]!.kind === 'number' ? args[0].value % 100 : NaN;
+        // hidden rows (which 101–111 skip) are not read: a sum over a filtered table mismatches and is rejected
+        const fn = SUBTOTAL.get(code);
+        if (!fn)
+          throw new Rejection(
+            'UNSUPPORTED_FUNCTION',
+            'SUBTOTAL is compiled with a constant 1, 2, 4, 5 or 9 (or 101…)',
+          );
+        return this.compile({ kind: 'call', name: fn, args: args.slice(1) });
+      }
+      case 'RAND':
+      case 'RANDBETWEEN':
+      case 'NOW':
+      case 'TODAY':
+        throw new Rejection(
+          'UNSUPPORTED_FUNCTION',
+          `${name} is volatile (a new value at every recalculation), so no model can reproduce the stored value`,
+        );
+      default:
+        return undefined;
     }
-    return this.num(this.compile(a));
   }
 
   private logical(name: string, args: Formula[]): Compiled | undefined {
@@ -108,7 +131,7 @@ export abstract class FunctionCompiler extends ReferenceCompiler {
       case 'IFNA': {
         this.args(name, args, 2, 2);
         const v = this.compile(args[0]!);
-        const alt = this.compile(args[1]!);
+        const alt: Compiled = args[1]!.kind === 'missing' ? num('0') : this.compile(args[1]!);
         const e = this.fresh();
         return {
           code: `(${e} := ${v.code}; ${this.helper('xl_iserr')}(${e}) ? ${alt.code} : ${e})`,
@@ -193,117 +216,6 @@ export abstract class FunctionCompiler extends ReferenceCompiler {
         );
       default:
         return this.conditional(name, args);
-    }
-  }
-
-  /** An ordered list for a lookup: one whole table column, or a row or column of side cells. */
-  private list(arg: Formula): string {
-    const r = this.resolveArg(arg);
-    if (r.kind !== 'range') {
-      throw new Rejection('UNSUPPORTED_REFERENCE', `a lookup reads a range; ${printFormula(r)} is not one`);
-    }
-    const columns = this.wholeColumns(r);
-    if (columns?.length === 1) {
-      this.depend(columns[0]!.field);
-      return `${this.helper('xl_arr')}(${this.root(columns[0]!.table.name)}.${columns[0]!.field.name})`;
-    }
-    const cells = this.sideCells(r);
-    return `[${cells.map((f) => (f ? this.root(f.name) : 'null')).join(', ')}]`;
-  }
-
-  /** The cells of a one-row or one-column block outside the tables (undefined for a blank). */
-  private sideCells(r: Formula & { kind: 'range' }): (Field | undefined)[] {
-    const sheet = this.sheetOf(r.sheet, `the range ${printFormula(r)}`);
-    const { from, to } = r;
-    const size = (to.row - from.row + 1) * (to.col - from.col + 1);
-    if (from.row === 0 || (from.row !== to.row && from.col !== to.col) || size > 200) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `the lookup range ${printFormula(r)} is neither one whole table column nor a row or column of at most 200 cells outside the tables`,
-      );
-    }
-    if (this.rowMode && !(from.rowAbs && to.rowAbs)) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `the lookup range ${printFormula(r)} moves with the row; lock it with $`,
-      );
-    }
-    const out: (Field | undefined)[] = [];
-    for (let row = from.row; row <= to.row; row++) {
-      for (let col = from.col; col <= to.col; col++) {
-        const target = this.scope.target(sheet, row, col);
-        if (target.kind === 'data' || target.kind === 'header') {
-          throw new Rejection(
-            'CROSS_ROW_REFERENCE',
-            `the lookup range ${printFormula(r)} covers part of a table`,
-          );
-        }
-        const cell = sheet.cells.get(`${row}:${col}`);
-        if (!cell || (cell.value === null && !cell.formula)) {
-          out.push(undefined);
-          continue;
-        }
-        const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, row, col);
-        this.depend(field);
-        out.push(field);
-      }
-    }
-    return out;
-  }
-
-  private lookup(name: string, args: Formula[]): Compiled | undefined {
-    switch (name) {
-      case 'MATCH': {
-        this.args(name, args, 2, 3);
-        const mode = args[2];
-        const exact = mode !== undefined && mode.kind === 'number' && mode.value === 0;
-        const below = mode === undefined || (mode.kind === 'number' && mode.value === 1);
-        if (!exact && !below)
-          throw new Rejection(
-            'UNSUPPORTED_FUNCTION',
-            'MATCH is compiled with match type 0 or 1 (a constant)',
-          );
-        return num(
-          `${this.helper(exact ? 'xl_match' : 'xl_match_le')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)})`,
-        );
-      }
-      case 'INDEX': {
-        this.args(name, args, 2, 3);
-        if (args[2] !== undefined && !(args[2].kind === 'number' && args[2].value === 1)) {
-          throw new Rejection(
-            'UNSUPPORTED_FUNCTION',
-            'INDEX is compiled over one column or row (no column number past 1)',
-          );
-        }
-        // the position is bound first: inside [ ] a path would be read from each item
-        const e = this.fresh();
-        return {
-          code: `(${e} := $floor(${this.scalar(args, 1)}); ${this.list(args[0]!)}[${e} - 1])`,
-          type: 'any',
-        };
-      }
-      case 'XLOOKUP': {
-        this.args(name, args, 3, 6);
-        const modes = args.slice(4);
-        if (
-          modes.some(
-            (m) => m.kind !== 'missing' && !(m.kind === 'number' && (m.value === 0 || m.value === 1)),
-          )
-        ) {
-          throw new Rejection(
-            'UNSUPPORTED_FUNCTION',
-            'XLOOKUP is compiled with exact match and a first-to-last search',
-          );
-        }
-        const e = this.fresh();
-        const notFound = args[3] && args[3].kind !== 'missing' ? this.compile(args[3]).code : '$nothing';
-        return {
-          code: `(${e} := ${this.helper('xl_match')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)}); $exists(${e}) ? ${this.list(args[2]!)}[${e} - 1] : ${notFound})`,
-          type: 'any',
-        };
-      }
-      default:
-        return undefined;
     }
   }
 

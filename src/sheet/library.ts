@@ -3,6 +3,7 @@
  * one lookup function per VLOOKUP side table.
  */
 import type { JsonValue } from '../calc/index.js';
+import { fieldName } from './fields.js';
 
 const HELPERS: Record<string, { deps: string[]; body: string }> = {
   xl_num: {
@@ -36,7 +37,17 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   // an Excel error shows here as no value (a lookup that found nothing) or a number that is not finite
   xl_iserr: {
     deps: [],
-    body: 'function($v) { $not($exists($v)) or ($type($v) = "number" and ($v != $v or $v = 1/0 or $v = -1/0)) }',
+    // (JSONata types NaN, 0/0, as "object": it is caught by $v != $v before the type is asked)
+    body: 'function($v) { $not($exists($v)) or $v != $v or ($type($v) = "number" and ($v = 1/0 or $v = -1/0)) }',
+  },
+  // a lookup key as Excel's exact match compares: text without case, numbers at 15 digits; a
+  // one-letter prefix per type keeps keys apart and off Object.prototype's names; "x" for an error
+  xl_key: {
+    deps: [],
+    body:
+      'function($v) { $type($v) = "string" ? "s" & $lowercase($v) : $type($v) = "number" ? ' +
+      '($v != $v or $v = 1/0 or $v = -1/0 ? "x" : "n" & $string($v)) : $type($v) = "boolean" ? "b" & $string($v) : ' +
+      '$type($v) = "null" ? "e" : "x" }',
   },
   xl_arr: { deps: [], body: 'function($l) { $type($l) = "array" ? $l : $exists($l) ? [$l] : [] }' },
   xl_match: {
@@ -150,6 +161,8 @@ export const HELPER_NAMES = Object.keys(HELPERS);
 export class LibraryBuilder {
   private readonly helpers = new Set<string>();
   private readonly tables: { range: string; rows: JsonValue[] }[] = [];
+  /** Lookup indexes by `table.column`: the top-level field each becomes. */
+  private readonly indexes = new Map<string, { name: string; table: string; column: string }>();
 
   /** Marks a helper as used and returns its call prefix (`$xl_round`). */
   use(name: HelperName): string {
@@ -169,10 +182,36 @@ export class LibraryBuilder {
     return `vlookup_${i + 1}`;
   }
 
-  /** A fresh builder with the same side tables (so function names stay stable across passes). */
+  /**
+   * Registers the lookup index of a table column and returns its top-level field's name. The index
+   * maps each key (xl_key) to `{i, r}`: its position from 1 and its row; the first row wins.
+   */
+  index(table: string, column: string, taken: Set<string>): string {
+    const id = `${table}.${column}`;
+    let entry = this.indexes.get(id);
+    if (!entry) {
+      entry = { name: fieldName(`${table} ${column} index`, 'lookup_index', taken), table, column };
+      this.indexes.set(id, entry);
+    }
+    this.use('xl_key');
+    return entry.name;
+  }
+
+  /** The derivations of the indexes that `code` reads (`$$.<name>`). */
+  indexDerivations(code: string): { name: string; table: string; column: string; expr: string }[] {
+    return [...this.indexes.values()]
+      .filter((x) => code.includes(`$$.${x.name}`))
+      .map((x) => ({
+        ...x,
+        expr: `$merge($reverse([${x.table}#$i.{ $xl_key(${x.column}): {"i": $i + 1, "r": $} }]))`,
+      }));
+  }
+
+  /** A fresh builder with the same side tables and indexes (so names stay stable across passes). */
   clone(): LibraryBuilder {
     const b = new LibraryBuilder();
     b.tables.push(...this.tables);
+    for (const [k, v] of this.indexes) b.indexes.set(k, v);
     return b;
   }
 

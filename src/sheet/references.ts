@@ -9,6 +9,7 @@ import { printFormula, type CellRef, type Formula } from './formula.js';
 import { columnPart, otherRowRead } from './offsets.js';
 import type { StructuredRef } from './structured.js';
 import type { HelperName, LibraryBuilder } from './library.js';
+import { isLoose } from './loose.js';
 import type { WorkbookScope } from './scope.js';
 import { cellName, columnLetter, type Worksheet } from './xlsx.js';
 
@@ -98,7 +99,9 @@ export abstract class ReferenceCompiler {
 
   /** A structured reference as the cell or range it covers (absolute, on the table's sheet). */
   private structured(f: StructuredRef): Formula {
-    const table = f.table === undefined ? this.field.table : this.scope.excelTable(f.table);
+    const { field } = this;
+    const around = field.table ?? this.scope.tableAround(field.sheet, field.row, field.col);
+    const table = f.table === undefined ? around : this.scope.excelTable(f.table);
     if (!table) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
@@ -111,7 +114,8 @@ export abstract class ReferenceCompiler {
     let bottom: number;
     switch (f.area) {
       case 'thisRow':
-        if (!this.rowMode || table !== this.field.table) {
+        // a cell of a loose column reads its own row of its table as single cells
+        if (table !== (this.rowMode ? field.table : around)) {
           throw new Rejection(
             this.rowMode ? 'CROSS_ROW_REFERENCE' : 'UNSUPPORTED_REFERENCE',
             `${f.text} reads a row of table '${table.title}', which is not the formula's own table`,
@@ -242,6 +246,17 @@ export abstract class ReferenceCompiler {
     return otherRowRead(this.field, table, target, ref, where, root, true);
   }
 
+  private sideCell(field: Field): Compiled {
+    this.depend(field);
+    return { code: this.root(field.name), type: field.type };
+  }
+
+  /** One row's field of a table, read from anywhere: `$$.<table>[<i>].<field>`. */
+  protected tableCell(table: TableModel, target: Field, row: number): Compiled {
+    this.depend(target);
+    return { code: `${this.root(table.name)}[${row - table.firstRow}].${target.name}`, type: target.type };
+  }
+
   /** A whole table column (`$B$2:$B$N`, `$B:$B`, or with the header), or undefined. */
   protected wholeColumn(f: RangeFormula): { table: TableModel; field: Field } | undefined {
     const { from, to } = f;
@@ -250,7 +265,7 @@ export abstract class ReferenceCompiler {
     const table = this.scope.tables.find(
       (t) => t.sheet === sheet && from.col >= t.left && from.col <= t.right,
     );
-    if (!table) return undefined;
+    if (!table || isLoose(table, from.col)) return undefined;
     const top = table.headerRow || table.firstRow;
     const whole =
       (from.row === 0 && to.row === 0) ||
@@ -344,6 +359,7 @@ export abstract class ReferenceCompiler {
     if (!this.rowMode || !own || this.scope.sheet(f.sheet, this.field.sheet) !== own.sheet) return undefined;
     if (from.row !== to.row || from.row !== this.field.row || from.rowAbs || to.rowAbs) return undefined;
     if (from.col < own.left || to.col > own.right || from.col > to.col) return undefined;
+    for (let c = from.col; c <= to.col; c++) if (isLoose(own, c)) return undefined;
     const out: string[] = [];
     for (let c = from.col; c <= to.col; c++) {
       const field = own.byCol.get(c)!;
@@ -375,7 +391,7 @@ export abstract class ReferenceCompiler {
       );
     }
     const table = touchesTable();
-    if (table) {
+    if (table && this.rowMode && !(from.rowAbs && to.rowAbs)) {
       throw new Rejection(
         'CROSS_ROW_REFERENCE',
         `the range ${printFormula(f)} covers part of table '${table.title}'; only whole columns or the formula's own row can be read`,
@@ -391,13 +407,16 @@ export abstract class ReferenceCompiler {
     for (let r = from.row; r <= to.row; r++) {
       for (let c = from.col; c <= to.col; c++) {
         const cell = sheet.cells.get(`${r}:${c}`);
-        if (!cell || (cell.value === null && !cell.formula)) continue;
         const target = this.scope.target(sheet, r, c);
-        const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, r, c);
-        this.depend(field);
-        const code = this.root(field.name);
-        if (field.type === 'number' || fn === 'COUNT') out.push(code);
-        else if (field.type === 'any') out.push(`${this.helper('xl_nums')}(${code})`);
+        // a table's cell is read even when blank (its row may be filled in); COUNT skips blanks
+        const blank = !cell || (cell.value === null && !cell.formula);
+        if (target.kind === 'header' || (blank && (target.kind !== 'data' || fn === 'COUNT'))) continue;
+        const read =
+          target.kind === 'data'
+            ? this.tableCell(target.table, target.field, r)
+            : this.sideCell(target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, r, c));
+        if (read.type === 'number' || fn === 'COUNT') out.push(read.code);
+        else if (read.type === 'any') out.push(`${this.helper('xl_nums')}(${read.code})`);
       }
     }
     return out;

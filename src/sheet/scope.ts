@@ -54,10 +54,18 @@ export class WorkbookScope {
     return this.tables.find(
       (t) =>
         t.sheet === sheet &&
+        !t.loose?.has(col) &&
         col >= t.left &&
         col <= t.right &&
         row >= (t.headerRow || t.firstRow) &&
         row <= t.lastRow,
+    );
+  }
+
+  /** The table whose block holds the cell, loose columns included. */
+  tableAround(sheet: Worksheet, row: number, col: number): TableModel | undefined {
+    return this.tables.find(
+      (t) => t.sheet === sheet && col >= t.left && col <= t.right && row >= t.firstRow && row <= t.lastRow,
     );
   }
 

@@ -125,8 +125,11 @@ export class FormulaCompiler extends FunctionCompiler {
     switch (name) {
       case 'IF': {
         this.args(name, args, 2, 3);
-        const a = this.compile(args[1]!);
-        const b: Compiled = args[2] ? this.compile(args[2]) : { code: 'false', type: 'boolean' };
+        // an empty argument (`IF(c, x, )`) is 0 in a spreadsheet; an absent third one is FALSE
+        const value = (f: Formula): Compiled =>
+          f.kind === 'missing' ? { code: '0', type: 'number' } : this.compile(f);
+        const a = value(args[1]!);
+        const b: Compiled = args[2] ? value(args[2]) : { code: 'false', type: 'boolean' };
         return {
           code: `(${this.compile(args[0]!).code} ? ${a.code} : ${b.code})`,
           type: a.type === b.type ? a.type : 'any',

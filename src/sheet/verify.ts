@@ -114,6 +114,18 @@ function schemaProperties(live: Field[], used: TableModel[]): JsonObject {
   return props;
 }
 
+/** A recurrence (recurrence.ts): the fold that builds its columns, once, before them. */
+function foldOnce(f: Field, folds: Set<string>, exprs: string[], derivations: JsonObject[]): void {
+  if (!f.fold || folds.has(f.fold.name)) return;
+  folds.add(f.fold.name);
+  exprs.push(f.fold.expr);
+  derivations.push({
+    path: `$.${f.fold.name}`,
+    expr: f.fold.expr,
+    description: `the rows of ${f.fold.members.map((m) => m.title).join(', ')}, each from the row before`,
+  });
+}
+
 export function buildSpec(
   fields: Field[],
   tables: TableModel[],
@@ -129,16 +141,7 @@ export function buildSpec(
   for (const f of live) {
     if (f.kind === 'input' || f.kind === 'side') continue;
     for (const t of f.tables) usedTables.add(t);
-    if (f.fold && !folds.has(f.fold.name)) {
-      // a recurrence (recurrence.ts): the fold that builds its columns, once, before them
-      folds.add(f.fold.name);
-      exprs.push(f.fold.expr);
-      derivations.push({
-        path: `$.${f.fold.name}`,
-        expr: f.fold.expr,
-        description: `the rows of ${f.fold.members.map((m) => m.title).join(', ')}, each from the row before`,
-      });
-    }
+    foldOnce(f, folds, exprs, derivations);
     exprs.push(keptExpr(f));
     if (f.constant) continue;
     derivations.push({
@@ -152,6 +155,14 @@ export function buildSpec(
   const allExpr = exprs.join('\n');
   for (const name of HELPER_NAMES) if (allExpr.includes(`$${name}(`)) libUse.use(name);
   if (usedTables.size > 0) libUse.use('xl_eq');
+  const indexes = lib.indexDerivations(allExpr);
+  for (const x of indexes) {
+    derivations.unshift({
+      path: `$.${x.name}`,
+      expr: x.expr,
+      description: `lookup index of ${x.table}.${x.column}: each value to its first row`,
+    });
+  }
   const define = libUse.define(usedTables);
   const { given, expect } = testOf(live, used);
   const sheets = [...new Set(fields.map((f) => f.sheet.name))];
@@ -162,7 +173,15 @@ export function buildSpec(
     schema: {
       type: 'object',
       description: `Compiled from ${sheets.length === 1 ? `sheet '${sheets[0]}'` : `sheets ${sheets.map((s) => `'${s}'`).join(', ')}`} of ${source}`,
-      properties: schemaProperties(live, used),
+      properties: {
+        ...schemaProperties(live, used),
+        ...Object.fromEntries(
+          indexes.map((x) => [
+            x.name,
+            { type: 'object', readOnly: true, description: `lookup index of ${x.table}.${x.column}` },
+          ]),
+        ),
+      },
     },
     defaultValues: used.map((t) => ({
       path: `$.${t.name}[*]`,

@@ -23,6 +23,7 @@ import { BUILTIN_GUIDANCE_TOPICS } from '../../src/service/guidance/topics.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { COMPONENT_CATALOG, COMPONENT_TYPES } from '../../src/calc/view-catalog.js';
 import { carLoan } from './helpers.js';
+import { within } from '../helpers/time.js';
 
 const root = join(import.meta.dirname, '../..');
 /** Screenshots land in a temporary folder, printed for a person to open. */
@@ -223,18 +224,6 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     await mcp?.close();
   });
 
-  /** Fails with the step's name when it takes longer than `ms`, instead of at the test's timeout. */
-  const within = async <T>(ms: number, step: string, work: Promise<T>): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${step}: not done within ${ms} ms`)), ms);
-    });
-    try {
-      return await Promise.race([work, late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
   const open = async (tool: string, args: Record<string, unknown>): Promise<Frame> => {
     await within(
       15_000,

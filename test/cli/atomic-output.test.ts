@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { STACK_FRAME, exited, root, run, start } from './cli-process.js';
 
 const model = join(root, 'examples/synth/support-queue.xml');
@@ -28,12 +28,9 @@ const folder = (): string => {
   return dir;
 };
 
+/** Polls `what` (a file appearing, a child's state) until it holds; fails after `ms`. */
 async function until(what: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!what()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await vi.waitFor(() => expect(what()).toBe(true), { timeout: ms, interval: 50 });
 }
 
 /** The temporary file a run is writing in `dir`, once it holds some bytes. */

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { runLine } from '../../src/cli/console.js';
 import { CalcClient } from '../../src/remote/calc-client.js';
@@ -30,16 +30,18 @@ const press = (...keys: string[]) => tmux('send-keys', '-t', 'console', ...keys)
 
 /** Waits until the pane shows `pattern` (counted from `from` occurrences on). */
 async function waitFor(pattern: string | RegExp, times = 1): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const text = screen();
-    const count =
-      typeof pattern === 'string'
-        ? text.split(pattern).length - 1
-        : (text.match(new RegExp(pattern, `${pattern.flags}g`)) ?? []).length;
-    if (count >= times) return text;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${screen()}`);
+  return vi.waitFor(
+    () => {
+      const text = screen();
+      const count =
+        typeof pattern === 'string'
+          ? text.split(pattern).length - 1
+          : (text.match(new RegExp(pattern, `${pattern.flags}g`)) ?? []).length;
+      if (count < times) throw new Error(`waiting for ${String(pattern)}; screen:\n${text}`);
+      return text;
+    },
+    { timeout: 20_000, interval: 100 },
+  );
 }
 
 afterAll(() => {

@@ -1,6 +1,7 @@
 // A CLI child process that announces itself on stderr (a server printing its URL): started, waited
 // for until a line matches, and stopped with SIGTERM (SIGKILL after 5 s).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { watchdog } from './time.js';
 
 export interface AnnouncedChild {
   /** The match of `announce` in stderr. */
@@ -28,30 +29,31 @@ export function startAnnounced(options: {
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then stderr has been read to its end
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const stop = async (): Promise<number | null> => {
     if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const cancel = watchdog(5000, () => child.kill('SIGKILL'));
     const code = await exited;
-    clearTimeout(timer);
+    cancel();
     return code;
   };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const cancel = watchdog(60_000, () => {
       void stop();
-      reject(new Error(`${options.what} did not announce itself within 20 s: ${stderr}`));
-    }, 20_000);
+      reject(new Error(`${options.what} did not announce itself within 60 s: ${stderr}`));
+    });
     child.stderr.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
       const match = options.announce.exec(stderr);
       if (match) {
-        clearTimeout(timer);
+        cancel();
         resolve({ match, child, stderr: () => stderr, stop });
       }
     });
     child.once('exit', (code) => {
-      clearTimeout(timer);
+      cancel();
       reject(new Error(`${options.what} exited (${code}) before it was ready: ${stderr}${stdout}`));
     });
   });

@@ -3,7 +3,7 @@
 // trusted proxy the client is the forwarded address, and a forged X-Forwarded-For is ignored
 // when the proxy is not trusted.
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/http/app.js';
 import {
   rateLimitSettingsFromEnv,
@@ -91,11 +91,19 @@ describe('rate limit on serve', () => {
   });
 
   it('opens a fresh window once the old one has passed', async () => {
-    await serve({ rateLimit: { max: 1, windowSeconds: 0.3, key: 'ip' } });
-    expect((await app!.inject({ url: '/models' })).statusCode).toBe(200);
-    expect((await app!.inject({ url: '/models' })).statusCode).toBe(429);
-    await new Promise((r) => setTimeout(r, 450));
-    expect((await app!.inject({ url: '/models' })).statusCode).toBe(200);
+    // the limiter's store reads Date.now: only the date is faked, so the server's timers run as usual
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      await serve({ rateLimit: { max: 1, windowSeconds: 60, key: 'ip' } });
+      expect((await app!.inject({ url: '/models' })).statusCode).toBe(200);
+      expect((await app!.inject({ url: '/models' })).statusCode).toBe(429);
+      vi.setSystemTime(Date.now() + 59_000);
+      expect((await app!.inject({ url: '/models' })).statusCode).toBe(429);
+      vi.setSystemTime(Date.now() + 1_000);
+      expect((await app!.inject({ url: '/models' })).statusCode).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('is off unless configured', async () => {

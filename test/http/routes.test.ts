@@ -1,7 +1,8 @@
 // Every REST endpoint in-process (app.inject): its success and each error status it can answer.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { CalcService } from '../../src/service/calc-service.js';
+import { MUTATION_QUEUE_SIZE } from '../../src/service/model-lock.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { orderSpec } from '../mcp/helpers/specs.js';
 import { testApp, type TestApp } from './helpers.js';
@@ -182,26 +183,34 @@ describe('mutations', () => {
   });
 
   it('answers 429 when the model queue is full', async () => {
-    // a store with commit latency lets requests pile up behind the model's queue
-    class SlowStore extends MemoryStore {
+    // a store whose commits wait at a gate: the first write holds the model's queue until it opens
+    let open!: () => void;
+    let gate: Promise<void> = Promise.resolve();
+    class GatedStore extends MemoryStore {
       override async commitCycle(...args: Parameters<MemoryStore['commitCycle']>): Promise<boolean> {
-        await new Promise((r) => setTimeout(r, 20));
+        await gate;
         return super.commitCycle(...args);
       }
     }
-    const calc = new CalcService(new SlowStore());
+    const calc = new CalcService(new GatedStore());
     const app = await buildApp({ calc });
     try {
       await calc.createModel({ id: 'q', version: '1', schema: {} });
-      const results = await Promise.all(
-        Array.from({ length: 25 }, (_, i) =>
-          app.inject({ method: 'POST', url: '/models/q/mutations', payload: { '$.x': i } }),
-        ),
+      gate = new Promise((resolve) => (open = resolve));
+      let answered = 0;
+      const sent = Array.from({ length: 25 }, (_, i) =>
+        app
+          .inject({ method: 'POST', url: '/models/q/mutations', payload: { '$.x': i } })
+          .finally(() => answered++),
       );
+      // those beyond the queue's capacity are answered while the first still waits at the gate
+      await vi.waitFor(() => expect(answered).toBe(25 - MUTATION_QUEUE_SIZE), { timeout: 10_000 });
+      open();
+      const results = await Promise.all(sent);
       const busy = results.filter((r) => r.statusCode === 429);
-      expect(busy.length).toBeGreaterThan(0);
+      expect(busy).toHaveLength(25 - MUTATION_QUEUE_SIZE);
       expect(busy[0]!.json()).toMatchObject({ status: 429, code: 'BUSY' });
-      expect(results.filter((r) => r.statusCode === 200).length).toBeGreaterThan(0);
+      expect(results.filter((r) => r.statusCode === 200)).toHaveLength(MUTATION_QUEUE_SIZE);
     } finally {
       await app.close();
       await calc.close();

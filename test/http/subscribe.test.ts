@@ -3,6 +3,7 @@ import type WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderSpec } from '../mcp/helpers/specs.js';
 import { testApp, type TestApp } from './helpers.js';
+import { within } from '../helpers/time.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -40,11 +41,10 @@ function frames(socket: WebSocket) {
       new Promise<Json>((resolve, reject) => {
         const f = queue.shift();
         if (f) return resolve(f);
-        const timer = setTimeout(() => reject(new Error('no frame within 5 s')), 5000);
-        waiting.push((frame) => {
-          clearTimeout(timer);
-          resolve(frame);
-        });
+        within(5000, 'the next frame', new Promise<Json>((arrived) => waiting.push(arrived))).then(
+          resolve,
+          reject,
+        );
       }),
     pending: () => queue.length,
   };

@@ -1,7 +1,6 @@
 // The calc MCP server end to end: the built CLI as a child process, the official SDK Client on the
 // other side, one scenario over stdio and over Streamable HTTP. Tests in a transport's block share
 // one server and run in order; each uses its own model ids except where it says so.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import {
   type Peer,
 } from './helpers/peers.js';
 import { AUTHORING_TOOLS, DEMO, looseSpec, MODEL_TOOLS, orderSpec } from './helpers/specs.js';
+import { within } from '../helpers/time.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -206,7 +206,10 @@ describe.each([
       id: 'reads',
       mutations: { '$.price': 2, '$.qty': 3, '$.meta.tags': ['a', 'b'] },
     });
-    await sleep(5); // two cycles in distinct milliseconds, so `at` can tell them apart
+    // the server is another process (its clock cannot be injected): the next cycle must fall in a
+    // later millisecond than this one, so `at` can tell them apart
+    const first = Date.parse(((await peer.ok('get_history', { id: 'reads' })) as string[]).at(-1)!);
+    await expect.poll(() => Date.now()).toBeGreaterThan(first);
     await peer.ok('mutate', { id: 'reads', mutations: { '$.qty': 5 } });
 
     const history = (await peer.ok('get_history', { id: 'reads' })) as string[];
@@ -773,24 +776,19 @@ describe.each([
   it('pushes notifications/resources/updated for a subscribed model until unsubscribed', async () => {
     await s.pushReady;
     const updates: string[] = [];
+    // the next notification for a URI, awaited as it arrives (bounded, so a missing one names itself)
+    const waiting = new Map<string, () => void>();
     peer.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       updates.push(n.params.uri);
+      waiting.get(n.params.uri)?.();
+      waiting.delete(n.params.uri);
     });
     const next = (uri: string) =>
-      new Promise<void>((resolve, reject) => {
-        const seen = updates.filter((u) => u === uri).length;
-        const timer = setInterval(() => {
-          if (updates.filter((u) => u === uri).length > seen) {
-            clearInterval(timer);
-            clearTimeout(give);
-            resolve();
-          }
-        }, 5);
-        const give = setTimeout(() => {
-          clearInterval(timer);
-          reject(new Error(`no resources/updated for ${uri}; got ${JSON.stringify(updates)}`));
-        }, 10_000);
-      });
+      within(
+        10_000,
+        `resources/updated for ${uri} (got ${JSON.stringify(updates)})`,
+        new Promise<void>((resolve) => waiting.set(uri, resolve)),
+      );
 
     // a malformed escape is no model: accepted like any other non-state URI, not an internal error
     expect(await peer.client.subscribeResource({ uri: 'valem://state/%E0%A4%A' })).toEqual({});

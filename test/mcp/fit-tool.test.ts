@@ -38,6 +38,54 @@ describe('fit_model', () => {
     expect(await code({ sampleCsv: 'a\n1\n' })).toBe('FIT_INPUT');
   });
 
+  // a sample big enough to take several steps: 12 columns of seeded numbers
+  const wide = (rows: number, seed: number): string => {
+    let x = seed;
+    const next = (): number => (x = (x * 48271) % 2147483647) / 2147483647;
+    const header = Array.from({ length: 12 }, (_, j) => `c${j}`).join(',');
+    const lines = Array.from({ length: rows }, () =>
+      Array.from({ length: 12 }, () => (next() * 100).toFixed(3)).join(','),
+    );
+    return [header, ...lines].join('\n');
+  };
+
+  it('stops a fit over its time budget with FIT_LIMIT, and the server answers meanwhile', async () => {
+    const slow = fitModelTool(undefined, 0);
+    const order: string[] = [];
+    const over = slow.run({ sampleCsv: wide(2000, 7) }, ctx).then((r) => {
+      order.push('over-budget');
+      return r;
+    });
+    // a quick request started after it is answered too: the fit gives the event loop back
+    const quick = tool.run({ sampleCsv: SAMPLE }, ctx).then((r) => {
+      order.push('quick');
+      return r;
+    });
+    const [r, q] = await Promise.all([over, quick]);
+    expect(r.isError).toBe(true);
+    expect((r.structuredContent as { code: string }).code).toBe('FIT_LIMIT');
+    expect(q.isError).toBeFalsy();
+    expect(order).toContain('quick');
+  });
+
+  it('lets other requests run between its steps', async () => {
+    const order: string[] = [];
+    const big = tool.run({ sampleCsv: wide(3000, 11) }, ctx).then(() => order.push('big'));
+    const small = tool.run({ sampleCsv: SAMPLE }, ctx).then(() => order.push('small'));
+    await Promise.all([big, small]);
+    // the small fit (2 columns) finishes while the 12-column one is still between its steps
+    expect(order).toEqual(['small', 'big']);
+  });
+
+  it('stops a cancelled fit with CANCELLED before it fits the remaining columns', async () => {
+    const abort = new AbortController();
+    const pending = tool.run({ sampleCsv: wide(3000, 5) }, { signal: abort.signal });
+    abort.abort();
+    const r = await pending;
+    expect(r.isError).toBe(true);
+    expect((r.structuredContent as { code: string }).code).toBe('CANCELLED');
+  });
+
   it('keeps its tools/list entry small', () => {
     // JSON.stringify leaves the run function out, as tools/list does
     const bytes = JSON.stringify(tool).length;

@@ -257,11 +257,8 @@ describe('MCP over Streamable HTTP', () => {
         'mcp-protocol-version': '2025-11-25',
       };
       await init.text();
-      const deadline = Date.now() + 15_000;
-      while (!/closed 1 session unused for/.test(other.stderr())) {
-        if (Date.now() > deadline) throw new Error(`no expiry line; stderr: ${other.stderr()}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      // the server's own line says the session was closed
+      await expect.poll(() => other.stderr(), { timeout: 15_000 }).toMatch(/closed 1 session unused for/);
       const ping = await fetch(other.url, {
         method: 'POST',
         headers,

@@ -1,7 +1,9 @@
 // The stdio wire as the protocol notes describe it, seen through raw JSON lines: version
 // negotiation, BOM tolerance, parse errors, ping, logging, and nothing but JSON-RPC on stdout.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { NdjsonServerTransport } from '../../src/mcp/stdio.js';
 import { RawStdio } from './helpers/peers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -133,27 +135,24 @@ describe('MCP over stdio, raw', () => {
   });
 
   it('keeps a multi-byte character whole when a line arrives in pieces', async () => {
-    const raw = start();
-    await raw.request(1, 'initialize', raw.initializeParams('2025-11-25'));
+    // the server's own stdio transport, fed chunk by chunk: a child process's pipe could join them
+    const input = new PassThrough();
+    const transport = new NdjsonServerTransport(input, new PassThrough());
+    const received: JSONRPCMessage[] = [];
+    transport.onmessage = (m) => received.push(m);
+    await transport.start();
     const text = 'é€😀'.repeat(30_000); // 2-, 3- and 4-byte characters, ~270 KB
-    const line = Buffer.from(
-      `${JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: {
-          name: 'eval_expression',
-          arguments: { expr: '$length(s) & "/" & $contains(s, "\uFFFD")', input: { s: text } },
-        },
-      })}\n`,
-    );
-    // cut inside the first 4-byte character, and let the halves arrive as separate reads
+    const message = { jsonrpc: '2.0', id: 2, method: 'echo', params: { s: text } };
+    const line = Buffer.from(`${JSON.stringify(message)}\n`);
+    // cut inside the first 4-byte character; the halves arrive as separate reads
     const cut = line.indexOf(Buffer.from('😀')) + 2;
-    raw.write(line.subarray(0, cut));
-    await sleep(100);
-    raw.write(line.subarray(cut));
-    const res = (await raw.response(2)) as Json;
-    expect(res.result.structuredContent).toMatchObject({ ok: true, result: `${[...text].length}/false` });
+    input.write(line.subarray(0, cut));
+    await new Promise((r) => setImmediate(r));
+    expect(received).toEqual([]);
+    input.write(line.subarray(cut));
+    await vi.waitFor(() => expect(received).toHaveLength(1));
+    expect(received[0]).toEqual(message);
+    await transport.close();
   });
 
   it('honours logging/setLevel: above info, the readiness line is suppressed', async () => {

@@ -3,11 +3,14 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpSessionHost, sessionIdleMsFromEnv, DEFAULT_SESSION_IDLE_SECONDS } from '../../src/mcp/http.js';
+import { manualClock } from '../helpers/time.js';
 
 const ACCEPT = 'application/json, text/event-stream';
-const IDLE_MS = 400;
+// long enough that the host's own sweep timer never fires during a test: the tests move a clock
+// and call closeIdle themselves
+const IDLE_MS = 600_000;
 
 interface Running {
   url: string;
@@ -20,7 +23,7 @@ async function start(maxSessions = 10): Promise<Running> {
   const logs: string[] = [];
   const host = new McpSessionHost(
     () => new Server({ name: 'expiry-test', version: '1' }, { capabilities: {} }),
-    { idleMs: IDLE_MS, maxSessions, log: (m) => logs.push(m) },
+    { idleMs: IDLE_MS, maxSessions, log: (m) => logs.push(m), now: clock.now },
   );
   const http: HttpServer = createServer((req, res) => {
     void (async () => {
@@ -79,18 +82,19 @@ async function ping(url: string, headers: Record<string, string>): Promise<numbe
   return res.status;
 }
 
-async function until(what: string, check: () => boolean, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+let clock = manualClock();
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Moves the clock past the idle time and lets the host sweep, as its timer would. */
+function idleLongEnough(host: McpSessionHost): void {
+  clock.advance(IDLE_MS + 1);
+  host.closeIdle();
+}
 
 describe('MCP HTTP sessions expire when unused', () => {
   let running: Running | undefined;
+  beforeEach(() => {
+    clock = manualClock();
+  });
   afterEach(async () => {
     await running?.stop();
     running = undefined;
@@ -105,14 +109,19 @@ describe('MCP HTTP sessions expire when unused', () => {
     expect(stream.status).toBe(200);
     expect(host.size).toBe(2);
 
-    await until('the idle session to close', () => host.size === 1);
+    idleLongEnough(host);
+    expect(host.size).toBe(1);
     expect(await ping(url, idle)).toBe(404);
     expect(running.logs.join('\n')).toMatch(/closed 1 session unused for/);
     // far longer than the idle time without a request, but its stream is open
     expect(await ping(url, streaming)).toBe(200);
 
     await stream.body?.cancel();
-    await until('the session to close once its stream has ended', () => host.size === 0);
+    // the server sees the stream end a moment later; from then on the session is idle
+    await vi.waitFor(() => {
+      idleLongEnough(host);
+      expect(host.size).toBe(0);
+    });
     expect(await ping(url, streaming)).toBe(404);
   });
 
@@ -120,7 +129,8 @@ describe('MCP HTTP sessions expire when unused', () => {
     running = await start();
     const headers = (await open(running.url)) as Record<string, string>;
     for (let i = 0; i < 8; i++) {
-      await sleep(IDLE_MS / 4);
+      clock.advance(IDLE_MS / 2);
+      running.host.closeIdle();
       expect(await ping(running.url, headers)).toBe(200);
     }
     expect(running.host.size).toBe(1);
@@ -132,7 +142,7 @@ describe('MCP HTTP sessions expire when unused', () => {
     const first = (await open(url)) as Record<string, string>;
     expect(typeof (await open(url))).toBe('object');
     expect(await open(url)).toBe(429);
-    await sleep(IDLE_MS * 2);
+    clock.advance(IDLE_MS * 2); // the full host sweeps before it refuses
     const third = await open(url);
     expect(typeof third).toBe('object');
     expect(await ping(url, third as Record<string, string>)).toBe(200);

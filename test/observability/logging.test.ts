@@ -147,8 +147,9 @@ describe('every server', () => {
       announce: /Streamable HTTP at (http:\/\/\S+:\d+)\/mcp/,
       what: 'mcp --http',
     });
-    await fetch(`${running.match[1]!}/health`);
-    await new Promise((r) => setTimeout(r, 200));
+    expect((await fetch(`${running.match[1]!}/health`)).status).toBe(200);
+    // stopped and its stderr read to the end: any line the request wrote is in it
+    await running.stop();
     expect(jsonLines(running.stderr())).toEqual([]);
   });
 

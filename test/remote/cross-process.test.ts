@@ -61,18 +61,16 @@ describe.skipIf(!PG)('serve on PostgreSQL, shared by remote MCP processes and a 
     const ws = new WebSocket(`${serve.url.replace('http', 'ws')}/models/${MODEL}/subscribe?paths=total`, {
       headers: { authorization: `Bearer ${KEY}` },
     });
-    const frames: Json[] = [];
+    let subscribed!: () => void;
+    const subscribedFrame = new Promise<void>((resolve) => (subscribed = resolve));
     const mutationFrame = new Promise<Json>((resolve) =>
       ws.on('message', (data: Buffer) => {
         const frame = JSON.parse(data.toString()) as Json;
-        frames.push(frame);
+        if (frame.kind === 'subscribed') subscribed();
         if (frame.kind === 'mutation') resolve(frame);
       }),
     );
-    await new Promise<void>((resolve) => {
-      const wait = () => (frames.some((f) => f.kind === 'subscribed') ? resolve() : setTimeout(wait, 20));
-      wait();
-    });
+    await subscribedFrame;
 
     const mutated = await call(a, 'mutate', { id: MODEL, mutations: { '$.price': 6, '$.qty': 7 } });
     expect(mutated.structuredContent).toMatchObject({ success: true, derivedUpdated: ['$.total'] });

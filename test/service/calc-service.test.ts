@@ -3,6 +3,7 @@ import { CalcError } from '../../src/calc/index.js';
 import { recordHash, verifyChain } from '../../src/service/audit.js';
 import { CalcService, MAX_COMMIT_ATTEMPTS } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { manualClock } from '../helpers/time.js';
 
 const counter = {
   id: 'counter',
@@ -13,8 +14,8 @@ const counter = {
   constraints: [{ id: 'cap', expr: 'n <= 1000', message: 'n is capped at 1000', policy: 'rollback' }],
 };
 
-async function service() {
-  const s = new CalcService(new MemoryStore());
+async function service(now?: () => number) {
+  const s = new CalcService(new MemoryStore(), now ? { now } : {});
   await s.createModel(counter);
   return s;
 }
@@ -187,12 +188,14 @@ describe('CalcService', () => {
   });
 
   it('get_state: at, paths, depth; history timestamps', async () => {
-    const s = await service();
+    const clock = manualClock();
+    const s = await service(clock.now);
+    clock.advance(10);
     await s.mutate('counter', { '$.n': 1 });
     const history = await s.getHistory('counter');
     expect(history).toHaveLength(2); // creation seeded n=0 (one cycle), then n=1
     const t1 = history[1];
-    await new Promise((r) => setTimeout(r, 5));
+    clock.advance(10);
     await s.mutate('counter', { '$.n': 2 });
     expect(await s.getState('counter', { at: t1! })).toMatchObject({ n: 1, double: 2 });
     await expect(s.getState('counter', { at: '1999-01-01T00:00:00Z' })).rejects.toMatchObject({

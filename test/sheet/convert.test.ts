@@ -10,6 +10,7 @@ import {
   type RejectedColumn,
   type SheetConversion,
 } from '../../src/sheet/index.js';
+import { MAX_LOOSE_CELLS } from '../../src/sheet/loose.js';
 import { workbook, xlsx } from './helpers.js';
 
 const convert = (name: string): Promise<SheetConversion> =>
@@ -137,7 +138,6 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     const c = await convert('rejections.xlsx');
     expect(byColumn(c.rejectedColumns)).toEqual({
       Approx: 'APPROXIMATE_VLOOKUP',
-      'Non uniform': 'NON_UNIFORM_FORMULA',
       'Array constant': 'UNSUPPORTED_SYNTAX',
       'Per unit': 'ERROR_VALUE',
       'Row average': 'VALUE_MISMATCH',
@@ -145,11 +145,15 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       'Loop b': 'CIRCULAR_REFERENCE',
     });
     // a side cell ($AA$1, labelled Markup) and a cell of another sheet (Rates!$A$1) are top-level
-    // inputs; MATCH reads the lookup block X1:Y5, a table of its own
+    // inputs; MATCH reads the lookup block X1:Y5, a table of its own, through its lookup index
     expect(c.spec.derivations.map((d) => [d.path, d.expr])).toEqual([
+      ['$.items_2_item_index', '$merge($reverse([items_2#$i.{ $xl_key(item): {"i": $i + 1, "r": $} }]))'],
       ['$.rows[*].good', '$xl_num(($parent.qty * $parent.price))'],
       ['$.rows[*].root', '$xl_num(($e1 := $parent.qty; $e1 < 0 ? $nothing : $sqrt($e1)))'],
-      ['$.rows[*].position', '$xl_num($xl_match($parent.item, $xl_arr($$.items_2.item)))'],
+      [
+        '$.rows[*].position',
+        '$xl_num(($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup($$.items_2_item_index, $e2)); $e1.i + 0))',
+      ],
       ['$.rows[*].cross_sheet', '$xl_num(($parent.qty * $$.rates_a1))'],
       // =SUM($B$2:B2), a running total: the rows of the column up to the formula's own
       [
@@ -161,6 +165,11 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       ['$.rows[*].param', '$xl_num(($parent.qty * $$.markup))'],
       ['$.rows[*].root_plus_one', '$xl_num(($parent.root + 1))'],
       ['$.rows[*].shout', '($uppercase($parent.item) & "!")'],
+      // a column whose rows hold different formulas is one cell per row, named after its row
+      ['$.pen_non_uniform', '$xl_num((rows[0].qty * 2))'],
+      ['$.ink_non_uniform', '$xl_num((rows[1].qty * 3))'],
+      ['$.cap_non_uniform', '$xl_num((rows[2].qty * 4))'],
+      ['$.box_non_uniform', '$xl_num((rows[3].qty * 5))'],
     ]);
     expect(c.spec.tests[0]!.given).toMatchObject({ '$.rates_a1': 2, '$.markup': 1.1 });
     expect((await runTests(c.spec)).failed).toBe(0);
@@ -197,6 +206,20 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       Balance: 'CROSS_ROW_REFERENCE',
     });
     for (const r of links.rejectedColumns) seen.add(r.reason);
+    // a column of different formulas too long to become one cell per row
+    const long = Array.from({ length: MAX_LOOSE_CELLS + 1 }, (_, i) => {
+      const r = i + 2;
+      return `<row r="${r}"><c r="A${r}"><v>1</v></c><c r="B${r}"><f>A${r}*${r}</f><v>${r}</v></c></row>`;
+    });
+    const wide = await convertWorkbook(
+      xlsx(
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Times</t></is></c></row>' +
+          long.join(''),
+      ),
+      { modelId: 'long' },
+    );
+    expect(byColumn(wide.rejectedColumns)).toEqual({ Times: 'NON_UNIFORM_FORMULA' });
+    for (const r of wide.rejectedColumns) seen.add(r.reason);
     expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());
   });
 

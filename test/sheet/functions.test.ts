@@ -99,6 +99,14 @@ describe('maths and rounding', () => {
     ['STDEV(3,7.5,-2,12)', () => call('STDEVS', [3, 7.5, -2, 12])],
     ['MEDIAN($L$2:$L$3)', () => call('MEDIAN', [0.05 / 12, 360])],
     ['IFERROR(SQRT(-1),"neg")', () => call('IFERROR', fj.SQRT!(-1), 'neg')],
+    ['SUBTOTAL(9,$A$2:$A$6)', () => call('SUBTOTAL', 9, column(0))],
+    ['SUBTOTAL(101,$C$2:$C$6)', () => call('SUBTOTAL', 101, column(2))],
+    ['SUBTOTAL(104,$A$2:$A$6,$C$2:$C$6)', () => call('SUBTOTAL', 104, column(0), column(2))],
+    // an empty argument is 0 in Excel (formulajs reads it as a missing one and gives FALSE, or 0 past IFERROR)
+    ['IF($L$3>1000,"big",)', () => 0],
+    ['IFERROR(SQRT(-1),)', () => call('IFERROR', fj.SQRT!(-1), 0)],
+    // 0/0 is NaN in JSONata, which it types as "object": still an error IFERROR catches (#DIV/0!)
+    ['IFERROR(($L$3-$L$3)/($L$3-$L$3),"-")', () => call('IFERROR', fj.MOD!(0, 0), '-')],
   ])('%s', async (formula, reference) => expectCompiles(formula, reference()));
 });
 
@@ -218,6 +226,13 @@ describe('the check still refuses', () => {
       ),
     );
     expect(c.rejectedColumns).toMatchObject([{ reason: 'VALUE_MISMATCH', address: 'H2', actual: 3 }]);
+  });
+
+  it('a volatile function, naming why', async () => {
+    const c = await convert('RANDBETWEEN(1,6)', 4);
+    expect(c.rejectedColumns).toMatchObject([
+      { reason: 'UNSUPPORTED_FUNCTION', message: expect.stringContaining('volatile') },
+    ]);
   });
 
   it('a wrong stored value for any of them', async () => {

@@ -23,6 +23,7 @@ import {
   TEST_AUDIT_KEY_TEXT,
   tempDbPath,
 } from './helpers.js';
+import { watchdog } from '../helpers/time.js';
 
 const ROUNDS = 4;
 /** Seed of the kill delays: CRASH_SEED replays a failing run; printed with every failure. */
@@ -38,8 +39,8 @@ function writeUntilKilled(config: unknown, killAfterMs: number): Promise<number>
     let buffered = '';
     let lastAck = -1;
     let err = '';
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    let cancelKill: (() => void) | undefined;
+    const cancelDeadline = watchdog(20_000, () => child.kill('SIGKILL'));
     child.stdout.on('data', (d: Buffer) => {
       buffered += d.toString();
       let nl: number;
@@ -49,14 +50,14 @@ function writeUntilKilled(config: unknown, killAfterMs: number): Promise<number>
         const m = /^ack (\d+)$/.exec(line);
         if (!m) continue;
         lastAck = Number(m[1]);
-        timer ??= setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        cancelKill ??= watchdog(killAfterMs, () => child.kill('SIGKILL'));
       }
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      clearTimeout(deadline);
-      if (timer) clearTimeout(timer);
+      cancelDeadline();
+      cancelKill?.();
       if (signal !== 'SIGKILL') reject(new Error(`writer ended by itself (${code}): ${err}`));
       else if (lastAck < 0) reject(new Error(`writer acknowledged nothing before the kill: ${err}`));
       else resolve(lastAck);

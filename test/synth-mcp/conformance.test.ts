@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectConformance } from '../mcp/helpers/conformance.js';
 import { SKIRMISH, SYNTH_TOOLS, childEnv, cli, grindBytes, root, type Json } from './helpers.js';
+import { within } from '../helpers/time.js';
 
 describe('synth-only MCP server over Streamable HTTP', () => {
   let url: string;
@@ -24,17 +25,19 @@ describe('synth-only MCP server over Streamable HTTP', () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     };
-    url = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      const timer = setTimeout(() => reject(new Error(`no URL within 20 s: ${stderr}`)), 20_000);
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString('utf8');
-        const m = /MCP over Streamable HTTP at (http:\/\/\S+\/mcp)/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
+    let stderr = '';
+    url = await within(
+      20_000,
+      'the server announcing its URL',
+      new Promise<string>((resolve) => {
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString('utf8');
+          const m = /MCP over Streamable HTTP at (http:\/\/\S+\/mcp)/.exec(stderr);
+          if (m) resolve(m[1]!);
+        });
+      }),
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${stderr}`);
     });
   });
   afterAll(async () => {

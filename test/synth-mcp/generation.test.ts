@@ -68,7 +68,8 @@ describe('generation core', () => {
   it('stops when cancelled', async () => {
     const abort = new AbortController();
     const running = produceGeneration(request(500_000, { signal: abort.signal }));
-    setTimeout(() => abort.abort(), 5);
+    // fires at the generation's first pause (it yields between slices), long before 500,000 rows
+    setImmediate(() => abort.abort());
     expect(await codeOf(running)).toBe('CANCELLED');
   });
 
@@ -109,15 +110,18 @@ describe('generation core', () => {
     const queue = new WorkQueue(1);
     let running = 0;
     let maxRunning = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     const job = async (): Promise<void> => {
       running++;
       maxRunning = Math.max(maxRunning, running);
-      await new Promise((r) => setTimeout(r, 20));
+      await held; // every job holds its turn until the test lets go
       running--;
     };
     const first = queue.run(job);
     const second = queue.run(job); // waits
     expect(() => queue.run(job)).toThrow(/queue is full/);
+    release();
     await Promise.all([first, second]);
     expect(maxRunning).toBe(1);
   });

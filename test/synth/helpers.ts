@@ -3,13 +3,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
+import { findDescriptor } from '../../src/synth/components/catalog.js';
 import type { LoadOptions } from '../../src/synth/engine/prepare.js';
 import { SynthRun } from '../../src/synth/engine/run.js';
 import { parseModel } from '../../src/synth/model/io.js';
 import type { OutputFormat } from '../../src/synth/output/format.js';
 import { renderChunks } from '../../src/synth/output/format.js';
 
-/** Runs model text and returns the whole output. */
+/**
+ * Runs model text and returns the whole output. A caller's `options.components` also names the
+ * parameters `.sgm` positional arguments fill (then the catalog, as the parser's default).
+ */
 export function grind(
   text: string,
   seed: bigint | number,
@@ -18,7 +22,12 @@ export function grind(
   header = false,
   options: LoadOptions = {},
 ): string {
-  return render(new SynthRun(parseModel(text), BigInt(seed), options), count, format, header);
+  const components = options.components;
+  const describe =
+    components === undefined
+      ? undefined
+      : (type: string) => components(type)?.descriptor ?? findDescriptor(type);
+  return render(new SynthRun(parseModel(text, describe), BigInt(seed), options), count, format, header);
 }
 
 /** The whole output of `count` rows of a run (small chunks, so chunk joins are exercised too). */

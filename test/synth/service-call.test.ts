@@ -38,6 +38,7 @@ beforeAll(async () => {
       );
     } else if (req.url === '/static') res.end('7,seven\n8,eight\n');
     else if (req.url === '/endless') res.end(JSON.stringify([[n, `r${n}`]]));
+    // a fake peer that answers late: the client's own time limit is what is under test
     else if (req.url === '/slow') setTimeout(() => res.end('[[1,"late"]]'), 2000);
     else res.writeHead(500).end();
   });

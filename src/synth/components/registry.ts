@@ -34,10 +34,16 @@ export function findComponent(type: string): ComponentImpl | undefined {
 /** Resolves a node type: a model's custom components first, then the built-in ones. */
 export type ComponentLookup = (type: string) => ComponentImpl | undefined;
 
-/** The lookup of a model whose custom components (keyed by lower-cased name) are `customs`. */
-export function lookupWith(customs?: ReadonlyMap<string, ComponentImpl>): ComponentLookup {
-  if (customs === undefined || customs.size === 0) return findComponent;
-  return (type) => customs.get(type.toLowerCase()) ?? findComponent(type);
+/**
+ * The lookup of a model whose custom components (keyed by lower-cased name) are `customs`, over
+ * `base` (the built-in registry unless a caller, such as a test, passes its own).
+ */
+export function lookupWith(
+  customs?: ReadonlyMap<string, ComponentImpl>,
+  base: ComponentLookup = findComponent,
+): ComponentLookup {
+  if (customs === undefined || customs.size === 0) return base;
+  return (type) => customs.get(type.toLowerCase()) ?? base(type);
 }
 
 /** All implemented components in catalog order. */

@@ -10,7 +10,7 @@ import { isInside } from '../access/paths.js';
 import type { AccessPorts } from '../access/ports.js';
 import type { ComponentImpl } from '../components/component.js';
 import { customComponent } from '../components/custom.js';
-import { findComponent } from '../components/registry.js';
+import { findComponent, type ComponentLookup } from '../components/registry.js';
 import { SynthError, plainMessage } from '../errors.js';
 import type { SynthModel } from '../model/types.js';
 
@@ -56,12 +56,13 @@ export async function loadCustoms(
   model: SynthModel,
   dirs: readonly string[],
   ports: AccessPorts,
+  builtIns: ComponentLookup = findComponent,
 ): Promise<Map<string, ComponentImpl>> {
   const customs = new Map<string, ComponentImpl>();
   for (const { name, className } of model.customs) {
     const what = `custom "${name}"`;
     if (!/^[A-Za-z]\w*$/.test(name)) refuse(what, 'the name must be letters, digits and _');
-    if (findComponent(name) !== undefined) refuse(what, `the name would hide the built-in ${name}`);
+    if (builtIns(name) !== undefined) refuse(what, `the name would hide the built-in ${name}`);
     if (customs.has(name.toLowerCase())) refuse(what, 'defined twice');
     const path = resolveCustomModule(what, className, dirs, ports);
     let module: unknown;

@@ -60,6 +60,8 @@ export interface GraphOptions {
   readonly outside?: ReadonlyMap<string, unknown>;
   /** The model's loaded custom components, by lower-cased name (see prepare.ts). */
   readonly customs?: ReadonlyMap<string, ComponentImpl>;
+  /** Resolves built-in node types; default: the component registry (see prepare.ts). */
+  readonly components?: ComponentLookup;
   /** Formats config (`format.<type>.<locale>`, `format.locale`, `address.unitLabels...`, §4.5). */
   readonly formats?: ReadonlyMap<string, string>;
   /** Budgets every node is configured under; default: DEFAULT_LIMITS. */
@@ -326,7 +328,7 @@ export function configure(
   const failures = checkStructure(model);
   if (failures.length > 0) return { graph: null, failures };
   const limits = options.limits ?? limitsOf(undefined);
-  const lookup = lookupWith(options.customs);
+  const lookup = lookupWith(options.customs, options.components);
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const built = new Map<string, RuntimeNode | null>();
   const building = new Set<string>();
@@ -404,7 +406,7 @@ export function configure(
  * @throws SynthError on any load error or validation failure
  */
 export function buildGraph(model: SynthModel, rng: RandomSource, options: GraphOptions = {}): Graph {
-  checkLoad(model, options.edition, lookupWith(options.customs));
+  checkLoad(model, options.edition, lookupWith(options.customs, options.components));
   const { graph, failures } = configure(model, rng, options);
   if (graph === null) {
     throw new SynthError('SYNTH_INVALID', failures.map((f) => f.message).join('; '));

@@ -8,7 +8,7 @@ import type { AccessPorts } from '../access/ports.js';
 import { folderOf } from '../access/paths.js';
 import type { Edition } from '../components/component.js';
 import type { ComponentImpl } from '../components/component.js';
-import { lookupWith } from '../components/registry.js';
+import { findComponent, lookupWith, type ComponentLookup } from '../components/registry.js';
 import { loadCustoms } from './customs.js';
 import { SynthError, plainMessage } from '../errors.js';
 import type { SynthLimits } from '../limits.js';
@@ -40,6 +40,8 @@ export interface LoadOptions {
   readonly customComponentDirs?: readonly string[];
   /** Told of the custom components a model bound, once they loaded (list_components shows them). */
   readonly onCustomsLoaded?: (customs: ReadonlyMap<string, ComponentImpl>) => void;
+  /** Resolves built-in node types; default: the component registry (tests pass their own). */
+  readonly components?: ComponentLookup;
 }
 
 /** A model after the load phase: composed, gated, with its outside data in memory. */
@@ -56,6 +58,8 @@ export class PreparedModel {
     readonly limits: SynthLimits = limitsOf(undefined),
     /** The model's custom components, by lower-cased name. */
     readonly customs: ReadonlyMap<string, ComponentImpl> = new Map(),
+    /** Resolves built-in node types (see LoadOptions.components). */
+    readonly components: ComponentLookup = findComponent,
   ) {}
 }
 
@@ -73,7 +77,7 @@ function stage(
   async: boolean,
   customs?: ReadonlyMap<string, ComponentImpl>,
 ): Staged {
-  const lookup = lookupWith(customs);
+  const lookup = lookupWith(customs, options.components);
   const edition = options.edition ?? 'full';
   const limits = limitsOf(options.limits);
   const folder = options.location === undefined ? undefined : folderOf(options.location);
@@ -81,7 +85,7 @@ function stage(
   let model = source;
   let origins: ReadonlyMap<string, string | undefined> = new Map();
   if (edition === 'free') {
-    checkLoad(source, 'free');
+    checkLoad(source, 'free', lookup);
   } else {
     const needsFiles = source.nodes.some((n) => n.type.toLowerCase() === 'import');
     const composed = composeModel(
@@ -137,7 +141,15 @@ function loadFailure(name: string, err: unknown): SynthError {
  */
 export function prepareModel(model: SynthModel, options: LoadOptions = {}): PreparedModel {
   const s = stage(model, options, false);
-  return new PreparedModel(s.model, s.edition, s.outside, options.formats, s.limits);
+  return new PreparedModel(
+    s.model,
+    s.edition,
+    s.outside,
+    options.formats,
+    s.limits,
+    undefined,
+    options.components,
+  );
 }
 
 /**
@@ -149,7 +161,7 @@ export async function loadSynthModel(model: SynthModel, options: LoadOptions = {
   // custom modules load first (every node may name one), never under the Free edition's gates
   const customs =
     model.customs.length > 0 && options.edition !== 'free'
-      ? await loadCustoms(model, options.customComponentDirs ?? [], options.ports ?? {})
+      ? await loadCustoms(model, options.customComponentDirs ?? [], options.ports ?? {}, options.components)
       : new Map<string, ComponentImpl>();
   if (customs.size > 0) options.onCustomsLoaded?.(customs);
   const s = stage(model, options, true, customs);
@@ -159,5 +171,13 @@ export async function loadSynthModel(model: SynthModel, options: LoadOptions = {
     if (r.status === 'fulfilled') s.outside.set(name, r.value);
     else throw loadFailure(name, r.reason);
   });
-  return new PreparedModel(s.model, s.edition, s.outside, options.formats, s.limits, customs);
+  return new PreparedModel(
+    s.model,
+    s.edition,
+    s.outside,
+    options.formats,
+    s.limits,
+    customs,
+    options.components,
+  );
 }

@@ -53,6 +53,7 @@ export class SynthRun {
       formats: prepared.formats,
       limits: prepared.limits,
       customs: prepared.customs,
+      components: prepared.components,
     });
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);

@@ -106,7 +106,8 @@ function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
   let cur: string;
   const c = p.col;
   if (c.kind === 'continuous' || c.kind === 'integer') cur = numericChain(nodes, p);
-  else if (c.kind === 'categorical' || c.kind === 'boolean') cur = categoricalChain(nodes, p);
+  else if (c.kind === 'categorical' || c.kind === 'boolean' || c.kind === 'timestamp')
+    cur = categoricalChain(nodes, p);
   else if (c.kind === 'date') cur = dateChain(nodes, p);
   else if (c.kind === 'identifier' && c.values.length > 0) {
     nodes.push(node('Sequence', `${p.safe}_seq`, { start: '1', step: '1' }));

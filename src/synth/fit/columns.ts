@@ -11,6 +11,7 @@ export type ColumnKind =
   | 'categorical'
   | 'boolean'
   | 'date'
+  | 'timestamp'
   | 'identifier'
   | 'text'
   | 'empty';
@@ -37,6 +38,8 @@ export interface TypedColumn {
 const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const INTEGER = /^[-+]?\d+$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A date and a time of day, as databases and CSV exports write them. */
+export const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
 const BOOLEAN_PAIRS = [
   ['false', 'true'],
   ['no', 'yes'],
@@ -46,6 +49,7 @@ const BOOLEAN_PAIRS = [
 
 /** Cells that count as missing (case-insensitive). */
 const MISSING = new Set(['', 'na', 'n/a', 'nan', 'null', 'none', '?']);
+const MISSING_LENGTH = 4;
 
 export interface TypingOptions {
   /** Most distinct values a text column may have and still be categorical. */
@@ -61,10 +65,35 @@ function decimalsOf(text: string): number {
   return dot < 0 ? 0 : text.length - dot - 1;
 }
 
+/** The median of the cells' decimal places, by counting (places above MAX_DECIMALS count as it). */
+function medianDecimals(cells: readonly string[]): number {
+  const seen = new Array<number>(MAX_DECIMALS + 1).fill(0);
+  for (const c of cells) seen[Math.min(MAX_DECIMALS, decimalsOf(c))]!++;
+  let acc = 0;
+  const middle = Math.floor(cells.length / 2); // the element sorting would put there
+  for (let d = 0; d <= MAX_DECIMALS; d++) if ((acc += seen[d]!) > middle) return d;
+  return MAX_DECIMALS;
+}
+
 function countCells(cells: readonly string[]): [string, number][] {
-  const counts = new Map<string, number>();
-  for (const c of cells) counts.set(c, (counts.get(c) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // most frequent first, ties by text. One default (code-unit) sort of the cells and a
+  // run-length pass: on 10^5 distinct numbers this costs about half of hashing them into a Map
+  // and then sorting the entries with a comparator. Runs are met in text order, so each count's
+  // group is already in text order.
+  const sorted = cells.slice().sort();
+  const byCount = new Map<number, string[]>();
+  for (let i = 0; i < sorted.length;) {
+    let j = i + 1;
+    while (j < sorted.length && sorted[j] === sorted[i]) j++;
+    const group = byCount.get(j - i);
+    if (group) group.push(sorted[i]!);
+    else byCount.set(j - i, [sorted[i]!]);
+    i = j;
+  }
+  const out: [string, number][] = [];
+  for (const k of [...byCount.keys()].sort((x, y) => y - x))
+    for (const c of byCount.get(k)!) out.push([c, k]);
+  return out;
 }
 
 function isBoolean(counts: readonly [string, number][]): boolean {
@@ -78,13 +107,41 @@ function validDate(text: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
 }
 
+function validTimestamp(text: string): boolean {
+  const m = TIMESTAMP.exec(text);
+  return m !== null && validDate(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4] ?? 0) < 60;
+}
+
+/** Most distinct values a repeating text column may have and still be categorical. */
+const MAX_REPEATING = 500;
+/** Values seen at least this often must cover this share of the cells (see `repeats`). */
+const REPEAT_COUNT = 5;
+const REPEAT_SHARE = 0.9;
+
+/**
+ * Many distinct values can still be categories (zones, product names): when the values seen at
+ * least a few times cover most cells, the column is a frequency table with a thin rare tail.
+ */
+function repeats(counts: readonly [string, number][], n: number): boolean {
+  if (counts.length > MAX_REPEATING) return false;
+  const common = counts.reduce((s, [, c]) => s + (c >= REPEAT_COUNT ? c : 0), 0);
+  return common >= REPEAT_SHARE * n;
+}
+
 /** Kind of a column whose every present cell is numeric. */
 function numericKind(cells: readonly string[], counts: readonly [string, number][]): ColumnKind {
   const allInt = cells.every((c) => INTEGER.test(c));
   if (allInt && counts.length === cells.length && cells.length >= 20) {
     // unique integer keys are identifiers when they look like a row number (dense range)
-    const v = cells.map(Number);
-    const span = Math.max(...v) - Math.min(...v) + 1;
+    // a loop, not Math.max(...v): spreading a million arguments overflows the stack
+    let min = Infinity;
+    let max = -Infinity;
+    for (const c of cells) {
+      const v = Number(c);
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    const span = max - min + 1;
     if (span <= cells.length * 1.5) return 'identifier';
   }
   if (allInt && counts.length === 2 && counts.every(([c]) => c === '0' || c === '1')) return 'boolean';
@@ -98,8 +155,9 @@ function textKind(
 ): ColumnKind {
   if (isBoolean(counts)) return 'boolean';
   if (cells.every((c) => ISO_DATE.test(c) && validDate(c))) return 'date';
+  if (cells.every((c) => validTimestamp(c))) return 'timestamp';
   if (counts.length === cells.length && cells.length >= 20) return 'identifier';
-  if (counts.length <= options.maxCategories) return 'categorical';
+  if (counts.length <= options.maxCategories || repeats(counts, cells.length)) return 'categorical';
   return 'text';
 }
 
@@ -114,7 +172,7 @@ export function typeColumn(
   const rowsOf: number[] = [];
   raw.forEach((r, i) => {
     const t = r.trim();
-    if (MISSING.has(t.toLowerCase())) return;
+    if (t.length <= MISSING_LENGTH && MISSING.has(t.toLowerCase())) return;
     cells.push(t);
     rowsOf.push(i);
   });
@@ -136,8 +194,7 @@ export function typeColumn(
   if (cells.every((c) => NUMERIC.test(c))) {
     const kind = numericKind(cells, counts);
     // the median count, as written: a few cells with binary-float noise do not set the precision
-    const places = kind === 'continuous' ? cells.map(decimalsOf).sort((a, b) => a - b) : [0];
-    const decimals = Math.min(MAX_DECIMALS, places[Math.floor(places.length / 2)]!);
+    const decimals = kind === 'continuous' ? Math.min(MAX_DECIMALS, medianDecimals(cells)) : 0;
     return { ...base, kind, decimals, values: cells.map(Number) };
   }
   return { ...base, kind: textKind(cells, counts, options) };

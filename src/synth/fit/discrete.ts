@@ -13,6 +13,19 @@ export function tally(x: readonly number[]): [number, number][] {
   return [...m].sort((a, b) => a[0] - b[0]);
 }
 
+/** `tally` of values already sorted ascending: one run-length pass, no hashing of doubles. */
+export function tallySorted(sorted: ArrayLike<number>): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i < sorted.length;) {
+    const v = sorted[i]!;
+    let j = i + 1;
+    while (j < sorted.length && sorted[j] === v) j++;
+    out.push([v + 0, j - i]); // + 0: −0 and 0 are one value, written as 0
+    i = j;
+  }
+  return out;
+}
+
 function poisson(t: readonly [number, number][], n: number, mean: number): FittedFamily | undefined {
   if (!(mean > 0)) return undefined;
   let ll = 0;
@@ -107,9 +120,8 @@ export function frequencies(t: readonly [number, number][], n: number): FittedFa
 }
 
 /** Candidate integer families for non-negative counts. */
-export function fitDiscrete(x: readonly number[]): FittedFamily[] {
+export function fitDiscrete(x: readonly number[], t: readonly [number, number][] = tally(x)): FittedFamily[] {
   const n = x.length;
-  const t = tally(x);
   if (t[0]![0] < 0) return [];
   let s = 0;
   for (const v of x) s += v;

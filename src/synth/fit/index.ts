@@ -11,15 +11,18 @@ import { writeModel } from '../model/io.js';
 import { RESERVED, buildModel } from './build.js';
 import type { ColumnKind } from './columns.js';
 import { typeColumn } from './columns.js';
-import { copulaMatrix, normalScores, scoreCorrelation } from './dependence.js';
+import { copulaMatrix, normalScores, rankScores, scoreCorrelation } from './dependence.js';
+import { type RankBins, latentCorrelation, rankBins, valueBins } from './latent.js';
 import type { Criterion } from './marginal.js';
 import type { ColumnPlan, PlanOptions } from './plan.js';
 import { copulaCandidate, planColumn, quantilePlan } from './plan.js';
 
 /** Why a sample could not be fitted; `code` is stable. */
+export type FitErrorCode = 'FIT_INPUT' | 'FIT_LIMIT' | 'CANCELLED';
+
 export class FitError extends Error {
-  readonly code: 'FIT_INPUT' | 'FIT_LIMIT';
-  constructor(code: 'FIT_INPUT' | 'FIT_LIMIT', message: string) {
+  readonly code: FitErrorCode;
+  constructor(code: FitErrorCode, message: string) {
     super(message);
     this.name = 'FitError';
     this.code = code;
@@ -69,7 +72,9 @@ export interface FitReport {
   criterion: Criterion;
   columns: ColumnFit[];
   /** The copula's columns and the correlation matrix written into the model. */
-  dependence: { columns: string[]; matrix: number[][]; shrink: number };
+  /** `blend`: share of the normal-score correlations mixed into the latent ones to keep the
+   *  matrix positive definite (0: none); `shrink`: factor toward the identity after that. */
+  dependence: { columns: string[]; matrix: number[][]; shrink: number; blend: number };
   /** Every generalisation, one line per column that had one. */
   generalised: string[];
 }
@@ -126,10 +131,21 @@ function withDefaults(options: FitOptions): Required<FitOptions> {
   };
 }
 
+/** A plan's codes and their rows; codes of left-out rare categories are -1 and carry no rank. */
+function codeValues(p: ColumnPlan): { values: number[]; rows: number[] } {
+  if (!p.labels) return { values: p.codes!, rows: p.col.rowsOf };
+  const keep = p.codes!.map((c) => c >= 0);
+  return { values: p.codes!.filter((_, k) => keep[k]), rows: p.col.rowsOf.filter((_, k) => keep[k]) };
+}
+
 /** Picks the copula's columns and its correlation (after refitting any that lack an inverse CDF). */
 function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence'] & { matrix: number[][] } {
   const candidates = plans.filter(copulaCandidate);
-  const scores = candidates.map((p) => normalScores(p.codes!, p.col.rowsOf, p.col.rowCount));
+  const scores = candidates.map((p) => {
+    const { values, rows } = codeValues(p);
+    return rankScores(values, rows, p.col.rowCount);
+  });
+  // Spearman's ρ of the sample, pairwise complete
   const r = scoreCorrelation(scores);
   const chosen: number[] = [];
   candidates.forEach((p, i) => {
@@ -140,18 +156,55 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
     }
     chosen.push(i);
   });
-  if (chosen.length < 2) return { columns: [], matrix: [], shrink: 1 };
+  if (chosen.length < 2) return { columns: [], matrix: [], shrink: 1, blend: 0 };
   for (const i of chosen) {
     const p = candidates[i]!;
     p.inCopula = true;
-    if (p.col.missingRate > 0)
+    if (p.col.missingRate > 0 && !p.marginal)
       p.notes.push(
         `${(p.col.missingRate * 100).toFixed(1)}% missing cells not reproduced (the column joined the copula)`,
       );
   }
-  const sub = chosen.map((i) => chosen.map((j) => r[i]![j]!));
-  const { matrix, shrink } = copulaMatrix(sub);
-  return { columns: chosen.map((i) => candidates[i]!.col.name), matrix, shrink };
+  const normal = scoreCorrelation(
+    chosen.map((i) => {
+      const { values, rows } = codeValues(candidates[i]!);
+      return normalScores(values, rows, candidates[i]!.col.rowCount);
+    }),
+  );
+  const bins = chosen.map((i) => outputBins(candidates[i]!));
+  // one inversion per pair, mirrored: the two orders differ in the last digits. A nominal
+  // column's codes have no order, so its ranks say little: those pairs keep the normal-score value
+  const sub = chosen.map(() => chosen.map(() => 1));
+  chosen.forEach((i, a) =>
+    chosen.forEach((j, b) => {
+      if (b >= a) return;
+      const v =
+        nominal(candidates[i]!) || nominal(candidates[j]!)
+          ? normal[a]![b]!
+          : latentCorrelation(r[i]![j]!, bins[a]!, bins[b]!);
+      sub[a]![b] = sub[b]![a] = v;
+    }),
+  );
+  const { matrix, shrink, blend } = copulaMatrix(sub, normal);
+  return { columns: chosen.map((i) => candidates[i]!.col.name), matrix, shrink, blend };
+}
+
+/** Text labels in frequency order (more than two): codes without an order. */
+function nominal(p: ColumnPlan): boolean {
+  return (
+    p.col.kind === 'categorical' &&
+    p.labels!.length > 2 &&
+    p.labels!.some((l) => !/^[-+]?\d+(\.\d+)?$/.test(l) && l !== '')
+  );
+}
+
+/** How a copula column's output ties: its labels' or Empirical items' shares, else the sample's. */
+function outputBins(p: ColumnPlan): RankBins {
+  if (p.weights) return rankBins(p.weights);
+  const m = p.marginal!;
+  if (m.family === 'Empirical' && m.items)
+    return rankBins([...m.items].sort((a, b) => a[0] - b[0]).map(([, w]) => w));
+  return valueBins(p.col.values);
 }
 
 function columnReport(p: ColumnPlan, output: number): ColumnFit {
@@ -179,12 +232,16 @@ function columnReport(p: ColumnPlan, output: number): ColumnFit {
   return fit;
 }
 
-/** Fits a table already split into cells. */
-export function fitTable(
+/**
+ * The fit as steps: typing and fitting one column per step, then the copula. A caller that owns
+ * an event loop runs the steps with pauses between them (fitTableAsync), so a budget or a
+ * cancellation is seen within one column's work.
+ */
+function* fitSteps(
   header: readonly string[],
   rows: readonly (readonly string[])[],
-  options: FitOptions = {},
-): FitResult {
+  options: FitOptions,
+): Generator<void, FitResult> {
   const o = withDefaults(options);
   const po: PlanOptions = {
     criterion: o.criterion,
@@ -194,15 +251,18 @@ export function fitTable(
     minCategoryCount: o.minCategoryCount,
   };
   const used = new Set<string>();
-  const plans = header.map((name, i) => {
+  const plans: ColumnPlan[] = [];
+  for (const [i, name] of header.entries()) {
+    yield;
     const col = typeColumn(
       name,
       i,
       rows.map((r) => r[i] ?? ''),
       { maxCategories: o.maxCategories },
     );
-    return planColumn(col, nodeBase(name, i, used), po);
-  });
+    plans.push(planColumn(col, nodeBase(name, i, used), po));
+  }
+  yield;
   const dep = dependence(plans, po);
   const model = buildModel({ plans, matrix: dep.matrix, seed: String(o.seed) });
   const columns = plans.map((p, i) => columnReport(p, i));
@@ -216,6 +276,42 @@ export function fitTable(
       generalised: columns.flatMap((c) => c.generalised.map((g) => `${c.name}: ${g}`)),
     },
   };
+}
+
+/** Fits a table already split into cells. */
+export function fitTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: FitOptions = {},
+): FitResult {
+  const steps = fitSteps(header, rows, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Between steps of an asynchronous fit: `check` throws to stop it, `pause` lets the event loop run. */
+export interface FitControl {
+  check: () => void;
+  pause: () => Promise<void>;
+}
+
+/** fitCsv in steps: `control.check` runs after parsing and before each column and the copula. */
+export async function fitCsvAsync(
+  text: string,
+  options: FitOptions,
+  control: FitControl,
+): Promise<FitResult> {
+  control.check();
+  const { header, rows } = readTable(text, withDefaults(options));
+  const steps = fitSteps(header, rows, options);
+  for (;;) {
+    await control.pause();
+    control.check();
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
 }
 
 /** Fits CSV text (csv-parse; the first row is the header unless `header: false`). */

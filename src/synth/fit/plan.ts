@@ -4,6 +4,7 @@
  * can join the Gaussian copula.
  */
 import type { TypedColumn } from './columns.js';
+import { TIMESTAMP } from './columns.js';
 import type { Marginal, MarginalOptions } from './marginal.js';
 import { fitMarginal } from './marginal.js';
 
@@ -57,7 +58,39 @@ export function quantilePlan(plan: ColumnPlan, options: PlanOptions): void {
   plan.marginal = m;
 }
 
-function categoricalPlan(col: TypedColumn, safe: string, options: PlanOptions): ColumnPlan {
+/**
+ * Missing cells of a categorical column become one more category, the empty label, when there
+ * are enough of them: a missing value is then just a value, and the column can join the copula.
+ */
+function withMissingCategory(col: TypedColumn, minCount: number): TypedColumn {
+  const missing = col.rowCount - col.cells.length;
+  if (missing < minCount) return col;
+  const cells = new Array<string>(col.rowCount).fill('');
+  col.rowsOf.forEach((row, k) => (cells[row] = col.cells[k]!));
+  const counts: [string, number][] = [...col.counts, ['', missing]];
+  counts.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { ...col, cells, rowsOf: cells.map((_, i) => i), missingRate: 0, counts };
+}
+
+/**
+ * Rare categories whose combined share is at most this are left out and their share spread over
+ * the others (an "other" label would be a value the sample never had); above it they share one
+ * "other" label.
+ */
+export const SPREAD_LIMIT = 0.1;
+
+const NUMERIC_LABEL = /^[-+]?\d+(\.\d+)?$/;
+
+function categoricalPlan(
+  typed: TypedColumn,
+  safe: string,
+  options: PlanOptions,
+  ordered = false,
+): ColumnPlan {
+  const col = withMissingCategory(typed, options.minCategoryCount);
+  const notes: string[] = [];
+  if (col !== typed)
+    notes.push(`${(typed.missingRate * 100).toFixed(1)}% missing cells kept as an empty category`);
   const kept: [string, number][] = [];
   let rare = 0;
   let rareKinds = 0;
@@ -68,33 +101,77 @@ function categoricalPlan(col: TypedColumn, safe: string, options: PlanOptions): 
       rareKinds++;
     }
   }
-  const notes: string[] = [];
-  if (rareKinds > 0) {
+  const total = col.cells.length;
+  const other = rareKinds > 0 && rare / total > SPREAD_LIMIT;
+  if (other) {
     // a category this rare could point at a row: its rows take one shared label instead
     const taken = new Set(kept.map(([l]) => l));
-    let other = 'other';
-    while (taken.has(other)) other = `(${other})`;
-    kept.push([other, rare]);
+    let label = 'other';
+    while (taken.has(label)) label = `(${label})`;
+    kept.push([label, rare]);
     notes.push(
-      `${rareKinds} categories seen fewer than ${options.minCategoryCount} times merged into "${other}"`,
+      `${rareKinds} categories seen fewer than ${options.minCategoryCount} times merged into "${label}"`,
     );
-  }
-  // numeric labels keep their numeric order (the copula sees an ordinal code), text labels
-  // their frequency order
-  if (kept.every(([l]) => /^[-+]?\d+(\.\d+)?$/.test(l))) kept.sort((a, b) => Number(a[0]) - Number(b[0]));
+  } else if (rareKinds > 0)
+    notes.push(
+      `${rareKinds} categories seen fewer than ${options.minCategoryCount} times (${((rare / total) * 100).toFixed(1)}% of cells) left out, their share spread over the others`,
+    );
+  // numeric labels keep their numeric order (the copula sees an ordinal code; an empty label
+  // first), text labels their frequency order
+  if (ordered) kept.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  else if (kept.every(([l]) => l === '' || NUMERIC_LABEL.test(l)) && kept.some(([l]) => l !== ''))
+    kept.sort((a, b) => (a[0] === '' ? -1 : b[0] === '' ? 1 : Number(a[0]) - Number(b[0])));
   const index = new Map(kept.map(([l], i) => [l, i]));
-  const otherIndex = rareKinds > 0 ? kept.length - 1 : -1;
+  const otherIndex = other ? kept.length - 1 : -1;
+  // rows of a left-out category keep no code (the dependence estimate skips them)
   const codes = col.cells.map((c) => index.get(c) ?? otherIndex);
-  const total = col.cells.length;
+  const keptTotal = kept.reduce((s, [, c]) => s + c, 0);
   return {
     col,
     safe,
     labels: kept.map(([l]) => l),
-    weights: kept.map(([, c]) => c / total),
+    weights: kept.map(([, c]) => c / keptTotal),
     codes,
     inCopula: false,
     notes,
   };
+}
+
+/** Timestamp buckets, finest first: how many leading characters of `yyyy-MM-dd HH:mm:ss` stay. */
+const BUCKETS: [string, number][] = [
+  ['minute', 16],
+  ['hour', 13],
+  ['day', 10],
+  ['month', 7],
+  ['year', 4],
+];
+
+/**
+ * Timestamps are generalised to the finest bucket (minute, hour, day…) in which buckets seen at
+ * least `minCategoryCount` times hold 90% of the cells, then drawn as ordered categories: each
+ * output value is a bucket's start, written in the sample's shape, never a sample timestamp.
+ */
+function timestampPlan(col: TypedColumn, safe: string, options: PlanOptions): ColumnPlan {
+  const sep = TIMESTAMP.exec(col.cells[0]!)![0].charAt(10);
+  const seconds = col.cells[0]!.length > 16;
+  const full = `0000-01-01${sep}00:00${seconds ? ':00' : ''}`;
+  let chosen = BUCKETS[BUCKETS.length - 1]!;
+  let buckets: string[] = [];
+  for (const b of BUCKETS) {
+    buckets = col.cells.map((c) => c.slice(0, b[1]) + full.slice(b[1]));
+    const counts = new Map<string, number>();
+    for (const c of buckets) counts.set(c, (counts.get(c) ?? 0) + 1);
+    let common = 0;
+    for (const c of counts.values()) if (c >= options.minCategoryCount) common += c;
+    chosen = b;
+    if (common >= 0.9 * buckets.length) break;
+  }
+  const counts = new Map<string, number>();
+  for (const c of buckets) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const bucketed: TypedColumn = { ...col, cells: buckets, counts: [...counts].sort((a, b) => b[1] - a[1]) };
+  const plan = categoricalPlan(bucketed, safe, options, true);
+  plan.notes.unshift(`timestamps generalised to the ${chosen[0]} (each output value is a bucket's start)`);
+  return plan;
 }
 
 /** The plan of one typed column. */
@@ -106,6 +183,8 @@ export function planColumn(col: TypedColumn, safe: string, options: PlanOptions)
     case 'categorical':
     case 'boolean':
       return categoricalPlan(col, safe, options);
+    case 'timestamp':
+      return timestampPlan(col, safe, options);
     case 'identifier':
       return {
         col,
@@ -140,12 +219,13 @@ export function planColumn(col: TypedColumn, safe: string, options: PlanOptions)
 
 /** Whether a plan's column may join the copula (a full column with an inverse-CDF marginal). */
 export function copulaCandidate(plan: ColumnPlan): boolean {
-  return plan.col.missingRate <= IMPUTE_LIMIT && plan.codes !== undefined;
+  return plan.codes !== undefined && plan.col.missingRate <= IMPUTE_LIMIT;
 }
 
 /**
  * A column missing at most this share of its cells joins the copula and is written complete (the
- * engine cannot blank one column of a copula row); above it, it keeps its missing cells but
- * leaves the copula.
+ * engine cannot blank one column of a copula row: a node has one consumer, so no Mix can choose
+ * between the row and the row with a blank); above it, it keeps its missing cells but leaves the
+ * copula. Categorical columns with enough missing cells have an empty category instead.
  */
 export const IMPUTE_LIMIT = 0.05;

@@ -1,7 +1,7 @@
 /** Reading and writing models in any of the three syntaxes; the text decides the syntax on read. */
 import { SynthError } from '../errors.js';
 import { parseJsonModel, writeJsonModel } from './json.js';
-import { parseSgmModel, writeSgmModel } from './sgm.js';
+import { parseSgmModel, writeSgmModel, type DescriptorLookup } from './sgm.js';
 import type { ModelFormat, SynthModel } from './types.js';
 import { parseXmlModel, writeXmlModel } from './xml.js';
 
@@ -20,10 +20,11 @@ export function formatForPath(path: string): ModelFormat | undefined {
 }
 
 /**
- * Parses model text of any syntax.
+ * Parses model text of any syntax; `describe` names the parameters that `.sgm` positional
+ * arguments fill (default: the component catalog).
  * @throws SynthError SYNTH_PARSE when the text is not a well-formed model
  */
-export function parseModel(text: string): SynthModel {
+export function parseModel(text: string, describe?: DescriptorLookup): SynthModel {
   const clean = text.replace(/^\uFEFF/, '');
   switch (sniffFormat(clean)) {
     case 'xml':
@@ -31,7 +32,7 @@ export function parseModel(text: string): SynthModel {
     case 'json':
       return parseJsonModel(clean);
     case 'sgm':
-      return parseSgmModel(clean);
+      return parseSgmModel(clean, describe);
   }
 }
 

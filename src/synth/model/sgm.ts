@@ -6,9 +6,13 @@
  * `(Name, 2, role="normal")`, so every model can be written compactly without loss.
  */
 import { findDescriptor } from '../components/catalog.js';
+import type { ComponentDescriptor } from '../components/descriptor.js';
 import { SynthError } from '../errors.js';
 import { checkModelNames, setOwn } from './names.js';
 import type { ModelInput, ModelNode, SynthModel } from './types.js';
+
+/** Names a type's parameters (for positional arguments); default: the component catalog. */
+export type DescriptorLookup = (type: string) => ComponentDescriptor | undefined;
 
 type Value =
   | { kind: 'num' | 'str' | 'word' | 'ref'; text: string }
@@ -149,7 +153,7 @@ function toInput(v: Value, lx: Lexer): ModelInput {
   return input;
 }
 
-function parseAssignment(name: string, lx: Lexer): ModelNode {
+function parseAssignment(name: string, lx: Lexer, describe: DescriptorLookup): ModelNode {
   const type = lx.word();
   lx.expect('(');
   const args: Item[] = [];
@@ -163,7 +167,7 @@ function parseAssignment(name: string, lx: Lexer): ModelNode {
   lx.expect(')');
   lx.end();
   const node: ModelNode = { type, name, attributes: {}, inputs: [] };
-  const desc = findDescriptor(type);
+  const desc = describe(type);
   const positional = args.filter((a) => a.kind !== 'named');
   let firstNamed = args.findIndex((a) => a.kind === 'named');
   if (firstNamed < 0) firstNamed = args.length;
@@ -193,7 +197,7 @@ function parseAssignment(name: string, lx: Lexer): ModelNode {
  * Parses a compact `.sgm` model.
  * @throws SynthError SYNTH_PARSE with the line number on any syntax error
  */
-export function parseSgmModel(text: string): SynthModel {
+export function parseSgmModel(text: string, describe: DescriptorLookup = findDescriptor): SynthModel {
   const model: SynthModel = { root: '', customs: [], declares: [], analysis: [], nodes: [] };
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {
@@ -223,7 +227,7 @@ export function parseSgmModel(text: string): SynthModel {
       else lx.fail(`unknown setting "${lhs}"`);
       return;
     }
-    model.nodes.push(parseAssignment(lhs, lx));
+    model.nodes.push(parseAssignment(lhs, lx, describe));
   });
   if (model.root === '') throw new SynthError('SYNTH_PARSE', '.sgm model has no "dataset.root = ..." line');
   checkModelNames(model);

@@ -2,7 +2,7 @@
  * The analyzer (§7): complexity figures from the model's tree, a timed throughput run and an
  * optional per-node benchmark. Clock access is injected so the engine stays free of I/O.
  */
-import { findComponent } from '../components/registry.js';
+import { findComponent, type ComponentLookup } from '../components/registry.js';
 import type { GraphOptions } from '../engine/loader.js';
 import { buildGraph, checkStructure, isNotInBuild } from '../engine/loader.js';
 import type { LoadOptions } from '../engine/prepare.js';
@@ -84,7 +84,11 @@ function mixProbabilities(node: ModelNode): number[] {
 }
 
 /** Complexity figures of the tree under the root (§7.2). */
-export function complexityOf(model: SynthModel, rates = new Map<string, number>()): Complexity {
+export function complexityOf(
+  model: SynthModel,
+  rates = new Map<string, number>(),
+  lookup: ComponentLookup = findComponent,
+): Complexity {
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const reachable = new Set<string>();
   let minDepth = Infinity;
@@ -95,11 +99,11 @@ export function complexityOf(model: SynthModel, rates = new Map<string, number>(
   const walk = (name: string, depth: number, rate: number): number => {
     const node = byName.get(name);
     if (node === undefined) throw new SynthError('SYNTH_LOAD', `unknown node "${name}"`);
-    const type = findComponent(node.type)?.descriptor.name ?? node.type;
+    const type = lookup(node.type)?.descriptor.name ?? node.type;
     if (!reachable.has(name)) {
       reachable.add(name);
       // Pro components count as custom (§7.2), implemented or not.
-      if (findComponent(node.type)?.descriptor.edition !== 'Free') customs.push(`${name}:${node.type}`);
+      if (lookup(node.type)?.descriptor.edition !== 'Free') customs.push(`${name}:${node.type}`);
     }
     cost += (Object.hasOwn(WEIGHTS, type) ? WEIGHTS[type]! : 1) * rate;
     rates.set(name, (rates.get(name) ?? 0) + rate);
@@ -111,7 +115,7 @@ export function complexityOf(model: SynthModel, rates = new Map<string, number>(
     let inputRate = rate;
     if (type === 'Redimension') {
       const dim = Number(node.attributes['dimension'] ?? node.attributes['dim'] ?? 1);
-      const inDim = dimensionOf(byName, node.inputs[0]!.name);
+      const inDim = dimensionOf(byName, node.inputs[0]!.name, lookup);
       inputRate = inDim > 0 ? (rate * dim) / inDim : rate;
     }
     if (type === 'Perturb') {
@@ -156,22 +160,22 @@ export function complexityOf(model: SynthModel, rates = new Map<string, number>(
 }
 
 /** Static dimension estimate for the Redimension pull rate (1 when unknown). */
-function dimensionOf(byName: Map<string, ModelNode>, name: string): number {
+function dimensionOf(byName: Map<string, ModelNode>, name: string, lookup: ComponentLookup): number {
   const node = byName.get(name);
   if (node === undefined) return 1;
-  const type = findComponent(node.type)?.descriptor.name;
+  const type = lookup(node.type)?.descriptor.name;
   if (type === 'Redimension') return Number(node.attributes['dimension'] ?? 1);
   if (type === 'Arrange')
     return String(node.attributes['columns'] ?? '')
       .split(/[\s,]+/)
       .filter(Boolean).length;
-  if (type === 'Append') return node.inputs.reduce((s, i) => s + dimensionOf(byName, i.name), 0);
+  if (type === 'Append') return node.inputs.reduce((s, i) => s + dimensionOf(byName, i.name, lookup), 0);
   if (type === 'MultivariateNormal')
     return String(node.attributes['means'] ?? '')
       .split(/[\s,]+/)
       .filter(Boolean).length;
-  if (node.inputs.length > 0 && type !== 'Mix') return dimensionOf(byName, node.inputs[0]!.name);
-  if (type === 'Mix') return dimensionOf(byName, node.inputs[0]!.name);
+  if (node.inputs.length > 0 && type !== 'Mix') return dimensionOf(byName, node.inputs[0]!.name, lookup);
+  if (type === 'Mix') return dimensionOf(byName, node.inputs[0]!.name, lookup);
   return 1;
 }
 
@@ -214,7 +218,8 @@ export function isolatedBenchmark(
   const graph = buildGraph(model, new L64X128MixRandom(1), graphOptions);
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const rates = new Map<string, number>();
-  complexityOf(model, rates);
+  const lookup = graphOptions.components ?? findComponent;
+  complexityOf(model, rates, lookup);
   const subtree = new Map<string, number[]>();
   for (const [name, node] of graph.nodes) {
     const samples: number[] = [];
@@ -256,7 +261,7 @@ export function isolatedBenchmark(
       const type = graph.nodes.get(name)!.type;
       problemNodes.push({
         label: `${name}:${type}`,
-        className: findComponent(type)?.descriptor.className ?? type,
+        className: lookup(type)?.descriptor.className ?? type,
         core: true,
         confidence: o.confidence,
         relativeMultiplier: multiplier,
@@ -279,13 +284,14 @@ export function analyzeModel(source: SynthModel | PreparedModel, options: Analys
   // Models using components this build lacks (or gated by --edition free) still get their
   // complexity figures; they just cannot be timed.
   let prepared: PreparedModel | undefined;
+  const components = options.load?.components ?? findComponent;
   if (source instanceof PreparedModel) prepared = source;
   else {
     try {
       prepared = prepareModel(source, options.load);
     } catch (err) {
       const missing = source.nodes.some(
-        (n) => findComponent(n.type) === undefined && n.type.toLowerCase() !== 'import',
+        (n) => components(n.type) === undefined && n.type.toLowerCase() !== 'import',
       );
       if (!(err instanceof SynthError && (err.code === 'SYNTH_LICENSE' || missing)) && !isNotInBuild(err))
         throw err;
@@ -294,13 +300,14 @@ export function analyzeModel(source: SynthModel | PreparedModel, options: Analys
   const model = prepared?.model ?? (source as SynthModel);
   const structure = checkStructure(model);
   if (structure.length > 0) throw new SynthError('SYNTH_INVALID', structure.map((f) => f.message).join('; '));
-  const complexity = complexityOf(model);
+  const complexity = complexityOf(model, undefined, prepared?.components ?? components);
   const graphOptions: GraphOptions = {
     edition: prepared?.edition,
     outside: prepared?.outside,
     formats: prepared?.formats,
     limits: prepared?.limits,
     customs: prepared?.customs,
+    components: prepared?.components,
   };
   return {
     rootName: model.root,

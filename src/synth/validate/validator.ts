@@ -32,6 +32,7 @@ function validatePrepared(prepared: PreparedModel): ValidationResult {
     formats: prepared.formats,
     limits: prepared.limits,
     customs: prepared.customs,
+    components: prepared.components,
   });
   return { valid: failures.length === 0, rootName: model.root, nodeCount: model.nodes.length, failures };
 }

@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { CalcError, type CalcErrorCode } from '../../../src/calc/errors.js';
 import { compileModel, type CompiledModel } from '../../../src/calc/program.js';
-import { ModelRuntime, type MutationResult } from '../../../src/calc/runtime.js';
+import { ModelRuntime, type MutationResult, type RuntimeOptions } from '../../../src/calc/runtime.js';
 import { normalizeSpec } from '../../../src/calc/spec.js';
 
 export interface Live {
@@ -25,9 +25,9 @@ export async function compile(raw: Record<string, unknown>): Promise<CompiledMod
 }
 
 /** The public creation flow: normalize, compile, construct, initialize with recompute-all. */
-export async function live(raw: Record<string, unknown>): Promise<Live> {
+export async function live(raw: Record<string, unknown>, options: RuntimeOptions = {}): Promise<Live> {
   const model = await compile(raw);
-  const runtime = new ModelRuntime(model);
+  const runtime = new ModelRuntime(model, options);
   const init = await runtime.initialize({ recomputeAll: true });
   return { model, runtime, init };
 }
@@ -58,9 +58,4 @@ export function throwsWith(fn: () => unknown, code: CalcErrorCode): CalcError {
   const err = caught as CalcError;
   expect(err.code).toBe(code);
   return err;
-}
-
-/** Waits long enough for `Date.now()` to move, so history entries get distinct timestamps. */
-export function tick(ms = 3): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

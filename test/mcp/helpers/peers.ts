@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startAnnounced } from '../../helpers/child.js';
+import { watchdog, within } from '../../helpers/time.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const cli = join(root, 'dist/cli/main.js');
@@ -194,18 +195,9 @@ export class RawStdio {
   ): Promise<Record<string, unknown>> {
     const seen = this.messages.find(test);
     if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`timed out waiting for ${what}; got ${this.lines.join('\n')}`)),
-        15_000,
-      );
-      this.waiters.push({
-        test,
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-      });
+    const arrived = new Promise<Record<string, unknown>>((resolve) => this.waiters.push({ test, resolve }));
+    return within(15_000, `waiting for ${what}`, arrived).catch((err: Error) => {
+      throw new Error(`${err.message}; got ${this.lines.join('\n')}`);
     });
   }
 
@@ -230,8 +222,8 @@ export class RawStdio {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     this.child.stdin!.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    const cancel = watchdog(5000, () => this.child.kill('SIGKILL'));
     await exited;
-    clearTimeout(timer);
+    cancel();
   }
 }

@@ -1,0 +1,253 @@
+/**
+ * Lookups: MATCH, INDEX and XLOOKUP. An exact lookup from a row formula into a whole column of a
+ * table reads an index (a top-level derived object from each key to its row, built once per
+ * evaluation, see LibraryBuilder.index) instead of scanning the column: a thousand rows each
+ * looking up in a thousand-row list cost one pass over the list, not a million comparisons.
+ */
+import { Rejection } from './errors.js';
+import type { Field, TableModel } from './fields.js';
+import { printFormula, type Formula } from './formula.js';
+import { ReferenceCompiler, type Compiled } from './references.js';
+
+type Column = { table: TableModel; field: Field; fromRow: number };
+
+const num = (code: string): Compiled => ({ code, type: 'number' });
+
+export abstract class LookupCompiler extends ReferenceCompiler {
+  private vars = 0;
+
+  /** A fresh variable name for a block (`$e1`), so nested blocks never shadow each other. */
+  protected fresh(): string {
+    return `$e${++this.vars}`;
+  }
+
+  protected scalar(args: Formula[], i: number, fallback?: string): string {
+    const a = args[i];
+    if (a === undefined || a.kind === 'missing') {
+      if (fallback === undefined)
+        throw new Rejection('UNSUPPORTED_SYNTAX', 'an argument the function needs is empty');
+      return fallback;
+    }
+    return this.num(this.compile(a));
+  }
+
+  /** An ordered list for a lookup: one whole table column, or a row or column of side cells. */
+  protected list(arg: Formula): string {
+    const r = this.resolveArg(arg);
+    if (r.kind !== 'range') {
+      throw new Rejection('UNSUPPORTED_REFERENCE', `a lookup reads a range; ${printFormula(r)} is not one`);
+    }
+    const columns = this.wholeColumns(r);
+    if (columns?.length === 1) {
+      this.depend(columns[0]!.field);
+      return `${this.helper('xl_arr')}(${this.root(columns[0]!.table.name)}.${columns[0]!.field.name})`;
+    }
+    const cells = this.sideCells(r);
+    return `[${cells.map((f) => (f ? this.root(f.name) : 'null')).join(', ')}]`;
+  }
+
+  /** The cells of a one-row or one-column block outside the tables (undefined for a blank). */
+  private sideCells(r: Formula & { kind: 'range' }): (Field | undefined)[] {
+    const sheet = this.sheetOf(r.sheet, `the range ${printFormula(r)}`);
+    const { from, to } = r;
+    const size = (to.row - from.row + 1) * (to.col - from.col + 1);
+    if (from.row === 0 || (from.row !== to.row && from.col !== to.col) || size > 200) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the lookup range ${printFormula(r)} is neither one whole table column nor a row or column of at most 200 cells outside the tables`,
+      );
+    }
+    if (this.rowMode && !(from.rowAbs && to.rowAbs)) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the lookup range ${printFormula(r)} moves with the row; lock it with $`,
+      );
+    }
+    const out: (Field | undefined)[] = [];
+    for (let row = from.row; row <= to.row; row++) {
+      for (let col = from.col; col <= to.col; col++) {
+        const target = this.scope.target(sheet, row, col);
+        if (target.kind === 'data' || target.kind === 'header') {
+          throw new Rejection(
+            'CROSS_ROW_REFERENCE',
+            `the lookup range ${printFormula(r)} covers part of a table`,
+          );
+        }
+        const cell = sheet.cells.get(`${row}:${col}`);
+        if (!cell || (cell.value === null && !cell.formula)) {
+          out.push(undefined);
+          continue;
+        }
+        const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, row, col);
+        this.depend(field);
+        out.push(field);
+      }
+    }
+    return out;
+  }
+
+  /** Whole table columns of a range, with the row it starts at (the header or the first data row). */
+  private columnsOf(arg: Formula | undefined): Column[] | undefined {
+    if (!this.rowMode || arg === undefined) return undefined;
+    const r = this.resolveArg(arg);
+    if (r.kind !== 'range' || r.from.row === 0) return undefined;
+    return this.wholeColumns(r)?.map((c) => ({ ...c, fromRow: r.from.row }));
+  }
+
+  /**
+   * The indexed row of `key` in column `col` (an object `{i, r}`: position from 1 and the row), or
+   * no value when the key is not there; the caller binds it to a fresh variable.
+   */
+  private indexed(key: Formula, col: Column): string {
+    this.depend(col.field);
+    const index = this.lib.index(col.table.name, col.field.name, this.scope.taken);
+    const k = this.fresh();
+    return `(${k} := ${this.helper('xl_key')}(${this.compile(key).code}); ${k} = "x" ? $nothing : $lookup($$.${index}, ${k}))`;
+  }
+
+  /** The position a MATCH of the header row counts from: 1 past the header when the range includes it. */
+  private static offset(col: Column): number {
+    return col.fromRow < col.table.firstRow ? 1 : 0;
+  }
+
+  protected lookup(name: string, args: Formula[]): Compiled | undefined {
+    switch (name) {
+      case 'MATCH':
+        this.args(name, args, 2, 3);
+        return this.match(args);
+      case 'INDEX':
+        this.args(name, args, 2, 3);
+        return this.index(args);
+      case 'XLOOKUP':
+        this.args(name, args, 3, 6);
+        return this.xlookup(args);
+      default:
+        return undefined;
+    }
+  }
+
+  private match(args: Formula[]): Compiled {
+    const mode = args[2];
+    const exact = mode !== undefined && mode.kind === 'number' && mode.value === 0;
+    const below = mode === undefined || (mode.kind === 'number' && mode.value === 1);
+    if (!exact && !below)
+      throw new Rejection('UNSUPPORTED_FUNCTION', 'MATCH is compiled with match type 0 or 1 (a constant)');
+    const cols = exact ? this.columnsOf(args[1]) : undefined;
+    if (cols?.length === 1) {
+      const m = this.fresh();
+      return num(
+        `(${m} := ${this.indexed(args[0]!, cols[0]!)}; ${m}.i + ${LookupCompiler.offset(cols[0]!)})`,
+      );
+    }
+    return num(
+      `${this.helper(exact ? 'xl_match' : 'xl_match_le')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)})`,
+    );
+  }
+
+  /** INDEX over one column or row; over table columns side by side when the column number is a constant. */
+  private index(args: Formula[]): Compiled {
+    const cols = this.columnsOf(args[0]);
+    const c = args[2] === undefined ? 1 : this.constantColumn(args[2]);
+    if (cols && c !== undefined) {
+      const col = cols[c - 1];
+      if (!col)
+        throw new Rejection('UNSUPPORTED_REFERENCE', `INDEX reads column ${c} of a range of ${cols.length}`);
+      this.depend(col.field);
+      const pos = args[1]!;
+      const matchArgs = pos.kind === 'call' && pos.name === 'MATCH' ? pos.args : undefined;
+      const keyCols = matchArgs ? this.exactMatchColumn(matchArgs) : undefined;
+      if (matchArgs && keyCols && keyCols.table === col.table && keyCols.fromRow === col.fromRow) {
+        const m = this.fresh();
+        return {
+          code: `(${m} := ${this.indexed(matchArgs[0]!, keyCols)}; ${m}.r.${col.field.name})`,
+          type: 'any',
+        };
+      }
+    }
+    if (args[2] !== undefined && c !== 1) {
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'INDEX is compiled over one column or row, or over a table by an exact MATCH',
+      );
+    }
+    // the position is bound first: inside [ ] a path would be read from each item
+    const e = this.fresh();
+    return {
+      code: `(${e} := $floor(${this.scalar(args, 1)}); ${this.list(args[0]!)}[${e} - 1])`,
+      type: 'any',
+    };
+  }
+
+  /** The column of `MATCH(key, column, 0)` when it is one whole table column. */
+  private exactMatchColumn(args: Formula[]): Column | undefined {
+    const mode = args[2];
+    if (args.length !== 3 || !(mode?.kind === 'number' && mode.value === 0)) return undefined;
+    const cols = this.columnsOf(args[1]);
+    return cols?.length === 1 ? cols[0] : undefined;
+  }
+
+  /**
+   * A column number known when compiling: a number, or `MATCH(h, header row, 0)` where `h` is text
+   * or a cell holding text with no formula (a header, a label).
+   */
+  private constantColumn(f: Formula): number | undefined {
+    if (f.kind === 'number') return Math.floor(f.value);
+    if (f.kind !== 'call' || f.name !== 'MATCH' || f.args.length !== 3) return undefined;
+    const [h, range, mode] = f.args as [Formula, Formula, Formula];
+    if (!(mode.kind === 'number' && mode.value === 0)) return undefined;
+    const text = this.constantText(h);
+    const r = this.resolveArg(range);
+    if (text === undefined || r.kind !== 'range' || r.from.row !== r.to.row || r.from.row === 0)
+      return undefined;
+    const sheet = this.sheetOf(r.sheet, `the range ${printFormula(r)}`);
+    for (let col = r.from.col; col <= r.to.col; col++) {
+      const v = sheet.cells.get(`${r.from.row}:${col}`);
+      if (v?.formula) return undefined;
+      if (typeof v?.value === 'string' && v.value.toLowerCase() === text.toLowerCase())
+        return col - r.from.col + 1;
+    }
+    return undefined;
+  }
+
+  private constantText(f: Formula): string | undefined {
+    if (f.kind === 'string') return f.value;
+    if (f.kind !== 'ref') return undefined;
+    const sheet = this.sheetOf(f.sheet, printFormula(f));
+    const cell = sheet.cells.get(`${f.ref.row}:${f.ref.col}`);
+    return cell && !cell.formula && typeof cell.value === 'string' ? cell.value : undefined;
+  }
+
+  private xlookup(args: Formula[]): Compiled {
+    const modes = args.slice(4);
+    if (
+      modes.some((m) => m.kind !== 'missing' && !(m.kind === 'number' && (m.value === 0 || m.value === 1)))
+    ) {
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'XLOOKUP is compiled with exact match and a first-to-last search',
+      );
+    }
+    const e = this.fresh();
+    const notFound = args[3] && args[3].kind !== 'missing' ? this.compile(args[3]).code : '$nothing';
+    const keys = this.columnsOf(args[1]);
+    const values = this.columnsOf(args[2]);
+    const key = keys?.[0];
+    const value = values?.[0];
+    if (
+      keys?.length === 1 &&
+      values?.length === 1 &&
+      key!.table === value!.table &&
+      key!.fromRow === value!.fromRow
+    ) {
+      this.depend(value!.field);
+      return {
+        code: `(${e} := ${this.indexed(args[0]!, key!)}; $exists(${e}) ? ${e}.r.${value!.field.name} : ${notFound})`,
+        type: 'any',
+      };
+    }
+    return {
+      code: `(${e} := ${this.helper('xl_match')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)}); $exists(${e}) ? ${this.list(args[2]!)}[${e} - 1] : ${notFound})`,
+      type: 'any',
+    };
+  }
+}
