@@ -7,6 +7,7 @@ import {
   fieldName,
   isError,
   label,
+  MAX_LOOSE_CELLS,
   reject,
   typeOf,
   type Field,
@@ -14,7 +15,6 @@ import {
   type TableModel,
 } from './fields.js';
 import { printFormula, rowRelativeKey, type Formula } from './formula.js';
-import { MAX_LOOSE_CELLS } from './loose.js';
 import { headerText } from './structure.js';
 import { cellKey, cellName, columnLetter, type FormulaInfo, type SheetCell, type Worksheet } from './xlsx.js';
 

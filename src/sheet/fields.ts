@@ -4,6 +4,9 @@ import type { RejectionReason, SheetLimits } from './errors.js';
 import type { Formula } from './formula.js';
 import { cellKey, type ExcelTable, type SheetCell, type Worksheet } from './xlsx.js';
 
+/** A longer column stays one rejected column: a field per cell would be too many, and a long column is a real table column (a schedule, a recurrence) better compiled whole. (loose.ts) */
+export const MAX_LOOSE_CELLS = 200;
+
 export type ValueType = 'number' | 'string' | 'boolean' | 'any';
 
 export interface ConvertOptions {
