@@ -7,6 +7,7 @@ import {
   fieldName,
   isError,
   label,
+  MAX_LOOSE_CELLS,
   reject,
   typeOf,
   type Field,
@@ -115,16 +116,26 @@ function columnField(field: Field, cells: (SheetCell | undefined)[], set: FieldS
     );
     return;
   }
-  if (!uniform(field, formula, cells as SheetCell[], resolve)) return;
+  if (!uniform(field, formula, cells as SheetCell[], resolve, set)) return;
   const stored = storedError(field, cells as SheetCell[]);
   if (stored) set.storedErrors.set(field, stored);
   else field.type = typeOf(values);
 }
 
-/** Whether every row holds the first row's formula filled down; rejects the field when not. */
-function uniform(field: Field, formula: Formula, cells: SheetCell[], resolve: Resolve): boolean {
+/**
+ * Whether every row holds the first row's formula filled down; rejects the field when not. A first
+ * row apart from a uniform rest may start a recurrence (recurrence.ts): the rest's formula is kept
+ * (in a column longer than loose.ts takes apart cell by cell; a shorter one is taken apart).
+ */
+function uniform(
+  field: Field,
+  formula: Formula,
+  cells: SheetCell[],
+  resolve: Resolve,
+  set?: FieldSet,
+): boolean {
   const key = rowRelativeKey(formula, field.row);
-  for (const c of cells) {
+  for (const [i, c] of cells.entries()) {
     let f: Formula;
     try {
       f = resolve(c);
@@ -134,11 +145,19 @@ function uniform(field: Field, formula: Formula, cells: SheetCell[], resolve: Re
       return false;
     }
     if (rowRelativeKey(f, c.row) !== key) {
-      reject(
-        field,
-        'NON_UNIFORM_FORMULA',
-        `${cellName(c.row, field.col)} holds =${printFormula(f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`,
-      );
+      const message = `${cellName(c.row, field.col)} holds =${printFormula(f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
+      if (
+        set &&
+        i === 1 &&
+        cells.length > MAX_LOOSE_CELLS &&
+        uniform({ ...field, row: c.row }, f, cells.slice(1), resolve)
+      ) {
+        Object.assign(field, { firstFormula: formula, firstApart: message, row: c.row });
+        field.formulaText = printFormula(f);
+        set.formulas.set(field, f);
+        return true;
+      }
+      reject(field, 'NON_UNIFORM_FORMULA', message);
       return false;
     }
   }

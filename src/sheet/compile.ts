@@ -17,6 +17,7 @@ import {
   type TableModel,
 } from './fields.js';
 import { LibraryBuilder } from './library.js';
+import { compileRecurrences } from './recurrence.js';
 import { looseTitle, loosenColumns } from './loose.js';
 import { buildReport, groupRejections, type ConversionReport, type SheetOutcome } from './report.js';
 import { WorkbookScope } from './scope.js';
@@ -96,6 +97,7 @@ async function compileWorkbook(
   const lib = new LibraryBuilder();
   compileFields(scope, set, lib);
   rejectCycles(set.fields);
+  compileRecurrences(scope, set.fields, set.formulas, lib, taken);
   for (const [field, rejection] of set.storedErrors) {
     if (field.rejection) continue;
     field.rejection = { ...rejection, formula: `=${field.formulaText ?? ''}` };

@@ -4,6 +4,9 @@ import type { RejectionReason, SheetLimits } from './errors.js';
 import type { Formula } from './formula.js';
 import { cellKey, type ExcelTable, type SheetCell, type Worksheet } from './xlsx.js';
 
+/** A longer column stays one rejected column: a field per cell would be too many, and a long column is a real table column (a schedule, a recurrence) better compiled whole. (loose.ts) */
+export const MAX_LOOSE_CELLS = 200;
+
 export type ValueType = 'number' | 'string' | 'boolean' | 'any';
 
 export interface ConvertOptions {
@@ -62,6 +65,13 @@ export interface Field {
   formulaCells: number;
   /** A side input's value (the cell's constant; a blank reads as 0). */
   value?: JsonValue;
+  /** Columns of its own table this column reads in an earlier row: a recurrence when they read it back. */
+  back?: Set<Field>;
+  /** A first row whose formula differs from the rest's: the start of a recurrence, else rejected. */
+  firstFormula?: Formula;
+  firstApart?: string;
+  /** The fold (recurrence.ts) that computes this column with the others it reads back and forth. */
+  fold?: { name: string; expr: string; members: Field[] };
 }
 
 const RESERVED = new Set(['and', 'or', 'in', 'true', 'false', 'null', 'function', 'rows', 'parent', 'const']);

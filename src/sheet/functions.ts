@@ -20,6 +20,7 @@ export const FUNCTIONS = [
   'ISNUMBER',
   'ISTEXT',
   'ISERROR',
+  'ISBLANK',
   'MOD',
   'INT',
   'TRUNC',
@@ -172,6 +173,13 @@ export abstract class FunctionCompiler extends LookupCompiler {
         this.args(name, args, 1, 1);
         return {
           code: `($type(${this.compile(args[0]!).code}) = "${name === 'ISNUMBER' ? 'number' : 'string'}")`,
+          type: 'boolean',
+        };
+      case 'ISBLANK':
+        // an empty cell: absent or null (a blank side cell reads as 0, so the check rejects that)
+        this.args(name, args, 1, 1);
+        return {
+          code: `($b := ${this.compile(args[0]!).code}; $not($exists($b)) or $b = null)`,
           type: 'boolean',
         };
       case 'ISERROR':

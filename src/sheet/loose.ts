@@ -10,8 +10,8 @@ import { headerText } from './structure.js';
 import type { Field, TableModel } from './fields.js';
 import { cellKey, cellName, type Worksheet } from './xlsx.js';
 
-/** A longer column stays one rejected column: a field per cell would be too many, and a long column is a real table column (a schedule, a recurrence) better compiled whole. */
-export const MAX_LOOSE_CELLS = 200;
+import { MAX_LOOSE_CELLS } from './fields.js';
+export { MAX_LOOSE_CELLS };
 
 /** Takes the non-uniform columns out of their tables and out of `set`; returns how many were taken. */
 export function loosenColumns(tables: TableModel[], set: FieldSet): number {

@@ -52,9 +52,11 @@ export function otherRowRead(
   ref: CellRef,
   where: string,
   root: (name: string) => string,
+  /** A read the caller compiles as (a candidate for) a recurrence. */
+  recurrent = false,
 ): { code: string; type: ValueType } {
   const list = root(table.name);
-  if (target === field) {
+  if (target === field && !recurrent) {
     throw new Rejection(
       ref.rowAbs || field.kind !== 'column' ? 'CIRCULAR_REFERENCE' : 'CROSS_ROW_REFERENCE',
       `${where} lies in another row of the formula's own column (a recurrence, such as a running balance), which is not compiled`,

@@ -27,6 +27,9 @@ const MAX_NAME_DEPTH = 16;
 
 export abstract class ReferenceCompiler {
   private nameDepth = 0;
+  /** Set when compiling inside a fold (recurrence.ts): its columns, and the current row's variable. */
+  foldMembers?: Set<Field>;
+  rowVar = '$parent';
 
   constructor(
     protected readonly scope: WorkbookScope,
@@ -196,12 +199,51 @@ export abstract class ReferenceCompiler {
       ref.row === this.field.row &&
       (!ref.rowAbs || own.lastRow === own.firstRow);
     if (!sameRow) {
+      if (this.recurrent(table, target, ref)) return this.backRead(table, target, ref, where);
       const read = otherRowRead(this.field, table, target, ref, where, (n) => this.root(n));
       this.depend(target);
       return read;
     }
     this.depend(target);
-    return { code: `$parent.${target.name}`, type: target.type };
+    return { code: `${this.rowVar}.${target.name}`, type: target.type };
+  }
+
+  /**
+   * Whether a read of another row may be part of a recurrence: a computed column of the own table,
+   * or of a table beside it with the same rows, in an earlier row (or, in a fold, the same row).
+   */
+  private recurrent(table: TableModel, target: Field, ref: CellRef): boolean {
+    const own = this.field.table;
+    if (!this.rowMode || !own || ref.rowAbs || target.kind !== 'column') return false;
+    if (table.sheet !== own.sheet || table.firstRow !== own.firstRow || table.lastRow !== own.lastRow)
+      return false;
+    return ref.row < this.field.row || (ref.row === this.field.row && !!this.foldMembers?.has(target));
+  }
+
+  /**
+   * An earlier row of a computed column of the own table (or one beside it). Outside a fold it is noted as a possible
+   * recurrence (not a dependency, so that a cycle through it is not circular); inside one, a
+   * column of the fold reads the rows the fold built so far (`$acc`).
+   */
+  private backRead(table: TableModel, target: Field, ref: CellRef, where: string): Compiled {
+    const inFold = this.foldMembers?.has(target);
+    if (inFold && ref.row === this.field.row)
+      return { code: `$r_${table.name}.${target.name}`, type: target.type };
+    const root = (n: string): string => (inFold && n === table.name ? `($acc.${table.name})` : this.root(n));
+    if (inFold) {
+      // the row k rows up is `$acc[-k]`: a literal index, which JSONata reads directly
+      const k = this.field.row - ref.row;
+      const edge = otherRowRead(this.field, table, target, ref, where, root, true);
+      return {
+        code: `($index >= ${k} ? $acc[-${k}].${table.name}.${target.name} : ${edge.code})`,
+        type: edge.type,
+      };
+    }
+    if (!this.foldMembers) {
+      (this.field.back ??= new Set()).add(target);
+      if (target === this.field) return { code: 'null', type: target.type };
+    } else if (!inFold) this.depend(target);
+    return otherRowRead(this.field, table, target, ref, where, root, true);
   }
 
   private sideCell(field: Field): Compiled {
@@ -322,8 +364,8 @@ export abstract class ReferenceCompiler {
     for (let c = from.col; c <= to.col; c++) {
       const field = own.byCol.get(c)!;
       this.depend(field);
-      if (field.type === 'number') out.push(`$parent.${field.name}`);
-      else if (field.type === 'any') out.push(`${this.helper('xl_nums')}($parent.${field.name})`);
+      if (field.type === 'number') out.push(`${this.rowVar}.${field.name}`);
+      else if (field.type === 'any') out.push(`${this.helper('xl_nums')}(${this.rowVar}.${field.name})`);
     }
     return out;
   }

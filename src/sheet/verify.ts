@@ -114,6 +114,18 @@ function schemaProperties(live: Field[], used: TableModel[]): JsonObject {
   return props;
 }
 
+/** A recurrence (recurrence.ts): the fold that builds its columns, once, before them. */
+function foldOnce(f: Field, folds: Set<string>, exprs: string[], derivations: JsonObject[]): void {
+  if (!f.fold || folds.has(f.fold.name)) return;
+  folds.add(f.fold.name);
+  exprs.push(f.fold.expr);
+  derivations.push({
+    path: `$.${f.fold.name}`,
+    expr: f.fold.expr,
+    description: `the rows of ${f.fold.members.map((m) => m.title).join(', ')}, each from the row before`,
+  });
+}
+
 export function buildSpec(
   fields: Field[],
   tables: TableModel[],
@@ -125,9 +137,11 @@ export function buildSpec(
   const usedTables = new Set<string>();
   const exprs: string[] = [];
   const source = options.filename ?? 'the workbook';
+  const folds = new Set<string>();
   for (const f of live) {
     if (f.kind === 'input' || f.kind === 'side') continue;
     for (const t of f.tables) usedTables.add(t);
+    foldOnce(f, folds, exprs, derivations);
     exprs.push(keptExpr(f));
     if (f.constant) continue;
     derivations.push({
@@ -196,6 +210,7 @@ const keyOf = (f: Field): string => (f.table ? `${f.table.name}.${f.name}` : f.n
 /** Validates and runs the spec; rejects the fields that fail. Returns true when something was rejected. */
 export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boolean> {
   const byKey = new Map(fields.filter((f) => !f.rejection).map((f) => [keyOf(f), f]));
+  for (const f of fields) if (f.fold && !f.rejection && !byKey.has(f.fold.name)) byKey.set(f.fold.name, f);
   if (await rejectInvalid(spec, fields, byKey)) return true;
   if (await checkConstants(spec, fields)) return true;
   const result = await runTests(spec);

@@ -189,12 +189,12 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       for (const r of (await convert(name)).rejectedColumns) seen.add(r.reason);
     }
     // what LibreOffice cannot write without the other file: a link to another workbook; a name
-    // that is not defined; and a column reading a rejected one. And a recurrence (a balance
-    // reading its own column in the row above)
+    // that is not defined; and a column reading a rejected one. And a column summing a moving
+    // range of its own column (a recurrence through a range, which no fold computes)
     const links = await convertWorkbook(
       xlsx(
         '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c><c r="E1" t="inlineStr"><is><t>Array</t></is></c><c r="F1" t="inlineStr"><is><t>Balance</t></is></c></row>' +
-          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c><c r="F2"><f>IF(A2=2,A2,F1+A2)</f><v>2</v></c></row>',
+          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c><c r="F2"><f>IF(A2=2,A2,SUM($F$2:F2))</f><v>2</v></c></row>',
       ),
       { modelId: 'links' },
     );

@@ -146,7 +146,20 @@ describe('lookups and conditions', () => {
     ['CHOOSE(2,"a","b","c")', () => call('CHOOSE', 2, 'a', 'b', 'c')],
     ['IFS($L$2>1,"big",TRUE,"small")', () => 'small'],
     ['ISNUMBER($L$4)', () => call('ISNUMBER', '42')],
+    ['ISBLANK($L$2)', () => call('ISBLANK', 0.05 / 12)],
+    ['ISBLANK($L$4)', () => call('ISBLANK', '42')],
+    ['ISBLANK("")', () => call('ISBLANK', '')],
+    ['ISBLANK($L$5)', () => call('ISBLANK', 45_000)],
+    ['IF(ISBLANK($B$2),1,2)', () => (call('ISBLANK', 'apple') ? 1 : 2)],
   ])('%s', async (formula, reference) => expectCompiles(formula, reference()));
+});
+
+describe('ISBLANK of a blank cell', () => {
+  it('a blank side cell is given to the model as 0, so ISBLANK of it is a rejection, not a wrong value', async () => {
+    expect(call('ISBLANK', null)).toBe(true);
+    const c = await convert('ISBLANK($L$6)', true);
+    expect(c.rejectedColumns.map((r) => r.reason)).toEqual(['VALUE_MISMATCH']);
+  });
 });
 
 describe('dates (1900 serials)', () => {

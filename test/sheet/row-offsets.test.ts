@@ -78,18 +78,18 @@ describe('reads of other rows', () => {
     expect(wrong.rejectedColumns.map((r) => [r.column, r.reason])).toEqual([['Above', 'VALUE_MISMATCH']]);
   });
 
-  it('a column reading its own earlier row is a recurrence, and rejected with that reason', async () => {
+  it('a column reading its own earlier row is a recurrence, compiled as a fold (test/sheet/recurrence.test.ts); its own later row stays rejected', async () => {
     const c = await convertWorkbook(
       book([{ header: 'Balance', f: (r) => (r === 2 ? 'B2' : `C${r - 1}+B${r}`), v: running }]),
       { modelId: 'offsets' },
     );
-    // a short column whose first row differs becomes one summary cell per row, each verified
     expect(c.rejectedColumns).toEqual([]);
-    const same = await convertWorkbook(
-      book([{ header: 'Balance', f: (r) => `C${r - 1}+B${r}`, v: running }]),
+    expect(c.report.verifiedCells).toBe(4);
+    const ahead = await convertWorkbook(
+      book([{ header: 'Ahead', f: (r) => `IF(A${r}="m4",0,C${r + 1})`, v: () => 0 }]),
       { modelId: 'offsets' },
     );
-    expect(same.rejectedColumns.map((r) => [r.reason, r.message])).toEqual([
+    expect(ahead.rejectedColumns.map((r) => [r.reason, r.message])).toEqual([
       ['CROSS_ROW_REFERENCE', expect.stringContaining('recurrence')],
     ]);
   });
