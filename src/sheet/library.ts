@@ -115,23 +115,26 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       'function($v) { $v >= $lo and $v <= $hi and ($v + 5) % 7 < 5 })); ' +
       '$n := $n - $count($hs); $a <= $b ? $n : -$n ) }',
   },
+  // (1 + r)^n with the rounding of 1 + r taken back out (first order: (1 + δ)^n ≈ 1 + nδ), so a
+  // small rate keeps its digits as the spreadsheet's exp(n·log1p(r)) does: PMT(0.5%, 360, …) then
+  // agrees with the stored value to 15 digits where the plain power missed the last one
   xl_fv: {
     deps: [],
     body:
       'function($r, $n, $pmt, $pv, $t) { $r = 0 ? -($pv + $pmt * $n) : ' +
-      '( $f := $power(1 + $r, $n); -($pv * $f + $pmt * (1 + $r * $t) * ($f - 1) / $r) ) }',
+      '( $u := 1 + $r; $f := $power($u, $n) * (1 - $n * (($u - 1) - $r) / $u); -($pv * $f + $pmt * (1 + $r * $t) * ($f - 1) / $r) ) }',
   },
   xl_pv: {
     deps: [],
     body:
       'function($r, $n, $pmt, $fv, $t) { $r = 0 ? -($fv + $pmt * $n) : ' +
-      '( $f := $power(1 + $r, $n); -($fv + $pmt * (1 + $r * $t) * ($f - 1) / $r) / $f ) }',
+      '( $u := 1 + $r; $f := $power($u, $n) * (1 - $n * (($u - 1) - $r) / $u); -($fv + $pmt * (1 + $r * $t) * ($f - 1) / $r) / $f ) }',
   },
   xl_pmt: {
     deps: [],
     body:
       'function($r, $n, $pv, $fv, $t) { $r = 0 ? -($pv + $fv) / $n : ' +
-      '( $f := $power(1 + $r, $n); -($r * ($fv + $pv * $f)) / ((1 + $r * $t) * ($f - 1)) ) }',
+      '( $u := 1 + $r; $f := $power($u, $n) * (1 - $n * (($u - 1) - $r) / $u); -($r * ($fv + $pv * $f)) / ((1 + $r * $t) * ($f - 1)) ) }',
   },
   // the interest part of payment $per, as Excel (and formulajs) compute it
   xl_ipmt: {
