@@ -47,6 +47,7 @@ export const FUNCTIONS = [
   'NETWORKDAYS',
   'ROW',
   'ROWS',
+  'FORMULATEXT',
   'COLUMN',
   'COLUMNS',
   'PMT',

@@ -7,6 +7,7 @@ import { Rejection } from './errors.js';
 import type { Field } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
 import type { Compiled } from './references.js';
+import { cellKey } from './xlsx.js';
 
 /** A spreadsheet's row count, what a whole-column reference (`A:A`) spans. */
 const SHEET_ROWS = 1_048_576;
@@ -35,8 +36,39 @@ function span(arg: Formula, name: string, ctx: PositionContext): [CellRef, CellR
 
 const num = (code: number | string): Compiled => ({ code: String(code), type: 'number' });
 
-/** ROW, COLUMN, ROWS, COLUMNS compiled; undefined for any other name. */
+/**
+ * FORMULATEXT of one fixed cell of the formula's own sheet: the text the workbook holds for it, as a
+ * constant (a cell's formula is part of the workbook, not of its values). A cell that moves with a
+ * column formula, another sheet's cell, or a shared formula's follower (stored without its text) is
+ * refused; a wrong text would still be caught by the stored value.
+ */
+function formulaText(args: Formula[], ctx: PositionContext): Compiled {
+  const arg = args.length === 1 ? ctx.resolve(args[0]!) : undefined;
+  if (!arg || arg.kind !== 'ref' || arg.sheet !== undefined) {
+    throw new Rejection('UNSUPPORTED_REFERENCE', 'FORMULATEXT reads one cell of its own sheet');
+  }
+  const { field } = ctx;
+  if (field.kind === 'column' && !arg.ref.rowAbs) {
+    throw new Rejection(
+      'UNSUPPORTED_REFERENCE',
+      'FORMULATEXT of a cell that moves with the row is not compiled',
+    );
+  }
+  const text = field.sheet.cells.get(cellKey(arg.ref.row, arg.ref.col))?.formula?.text;
+  if (text === undefined) {
+    throw new Rejection(
+      'UNSUPPORTED_REFERENCE',
+      `FORMULATEXT of ${printFormula(arg)}: no formula text is stored there`,
+    );
+  }
+  // the file spells newer functions with a prefix a spreadsheet does not show
+  const shown = `=${text.replace(/_xl(fn|ws)\./gi, '')}`;
+  return { code: JSON.stringify(shown), type: 'string' };
+}
+
+/** ROW, COLUMN, ROWS, COLUMNS and FORMULATEXT compiled; undefined for any other name. */
 export function compilePosition(name: string, args: Formula[], ctx: PositionContext): Compiled | undefined {
+  if (name === 'FORMULATEXT') return formulaText(args, ctx);
   if (name !== 'ROW' && name !== 'COLUMN' && name !== 'ROWS' && name !== 'COLUMNS') return undefined;
   const own = name === 'ROW' || name === 'COLUMN';
   if (args.length > 1 || (!own && args.length === 0)) {

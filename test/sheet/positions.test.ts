@@ -58,6 +58,24 @@ describe('one cell', () => {
     expect(c.rejectedColumns).toMatchObject([{ reason: 'VALUE_MISMATCH', address: 'L3' }]);
   });
 
+  it('FORMULATEXT of a fixed cell is the text the workbook holds, without the _xlfn. prefix of the file', async () => {
+    const rows = [
+      row(2, num('A2', 4), formula('B2', 'A2*2', 8), formula('C2', '_xlfn.CONCAT("a","b")', 'ab')),
+      row(3, text('A3', 'Shown'), formula('B3', 'FORMULATEXT(B2)', '=A2*2')),
+      row(4, text('A4', 'Concat'), formula('B4', '_xlfn.FORMULATEXT(C2)', '=CONCAT("a","b")')),
+      row(5, text('A5', 'Wrong'), formula('B5', 'FORMULATEXT(B2)', '=A2*3')),
+      row(6, text('A6', 'None'), formula('B6', 'FORMULATEXT(A2)', '#N/A')),
+    ];
+    const c = await convertWorkbook(xlsxBook([{ name: 'Sheet1', rows: rows.join('') }]), { modelId: 'pos' });
+    const reasons = Object.fromEntries(c.rejectedColumns.map((r) => [r.address, r.reason]));
+    expect(reasons).toEqual({ B5: 'VALUE_MISMATCH', B6: 'UNSUPPORTED_REFERENCE' });
+    // a constant text: checked against the stored value like any formula of constants
+    expect(c.report).toMatchObject({ formulaCells: 6, compiledCells: 4, verifiedCells: 4 });
+    const spec = JSON.stringify(c.spec);
+    expect(spec).toContain(JSON.stringify('=A2*2'));
+    expect(spec).toContain(JSON.stringify('=CONCAT("a","b")'));
+  });
+
   it('ROWS of a value that is no reference is refused with its reason', async () => {
     const c = await convertWorkbook(single('ROWS(5)', 1), { modelId: 'pos' });
     expect(c.rejectedColumns).toMatchObject([
