@@ -225,9 +225,10 @@ async function generateParallel(
   const { run, count, format } = req;
   const workers = req.workers ?? workersFromEnv(process.env);
   if (workers <= 1 || count - current() < PARALLEL_MIN_ROWS) return;
-  const plan = planParallel(run.prepared, req.seed, format);
+  // the probe and this thread's batches use the request's run: one graph per thread (see planParallel)
+  const plan = planParallel(run.prepared, req.seed, format, run);
   if (!plan.ok) return;
-  const pool = new RowPool(run.prepared, req.seed, plan, { workers, format, rowBytes: true });
+  const pool = new RowPool(run.prepared, req.seed, plan, { workers, format, rowBytes: true, run });
   let resume = run.random.saveState();
   try {
     for await (const batch of pool.batches(current(), count, resume)) {

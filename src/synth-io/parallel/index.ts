@@ -58,19 +58,22 @@ export async function* generateChunks(
   options: GenerateOptions,
 ): AsyncGenerator<OutputChunk, void, undefined> {
   const { count, format, header } = options;
+  // one run (one graph) on this thread whichever way the rows go: see planParallel
+  const run = new SynthRun(prepared, seed);
+  const start = run.random.saveState();
   const plan =
     options.workers <= 1
       ? { ok: false as const, reason: 'one worker asked for' }
       : count < (options.minRows ?? PARALLEL_MIN_ROWS)
         ? { ok: false as const, reason: `fewer than ${options.minRows ?? PARALLEL_MIN_ROWS} rows` }
-        : planParallel(prepared, seed, format);
+        : planParallel(prepared, seed, format, run);
   const stats = options.stats ?? {};
   stats.parallel = plan.ok;
   if (!plan.ok) stats.reason = plan.reason;
   if (!plan.ok) {
     const chunkRows = 2048;
     let rows = 0;
-    for (const data of renderChunks(new SynthRun(prepared, seed), { count, format, header, chunkRows })) {
+    for (const data of renderChunks(run, { count, format, header, chunkRows })) {
       rows = Math.min(count, rows + chunkRows);
       yield { data, rows };
     }
@@ -80,13 +83,13 @@ export async function* generateChunks(
     workers: options.workers,
     format,
     batchRows: options.batchRows,
+    run,
   });
   try {
-    const first = new SynthRun(prepared, seed);
-    const before = outputStart(format, header, first.header());
+    const before = outputStart(format, header, run.header());
     if (before !== '') yield { data: before, rows: 0 };
     stats.batches = 0;
-    for await (const batch of pool.batches(0, count, first.random.saveState())) {
+    for await (const batch of pool.batches(0, count, start)) {
       stats.batches++;
       stats.redone = pool.redone;
       stats.local = pool.localBatches;

@@ -30,13 +30,23 @@ const MAX_BATCH_ROWS = 16_384;
 export type ParallelPlan =
   { ok: true; stepsPerRow: number; batchRows: number } | { ok: false; reason: string };
 
-/** Decides whether rows of `prepared` can be spread over threads, by a short probe run. */
-export function planParallel(prepared: PreparedModel, seed: bigint, format: OutputFormat): ParallelPlan {
+/**
+ * Decides whether rows of `prepared` can be spread over threads, by a short probe run. Pass the
+ * run this thread will render with (its stream is put back where it was): a second graph of the
+ * same model on one thread makes V8's call sites in the components polymorphic, and every row on
+ * this thread ~40% slower.
+ */
+export function planParallel(
+  prepared: PreparedModel,
+  seed: bigint,
+  format: OutputFormat,
+  run: SynthRun = new SynthRun(prepared, seed),
+): ParallelPlan {
   if (prepared.customs.size > 0) return { ok: false, reason: 'the model uses custom components' };
-  const run = new SynthRun(prepared, seed);
   if (!rowIndependent(prepared.model, run.graph))
     return { ok: false, reason: 'a component of the model carries state from row to row' };
   const names = run.header();
+  const start = run.random.saveState();
   let steps: number | undefined;
   let chars = 0;
   try {
@@ -51,6 +61,8 @@ export function planParallel(prepared: PreparedModel, seed: bigint, format: Outp
   } catch {
     // the single thread meets the same error at the same row, after writing the rows before it
     return { ok: false, reason: 'a row of the probe failed' };
+  } finally {
+    run.random.restoreState(start);
   }
   const perRow = Math.max(1, chars / PROBE_ROWS);
   const batchRows = Math.max(16, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / perRow)));
@@ -103,6 +115,11 @@ export interface PoolOptions {
   rowBytes?: boolean;
   /** Rows per batch (tests use small batches); default from the plan. */
   batchRows?: number;
+  /**
+   * The run this thread renders with, when the caller has one of `prepared` and `seed` (one graph
+   * per thread keeps the components' call sites monomorphic); its stream state is not kept.
+   */
+  run?: SynthRun;
 }
 
 /** Worker threads rendering batches of one run; `close()` ends them. */
@@ -125,7 +142,7 @@ export class RowPool {
     plan: Extract<ParallelPlan, { ok: true }>,
     private readonly options: PoolOptions,
   ) {
-    this.local = new SynthRun(prepared, seed);
+    this.local = options.run ?? new SynthRun(prepared, seed);
     this.names = this.local.header();
     this.batchRows = options.batchRows ?? plan.batchRows;
     this.jump = new StateJump(this.batchRows * plan.stepsPerRow);
