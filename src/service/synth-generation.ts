@@ -73,6 +73,8 @@ export interface ProduceRequest {
   signal?: AbortSignal;
   /** Worker threads for this generation (default: MODELWORKS_SYNTH_WORKERS); never changes the bytes. */
   workers?: number;
+  /** Start only once every worker is ready (tests: otherwise the run may finish without them). */
+  waitForWorkers?: boolean;
 }
 
 /** Setting: worker threads one generation may use (default: the cores available). */
@@ -228,7 +230,13 @@ async function generateParallel(
   // the probe and this thread's batches use the request's run: one graph per thread (see planParallel)
   const plan = planParallel(run.prepared, req.seed, format, run);
   if (!plan.ok) return;
-  const pool = new RowPool(run.prepared, req.seed, plan, { workers, format, rowBytes: true, run });
+  const pool = new RowPool(run.prepared, req.seed, plan, {
+    workers,
+    format,
+    rowBytes: true,
+    run,
+    waitForWorkers: req.waitForWorkers,
+  });
   let resume = run.random.saveState();
   try {
     for await (const batch of pool.batches(current(), count, resume)) {

@@ -35,6 +35,7 @@ function request(workers: number, extra: Partial<ProduceRequest> = {}): ProduceR
     maxBytes: 64 * 1024 * 1024,
     maxBytesSetting: 'TEST_CAP',
     workers,
+    waitForWorkers: true,
     ...extra,
   };
 }

@@ -29,6 +29,8 @@ export interface GenerateOptions {
   minRows?: number;
   /** Rows per batch (tests). */
   batchRows?: number;
+  /** Start only once every worker is ready (tests: otherwise a short run may finish without them). */
+  waitForWorkers?: boolean;
   /** Filled in as the run goes: whether it went parallel (and why not), batches done here again. */
   stats?: GenerateStats;
 }
@@ -83,6 +85,7 @@ export async function* generateChunks(
     workers: options.workers,
     format,
     batchRows: options.batchRows,
+    waitForWorkers: options.waitForWorkers,
     run,
   });
   try {

@@ -15,7 +15,7 @@ import { SynthRun } from '../../synth/index.js';
 import { rowIndependent } from '../../synth/engine/stateless.js';
 import { renderRow } from '../../synth/output/format.js';
 import { StateJump, sameState, stepsBetween } from '../../synth/random/jump.js';
-import type { BatchReply, BatchTask, WorkerSetup } from './protocol.js';
+import type { BatchReply, BatchTask, WorkerMessage, WorkerSetup } from './protocol.js';
 import { renderBatch } from './render-batch.js';
 
 /** Rows rendered here first to learn the draws per row and the row size. */
@@ -25,6 +25,11 @@ const MAX_PROBE_STEPS = 10_000;
 /** A batch holds about this much text (fewer rows when rows are wide). */
 const BATCH_BYTES = 512 * 1024;
 const MAX_BATCH_ROWS = 16_384;
+/**
+ * Batches queued on one worker: one it renders and one waiting, so it never idles for a message.
+ * More would only leave this thread waiting for the queue at the end of a run.
+ */
+const QUEUED_PER_WORKER = 2;
 
 /** How a run can be split, or why it stays on one thread. */
 export type ParallelPlan =
@@ -83,7 +88,11 @@ export interface Batch {
 interface Slot {
   worker: Worker;
   waiting: ((reply: BatchReply) => void)[];
+  /** Its run is built: batches sent before would wait in its queue while this thread could render them. */
+  ready: boolean;
   dead: boolean;
+  /** Settles once the worker is ready or dead. */
+  started: Promise<void>;
 }
 
 interface InFlight {
@@ -115,6 +124,8 @@ export interface PoolOptions {
   rowBytes?: boolean;
   /** Rows per batch (tests use small batches); default from the plan. */
   batchRows?: number;
+  /** Wait until every worker is ready before the first batch (tests: every worker takes part). */
+  waitForWorkers?: boolean;
   /**
    * The run this thread renders with, when the caller has one of `prepared` and `seed` (one graph
    * per thread keeps the components' call sites monomorphic); its stream state is not kept.
@@ -161,10 +172,23 @@ export class RowPool {
   }
 
   private open(setup: WorkerSetup): Slot {
-    const slot: Slot = { worker: startWorker(setup), waiting: [], dead: false };
-    slot.worker.on('message', (reply: BatchReply) => slot.waiting.shift()?.(reply));
+    let started = (): void => undefined;
+    const slot: Slot = {
+      worker: startWorker(setup),
+      waiting: [],
+      ready: false,
+      dead: false,
+      started: new Promise((resolve) => (started = resolve)),
+    };
+    slot.worker.on('message', (message: WorkerMessage) => {
+      if ('ready' in message) {
+        slot.ready = true;
+        started();
+      } else slot.waiting.shift()?.(message);
+    });
     const stop = (why: string): void => {
       slot.dead = true;
+      started();
       for (const resolve of slot.waiting.splice(0)) resolve({ id: -1, error: why });
     };
     slot.worker.on('error', (err) => stop(err.message));
@@ -172,8 +196,13 @@ export class RowPool {
     return slot;
   }
 
+  /** Workers that take batches now: started, and not dead. */
+  private working(): Slot[] {
+    return this.slots.filter((s) => s.ready && !s.dead);
+  }
+
   private send(task: BatchTask): Promise<BatchReply> | undefined {
-    const alive = this.slots.filter((s) => !s.dead);
+    const alive = this.working();
     if (alive.length === 0) return undefined;
     const slot = alive[this.turn++ % alive.length]!;
     return new Promise((resolve) => {
@@ -233,11 +262,11 @@ export class RowPool {
     // batches held (in flight or done ahead) stay few: memory is bounded whatever the pace
     const cap = 4 * (this.slots.length + 1);
     const fill = (): void => {
-      const alive = this.slots.filter((s) => !s.dead).length;
+      const alive = this.working().length;
       if (alive === 0) return; // a batch claimed now would have no one to go to
       let pending = 0;
       for (const e of inflight.values()) if (!e.settled) pending++;
-      for (; pending < 3 * alive && inflight.size < cap; pending++) {
+      for (; pending < QUEUED_PER_WORKER * alive && inflight.size < cap; pending++) {
         const next = claim();
         if (next === undefined) return;
         const reply = this.send({ id: this.nextId++, from: next.from, to: next.end, state: next.state });
@@ -247,11 +276,13 @@ export class RowPool {
         inflight.set(next.from, entry);
       }
     };
+    if (this.options.waitForWorkers) await Promise.all(this.slots.map((s) => s.started));
     while (at < to) {
       fill();
-      // rather than wait for a worker, render the next unclaimed batch here; then let the
-      // workers' replies in (they queue while this thread renders) before looking again
-      if (inflight.get(at)?.settled === false && inflight.size < cap) {
+      // rather than wait for a worker (or for one to start), render the next unclaimed batch here;
+      // then let the workers' replies in (they queue while this thread renders) before looking again
+      const head = inflight.get(at);
+      if (head === undefined || (!head.settled && inflight.size < cap)) {
         const next = claim();
         if (next !== undefined) {
           inflight.set(next.from, this.guessHere(next.from, next.end, next.state));

@@ -37,3 +37,10 @@ export interface BatchFailed {
 }
 
 export type BatchReply = BatchDone | BatchFailed;
+
+/** Sent once, when the worker has built its run: until then the pool renders every batch itself. */
+export interface WorkerReady {
+  ready: true;
+}
+
+export type WorkerMessage = BatchReply | WorkerReady;

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PreparedModel } from '../../synth/engine/prepare.js';
 import { SynthRun } from '../../synth/engine/run.js';
-import type { BatchReply, BatchTask, WorkerSetup } from './protocol.js';
+import type { BatchReply, BatchTask, WorkerReady, WorkerSetup } from './protocol.js';
 import { renderBatch } from './render-batch.js';
 
 const setup = workerData as WorkerSetup;
@@ -29,3 +29,4 @@ parentPort!.on('message', (task: BatchTask) => {
   }
   parentPort!.postMessage(reply, transfer);
 });
+parentPort!.postMessage({ ready: true } satisfies WorkerReady);
