@@ -7,6 +7,9 @@
 // Then grind's loop with workers=2 against workers=1 (issue 26: target >= 1.6x on 2 cores), by
 // wall time, and as a CPU-bound estimate for an idle box: a run cannot end before its busiest thread
 // nor before its total CPU spread over the cores, so wall >= max(this thread's CPU, total / cores).
+// Each of those runs is a fresh process, as a grind is: in this one, the rounds above have built
+// several graphs of the model, which leaves V8's call sites in the components polymorphic (slower)
+// on this thread only, while a worker thread starts clean; that would flatter workers=2.
 // Last, memory at BENCH_MEMORY_ROWS rows: heap sampled every 10^6 rows must stay flat.
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -19,9 +22,13 @@ import { renderChunks } from '../dist/synth/output/format.js';
 import { L64X128MixRandom } from '../dist/synth/random/l64x128-mix-random.js';
 import { generateChunks } from '../dist/synth-io/parallel/index.js';
 import { availableParallelism, loadavg } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// the workers comparison has more rounds: its wall times are the noisiest figures here
+const WORKER_ROUNDS = Number(process.env.BENCH_WORKER_ROUNDS ?? 5);
 const MEMORY_ROWS = Number(process.env.BENCH_MEMORY_ROWS ?? 10_000_000);
 
 /** CPU seconds of the whole process (every thread, workers that ended included). */
@@ -107,6 +114,14 @@ function fakerScript(seed) {
   return bytes + Buffer.byteLength(buf);
 }
 
+// A run of the workers comparison in its own process (grindFresh): one grindBytes, as JSON, and
+// nothing else (this thread has built no graph before it, as in a grind).
+if (process.env.BENCH_GRIND_CHILD) {
+  const [rows, workers] = process.env.BENCH_GRIND_CHILD.split(',').map(Number);
+  process.stdout.write(JSON.stringify(await grindBytes(prepareModel(parseModel(MODEL)), rows, workers)));
+  process.exit(0);
+}
+
 const contenders = { engine, floor: floorLoop, faker: fakerScript };
 const best = {};
 for (let round = 0; round < ROUNDS; round++) {
@@ -142,14 +157,15 @@ console.log(
 );
 
 // Workers: the same model through grind's generation loop with 1 and 2 worker threads, alternating,
-// best of ROUNDS, at two sizes. The bytes are compared too (they must be identical).
+// best of WORKER_ROUNDS, at two sizes. The bytes are compared too (they must be identical).
 async function grindBytes(prepared, rows, workers) {
   const t0 = process.hrtime.bigint();
   const [c0, t0cpu] = [processCpu(), threadsCpu()];
   let seen = t0cpu; // the workers end with the run: their CPU is read while they still exist
   const hash = createHash('sha256');
   let bytes = 0;
-  for await (const { data } of generateChunks(prepared, 42n, {
+  let readAt = 0;
+  for await (const { data, rows: done } of generateChunks(prepared, 42n, {
     count: rows,
     format: 'csv',
     header: true,
@@ -157,7 +173,12 @@ async function grindBytes(prepared, rows, workers) {
   })) {
     bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     hash.update(data);
-    seen = threadsCpu();
+    // /proc costs ~0.2 ms a read: at most every 100 ms, and at the last rows (before the workers
+    // end), so that one thread's 1,000 small chunks do not pay more of it than two threads' batches
+    if (done === rows || performance.now() - readAt > 100) {
+      seen = threadsCpu();
+      readAt = performance.now();
+    }
   }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = processCpu() - c0;
@@ -168,17 +189,25 @@ async function grindBytes(prepared, rows, workers) {
   const idle = Math.max(busiest, cpu / availableParallelism());
   return { seconds, cpu, busiest, idle, bytes, digest: hash.digest('hex') };
 }
+/** One grindBytes run in a fresh process of this script (see BENCH_GRIND_CHILD above). */
+function grindFresh(rows, workers) {
+  const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_GRIND_CHILD: `${rows},${workers}` },
+    encoding: 'utf8',
+  });
+  const r = JSON.parse(out);
+  return { ...r, busiest: r.busiest ?? NaN, idle: r.idle ?? NaN }; // JSON has no NaN (no /proc)
+}
 console.log(
   `  load average at start of the workers rounds: ${loadavg()
     .map((l) => l.toFixed(1))
-    .join(' ')}`,
+    .join(' ')} (each run a fresh process, best of ${WORKER_ROUNDS} alternating rounds)`,
 );
 for (const rows of [ROWS, 2 * ROWS]) {
-  const prepared = prepareModel(parseModel(MODEL));
   const best = {};
-  for (let round = 0; round < ROUNDS; round++)
+  for (let round = 0; round < WORKER_ROUNDS; round++)
     for (const workers of [1, 2]) {
-      const r = await grindBytes(prepared, rows, workers);
+      const r = grindFresh(rows, workers);
       if (best[workers] === undefined || r.seconds < best[workers].seconds)
         best[workers] = { ...r, idle: Math.min(r.idle, best[workers]?.idle ?? Infinity) };
       else best[workers].idle = Math.min(best[workers].idle, r.idle);
