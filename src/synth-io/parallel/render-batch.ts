@@ -1,5 +1,6 @@
 /** One batch of rows rendered to UTF-8, the same way in a worker and on the pool's own thread. */
-import type { OutputFormat, SynthRun } from '../../synth/index.js';
+import type { OutputFormat } from '../../synth/index.js';
+import type { GraphRun } from '../../synth/engine/graph-run.js';
 import { renderRange } from '../../synth/output/range.js';
 
 export interface RenderedBatch {
@@ -14,7 +15,7 @@ const encoder = new TextEncoder();
 
 /** Rows [from, to) of `run` from stream state `state` (the run must keep nothing between rows). */
 export function renderBatch(
-  run: SynthRun,
+  run: GraphRun,
   names: readonly string[],
   format: OutputFormat,
   from: number,

@@ -4,13 +4,14 @@
  * each batch starts where the previous one ended before a byte of it is used.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { PreparedModel } from '../../synth/engine/prepare.js';
-import { SynthRun } from '../../synth/engine/run.js';
+// the row loop alone, not the load phase nor the model parsers: a third fewer modules to start with
+import { GraphRun } from '../../synth/engine/graph-run.js';
+import { PreparedModel } from '../../synth/engine/prepared.js';
 import type { BatchReply, BatchTask, WorkerReady, WorkerSetup } from './protocol.js';
 import { renderBatch } from './render-batch.js';
 
 const setup = workerData as WorkerSetup;
-const run = new SynthRun(
+const run = new GraphRun(
   new PreparedModel(setup.model, setup.edition, setup.outside, setup.formats, setup.limits),
   setup.seed,
 );

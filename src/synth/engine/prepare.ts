@@ -8,7 +8,7 @@ import type { AccessPorts } from '../access/ports.js';
 import { folderOf } from '../access/paths.js';
 import type { Edition } from '../components/component.js';
 import type { ComponentImpl } from '../components/component.js';
-import { findComponent, lookupWith, type ComponentLookup } from '../components/registry.js';
+import { lookupWith, type ComponentLookup } from '../components/registry.js';
 import { loadCustoms } from './customs.js';
 import { SynthError, plainMessage } from '../errors.js';
 import type { SynthLimits } from '../limits.js';
@@ -19,6 +19,7 @@ import { accessContext } from './access-context.js';
 import { composeModel } from './compose.js';
 import { checkLoad, componentAttributes } from './loader.js';
 import { Params } from './params.js';
+import { PreparedModel } from './prepared.js';
 
 /** How a model is loaded. Every field is optional; the defaults read nothing from outside. */
 export interface LoadOptions {
@@ -44,24 +45,8 @@ export interface LoadOptions {
   readonly components?: ComponentLookup;
 }
 
-/** A model after the load phase: composed, gated, with its outside data in memory. */
-export class PreparedModel {
-  constructor(
-    /** The composed model (imports inlined, declares substituted). */
-    readonly model: SynthModel,
-    readonly edition: Edition,
-    /** Per node name, what its load hook produced. */
-    readonly outside: ReadonlyMap<string, unknown>,
-    /** Formats config handed to every node (§4.5). */
-    readonly formats: ReadonlyMap<string, string> = new Map(),
-    /** The budgets every run of this model is configured under. */
-    readonly limits: SynthLimits = limitsOf(undefined),
-    /** The model's custom components, by lower-cased name. */
-    readonly customs: ReadonlyMap<string, ComponentImpl> = new Map(),
-    /** Resolves built-in node types (see LoadOptions.components). */
-    readonly components: ComponentLookup = findComponent,
-  ) {}
-}
+// the class lives apart so that a run can be built without this module's load machinery
+export { PreparedModel };
 
 interface Staged {
   model: SynthModel;

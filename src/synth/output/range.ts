@@ -3,7 +3,7 @@
  * row, rows [from, to) of a run, and the text after the last row. Parallel generation renders
  * ranges in worker threads; sinks and partitions can use the same pieces.
  */
-import type { SynthRun } from '../engine/run.js';
+import type { GraphRun } from '../engine/graph-run.js';
 import type { OutputFormat } from './format.js';
 import { renderRow } from './format.js';
 
@@ -25,7 +25,7 @@ export function outputEnd(format: OutputFormat, count: number): string {
  * With `rowEnds`, the UTF-16 length of the text so far is written after each row (its end).
  */
 export function renderRange(
-  run: SynthRun,
+  run: GraphRun,
   from: number,
   to: number,
   format: OutputFormat,

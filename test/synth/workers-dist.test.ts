@@ -1,0 +1,59 @@
+/**
+ * The built worker (dist/, after `npm run build` or `npx tsc -p tsconfig.build.json`): a generation
+ * from dist with 2 threads, the worker taking part, writes the bytes of one thread. (The other
+ * workers tests run the TypeScript sources, whose worker starts through tsx.)
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const DIST = join(import.meta.dirname, '..', '..', 'dist');
+
+/** A module of dist, loaded as the package loads it (not through the test's TypeScript). */
+async function fromDist<T>(path: string): Promise<T> {
+  return (await import(pathToFileURL(join(DIST, path)).href)) as T;
+}
+
+interface Chunk {
+  data: string | Uint8Array;
+}
+interface Stats {
+  parallel?: boolean;
+  batches?: number;
+  local?: number;
+}
+type Generate = (
+  prepared: unknown,
+  seed: bigint,
+  options: Record<string, unknown>,
+) => AsyncGenerator<Chunk, void, undefined>;
+
+describe('the built worker', () => {
+  it('renders batches with the bytes of one thread', async () => {
+    const { generateChunks } = await fromDist<{ generateChunks: Generate }>('synth-io/parallel/index.js');
+    const { parseModel, prepareModel } = await fromDist<{
+      parseModel: (text: string) => unknown;
+      prepareModel: (model: unknown) => unknown;
+    }>('synth/index.js');
+    const prepared = prepareModel(
+      parseModel(
+        'dataset.root = T\nR = Uniform(1, 7)\nD = ToInteger(R, mode="floor")\n' +
+          'Three = Redimension(D, dimension=3)\nT = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")\n',
+      ),
+    );
+    const text = async (workers: number, stats: Stats): Promise<string> => {
+      const decoder = new TextDecoder();
+      let out = '';
+      const options = { count: 3000, format: 'csv', header: true, workers, minRows: 0, batchRows: 7 };
+      for await (const { data } of generateChunks(prepared, 11n, { ...options, waitForWorkers: true, stats }))
+        out += typeof data === 'string' ? data : decoder.decode(data);
+      return out;
+    };
+    const stats: Stats = {};
+    const two = await text(2, stats);
+    expect(stats.parallel).toBe(true);
+    expect(stats.local).toBeLessThan(stats.batches!); // the worker rendered some
+    expect(two).toBe(await text(1, {}));
+    expect(two.split('\n')).toHaveLength(3002);
+  }, 60_000);
+});
