@@ -47,6 +47,12 @@ describe('fit', () => {
     expect(note.missingRate).toBeLessThan(0.3);
   });
 
+  it('types a running number written as doubles (`12.0`, as grind writes it) as an identifier', () => {
+    const rows = Array.from({ length: 50 }, (_, i) => `${i + 1}.0,${(i * 7) % 13}.0`);
+    const { report } = fitCsv(['id,small', ...rows].join('\n'));
+    expect(report.columns.map((c) => c.kind)).toEqual(['identifier', 'integer']);
+  });
+
   it('keeps the sample column order, names its nodes after the columns and never copies identifiers or rare categories', () => {
     const { model, report, modelText } = fitCsvToText(csv, 'xml');
     expect(report.columns.map((c) => c.output)).toEqual(report.columns.map((_, i) => `dim${i}`));

@@ -133,12 +133,40 @@ function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
   return cur;
 }
 
-/** The Copula block; returns its last node and where each column ended up in its output. */
+/** Table keys in their natural order: numbers by value (a blank first), then text. */
+function byKey(a: [string, string], b: [string, string]): number {
+  const [x, y] = [a[0] === '' ? -Infinity : Number(a[0]), b[0] === '' ? -Infinity : Number(b[0])];
+  if (!Number.isNaN(x) && !Number.isNaN(y) && x !== y) return x - y;
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+/** A Switch on the source's column `key` whose branches are the lookup table's values. */
+function lookupSwitch(nodes: ModelNode[], from: string, p: ColumnPlan, key: number): string {
+  const d = p.derived!;
+  const name = `${p.safe}_lookup`;
+  const branches = [...d.table].sort(byKey).map(([k, label], i) => {
+    const c = constantNode(`${name}_${i}`, label);
+    nodes.push(c);
+    return input(c.name, { value: k });
+  });
+  // a source value the sample had too rarely for the table (or never) gives the commonest one
+  const other = constantNode(`${name}_other`, d.fallback);
+  nodes.push(other);
+  branches.push(input(other.name, { value: '*' }));
+  nodes.push(node('Switch', name, { key: String(key) }, [input(from, { role: 'input' }), ...branches]));
+  return name;
+}
+
+/**
+ * The Copula block; returns its last node, where each column ended up in its output and where
+ * each derived column did (appended by a lookup on its source's column).
+ */
 function copulaBlock(
   nodes: ModelNode[],
   plans: readonly ColumnPlan[],
   matrix: readonly (readonly number[])[],
-): { name: string; at: number[] } {
+  derived: readonly ColumnPlan[],
+): { name: string; at: number[]; derivedAt: Map<ColumnPlan, number> } {
   const inputs = plans.map((p) => {
     const n = p.marginal ? marginalNode(p.safe, p.marginal) : categoricalNode(p.safe, p.weights!);
     nodes.push(n);
@@ -169,6 +197,14 @@ function copulaBlock(
     nodes.push(node('ToInteger', 'Integers', { mode: 'round', indexes: ints.join(', ') }, [input(cur)]));
     cur = 'Integers';
   }
+  plans.forEach((p, j) => {
+    if (!p.presenceOf) return;
+    // after rounding and integers (they would turn a blank into a number), before the labels
+    const name = `${p.safe}_blank`;
+    const owner = plans.indexOf(p.presenceOf);
+    nodes.push(node('Missing', name, { key: String(j), indexes: String(owner) }, [input(cur)]));
+    cur = name;
+  });
   const at = plans.map((_, j) => j);
   let width = plans.length;
   plans.forEach((p, j) => {
@@ -176,31 +212,43 @@ function copulaBlock(
     cur = labelSwitch(nodes, cur, `${p.safe}_labels`, j, p.labels);
     at[j] = width++;
   });
-  return { name: cur, at };
+  const derivedAt = new Map<ColumnPlan, number>();
+  for (const d of derived) {
+    cur = lookupSwitch(nodes, cur, d, plans.indexOf(d.derived!.source));
+    derivedAt.set(d, width++);
+  }
+  return { name: cur, at, derivedAt };
 }
 
 export interface BuildInput {
   plans: ColumnPlan[];
+  /** Presence columns of numeric columns with missing cells (copula-only, never output). */
+  presences?: ColumnPlan[];
   /** Correlation among the copula columns (in the order of the copula plans). */
   matrix: number[][];
   seed: string;
 }
 
 /** The whole model. */
-export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
+export function buildModel({ plans, presences = [], matrix, seed }: BuildInput): SynthModel {
   const nodes: ModelNode[] = [];
-  const copula = plans.filter((p) => p.inCopula);
+  // the matrix's order: the columns in sample order, then the presence columns
+  const copula = [...plans, ...presences].filter((p) => p.inCopula);
   const parts: string[] = [];
   const position = new Array<number>(plans.length);
   let width = 0;
   if (copula.length > 0) {
-    const block = copulaBlock(nodes, copula, matrix);
+    const derived = plans.filter((p) => p.derived?.source.inCopula);
+    const block = copulaBlock(nodes, copula, matrix, derived);
     parts.push(block.name);
-    copula.forEach((p, j) => (position[plans.indexOf(p)] = block.at[j]!));
-    width = Math.max(...block.at) + 1;
+    copula.forEach((p, j) => {
+      if (!p.presenceOf) position[plans.indexOf(p)] = block.at[j]!;
+    });
+    for (const [p, at] of block.derivedAt) position[plans.indexOf(p)] = at;
+    width = Math.max(...block.at, ...block.derivedAt.values()) + 1;
   }
   plans.forEach((p, i) => {
-    if (p.inCopula) return;
+    if (p.inCopula || p.derived?.source.inCopula) return;
     parts.push(independentChain(nodes, p));
     position[i] = width++;
   });

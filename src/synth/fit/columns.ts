@@ -36,7 +36,8 @@ export interface TypedColumn {
 
 /** The same rule the engine's FlatFile uses for numeric cells: an ordinary decimal literal. */
 const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-const INTEGER = /^[-+]?\d+$/;
+/** A whole number, also as a writer of doubles prints it (`12.0`, as grind does). */
+const WHOLE = /^[-+]?\d+(\.0+)?$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** A date and a time of day, as databases and CSV exports write them. */
 export const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -130,7 +131,8 @@ function repeats(counts: readonly [string, number][], n: number): boolean {
 
 /** Kind of a column whose every present cell is numeric. */
 function numericKind(cells: readonly string[], counts: readonly [string, number][]): ColumnKind {
-  const allInt = cells.every((c) => INTEGER.test(c));
+  // whole numbers count as integers however they are written: `3.0` has no decimals to keep
+  const allInt = cells.every((c) => WHOLE.test(c));
   if (allInt && counts.length === cells.length && cells.length >= 20) {
     // unique integer keys are identifiers when they look like a row number (dense range)
     // a loop, not Math.max(...v): spreading a million arguments overflows the stack
