@@ -48,9 +48,13 @@ describe('fit', () => {
   });
 
   it('types a running number written as doubles (`12.0`, as grind writes it) as an identifier', () => {
-    const rows = Array.from({ length: 50 }, (_, i) => `${i + 1}.0,${(i * 7) % 13}.0`);
-    const { report } = fitCsv(['id,small', ...rows].join('\n'));
-    expect(report.columns.map((c) => c.kind)).toEqual(['identifier', 'integer']);
+    const small = (i: number): number => (i * 7) % 13;
+    const rows = Array.from({ length: 60 }, (_, i) => `${i + 1}.0,${small(i)}.0,${3 * small(i) + (i % 2)}.0`);
+    const { model, report } = fitCsv(['id,small,big', ...rows].join('\n'));
+    expect(report.columns.map((c) => c.kind)).toEqual(['identifier', 'integer', 'integer']);
+    expect(report.dependence.columns).toEqual(['small', 'big']);
+    // and its output writes them the same way: whole numbers with a decimal point
+    for (const cells of generateCells(model, 3n, 60)) for (const c of cells) expect(c).toMatch(/^\d+\.0$/);
   });
 
   it('keeps the sample column order, names its nodes after the columns and never copies identifiers or rare categories', () => {

@@ -67,6 +67,11 @@ function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
     nodes.push(node('ToInteger', `${s}_int`, { mode: 'round' }, [input(cur)]));
     cur = `${s}_int`;
   }
+  if (p.col.pointZero) {
+    // a whole number as a double prints as the sample writes it (12.0)
+    nodes.push(node('Calculate', `${s}_double`, { expression: 'y[0] = x[0]' }, [input(cur)]));
+    cur = `${s}_double`;
+  }
   return cur;
 }
 
@@ -111,8 +116,11 @@ function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
   else if (c.kind === 'date') cur = dateChain(nodes, p);
   else if (c.kind === 'identifier' && c.values.length > 0) {
     nodes.push(node('Sequence', `${p.safe}_seq`, { start: '1', step: '1' }));
-    nodes.push(node('ToInteger', `${p.safe}_id`, {}, [input(`${p.safe}_seq`)]));
-    cur = `${p.safe}_id`;
+    cur = `${p.safe}_seq`; // a double: 1.0, as a sample that writes its keys so
+    if (!c.pointZero) {
+      nodes.push(node('ToInteger', `${p.safe}_id`, {}, [input(cur)]));
+      cur = `${p.safe}_id`;
+    }
   } else if (c.kind === 'identifier' || c.kind === 'text') cur = opaqueText(nodes, p.safe);
   else if (c.kind === 'constant') {
     nodes.push(constantNode(`${p.safe}_value`, c.counts[0]![0]));
@@ -182,14 +190,20 @@ function copulaBlock(
     nodes.push(node('Truncate', name, attrs, [input(cur)]));
     cur = name;
   });
+  // whole numbers the sample writes as doubles (12.0) are rounded here and stay doubles (Calculate
+  // writes doubles), so they print as the sample writes them
   const rounding = plans
-    .map((p, j) => (needsRounding(p) ? roundExpr(j, p.col.decimals) : ''))
+    .map((p, j) =>
+      p.col.pointZero ? `y[${j}] = round(x[${j}])` : needsRounding(p) ? roundExpr(j, p.col.decimals) : '',
+    )
     .filter((e) => e !== '');
   if (rounding.length > 0) {
     nodes.push(node('Calculate', 'Rounding', { expression: rounding.join('; ') }, [input(cur)]));
     cur = 'Rounding';
   }
-  const ints = plans.map((p, j) => (p.marginal?.integer === false ? -1 : j)).filter((j) => j >= 0);
+  const ints = plans
+    .map((p, j) => (p.marginal?.integer === false || p.col.pointZero ? -1 : j))
+    .filter((j) => j >= 0);
   const NATIVE_INT = new Set(['Poisson', 'Geometric', 'NegativeBinomial']);
   const needsInts = plans.some((p) => p.marginal?.integer && !NATIVE_INT.has(p.marginal.family));
   if (ints.length > 0 && (rounding.length > 0 || needsInts)) {

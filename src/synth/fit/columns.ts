@@ -30,6 +30,8 @@ export interface TypedColumn {
   missingRate: number;
   /** Decimal places written in the sample (continuous only). */
   decimals: number;
+  /** Whole numbers written with a decimal point (`12.0`): the output keeps that form. */
+  pointZero?: boolean;
   /** Distinct non-missing cell texts and their counts, most frequent first (ties by text). */
   counts: [string, number][];
 }
@@ -197,7 +199,8 @@ export function typeColumn(
     const kind = numericKind(cells, counts);
     // the median count, as written: a few cells with binary-float noise do not set the precision
     const decimals = kind === 'continuous' ? Math.min(MAX_DECIMALS, medianDecimals(cells)) : 0;
-    return { ...base, kind, decimals, values: cells.map(Number) };
+    const pointZero = kind !== 'continuous' && cells.some((c) => c.includes('.'));
+    return { ...base, kind, decimals, values: cells.map(Number), ...(pointZero ? { pointZero } : {}) };
   }
   return { ...base, kind: textKind(cells, counts, options) };
 }

@@ -84,13 +84,16 @@ function commonest(values: readonly string[]): string {
 /**
  * Marks every labelled column that is a function of another column with `derived`. A pair that
  * determine each other keep the earlier column as the source; a source is never itself derived.
+ * A generator: it pauses after each column it examines, so an asynchronous fit can check its
+ * budget and its cancellation in between (each column reads every other one).
  */
-export function findDerived(plans: readonly ColumnPlan[], minCount: number): void {
+export function* findDerived(plans: readonly ColumnPlan[], minCount: number): Generator<void, void> {
   const keys = plans.map((p) => (p.presenceOf ? undefined : sourceKeys(p)));
   const texts = plans.map(targetValues);
   const isSource = new Set<number>();
-  plans.forEach((b, j) => {
-    if (!b.labels || b.presenceOf || isSource.has(j)) return;
+  for (const [j, b] of plans.entries()) {
+    if (!b.labels || b.presenceOf || isSource.has(j)) continue;
+    yield;
     for (let i = 0; i < plans.length; i++) {
       const k = keys[i];
       if (i === j || k === undefined || plans[i]!.derived) continue;
@@ -100,7 +103,7 @@ export function findDerived(plans: readonly ColumnPlan[], minCount: number): voi
       if (i > j && keys[j] && functionOf(keys[j], texts[i]!, minCount)) continue;
       b.derived = { source: plans[i]!, table: fit.table, fallback: commonest(texts[j]!) };
       isSource.add(i);
-      return;
+      break;
     }
-  });
+  }
 }

@@ -296,8 +296,8 @@ function* fitSteps(
     const safe = nodeBase(`${p.col.name}_present`, p.col.index, used);
     presences.push(presencePlan(p, safe, o.minCategoryCount)!);
   }
+  yield* findDerived(plans, o.minCategoryCount);
   yield;
-  findDerived(plans, o.minCategoryCount);
   const dep = dependence([...plans, ...presences], po);
   for (const p of plans) {
     if (!p.derived) continue;
