@@ -80,6 +80,25 @@ function sample(seed: bigint, rows: number): string {
   return lines.join('\n') + '\n';
 }
 
+describe('fit: a column derived from two', () => {
+  it('looks up a column that is a function of two others (alone of sibsp and parch) from both', () => {
+    const seed = 20261203n;
+    const r = new L64X128MixRandom(seed);
+    const lines = ['sibsp,parch,alone,fare'];
+    for (let i = 0; i < 2000; i++) {
+      const sibsp = r.nextDouble() < 0.6 ? 0 : 1 + Math.floor(3 * r.nextDouble());
+      const parch = r.nextDouble() < 0.7 ? 0 : 1 + Math.floor(2 * r.nextDouble());
+      const fare = (5 + 10 * (sibsp + parch) + 3 * r.nextGaussian()).toFixed(2);
+      lines.push(`${sibsp},${parch},${sibsp + parch === 0 ? 'True' : 'False'},${fare}`);
+    }
+    const { model, report } = fitCsv(lines.join('\n'));
+    expect(report.columns[2]!.derivedFrom, `seed ${seed}`).toBe('sibsp, parch');
+    expect(report.dependence.columns).not.toContain('alone');
+    for (const [sibsp, parch, alone] of generateCells(model, 4n, 3000))
+      expect(alone, `${sibsp}, ${parch}`).toBe(sibsp === '0' && parch === '0' ? 'True' : 'False');
+  });
+});
+
 describe('fit: missing cells in the copula and derived columns', () => {
   const SEED = 20261202n;
   const text = sample(SEED, 3000);

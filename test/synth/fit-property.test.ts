@@ -80,11 +80,12 @@ describe('fit on generated tables', () => {
         for (const row of out) expect(row).toHaveLength(header.length);
         fit.report.columns.forEach((c, j) => {
           if (c.derivedFrom === undefined) return;
-          const s = header.indexOf(c.derivedFrom);
+          const sources = c.derivedFrom.split(', ').map((name) => header.indexOf(name));
           const seen = new Map<string, string>();
           for (const row of out) {
-            const known = seen.get(row[s]!);
-            if (known === undefined) seen.set(row[s]!, row[j]!);
+            const key = JSON.stringify(sources.map((s) => row[s]));
+            const known = seen.get(key);
+            if (known === undefined) seen.set(key, row[j]!);
             else expect(row[j], `${c.name} from ${c.derivedFrom}`).toBe(known);
           }
         });

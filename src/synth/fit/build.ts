@@ -9,7 +9,15 @@ import type { ColumnPlan } from './plan.js';
 import { categoricalNode, constantNode, input, marginalNode, node, num, param } from './nodes.js';
 
 /** Names the builder uses itself; a column that sanitises to one of them gets a suffix. */
-export const RESERVED = new Set(['Dependence', 'Bounded', 'Rounding', 'Integers', 'Table', 'Columns']);
+export const RESERVED = new Set([
+  'Dependence',
+  'Bounded',
+  'Rounding',
+  'Integers',
+  'Keys',
+  'Table',
+  'Columns',
+]);
 
 function identityLabels(labels: readonly string[]): boolean {
   return labels.every((l, i) => l === String(i));
@@ -190,6 +198,15 @@ function copulaBlock(
     nodes.push(node('Truncate', name, attrs, [input(cur)]));
     cur = name;
   });
+  // a column derived from two gets a spare column for its key (source × radix + second), computed
+  // with the rounding and made an int with the integers
+  const pairs = derived.filter((d) => d.derived!.second);
+  const slotOf = new Map(pairs.map((d, s) => [d, plans.length + s]));
+  if (pairs.length > 0) {
+    const slots = pairs.map((d) => constantNode(`${d.safe}_key`, '0'));
+    nodes.push(...slots, node('Append', 'Keys', {}, [input(cur), ...slots.map((n) => input(n.name))]));
+    cur = 'Keys';
+  }
   // whole numbers the sample writes as doubles (12.0) are rounded here and stay doubles (Calculate
   // writes doubles), so they print as the sample writes them
   const rounding = plans
@@ -197,13 +214,19 @@ function copulaBlock(
       p.col.pointZero ? `y[${j}] = round(x[${j}])` : needsRounding(p) ? roundExpr(j, p.col.decimals) : '',
     )
     .filter((e) => e !== '');
+  for (const [d, w] of slotOf) {
+    const { source, second } = d.derived!;
+    const [a, b] = [plans.indexOf(source), plans.indexOf(second!.plan)];
+    rounding.push(`y[${w}] = round(x[${a}]) * ${second!.radix} + round(x[${b}])`);
+  }
   if (rounding.length > 0) {
     nodes.push(node('Calculate', 'Rounding', { expression: rounding.join('; ') }, [input(cur)]));
     cur = 'Rounding';
   }
   const ints = plans
     .map((p, j) => (p.marginal?.integer === false || p.col.pointZero ? -1 : j))
-    .filter((j) => j >= 0);
+    .filter((j) => j >= 0)
+    .concat([...slotOf.values()]);
   const NATIVE_INT = new Set(['Poisson', 'Geometric', 'NegativeBinomial']);
   const needsInts = plans.some((p) => p.marginal?.integer && !NATIVE_INT.has(p.marginal.family));
   if (ints.length > 0 && (rounding.length > 0 || needsInts)) {
@@ -220,7 +243,7 @@ function copulaBlock(
     cur = name;
   });
   const at = plans.map((_, j) => j);
-  let width = plans.length;
+  let width = plans.length + pairs.length;
   plans.forEach((p, j) => {
     if (!p.labels || identityLabels(p.labels)) return;
     cur = labelSwitch(nodes, cur, `${p.safe}_labels`, j, p.labels);
@@ -228,7 +251,7 @@ function copulaBlock(
   });
   const derivedAt = new Map<ColumnPlan, number>();
   for (const d of derived) {
-    cur = lookupSwitch(nodes, cur, d, plans.indexOf(d.derived!.source));
+    cur = lookupSwitch(nodes, cur, d, slotOf.get(d) ?? plans.indexOf(d.derived!.source));
     derivedAt.set(d, width++);
   }
   return { name: cur, at, derivedAt };
@@ -236,18 +259,18 @@ function copulaBlock(
 
 export interface BuildInput {
   plans: ColumnPlan[];
-  /** Presence columns of numeric columns with missing cells (copula-only, never output). */
-  presences?: ColumnPlan[];
   /** Correlation among the copula columns (in the order of the copula plans). */
   matrix: number[][];
   seed: string;
 }
 
 /** The whole model. */
-export function buildModel({ plans, presences = [], matrix, seed }: BuildInput): SynthModel {
+export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
   const nodes: ModelNode[] = [];
-  // the matrix's order: the columns in sample order, then the presence columns
-  const copula = [...plans, ...presences].filter((p) => p.inCopula);
+  // the matrix's order: the columns in sample order, each presence column right after its column
+  const copula = plans
+    .flatMap((p) => (p.presence?.inCopula ? [p, p.presence] : [p]))
+    .filter((p) => p.inCopula);
   const parts: string[] = [];
   const position = new Array<number>(plans.length);
   let width = 0;

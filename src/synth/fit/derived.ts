@@ -13,6 +13,11 @@ import type { ColumnPlan } from './plan.js';
 
 export interface Derivation {
   source: ColumnPlan;
+  /**
+   * A second source: the key is then `source × radix + second`, computed into a spare column
+   * (both are whole numbers in the output, the second in 0 … radix − 1).
+   */
+  second?: { plan: ColumnPlan; radix: number };
   /** The source's value as the model's row holds it (a code, an integer, or '' when blank). */
   table: Map<string, string>;
   /** What keys outside the table give: the commonest value. */
@@ -105,5 +110,102 @@ export function* findDerived(plans: readonly ColumnPlan[], minCount: number): Ge
       isSource.add(i);
       break;
     }
+  }
+}
+
+/** Sources considered for a pair, by how well each alone predicts the column. */
+const PAIR_CANDIDATES = 6;
+/** Rows the sources are ranked on (the pair itself is checked on every row). */
+const RANK_ROWS = 20_000;
+/** Above this many column × source rankings the pair search is skipped (wide tables). */
+const PAIR_SEARCH_LIMIT = 2_500;
+
+/** A source's whole-number values per row for a pair key (complete columns only), and its radix. */
+function pairValues(p: ColumnPlan): { values: Float64Array; radix: number; min: number } | undefined {
+  if (p.presenceOf || p.derived || p.presence || p.col.missingRate > 0) return undefined;
+  // NaN: a row the output never has (a left-out category)
+  const values = new Float64Array(p.col.rowCount).fill(NaN);
+  let min = Infinity;
+  let max = -Infinity;
+  if (p.labels) {
+    p.col.rowsOf.forEach((row, k) => {
+      if (p.codes![k]! >= 0) values[row] = p.codes![k]!;
+    });
+    return { values, radix: p.labels.length, min: 0 };
+  }
+  if (p.marginal?.integer !== true) return undefined;
+  for (const [k, row] of p.col.rowsOf.entries()) {
+    const v = p.col.values[k]!;
+    if (!Number.isSafeInteger(v) || Math.abs(v) > 1e6) return undefined;
+    values[row] = v;
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  return { values, radix: max + 1, min };
+}
+
+/** Share of the rows whose value is the commonest one among the rows with the same key. */
+function purity(keys: Float64Array, values: readonly string[]): number {
+  const byKey = new Map<number, Map<string, number>>();
+  const rows = Math.min(keys.length, RANK_ROWS);
+  for (let r = 0; r < rows; r++) {
+    let m = byKey.get(keys[r]!);
+    if (!m) byKey.set(keys[r]!, (m = new Map()));
+    m.set(values[r]!, (m.get(values[r]!) ?? 0) + 1);
+  }
+  let hits = 0;
+  for (const m of byKey.values()) hits += Math.max(...m.values());
+  return hits / rows;
+}
+
+/**
+ * A labelled column that no single column determines may still be a function of two (`alone` of
+ * `sibsp` and `parch`). Pairs are tried among the few columns that alone predict it best; both
+ * must be whole numbers or codes with no missing cells, the second never negative. Tables wide
+ * enough to make that search long (PAIR_SEARCH_LIMIT rankings) skip it.
+ */
+export function* findDerivedPairs(
+  plans: readonly ColumnPlan[],
+  minCount: number,
+  maxCategories: number,
+): Generator<void, void> {
+  const sources = plans.map((p) => {
+    const v = pairValues(p);
+    return v && v.radix - Math.min(0, v.min) <= maxCategories ? v : undefined;
+  });
+  const targets = plans.filter((p) => p.labels && !p.presenceOf && !p.derived).length;
+  if (targets * sources.filter((v) => v !== undefined).length > PAIR_SEARCH_LIMIT) return;
+  const texts = plans.map(targetValues);
+  const used = new Set(plans.flatMap((p) => (p.derived ? [p.derived.source, p.derived.second?.plan] : [])));
+  for (const [j, b] of plans.entries()) {
+    if (!b.labels || b.presenceOf || b.derived || used.has(b)) continue;
+    yield;
+    const ranked = plans
+      .map((_, i) => i)
+      .filter((i) => i !== j && sources[i] !== undefined && !plans[i]!.derived)
+      .map((i) => ({ i, purity: purity(sources[i]!.values, texts[j]!) }))
+      .sort((x, y) => y.purity - x.purity || x.i - y.i)
+      .slice(0, PAIR_CANDIDATES);
+    search: for (let x = 0; x < ranked.length; x++)
+      for (let y = x + 1; y < ranked.length; y++) {
+        const [a, c] = [ranked[x]!.i, ranked[y]!.i].sort((u, v) => u - v) as [number, number];
+        const first = sources[a]!;
+        const second = sources[c]!;
+        if (second.min < 0) continue;
+        const keys = Array.from(first.values, (v, r) => {
+          const key = v * second.radix + second.values[r]!;
+          return Number.isNaN(key) ? undefined : String(key);
+        });
+        const fit = functionOf(keys, texts[j]!, minCount);
+        if (fit === undefined) continue;
+        b.derived = {
+          source: plans[a]!,
+          second: { plan: plans[c]!, radix: second.radix },
+          table: fit.table,
+          fallback: commonest(texts[j]!),
+        };
+        used.add(plans[a]).add(plans[c]);
+        break search;
+      }
   }
 }

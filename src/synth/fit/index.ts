@@ -11,7 +11,7 @@ import { writeModel } from '../model/io.js';
 import { RESERVED, buildModel } from './build.js';
 import type { ColumnKind } from './columns.js';
 import { typeColumn } from './columns.js';
-import { findDerived } from './derived.js';
+import { findDerived, findDerivedPairs } from './derived.js';
 import { conditionalZero, copulaMatrix, normalScores, rankScores, scoreCorrelation } from './dependence.js';
 import { type RankBins, latentCorrelation, rankBins, valueBins } from './latent.js';
 import type { Criterion } from './marginal.js';
@@ -143,9 +143,14 @@ function codeValues(p: ColumnPlan): { values: number[]; rows: number[] } {
 
 /** Picks the copula's columns and its correlation (after refitting any that lack an inverse CDF). */
 function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence'] & { matrix: number[][] } {
-  // presence columns come after the columns they belong to and follow them in or out
-  const candidates = plans.filter((p) => !p.presenceOf && copulaCandidate(p));
-  candidates.push(...plans.filter((p) => p.presenceOf && candidates.includes(p.presenceOf)));
+  // a presence column comes right after its column (the positive-definite repair favours earlier
+  // columns, and missingness is worth keeping) and follows it in or out
+  const candidates: ColumnPlan[] = [];
+  for (const p of plans) {
+    if (p.presenceOf || !copulaCandidate(p)) continue;
+    candidates.push(p);
+    if (p.presence) candidates.push(p.presence);
+  }
   const scores = candidates.map((p) => {
     const { values, rows } = codeValues(p);
     return rankScores(values, rows, p.col.rowCount);
@@ -229,6 +234,12 @@ function outputBins(p: ColumnPlan): RankBins {
   return valueBins(p.col.values);
 }
 
+/** The column(s) a derived column is looked up from: `pclass`, or `sibsp, parch`. */
+function derivedFrom(p: ColumnPlan): string {
+  const d = p.derived!;
+  return d.second ? `${d.source.col.name}, ${d.second.plan.col.name}` : d.source.col.name;
+}
+
 function columnReport(p: ColumnPlan, output: number): ColumnFit {
   const m = p.marginal;
   const fit: ColumnFit = {
@@ -253,7 +264,7 @@ function columnReport(p: ColumnPlan, output: number): ColumnFit {
   }
   if (p.derived) {
     fit.family = 'Switch';
-    fit.derivedFrom = p.derived.source.col.name;
+    fit.derivedFrom = derivedFrom(p);
     fit.categories = new Set(p.derived.table.values()).size;
   }
   return fit;
@@ -297,18 +308,17 @@ function* fitSteps(
     presences.push(presencePlan(p, safe, o.minCategoryCount)!);
   }
   yield* findDerived(plans, o.minCategoryCount);
+  yield* findDerivedPairs(plans, o.minCategoryCount, o.maxCategories);
   yield;
-  const dep = dependence([...plans, ...presences], po);
+  const dep = dependence(plans, po);
   for (const p of plans) {
     if (!p.derived) continue;
     // a source that stayed out of the copula leaves the column to be drawn on its own after all
-    if (p.derived.source.inCopula)
-      p.notes.push(
-        `a function of ${p.derived.source.col.name} in every row: generated from it by a lookup table`,
-      );
+    if (p.derived.source.inCopula && (p.derived.second?.plan.inCopula ?? true))
+      p.notes.push(`a function of ${derivedFrom(p)} in every row: generated from it by a lookup table`);
     else p.derived = undefined;
   }
-  const model = buildModel({ plans, presences, matrix: dep.matrix, seed: String(o.seed) });
+  const model = buildModel({ plans, matrix: dep.matrix, seed: String(o.seed) });
   const columns = plans.map((p, i) => columnReport(p, i));
   return {
     model,
