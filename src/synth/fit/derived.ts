@@ -6,7 +6,7 @@
  * columns) stop repeating. So such a column is generated from its source through a lookup table.
  *
  * Only keys seen at least `minCount` times enter the table (a rarer key could point at a row);
- * the rows of rarer keys fall back to the commonest value, and the dependency must hold in the
+ * the rows of rarer keys fall back to one common value, and the dependency must hold in the
  * other rows, which must be at least 90% of the rows.
  */
 import type { ColumnPlan } from './plan.js';
@@ -20,7 +20,7 @@ export interface Derivation {
   second?: { plan: ColumnPlan; radix: number };
   /** The source's value as the model's row holds it (a code, an integer, or '' when blank). */
   table: Map<string, string>;
-  /** What keys outside the table give: the commonest value. */
+  /** What keys outside the table give (see fallbackOf). */
   fallback: string;
 }
 
@@ -75,6 +75,22 @@ function functionOf(
   return { table, counts };
 }
 
+/**
+ * What a key outside the table gives: the commonest value among the rows of keys left out of it
+ * (rare keys tend to share one: families of five are never alone), when the table has that value
+ * too, so nothing new is shown; else the commonest value overall.
+ */
+function fallbackOf(
+  keys: readonly (string | undefined)[],
+  values: readonly string[],
+  table: ReadonlyMap<string, string>,
+): string {
+  const left = values.filter((_, r) => keys[r] !== undefined && !table.has(keys[r]));
+  const known = new Set(table.values());
+  if (left.length > 0 && known.has(commonest(left))) return commonest(left);
+  return commonest(values);
+}
+
 function commonest(values: readonly string[]): string {
   const counts = new Map<string, number>();
   let best = values[0]!;
@@ -106,7 +122,7 @@ export function* findDerived(plans: readonly ColumnPlan[], minCount: number): Ge
       if (fit === undefined) continue;
       // a later source that the column determines as well: the column is the source instead
       if (i > j && keys[j] && functionOf(keys[j], texts[i]!, minCount)) continue;
-      b.derived = { source: plans[i]!, table: fit.table, fallback: commonest(texts[j]!) };
+      b.derived = { source: plans[i]!, table: fit.table, fallback: fallbackOf(k, texts[j]!, fit.table) };
       isSource.add(i);
       break;
     }
@@ -202,7 +218,7 @@ export function* findDerivedPairs(
           source: plans[a]!,
           second: { plan: plans[c]!, radix: second.radix },
           table: fit.table,
-          fallback: commonest(texts[j]!),
+          fallback: fallbackOf(keys, texts[j]!, fit.table),
         };
         used.add(plans[a]).add(plans[c]);
         break search;
