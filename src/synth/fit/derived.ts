@@ -11,18 +11,7 @@
  */
 import type { ColumnPlan } from './plan.js';
 
-export interface Derivation {
-  source: ColumnPlan;
-  /**
-   * A second source: the key is then `source × radix + second`, computed into a spare column
-   * (both are whole numbers in the output, the second in 0 … radix − 1).
-   */
-  second?: { plan: ColumnPlan; radix: number };
-  /** The source's value as the model's row holds it (a code, an integer, or '' when blank). */
-  table: Map<string, string>;
-  /** What keys outside the table give (see fallbackOf). */
-  fallback: string;
-}
+export type { Derivation } from './plan.js';
 
 /** Share of the rows the table must cover. */
 const COVERAGE = 0.9;

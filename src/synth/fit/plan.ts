@@ -4,10 +4,23 @@
  * can join the Gaussian copula.
  */
 import type { TypedColumn } from './columns.js';
-import type { Derivation } from './derived.js';
 import { TIMESTAMP } from './columns.js';
 import type { Marginal, MarginalOptions } from './marginal.js';
 import { fitMarginal } from './marginal.js';
+
+/** How a derived column is looked up from its source(s) (derived.ts). */
+export interface Derivation {
+  source: ColumnPlan;
+  /**
+   * A second source: the key is then `source × radix + second`, computed into a spare column
+   * (both are whole numbers in the output, the second in 0 … radix − 1).
+   */
+  second?: { plan: ColumnPlan; radix: number };
+  /** The source's value as the model's row holds it (a code, an integer, or '' when blank). */
+  table: Map<string, string>;
+  /** What keys outside the table give (see fallbackOf). */
+  fallback: string;
+}
 
 export interface ColumnPlan {
   col: TypedColumn;
