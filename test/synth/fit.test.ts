@@ -47,6 +47,14 @@ describe('fit', () => {
     expect(note.missingRate).toBeLessThan(0.3);
   });
 
+  it('writes category labels as the sample does, so two labels never print alike (0.00 and 0.0)', () => {
+    const labels = ['0.00', '0.0', '007', '1.50', 'x'];
+    const rows = Array.from({ length: 100 }, (_, i) => labels[i % labels.length]!);
+    const { model } = fitCsv(['code', ...rows].join('\n'));
+    const out = new Set(generateCells(model, 2n, 300).map(([c]) => c));
+    expect([...out].sort()).toEqual([...labels].sort());
+  });
+
   it('types a running number written as doubles (`12.0`, as grind writes it) as an identifier', () => {
     const small = (i: number): number => (i * 7) % 13;
     const rows = Array.from({ length: 60 }, (_, i) => `${i + 1}.0,${small(i)}.0,${3 * small(i) + (i % 2)}.0`);
