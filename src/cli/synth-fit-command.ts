@@ -72,7 +72,7 @@ async function runFit(sample: string, opts: FitCliOptions): Promise<void> {
   if (!opts.quiet) {
     for (const c of result.report.columns) {
       const ks = c.ks === undefined ? '' : ` KS ${c.ks.toFixed(3)}`;
-      const dep = c.inCopula ? ' copula' : '';
+      const dep = c.inCopula ? ' copula' : c.derivedFrom !== undefined ? ` from ${c.derivedFrom}` : '';
       process.stderr.write(`${c.output} ${c.name}: ${c.kind} ${c.family ?? ''}${ks}${dep}\n`);
     }
     for (const g of result.report.generalised) process.stderr.write(`generalised: ${g}\n`);

@@ -13,7 +13,7 @@ import {
   cacheBudget,
   limitsFromEnv,
 } from '../service/synth-settings.js';
-import { MAX_GENERATION_BYTES } from '../service/synth-generation.js';
+import { MAX_GENERATION_BYTES, workersFromEnv } from '../service/synth-generation.js';
 import { failureText } from './synth-failure.js';
 import { serverMetricsFromEnv, type ServerMetrics } from '../observability/metrics.js';
 import {
@@ -90,6 +90,7 @@ export async function runSynthServe(opts: ServeOptions): Promise<void> {
       maxQueue: opts.maxQueue,
       serviceMaxBytes: maxBytes,
       limits: limitsFromEnv(env),
+      workers: workersFromEnv(env),
       log: warn,
       ...(auditPath ? { audit: ndjsonAuditFile(auditPath, warn) } : {}),
     });

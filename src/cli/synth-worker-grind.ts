@@ -99,6 +99,11 @@ export async function grindToSink(
   const rows = total.end - total.start;
   const progress = await rowProgress(rows, { enabled: !opts.quiet });
   const started = performance.now();
+  // Ctrl-C or a TERM stops between batches and aborts the sink: no half file, no temporary left
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => stop.abort(signal);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     await generateToSink(
       {
@@ -107,14 +112,22 @@ export async function grindToSink(
         total: opts.count,
         partition: opts.partition,
         onProgress: (n) => progress.update(n),
+        signal: stop.signal,
       },
       open,
     );
   } catch (err) {
     progress.stop();
+    if (stop.signal.aborted) {
+      const signal = stop.signal.reason as NodeJS.Signals;
+      return fail(`stopped by ${signal}; nothing was written to ${where}`, signal === 'SIGINT' ? 130 : 143);
+    }
     const message = messageOf(err, `write ${where}`);
     const exit = err instanceof SynthError ? EXIT.failed : sinkExit(err);
     return fail(`${message}; nothing was written`, exit, err);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
   progress.stop();
   if (!opts.quiet) {

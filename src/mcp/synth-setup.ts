@@ -3,12 +3,13 @@
  * MODELWORKS_SYNTH_GENERATE_MODE (embedded, the default, or proxy; proxy when unset and a Service
  * URL is set), MODELWORKS_SYNTH_SERVICE_URL,
  * MODELWORKS_SYNTH_SERVICE_TOKEN, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES,
- * MODELWORKS_SYNTH_EMBEDDED_CACHE_MAX_BYTES, MODELWORKS_SYNTH_AUDIT_LOG, and the engine budgets
+ * MODELWORKS_SYNTH_EMBEDDED_CACHE_MAX_BYTES, MODELWORKS_SYNTH_AUDIT_LOG, MODELWORKS_SYNTH_WORKERS, and the engine budgets
  * (MODELWORKS_SYNTH_MAX_COLUMNS, …_MAX_ENTRIES, …_SERVICE_CALL_MAX_*).
  */
 import { DEFAULT_SERVICE_URL, SynthServiceClient } from '../remote/synth-service-client.js';
 import { ndjsonAuditFile } from '../service/synth-audit.js';
 import { embeddedMaxBytesFromEnv, SynthService } from '../service/synth-service.js';
+import { workersFromEnv } from '../service/synth-generation.js';
 import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, cacheBudget, limitsFromEnv } from '../service/synth-settings.js';
 import type { Edition } from '../synth/index.js';
 import type { ResourceProvider } from './resource-provider.js';
@@ -88,6 +89,7 @@ export function synthMcpGroup(
       SYNTH_BUDGET_ENV.embeddedMaxBytes,
     ),
     limits: limitsFromEnv(env),
+    workers: workersFromEnv(env),
     log,
     ...(auditPath ? { audit: ndjsonAuditFile(auditPath, log) } : {}),
   });

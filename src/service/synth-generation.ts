@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { SynthRun } from '../synth/index.js';
 import { type SeedSource, SynthError, renderRow } from '../synth/index.js';
-import { PARALLEL_MIN_ROWS, RowPool, planParallel } from '../synth-io/parallel/index.js';
+import { PARALLEL_MIN_ROWS, RowPool, defaultWorkers, planParallel } from '../synth-io/parallel/index.js';
 import { SynthServiceError } from './synth-errors.js';
 
 /** Row-oriented formats: each row's text stands alone, so any page concatenates to the whole. */
@@ -71,7 +71,7 @@ export interface ProduceRequest {
   /** Name of the setting that holds `maxBytes`, for the error message. */
   maxBytesSetting: string;
   signal?: AbortSignal;
-  /** Worker threads for this generation (default: MODELWORKS_SYNTH_WORKERS); never changes the bytes. */
+  /** Worker threads for this generation (default: the cores available); never changes the bytes. */
   workers?: number;
   /** Start only once every worker is ready (tests: otherwise the run may finish without them). */
   waitForWorkers?: boolean;
@@ -225,7 +225,7 @@ async function generateParallel(
   add: (text: Uint8Array, rowBytes: Uint32Array) => boolean,
 ): Promise<void> {
   const { run, count, format } = req;
-  const workers = req.workers ?? workersFromEnv(process.env);
+  const workers = req.workers ?? defaultWorkers();
   if (workers <= 1 || count - current() < PARALLEL_MIN_ROWS) return;
   // the probe and this thread's batches use the request's run: one graph per thread (see planParallel)
   const plan = planParallel(run.prepared, req.seed, format, run);

@@ -31,6 +31,7 @@ import {
   validateModelAsync,
 } from '../synth/index.js';
 import { realPorts } from '../synth-io/index.js';
+import { defaultWorkers } from '../synth-io/parallel/index.js';
 import type { AuditSink } from './synth-audit.js';
 import { customComponentDirs, loadAllowlists } from './synth-allowlists.js';
 import { SynthServiceError } from './synth-errors.js';
@@ -192,6 +193,11 @@ export interface SynthServiceOptions {
   maxQueue?: number;
   /** Milliseconds clock for idle eviction (tests pass their own). */
   now?: () => number;
+  /**
+   * Threads one generation renders on (MODELWORKS_SYNTH_WORKERS, read where the surface is
+   * configured); default: the cores available. Never changes the bytes.
+   */
+  workers?: number;
 }
 
 /** Totals since start and current sizes, read by the metrics at each scrape. */
@@ -655,6 +661,7 @@ export class SynthService {
             seedSource: seedSource === 'cli' ? 'request' : seedSource,
             count: request.count,
             format: request.format,
+            workers: this.options.workers ?? defaultWorkers(),
           }),
         );
         counted.ok++;

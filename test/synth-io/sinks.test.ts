@@ -2,7 +2,7 @@
  * Acceptance 3 of issue 26: Parquet read back by an independent reader (DuckDB) and the
  * PostgreSQL sink's table both equal the CSV output, values and types.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -171,6 +171,28 @@ describe('Parquet sink (read back by DuckDB)', () => {
     await expect(write).rejects.toMatchObject({ code: 'SINK_TYPE', message: expect.stringMatching(/dim3/) });
     await expect(write).rejects.toBeInstanceOf(SinkError);
     expect(() => readFileSync(path)).toThrow(/ENOENT/);
+  });
+
+  it('a stop between batches aborts the sink: no file and no temporary is left', async () => {
+    const prepared = await prepare(MODELS['support-queue']!.text);
+    const dir = mkdtempSync(join(work, 'stopped-'));
+    const stop = new AbortController();
+    let batches = 0;
+    const write = generateToSink(
+      {
+        prepared,
+        seed: 3n,
+        total: 100_000,
+        signal: stop.signal,
+        onProgress: () => {
+          if (++batches === 2) stop.abort('SIGINT');
+        },
+      },
+      parquetFileSink(join(dir, 'big.parquet')),
+    );
+    await expect(write).rejects.toBe('SIGINT');
+    expect(batches).toBe(2); // it stopped at the next batch, not at the end
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('writes only into the working directory or an allowlisted folder', () => {

@@ -195,6 +195,12 @@ describe('budgets are settings, refused at start-up when malformed', () => {
     );
   });
 
+  it('MODELWORKS_SYNTH_WORKERS is read at start-up too, not at the first generation', () => {
+    expect(() => synthMcpGroup({ MODELWORKS_SYNTH_WORKERS: 'many' }, () => {})).toThrow(
+      /^MODELWORKS_SYNTH_WORKERS must be a whole number from 1 to 256/,
+    );
+  });
+
   it('reads every engine budget from the environment', () => {
     expect(
       limitsFromEnv({

@@ -47,6 +47,24 @@ describe('fit', () => {
     expect(note.missingRate).toBeLessThan(0.3);
   });
 
+  it('writes category labels as the sample does, so two labels never print alike (0.00 and 0.0)', () => {
+    const labels = ['0.00', '0.0', '007', '1.50', 'x'];
+    const rows = Array.from({ length: 100 }, (_, i) => labels[i % labels.length]!);
+    const { model } = fitCsv(['code', ...rows].join('\n'));
+    const out = new Set(generateCells(model, 2n, 300).map(([c]) => c));
+    expect([...out].sort()).toEqual([...labels].sort());
+  });
+
+  it('types a running number written as doubles (`12.0`, as grind writes it) as an identifier', () => {
+    const small = (i: number): number => (i * 7) % 13;
+    const rows = Array.from({ length: 60 }, (_, i) => `${i + 1}.0,${small(i)}.0,${3 * small(i) + (i % 2)}.0`);
+    const { model, report } = fitCsv(['id,small,big', ...rows].join('\n'));
+    expect(report.columns.map((c) => c.kind)).toEqual(['identifier', 'integer', 'integer']);
+    expect(report.dependence.columns).toEqual(['small', 'big']);
+    // and its output writes them the same way: whole numbers with a decimal point
+    for (const cells of generateCells(model, 3n, 60)) for (const c of cells) expect(c).toMatch(/^\d+\.0$/);
+  });
+
   it('keeps the sample column order, names its nodes after the columns and never copies identifiers or rare categories', () => {
     const { model, report, modelText } = fitCsvToText(csv, 'xml');
     expect(report.columns.map((c) => c.output)).toEqual(report.columns.map((_, i) => `dim${i}`));

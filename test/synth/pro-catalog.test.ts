@@ -16,7 +16,7 @@ describe('Pro catalog', () => {
       [...PRO_COMPONENTS].filter((n) => !ELSEWHERE.includes(n)).sort(),
     );
     expect(PRO_CATALOG.filter((d) => d.category === 'generator')).toHaveLength(10);
-    expect(PRO_CATALOG.filter((d) => d.category === 'filter')).toHaveLength(25);
+    expect(PRO_CATALOG.filter((d) => d.category === 'filter')).toHaveLength(26);
     for (const d of PRO_CATALOG) {
       expect(d.edition).toBe('Pro');
       expect(findComponent(d.name)?.descriptor).toBe(d);

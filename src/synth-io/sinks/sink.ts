@@ -122,6 +122,8 @@ export interface WriteOptions {
   probeRows?: number;
   /** Rows written so far, after each batch. */
   onProgress?: (rows: number) => void;
+  /** Stops the write between batches (the sink is aborted: nothing is written); rejects with its reason. */
+  signal?: AbortSignal;
 }
 
 /** Writes the rows of `range` to a sink, all or nothing; returns the columns it wrote. */
@@ -142,6 +144,7 @@ export async function writeRows(opts: WriteOptions): Promise<SinkColumn[]> {
     if (sink.columns !== undefined) types = sink.columns.map((c) => c.type);
     try {
       for (let done = 0; done < count;) {
+        opts.signal?.throwIfAborted();
         const length = Math.min(batchRows, count - done);
         await sink.write(fillBatch(run, types, opts.range.start + done, length));
         done += length;

@@ -65,6 +65,8 @@ export interface SinkRun {
   /** Shared column types (queued partitions); probed from the first rows when absent. */
   types?: readonly ColumnType[];
   onProgress?: (rows: number) => void;
+  /** Stops the run between batches; nothing is written (a file's temporary is removed). */
+  signal?: AbortSignal;
 }
 
 /** The rows and the stream seed of a run: the whole run, or one partition of it. */
@@ -91,6 +93,7 @@ export async function generateToSink(
     open,
     types: run.types,
     onProgress: run.onProgress,
+    signal: run.signal,
   });
   return { columns, range };
 }

@@ -214,6 +214,18 @@ const ENTRIES: ProEntry[] = [
     params: [],
   },
   {
+    name: 'Missing',
+    category: 'filter',
+    input: '1',
+    description:
+      "the input's columns, with the columns in indexes written empty where column key holds value (ours)",
+    params: [
+      'key*:int|0-based column that decides',
+      'indexes*[index,indices]:int[]|columns written empty',
+      'value=0:string|the key value that blanks them (compared as a number when both are numbers)',
+    ],
+  },
+  {
     name: 'NachaEntryRender',
     category: 'filter',
     input: 'roles routing, account, amount, name (+ id, trace)',

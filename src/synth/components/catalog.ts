@@ -373,6 +373,8 @@ export const PRO_COMPONENTS: ReadonlySet<string> = new Set([
   'IBAN',
   'ISBN',
   'MACAddress',
+  // ours, not the vendor's: full edition only, like the rest of what fitted models use
+  'Missing',
   'NachaEntryRender',
   'NachaFileAssembler',
   'PersonAssembler',

@@ -9,6 +9,7 @@ import { IDENTIFIER_FILTERS } from './filters/pro/identifiers.js';
 import { CREDIT_CARD } from './filters/pro/payment.js';
 import { PEOPLE_FILTERS } from './filters/pro/people.js';
 import { DATE_FILTERS } from './filters/pro/dates.js';
+import { MISSING } from './filters/pro/missing.js';
 import { PERTURB } from './filters/pro/perturb.js';
 import { COLLABORATE_GENERATORS } from './generators/pro/collaborate.js';
 import { IDENTIFIER_GENERATORS } from './generators/pro/identifiers.js';
@@ -20,6 +21,7 @@ export const PRO_IMPLEMENTATIONS: readonly ComponentImpl[] = [
   ...COLLABORATE_GENERATORS,
   ...DATE_FILTERS,
   PERTURB,
+  MISSING,
   COLLABORATION_WATCHER,
   ...PEOPLE_FILTERS,
   ...CONTACT_FILTERS,

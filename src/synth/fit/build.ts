@@ -9,7 +9,15 @@ import type { ColumnPlan } from './plan.js';
 import { categoricalNode, constantNode, input, marginalNode, node, num, param } from './nodes.js';
 
 /** Names the builder uses itself; a column that sanitises to one of them gets a suffix. */
-export const RESERVED = new Set(['Dependence', 'Bounded', 'Rounding', 'Integers', 'Table', 'Columns']);
+export const RESERVED = new Set([
+  'Dependence',
+  'Bounded',
+  'Rounding',
+  'Integers',
+  'Keys',
+  'Table',
+  'Columns',
+]);
 
 function identityLabels(labels: readonly string[]): boolean {
   return labels.every((l, i) => l === String(i));
@@ -67,6 +75,11 @@ function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
     nodes.push(node('ToInteger', `${s}_int`, { mode: 'round' }, [input(cur)]));
     cur = `${s}_int`;
   }
+  if (p.col.pointZero) {
+    // a whole number as a double prints as the sample writes it (12.0)
+    nodes.push(node('Calculate', `${s}_double`, { expression: 'y[0] = x[0]' }, [input(cur)]));
+    cur = `${s}_double`;
+  }
   return cur;
 }
 
@@ -111,8 +124,11 @@ function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
   else if (c.kind === 'date') cur = dateChain(nodes, p);
   else if (c.kind === 'identifier' && c.values.length > 0) {
     nodes.push(node('Sequence', `${p.safe}_seq`, { start: '1', step: '1' }));
-    nodes.push(node('ToInteger', `${p.safe}_id`, {}, [input(`${p.safe}_seq`)]));
-    cur = `${p.safe}_id`;
+    cur = `${p.safe}_seq`; // a double: 1.0, as a sample that writes its keys so
+    if (!c.pointZero) {
+      nodes.push(node('ToInteger', `${p.safe}_id`, {}, [input(cur)]));
+      cur = `${p.safe}_id`;
+    }
   } else if (c.kind === 'identifier' || c.kind === 'text') cur = opaqueText(nodes, p.safe);
   else if (c.kind === 'constant') {
     nodes.push(constantNode(`${p.safe}_value`, c.counts[0]![0]));
@@ -133,12 +149,40 @@ function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
   return cur;
 }
 
-/** The Copula block; returns its last node and where each column ended up in its output. */
+/** Table keys in their natural order: numbers by value (a blank first), then text. */
+function byKey(a: [string, string], b: [string, string]): number {
+  const [x, y] = [a[0] === '' ? -Infinity : Number(a[0]), b[0] === '' ? -Infinity : Number(b[0])];
+  if (!Number.isNaN(x) && !Number.isNaN(y) && x !== y) return x - y;
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+/** A Switch on the source's column `key` whose branches are the lookup table's values. */
+function lookupSwitch(nodes: ModelNode[], from: string, p: ColumnPlan, key: number): string {
+  const d = p.derived!;
+  const name = `${p.safe}_lookup`;
+  const branches = [...d.table].sort(byKey).map(([k, label], i) => {
+    const c = constantNode(`${name}_${i}`, label);
+    nodes.push(c);
+    return input(c.name, { value: k });
+  });
+  // a source value the sample had too rarely for the table (or never) gives the commonest one
+  const other = constantNode(`${name}_other`, d.fallback);
+  nodes.push(other);
+  branches.push(input(other.name, { value: '*' }));
+  nodes.push(node('Switch', name, { key: String(key) }, [input(from, { role: 'input' }), ...branches]));
+  return name;
+}
+
+/**
+ * The Copula block; returns its last node, where each column ended up in its output and where
+ * each derived column did (appended by a lookup on its source's column).
+ */
 function copulaBlock(
   nodes: ModelNode[],
   plans: readonly ColumnPlan[],
   matrix: readonly (readonly number[])[],
-): { name: string; at: number[] } {
+  derived: readonly ColumnPlan[],
+): { name: string; at: number[]; derivedAt: Map<ColumnPlan, number> } {
   const inputs = plans.map((p) => {
     const n = p.marginal ? marginalNode(p.safe, p.marginal) : categoricalNode(p.safe, p.weights!);
     nodes.push(n);
@@ -154,14 +198,35 @@ function copulaBlock(
     nodes.push(node('Truncate', name, attrs, [input(cur)]));
     cur = name;
   });
+  // a column derived from two gets a spare column for its key (source × radix + second), computed
+  // with the rounding and made an int with the integers
+  const pairs = derived.filter((d) => d.derived!.second);
+  const slotOf = new Map(pairs.map((d, s) => [d, plans.length + s]));
+  if (pairs.length > 0) {
+    const slots = pairs.map((d) => constantNode(`${d.safe}_key`, '0'));
+    nodes.push(...slots, node('Append', 'Keys', {}, [input(cur), ...slots.map((n) => input(n.name))]));
+    cur = 'Keys';
+  }
+  // whole numbers the sample writes as doubles (12.0) are rounded here and stay doubles (Calculate
+  // writes doubles), so they print as the sample writes them
   const rounding = plans
-    .map((p, j) => (needsRounding(p) ? roundExpr(j, p.col.decimals) : ''))
+    .map((p, j) =>
+      p.col.pointZero ? `y[${j}] = round(x[${j}])` : needsRounding(p) ? roundExpr(j, p.col.decimals) : '',
+    )
     .filter((e) => e !== '');
+  for (const [d, w] of slotOf) {
+    const { source, second } = d.derived!;
+    const [a, b] = [plans.indexOf(source), plans.indexOf(second!.plan)];
+    rounding.push(`y[${w}] = round(x[${a}]) * ${second!.radix} + round(x[${b}])`);
+  }
   if (rounding.length > 0) {
     nodes.push(node('Calculate', 'Rounding', { expression: rounding.join('; ') }, [input(cur)]));
     cur = 'Rounding';
   }
-  const ints = plans.map((p, j) => (p.marginal?.integer === false ? -1 : j)).filter((j) => j >= 0);
+  const ints = plans
+    .map((p, j) => (p.marginal?.integer === false || p.col.pointZero ? -1 : j))
+    .filter((j) => j >= 0)
+    .concat([...slotOf.values()]);
   const NATIVE_INT = new Set(['Poisson', 'Geometric', 'NegativeBinomial']);
   const needsInts = plans.some((p) => p.marginal?.integer && !NATIVE_INT.has(p.marginal.family));
   if (ints.length > 0 && (rounding.length > 0 || needsInts)) {
@@ -169,14 +234,27 @@ function copulaBlock(
     nodes.push(node('ToInteger', 'Integers', { mode: 'round', indexes: ints.join(', ') }, [input(cur)]));
     cur = 'Integers';
   }
+  plans.forEach((p, j) => {
+    if (!p.presenceOf) return;
+    // after rounding and integers (they would turn a blank into a number), before the labels
+    const name = `${p.safe}_blank`;
+    const owner = plans.indexOf(p.presenceOf);
+    nodes.push(node('Missing', name, { key: String(j), indexes: String(owner) }, [input(cur)]));
+    cur = name;
+  });
   const at = plans.map((_, j) => j);
-  let width = plans.length;
+  let width = plans.length + pairs.length;
   plans.forEach((p, j) => {
     if (!p.labels || identityLabels(p.labels)) return;
     cur = labelSwitch(nodes, cur, `${p.safe}_labels`, j, p.labels);
     at[j] = width++;
   });
-  return { name: cur, at };
+  const derivedAt = new Map<ColumnPlan, number>();
+  for (const d of derived) {
+    cur = lookupSwitch(nodes, cur, d, slotOf.get(d) ?? plans.indexOf(d.derived!.source));
+    derivedAt.set(d, width++);
+  }
+  return { name: cur, at, derivedAt };
 }
 
 export interface BuildInput {
@@ -189,18 +267,25 @@ export interface BuildInput {
 /** The whole model. */
 export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
   const nodes: ModelNode[] = [];
-  const copula = plans.filter((p) => p.inCopula);
+  // the matrix's order: the columns in sample order, each presence column right after its column
+  const copula = plans
+    .flatMap((p) => (p.presence?.inCopula ? [p, p.presence] : [p]))
+    .filter((p) => p.inCopula);
   const parts: string[] = [];
   const position = new Array<number>(plans.length);
   let width = 0;
   if (copula.length > 0) {
-    const block = copulaBlock(nodes, copula, matrix);
+    const derived = plans.filter((p) => p.derived?.source.inCopula);
+    const block = copulaBlock(nodes, copula, matrix, derived);
     parts.push(block.name);
-    copula.forEach((p, j) => (position[plans.indexOf(p)] = block.at[j]!));
-    width = Math.max(...block.at) + 1;
+    copula.forEach((p, j) => {
+      if (!p.presenceOf) position[plans.indexOf(p)] = block.at[j]!;
+    });
+    for (const [p, at] of block.derivedAt) position[plans.indexOf(p)] = at;
+    width = Math.max(...block.at, ...block.derivedAt.values()) + 1;
   }
   plans.forEach((p, i) => {
-    if (p.inCopula) return;
+    if (p.inCopula || p.derived?.source.inCopula) return;
     parts.push(independentChain(nodes, p));
     position[i] = width++;
   });

@@ -30,13 +30,16 @@ export interface TypedColumn {
   missingRate: number;
   /** Decimal places written in the sample (continuous only). */
   decimals: number;
+  /** Whole numbers written with a decimal point (`12.0`): the output keeps that form. */
+  pointZero?: boolean;
   /** Distinct non-missing cell texts and their counts, most frequent first (ties by text). */
   counts: [string, number][];
 }
 
 /** The same rule the engine's FlatFile uses for numeric cells: an ordinary decimal literal. */
 const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-const INTEGER = /^[-+]?\d+$/;
+/** A whole number, also as a writer of doubles prints it (`12.0`, as grind does). */
+const WHOLE = /^[-+]?\d+(\.0+)?$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** A date and a time of day, as databases and CSV exports write them. */
 export const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -130,7 +133,8 @@ function repeats(counts: readonly [string, number][], n: number): boolean {
 
 /** Kind of a column whose every present cell is numeric. */
 function numericKind(cells: readonly string[], counts: readonly [string, number][]): ColumnKind {
-  const allInt = cells.every((c) => INTEGER.test(c));
+  // whole numbers count as integers however they are written: `3.0` has no decimals to keep
+  const allInt = cells.every((c) => WHOLE.test(c));
   if (allInt && counts.length === cells.length && cells.length >= 20) {
     // unique integer keys are identifiers when they look like a row number (dense range)
     // a loop, not Math.max(...v): spreading a million arguments overflows the stack
@@ -195,7 +199,8 @@ export function typeColumn(
     const kind = numericKind(cells, counts);
     // the median count, as written: a few cells with binary-float noise do not set the precision
     const decimals = kind === 'continuous' ? Math.min(MAX_DECIMALS, medianDecimals(cells)) : 0;
-    return { ...base, kind, decimals, values: cells.map(Number) };
+    const pointZero = kind !== 'continuous' && cells.some((c) => c.includes('.'));
+    return { ...base, kind, decimals, values: cells.map(Number), ...(pointZero ? { pointZero } : {}) };
   }
   return { ...base, kind: textKind(cells, counts, options) };
 }

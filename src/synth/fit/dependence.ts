@@ -125,3 +125,34 @@ export function copulaMatrix(
   }
   return { matrix: m, shrink, blend };
 }
+
+/**
+ * The correlation of columns `x` and `p` that makes them independent given all the others (a
+ * zero partial correlation): r(x,O) · R(O,O)⁻¹ · r(O,p). A numeric column and its presence column
+ * are never seen together (where x is missing it has no value), so the sample says nothing about
+ * their pair; this value assumes the cells are missing at random given the other columns, and it
+ * is the one that keeps the matrix consistent with every estimated pair. 0 when R(O,O) is not
+ * positive definite.
+ */
+export function conditionalZero(r: readonly (readonly number[])[], x: number, p: number): number {
+  const others = r.map((_, i) => i).filter((i) => i !== x && i !== p);
+  if (others.length === 0) return 0;
+  const l = cholesky(others.map((i) => others.map((j) => r[i]![j]!)));
+  if (l === null) return 0;
+  // solve L·Lᵀ·w = r(O,p): forward, then back substitution
+  const n = others.length;
+  const y = new Array<number>(n).fill(0);
+  for (let i = 0; i < n; i++) {
+    let s = r[others[i]!]![p]!;
+    for (let k = 0; k < i; k++) s -= l[i]![k]! * y[k]!;
+    y[i] = s / l[i]![i]!;
+  }
+  const w = new Array<number>(n).fill(0);
+  for (let i = n - 1; i >= 0; i--) {
+    let s = y[i]!;
+    for (let k = i + 1; k < n; k++) s -= l[k]![i]! * w[k]!;
+    w[i] = s / l[i]![i]!;
+  }
+  const v = others.reduce((s, i, k) => s + r[x]![i]! * w[k]!, 0);
+  return Math.max(-0.99, Math.min(0.99, v));
+}

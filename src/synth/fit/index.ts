@@ -11,11 +11,12 @@ import { writeModel } from '../model/io.js';
 import { RESERVED, buildModel } from './build.js';
 import type { ColumnKind } from './columns.js';
 import { typeColumn } from './columns.js';
-import { copulaMatrix, normalScores, rankScores, scoreCorrelation } from './dependence.js';
+import { findDerived, findDerivedPairs } from './derived.js';
+import { conditionalZero, copulaMatrix, normalScores, rankScores, scoreCorrelation } from './dependence.js';
 import { type RankBins, latentCorrelation, rankBins, valueBins } from './latent.js';
 import type { Criterion } from './marginal.js';
 import type { ColumnPlan, PlanOptions } from './plan.js';
-import { copulaCandidate, planColumn, quantilePlan } from './plan.js';
+import { copulaCandidate, planColumn, presencePlan, quantilePlan } from './plan.js';
 
 /** Why a sample could not be fitted; `code` is stable. */
 export type FitErrorCode = 'FIT_INPUT' | 'FIT_LIMIT' | 'CANCELLED';
@@ -64,6 +65,8 @@ export interface ColumnFit {
   candidates?: { family: string; score: number; ks: number }[];
   categories?: number;
   inCopula: boolean;
+  /** The column this one is generated from by a lookup table (a function of it in every row). */
+  derivedFrom?: string;
   generalised: string[];
 }
 
@@ -140,7 +143,14 @@ function codeValues(p: ColumnPlan): { values: number[]; rows: number[] } {
 
 /** Picks the copula's columns and its correlation (after refitting any that lack an inverse CDF). */
 function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence'] & { matrix: number[][] } {
-  const candidates = plans.filter(copulaCandidate);
+  // a presence column comes right after its column (the positive-definite repair favours earlier
+  // columns, and missingness is worth keeping) and follows it in or out
+  const candidates: ColumnPlan[] = [];
+  for (const p of plans) {
+    if (p.presenceOf || !copulaCandidate(p)) continue;
+    candidates.push(p);
+    if (p.presence) candidates.push(p.presence);
+  }
   const scores = candidates.map((p) => {
     const { values, rows } = codeValues(p);
     return rankScores(values, rows, p.col.rowCount);
@@ -149,6 +159,7 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
   const r = scoreCorrelation(scores);
   const chosen: number[] = [];
   candidates.forEach((p, i) => {
+    if (p.presenceOf && !chosen.includes(candidates.indexOf(p.presenceOf))) return;
     if (p.marginal && !p.marginal.quantile) {
       const strongest = Math.max(0, ...r[i]!.map((v, j) => (i === j ? 0 : Math.abs(v))));
       if (strongest < DEPENDENCE_FLOOR) return;
@@ -156,10 +167,17 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
     }
     chosen.push(i);
   });
-  if (chosen.length < 2) return { columns: [], matrix: [], shrink: 1, blend: 0 };
+  if (chosen.length < 2) {
+    for (const p of candidates) p.inCopula = false;
+    return { columns: [], matrix: [], shrink: 1, blend: 0 };
+  }
   for (const i of chosen) {
     const p = candidates[i]!;
     p.inCopula = true;
+    if (p.presenceOf)
+      p.presenceOf.notes.push(
+        `${(p.presenceOf.col.missingRate * 100).toFixed(1)}% missing cells kept: a presence column in the copula decides them, so missingness keeps its correlations`,
+      );
     if (p.col.missingRate > 0 && !p.marginal)
       p.notes.push(
         `${(p.col.missingRate * 100).toFixed(1)}% missing cells not reproduced (the column joined the copula)`,
@@ -185,6 +203,15 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
       sub[a]![b] = sub[b]![a] = v;
     }),
   );
+  // a column and its presence column never meet in the sample: their pair is the value that
+  // makes missingness independent of the column given the others (missing at random)
+  chosen.forEach((i, a) => {
+    const owner = candidates[i]!.presenceOf;
+    if (!owner) return;
+    const b = chosen.indexOf(candidates.indexOf(owner));
+    sub[a]![b] = sub[b]![a] = conditionalZero(sub, b, a);
+    normal[a]![b] = normal[b]![a] = conditionalZero(normal, b, a);
+  });
   const { matrix, shrink, blend } = copulaMatrix(sub, normal);
   return { columns: chosen.map((i) => candidates[i]!.col.name), matrix, shrink, blend };
 }
@@ -205,6 +232,12 @@ function outputBins(p: ColumnPlan): RankBins {
   if (m.family === 'Empirical' && m.items)
     return rankBins([...m.items].sort((a, b) => a[0] - b[0]).map(([, w]) => w));
   return valueBins(p.col.values);
+}
+
+/** The column(s) a derived column is looked up from: `pclass`, or `sibsp, parch`. */
+function derivedFrom(p: ColumnPlan): string {
+  const d = p.derived!;
+  return d.second ? `${d.source.col.name}, ${d.second.plan.col.name}` : d.source.col.name;
 }
 
 function columnReport(p: ColumnPlan, output: number): ColumnFit {
@@ -228,6 +261,11 @@ function columnReport(p: ColumnPlan, output: number): ColumnFit {
   if (p.labels) {
     fit.family = 'Categorical';
     fit.categories = p.labels.length;
+  }
+  if (p.derived) {
+    fit.family = 'Switch';
+    fit.derivedFrom = derivedFrom(p);
+    fit.categories = new Set(p.derived.table.values()).size;
   }
   return fit;
 }
@@ -263,7 +301,23 @@ function* fitSteps(
     plans.push(planColumn(col, nodeBase(name, i, used), po));
   }
   yield;
+  const presences: ColumnPlan[] = [];
+  for (const p of plans) {
+    if (p.marginal === undefined || p.col.rowCount - p.col.cells.length < o.minCategoryCount) continue;
+    const safe = nodeBase(`${p.col.name}_present`, p.col.index, used);
+    presences.push(presencePlan(p, safe, o.minCategoryCount)!);
+  }
+  yield* findDerived(plans, o.minCategoryCount);
+  yield* findDerivedPairs(plans, o.minCategoryCount, o.maxCategories);
+  yield;
   const dep = dependence(plans, po);
+  for (const p of plans) {
+    if (!p.derived) continue;
+    // a source that stayed out of the copula leaves the column to be drawn on its own after all
+    if (p.derived.source.inCopula && (p.derived.second?.plan.inCopula ?? true))
+      p.notes.push(`a function of ${derivedFrom(p)} in every row: generated from it by a lookup table`);
+    else p.derived = undefined;
+  }
   const model = buildModel({ plans, matrix: dep.matrix, seed: String(o.seed) });
   const columns = plans.map((p, i) => columnReport(p, i));
   return {

@@ -45,10 +45,15 @@ export function categoricalNode(name: string, weights: readonly number[]): Model
   return node('Categorical', name, { weights: weights.map(param).join(', ') });
 }
 
-/** A constant cell: numbers keep their type, anything else is a (Pro) string Constant. */
+/**
+ * A constant cell: a number keeps its type when the engine prints it back as the same text;
+ * anything else (`0.00`, `007`, words) is a (Pro) string Constant, so the output shows the
+ * sample's text and two labels never print alike.
+ */
 export function constantNode(name: string, text: string): ModelNode {
-  if (/^[-+]?\d+$/.test(text) && Number.isSafeInteger(Number(text)))
+  if (/^-?[1-9]\d*$|^0$/.test(text) && Number.isSafeInteger(Number(text)))
     return node('Constant', name, { value: text, type: 'int' });
-  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) return node('Constant', name, { value: text });
+  if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) && javaDoubleToString(Number(text)) === text)
+    return node('Constant', name, { value: text });
   return node('Constant', name, { value: text, type: 'string' });
 }

@@ -8,6 +8,20 @@ import { TIMESTAMP } from './columns.js';
 import type { Marginal, MarginalOptions } from './marginal.js';
 import { fitMarginal } from './marginal.js';
 
+/** How a derived column is looked up from its source(s) (derived.ts). */
+export interface Derivation {
+  source: ColumnPlan;
+  /**
+   * A second source: the key is then `source × radix + second`, computed into a spare column
+   * (both are whole numbers in the output, the second in 0 … radix − 1).
+   */
+  second?: { plan: ColumnPlan; radix: number };
+  /** The source's value as the model's row holds it (a code, an integer, or '' when blank). */
+  table: Map<string, string>;
+  /** What keys outside the table give (see fallbackOf). */
+  fallback: string;
+}
+
 export interface ColumnPlan {
   col: TypedColumn;
   /** Base node name for this column. */
@@ -21,6 +35,11 @@ export interface ColumnPlan {
   /** [min, max] the output is kept inside (numeric columns whose family is unbounded). */
   bounds?: [number, number];
   inCopula: boolean;
+  /** A numeric column's presence column (see presencePlan), and the column a presence plan is for. */
+  presence?: ColumnPlan;
+  presenceOf?: ColumnPlan;
+  /** A column generated from another through a lookup table (see derived.ts). */
+  derived?: Derivation;
   /** What was generalised, in words for the report. */
   notes: string[];
 }
@@ -217,15 +236,61 @@ export function planColumn(col: TypedColumn, safe: string, options: PlanOptions)
   }
 }
 
-/** Whether a plan's column may join the copula (a full column with an inverse-CDF marginal). */
+/**
+ * Whether a plan's column may join the copula (a column with codes or values for the dependence
+ * estimate). A numeric column with a presence column keeps its missing cells inside the copula;
+ * any other column missing more than IMPUTE_LIMIT of its cells stays out with its missing rate.
+ */
 export function copulaCandidate(plan: ColumnPlan): boolean {
-  return plan.codes !== undefined && plan.col.missingRate <= IMPUTE_LIMIT;
+  if (plan.derived) return false;
+  return plan.codes !== undefined && (plan.presence !== undefined || plan.col.missingRate <= IMPUTE_LIMIT);
 }
 
 /**
- * A column missing at most this share of its cells joins the copula and is written complete (the
- * engine cannot blank one column of a copula row: a node has one consumer, so no Mix can choose
- * between the row and the row with a blank); above it, it keeps its missing cells but leaves the
- * copula. Categorical columns with enough missing cells have an empty category instead.
+ * A column missing at most this share of its cells, too few to estimate how missingness depends
+ * on the other columns, joins the copula and is written complete; above it, it keeps its missing
+ * cells but leaves the copula. Categorical columns with enough missing cells have an empty category
+ * and numeric ones a presence column instead.
  */
 export const IMPUTE_LIMIT = 0.05;
+
+/**
+ * The presence column of a numeric column with at least `minCount` missing cells: 0 where the
+ * sample's cell is missing, 1 where it is not. It joins the copula as a two-valued column (so
+ * missingness keeps its rank correlations with the other columns) and the model blanks the numeric
+ * column where it drew 0 (the `Missing` filter). It is not an output column.
+ */
+export function presencePlan(owner: ColumnPlan, safe: string, minCount: number): ColumnPlan | undefined {
+  const col = owner.col;
+  const missing = col.rowCount - col.cells.length;
+  if (owner.marginal === undefined || missing < minCount) return undefined;
+  const codes = new Array<number>(col.rowCount).fill(0);
+  for (const row of col.rowsOf) codes[row] = 1;
+  const rows = codes.map((_, i) => i);
+  const plan: ColumnPlan = {
+    col: {
+      name: `${col.name} (present)`,
+      index: col.index,
+      kind: 'boolean',
+      cells: codes.map(String),
+      rowsOf: rows,
+      rowCount: col.rowCount,
+      values: [],
+      missingRate: 0,
+      decimals: 0,
+      counts: [
+        ['0', missing],
+        ['1', col.cells.length],
+      ],
+    },
+    safe,
+    labels: ['0', '1'],
+    weights: [missing / col.rowCount, col.cells.length / col.rowCount],
+    codes,
+    inCopula: false,
+    presenceOf: owner,
+    notes: [],
+  };
+  owner.presence = plan;
+  return plan;
+}
