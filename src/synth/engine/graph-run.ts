@@ -25,14 +25,8 @@ export class GraphRun {
     seed: bigint,
   ) {
     this.random = new L64X128MixRandom(seed);
-    this.graph = buildGraph(prepared.model, this.random, {
-      edition: prepared.edition,
-      outside: prepared.outside,
-      formats: prepared.formats,
-      limits: prepared.limits,
-      customs: prepared.customs,
-      components: prepared.components,
-    });
+    // a loaded model carries every graph option (edition, outside data, formats, limits, …)
+    this.graph = buildGraph(prepared.model, this.random, prepared);
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);
   }

@@ -26,14 +26,7 @@ function loadFailure(err: unknown): ValidationResult {
 function validatePrepared(prepared: PreparedModel): ValidationResult {
   const { model } = prepared;
   // Validation never draws; any seed will do.
-  const { failures } = configure(model, new L64X128MixRandom(0), {
-    edition: prepared.edition,
-    outside: prepared.outside,
-    formats: prepared.formats,
-    limits: prepared.limits,
-    customs: prepared.customs,
-    components: prepared.components,
-  });
+  const { failures } = configure(model, new L64X128MixRandom(0), prepared);
   return { valid: failures.length === 0, rootName: model.root, nodeCount: model.nodes.length, failures };
 }
 
