@@ -125,16 +125,7 @@ function loadFailure(name: string, err: unknown): SynthError {
  * @throws SynthError on any load error
  */
 export function prepareModel(model: SynthModel, options: LoadOptions = {}): PreparedModel {
-  const s = stage(model, options, false);
-  return new PreparedModel(
-    s.model,
-    s.edition,
-    s.outside,
-    options.formats,
-    s.limits,
-    undefined,
-    options.components,
-  );
+  return prepared(stage(model, options, false), options);
 }
 
 /**
@@ -156,6 +147,15 @@ export async function loadSynthModel(model: SynthModel, options: LoadOptions = {
     if (r.status === 'fulfilled') s.outside.set(name, r.value);
     else throw loadFailure(name, r.reason);
   });
+  return prepared(s, options, customs);
+}
+
+/** The loaded model from a finished stage. */
+function prepared(
+  s: ReturnType<typeof stage>,
+  options: LoadOptions,
+  customs?: ReadonlyMap<string, ComponentImpl>,
+): PreparedModel {
   return new PreparedModel(
     s.model,
     s.edition,
