@@ -218,6 +218,8 @@ const SYNTH_MODELS = [
   'dataset.root = F\nF = FlatFile(file="../../../../etc/passwd")\n',
   'dataset.root = C\nC = Calculate(U, expression="y[0] = constructor(x[0])")\nU = Uniform()\n',
   'dataset.root = S\nS = ServiceCall(url="http://127.0.0.1:1/x", timeoutMs=999999999, maxRounds=999999999)\n',
+  'dataset.root = M\nM = Missing(U, key=99999999999, indexes=(0))\nU = Uniform()\n',
+  'dataset.root = M\nM = Missing(U, key=0, indexes=(0, -1, 4294967296), value="__proto__")\nU = Uniform()\n',
   '<dataset><root node="R"/><nodes><Uniform name="R"/></nodes></dataset>',
   '<dataset><root node="__proto__"/><nodes><Uniform name="__proto__"/></nodes></dataset>',
   '<dataset><root node="R"/><nodes><Uniform name="R" __proto__="1" constructor="2"/></nodes></dataset>',
