@@ -45,7 +45,7 @@ function functionOf(
   keys: readonly (string | undefined)[],
   values: readonly string[],
   minCount: number,
-): { table: Map<string, string>; counts: Map<string, number> } | undefined {
+): { table: Map<string, string> } | undefined {
   const table = new Map<string, string>();
   const counts = new Map<string, number>();
   for (let r = 0; r < keys.length; r++) {
@@ -61,7 +61,7 @@ function functionOf(
     if (c < minCount) table.delete(k);
     else covered += c;
   if (table.size < 2 || covered < COVERAGE * keys.length) return undefined;
-  return { table, counts };
+  return { table };
 }
 
 /**

@@ -301,11 +301,10 @@ function* fitSteps(
     plans.push(planColumn(col, nodeBase(name, i, used), po));
   }
   yield;
-  const presences: ColumnPlan[] = [];
   for (const p of plans) {
     if (p.marginal === undefined || p.col.rowCount - p.col.cells.length < o.minCategoryCount) continue;
     const safe = nodeBase(`${p.col.name}_present`, p.col.index, used);
-    presences.push(presencePlan(p, safe, o.minCategoryCount)!);
+    presencePlan(p, safe);
   }
   yield* findDerived(plans, o.minCategoryCount);
   yield* findDerivedPairs(plans, o.minCategoryCount, o.maxCategories);

@@ -255,15 +255,14 @@ export function copulaCandidate(plan: ColumnPlan): boolean {
 export const IMPUTE_LIMIT = 0.05;
 
 /**
- * The presence column of a numeric column with at least `minCount` missing cells: 0 where the
+ * The presence column of a numeric column with missing cells (the fit asks for at least 5): 0 where the
  * sample's cell is missing, 1 where it is not. It joins the copula as a two-valued column (so
  * missingness keeps its rank correlations with the other columns) and the model blanks the numeric
  * column where it drew 0 (the `Missing` filter). It is not an output column.
  */
-export function presencePlan(owner: ColumnPlan, safe: string, minCount: number): ColumnPlan | undefined {
+export function presencePlan(owner: ColumnPlan, safe: string): ColumnPlan {
   const col = owner.col;
   const missing = col.rowCount - col.cells.length;
-  if (owner.marginal === undefined || missing < minCount) return undefined;
   const codes = new Array<number>(col.rowCount).fill(0);
   for (const row of col.rowsOf) codes[row] = 1;
   const rows = codes.map((_, i) => i);
