@@ -1,6 +1,7 @@
 // Benchmark: `synth grind` throughput on the 3d6-ability-scores model (18 d6 rolls per row, six
-// sums, CSV), against two baselines producing the same CSV shape:
+// sums, CSV), against baselines producing the same CSV shape:
 //   floor  a plain loop over our own RNG, no engine at all (the engine should reach >= 80% of it);
+//   floor/b  the same loop writing bytes instead of text, as the engine does (for comparison);
 //   faker  a seeded @faker-js/faker script (the engine should be >= 10x faster).
 // Rounds alternate the three contenders; we report the best round of each, then the ratios, by wall
 // time and by CPU time (on a shared, loaded box the CPU figures are the steadier ones).
@@ -19,6 +20,7 @@ import { SynthRun } from '../dist/synth/engine/run.js';
 import { nodeFilePort } from '../dist/synth-io/files.js';
 import { parseModel } from '../dist/synth/model/io.js';
 import { renderChunks } from '../dist/synth/output/format.js';
+import { renderRangeBytes } from '../dist/synth/output/bytes.js';
 import { L64X128MixRandom } from '../dist/synth/random/l64x128-mix-random.js';
 import { generateChunks } from '../dist/synth-io/parallel/index.js';
 import { availableParallelism, loadavg } from 'node:os';
@@ -65,12 +67,16 @@ Score = Arrange(Total, columns=(0))
 Scores = Redimension(Score, dimension=6)
 `;
 
-/** Feeds output chunks to a sink that only counts bytes (as a fast pipe would). */
+/**
+ * Grind's one-thread loop (generateChunks with workers=1): the header, then 2,048 rows at a time
+ * written straight to bytes, fed to a sink that only counts them (as a fast pipe would).
+ */
 function engine(seed) {
   const run = new SynthRun(parseModel(MODEL), BigInt(seed));
-  let bytes = 0;
-  for (const chunk of renderChunks(run, { count: ROWS, format: 'csv', header: true }))
-    bytes += Buffer.byteLength(chunk);
+  const names = run.header();
+  let bytes = Buffer.byteLength(names.join(',') + '\n');
+  for (let at = 0; at < ROWS; at += 2048)
+    bytes += renderRangeBytes(run, at, Math.min(ROWS, at + 2048), 'csv', names).length;
   return bytes;
 }
 
@@ -92,6 +98,35 @@ function floorLoop(seed) {
     }
   }
   return bytes + Buffer.byteLength(buf);
+}
+
+/**
+ * The floor again, written straight to bytes as the engine now writes (so the engine's byte writer
+ * is not mistaken for engine speed): digits into a buffer, no text built.
+ */
+function floorBytes(seed) {
+  const rng = new L64X128MixRandom(BigInt(seed));
+  let bytes = Buffer.byteLength('dim0,dim1,dim2,dim3,dim4,dim5\n');
+  let buf = new Uint8Array(2048 * 64);
+  let at = 0;
+  for (let r = 0; r < ROWS; r++) {
+    for (let s = 0; s < 6; s++) {
+      let sum = 0;
+      for (let d = 0; d < 3; d++) sum += Math.floor(1 + 6 * rng.nextDouble());
+      if (s > 0) buf[at++] = 44; // ,
+      if (sum >= 10) buf[at++] = 48 + Math.floor(sum / 10);
+      buf[at++] = 48 + (sum % 10);
+      buf[at++] = 46; // .
+      buf[at++] = 48;
+    }
+    buf[at++] = 10;
+    if ((r & 2047) === 2047) {
+      bytes += at;
+      buf = new Uint8Array(2048 * 64); // a fresh buffer per chunk, as the engine hands each one on
+      at = 0;
+    }
+  }
+  return bytes + at;
 }
 
 function fakerScript(seed) {
@@ -122,7 +157,7 @@ if (process.env.BENCH_GRIND_CHILD) {
   process.exit(0);
 }
 
-const contenders = { engine, floor: floorLoop, faker: fakerScript };
+const contenders = { engine, floor: floorLoop, 'floor/b': floorBytes, faker: fakerScript };
 const best = {};
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, fn] of Object.entries(contenders)) {
@@ -152,6 +187,17 @@ const vsFaker = best.faker.seconds / best.engine.seconds;
 console.log(
   `  engine / floor = ${(100 * vsFloor).toFixed(1)}% (target >= 80%)  ${vsFloor >= 0.8 ? 'OK' : 'BELOW TARGET'}`,
 );
+const vsFloorBytes = best['floor/b'].seconds / best.engine.seconds;
+console.log(
+  `  engine / floor written as bytes = ${(100 * vsFloorBytes).toFixed(1)}% (the engine writes bytes too: no target, for comparison)`,
+);
+// the same shape of output (each round has its own seed, and each contender's best round may be a
+// different one: the sizes then differ by a few bytes, never by more)
+if (
+  Math.abs(best.floor.bytes - best['floor/b'].bytes) > ROWS / 1000 ||
+  Math.abs(best.engine.bytes - best.floor.bytes) > ROWS / 1000
+)
+  console.log(`  OUTPUT SIZES DIFFER: ${best.engine.bytes}, ${best.floor.bytes}, ${best['floor/b'].bytes}`);
 console.log(
   `  engine / faker = ${vsFaker.toFixed(1)}x (target >= 10x)  ${vsFaker >= 10 ? 'OK' : 'BELOW TARGET'}`,
 );

@@ -4,7 +4,8 @@
  */
 import { availableParallelism } from 'node:os';
 import type { OutputFormat, PreparedModel } from '../../synth/index.js';
-import { SynthRun, renderChunks } from '../../synth/index.js';
+import { SynthRun } from '../../synth/index.js';
+import { renderRangeBytes } from '../../synth/output/bytes.js';
 import { outputEnd, outputStart } from '../../synth/output/range.js';
 import { RowPool, planParallel } from './pool.js';
 
@@ -13,6 +14,9 @@ export type { Batch, ParallelPlan, PoolOptions } from './pool.js';
 
 /** Below this many rows one thread is faster: each worker costs ~0.25 s of CPU to start and warm up. */
 export const PARALLEL_MIN_ROWS = 500_000;
+
+/** Rows per piece of output on one thread (about 60 KB for a numeric model). */
+const CHUNK_ROWS = 2048;
 
 /** The default worker count: the cores this process may use. */
 export function defaultWorkers(): number {
@@ -73,12 +77,18 @@ export async function* generateChunks(
   stats.parallel = plan.ok;
   if (!plan.ok) stats.reason = plan.reason;
   if (!plan.ok) {
-    const chunkRows = 2048;
-    let rows = 0;
-    for (const data of renderChunks(run, { count, format, header, chunkRows })) {
-      rows = Math.min(count, rows + chunkRows);
+    // straight to bytes, as the batches are: the text of a chunk is never built
+    const names = run.header();
+    const before = outputStart(format, header, names);
+    if (before !== '') yield { data: before, rows: 0 };
+    for (let rows = 0; rows < count;) {
+      const to = Math.min(count, rows + CHUNK_ROWS);
+      const data = renderRangeBytes(run, rows, to, format, names);
+      rows = to;
       yield { data, rows };
     }
+    const after = outputEnd(format, count);
+    if (after !== '') yield { data: after, rows: count };
     return;
   }
   const pool = new RowPool(prepared, seed, plan, {

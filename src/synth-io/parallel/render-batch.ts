@@ -1,7 +1,7 @@
 /** One batch of rows rendered to UTF-8, the same way in a worker and on the pool's own thread. */
 import type { OutputFormat } from '../../synth/index.js';
 import type { GraphRun } from '../../synth/engine/graph-run.js';
-import { renderRange } from '../../synth/output/range.js';
+import { renderRangeBytes } from '../../synth/output/bytes.js';
 
 export interface RenderedBatch {
   text: Uint8Array;
@@ -10,8 +10,6 @@ export interface RenderedBatch {
   /** Each row's UTF-8 length, when asked for. */
   rowBytes?: Uint32Array;
 }
-
-const encoder = new TextEncoder();
 
 /** Rows [from, to) of `run` from stream state `state` (the run must keep nothing between rows). */
 export function renderBatch(
@@ -26,14 +24,10 @@ export function renderBatch(
   run.random.restoreState(state);
   const rows = to - from;
   const ends = withRowBytes ? new Uint32Array(rows) : undefined;
-  const text = renderRange(run, from, to, format, names, ends);
-  const bytes = encoder.encode(text);
+  const text = renderRangeBytes(run, from, to, format, names, ends);
   const end = run.random.saveState();
-  if (ends === undefined) return { text: bytes, end };
-  // UTF-16 row ends to UTF-8 row lengths; ASCII text (the usual case) needs no re-measuring
-  const rowBytes = new Uint32Array(rows);
-  const ascii = bytes.length === text.length;
-  for (let i = 0, start = 0; i < rows; start = ends[i]!, i++)
-    rowBytes[i] = ascii ? ends[i]! - start : Buffer.byteLength(text.slice(start, ends[i]));
-  return { text: bytes, end, rowBytes };
+  if (ends === undefined) return { text, end };
+  // byte offsets after each row to each row's length (in place: each end is read before it is replaced)
+  for (let i = rows - 1; i > 0; i--) ends[i] = ends[i]! - ends[i - 1]!;
+  return { text, end, rowBytes: ends };
 }

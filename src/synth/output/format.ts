@@ -19,8 +19,8 @@ const WHOLE_INTS = Array.from({ length: CACHED }, (_, i) => String(i));
 const SEP_DOUBLES = WHOLE_DOUBLES.map((t) => ',' + t);
 const SEP_INTS = WHOLE_INTS.map((t) => ',' + t);
 
-/** A number's text: ints in decimal, doubles as Java prints them. */
-function numberText(value: number, kind: number): string {
+/** A number's text: ints in decimal, doubles as Java prints them (always ASCII). */
+export function numberText(value: number, kind: number): string {
   // Small non-negative whole values come from a table: no conversion, no new string per value.
   // (v | 0) === v also holds for -0, which must print "-0.0": zero is left to the general path.
   if (value > 0 && value < CACHED && (value | 0) === value)
@@ -38,7 +38,8 @@ export function valueText(value: number | string, kind: number): string {
   return numberText(value, kind);
 }
 
-function csvField(text: string): string {
+/** A CSV field: quoted (quotes doubled) when it holds a comma, quote or line break. */
+export function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
