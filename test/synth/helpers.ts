@@ -37,6 +37,16 @@ export function render(run: SynthRun, count: number, format: OutputFormat = 'csv
   return out;
 }
 
+/** Six ability scores, each the sum of three d6: every row takes 18 draws (the workers' model). */
+export const DICE_MODEL = `dataset.root = Scores
+Roll = Uniform(1, 7)
+Die = ToInteger(Roll, mode="floor")
+Three = Redimension(Die, dimension=3)
+Total = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")
+Score = Arrange(Total, columns=(0))
+Scores = Redimension(Score, dimension=6)
+`;
+
 /** Wraps node lines in a minimal XML model. */
 export function xmlModel(root: string, nodes: string, seed?: number): string {
   return `<dataset${seed === undefined ? '' : ` seed="${seed}"`}><root node="${root}"/><nodes>${nodes}</nodes></dataset>`;

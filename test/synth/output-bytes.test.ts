@@ -1,8 +1,8 @@
 /**
  * Rows written straight to bytes (renderRangeBytes, what grind and the worker batches write) are
- * exactly the UTF-8 encoding of the text path (renderRange): generated rows of every kind and
- * value (edge numbers, quotes, separators, non-ASCII text, lone surrogates) in every format, and
- * real models' rows.
+ * exactly the UTF-8 encoding of the text path (renderChunks, what the Service and the corpus
+ * replay write): generated rows of every kind and value (edge numbers, quotes, separators,
+ * non-ASCII text, lone surrogates) in every format, and real models' rows.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,12 +12,10 @@ import type { Composite } from '../../src/synth/engine/row.js';
 import { SynthRun } from '../../src/synth/engine/run.js';
 import { parseModel } from '../../src/synth/model/io.js';
 import { ByteWriter, renderRangeBytes } from '../../src/synth/output/bytes.js';
-import { OUTPUT_FORMATS } from '../../src/synth/output/format.js';
+import { OUTPUT_FORMATS, renderChunks } from '../../src/synth/output/format.js';
 import type { OutputFormat } from '../../src/synth/output/format.js';
-import { renderRange } from '../../src/synth/output/range.js';
-import { xmlModel } from './helpers.js';
-
-const encoder = new TextEncoder();
+import { outputEnd, outputStart } from '../../src/synth/output/range.js';
+import { DICE_MODEL, xmlModel } from './helpers.js';
 
 type Cell =
   | { kind: typeof DOUBLE | typeof INT; num: number }
@@ -61,14 +59,26 @@ function toRow(cells: Cell[]): Row {
   return row;
 }
 
-/** A run that hands out the given rows: the row source, not the rendering under test. */
-function rowsRun(rows: Row[], dimension: number): GraphRun {
-  let at = 0;
-  return { dimension, next: () => rows[at++ % rows.length]! } as unknown as GraphRun;
-}
-
 function names(dimension: number): string[] {
   return Array.from({ length: dimension }, (_, i) => `dim${i}`);
+}
+
+/** A run that hands out the given rows: the row source, not the rendering under test. */
+function rowsRun(rows: Row[], dimension: number): SynthRun {
+  let at = 0;
+  const run = { dimension, next: () => rows[at++ % rows.length]!, header: () => names(dimension) };
+  return run as unknown as SynthRun;
+}
+
+/** The text path's whole output of `count` rows (no CSV header). */
+function textOf(run: SynthRun, count: number, format: OutputFormat): string {
+  return [...renderChunks(run, { count, format, header: false, chunkRows: 3 })].join('');
+}
+
+/** Rows [0, count) as bytes, with the text around them, as one string. */
+function bytesOf(run: GraphRun, count: number, format: OutputFormat, ends?: Uint32Array): string {
+  const rows = Buffer.from(renderRangeBytes(run, 0, count, format, run.header(), ends));
+  return outputStart(format, false, run.header()) + rows.toString('utf8') + outputEnd(format, count);
 }
 
 describe('rows as bytes', () => {
@@ -84,20 +94,20 @@ describe('rows as bytes', () => {
             ),
           ),
         fc.constantFrom(...OUTPUT_FORMATS),
-        fc.nat(3),
-        ([dim, cells], format: OutputFormat, from) => {
+        ([dim, cells], format: OutputFormat) => {
           const rows = cells.map(toRow);
-          const to = from + rows.length;
-          const text = renderRange(rowsRun(rows, dim), from, to, format, names(dim));
+          const text = textOf(rowsRun(rows, dim), rows.length, format);
           const ends = new Uint32Array(rows.length);
-          const bytes = renderRangeBytes(rowsRun(rows, dim), from, to, format, names(dim), ends);
-          expect(Buffer.from(bytes).equals(Buffer.from(encoder.encode(text)))).toBe(true);
-          expect(ends[rows.length - 1]).toBe(bytes.length);
-          // each row end falls where that row's own text ends
-          const firstEnd = encoder.encode(
-            renderRange(rowsRun(rows, dim), from, from + 1, format, names(dim)),
-          ).length;
-          expect(ends[0]).toBe(firstEnd);
+          const bytes = renderRangeBytes(rowsRun(rows, dim), 0, rows.length, format, names(dim), ends);
+          const start = Buffer.from(outputStart(format, false, names(dim)));
+          const whole = Buffer.concat([start, bytes, Buffer.from(outputEnd(format, rows.length))]);
+          // Buffer.from encodes as TextEncoder does (a lone surrogate becomes U+FFFD)
+          expect(whole.equals(Buffer.from(text))).toBe(true);
+          // each row ends where the text of the rows up to it ends
+          for (let k = 1; k <= rows.length; k++) {
+            const upTo = Buffer.byteLength(textOf(rowsRun(rows, dim), k, format));
+            expect(start.length + ends[k - 1]! + Buffer.byteLength(outputEnd(format, k))).toBe(upTo);
+          }
         },
       ),
       { numRuns: 400 },
@@ -106,14 +116,7 @@ describe('rows as bytes', () => {
 
   it('are the UTF-8 of the text path for real models, from a small first guess at the size', () => {
     const models = [
-      `dataset.root = Scores
-Roll = Uniform(1, 7)
-Die = ToInteger(Roll, mode="floor")
-Three = Redimension(Die, dimension=3)
-Total = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")
-Score = Arrange(Total, columns=(0))
-Scores = Redimension(Score, dimension=6)
-`,
+      DICE_MODEL,
       xmlModel(
         'Row',
         '<Append name="Row"><input name="U"/><input name="N"/><input name="I"/></Append>' +
@@ -123,12 +126,8 @@ Scores = Redimension(Score, dimension=6)
     ];
     for (const model of models)
       for (const format of OUTPUT_FORMATS) {
-        const a = new SynthRun(parseModel(model), 3n);
-        const b = new SynthRun(parseModel(model), 3n);
-        const text = renderRange(a, 0, 3000, format, a.header());
-        const bytes = renderRangeBytes(b, 0, 3000, format, b.header());
-        expect(Buffer.from(bytes).toString('utf8')).toBe(text);
-        expect(bytes.length).toBe(Buffer.byteLength(text));
+        const text = textOf(new SynthRun(parseModel(model), 3n), 3000, format);
+        expect(bytesOf(new SynthRun(parseModel(model), 3n), 3000, format)).toBe(text);
       }
   });
 

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { SynthRun, parseModel, prepareModel } from '../../src/synth/index.js';
 import type { SynthServiceError } from '../../src/service/synth-errors.js';
+import { DICE_MODEL } from './helpers.js';
 import {
   type ProduceRequest,
   generationText,
@@ -12,15 +13,7 @@ import {
   workersFromEnv,
 } from '../../src/service/synth-generation.js';
 
-const DICE = `dataset.root = Scores
-Roll = Uniform(1, 7)
-Die = ToInteger(Roll, mode="floor")
-Three = Redimension(Die, dimension=3)
-Total = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")
-Score = Arrange(Total, columns=(0))
-Scores = Redimension(Score, dimension=6)
-`;
-const prepared = prepareModel(parseModel(DICE));
+const prepared = prepareModel(parseModel(DICE_MODEL));
 const ROWS = 510_000; // past the 500,000-row threshold
 
 function request(workers: number, extra: Partial<ProduceRequest> = {}): ProduceRequest {

@@ -1,6 +1,6 @@
 /**
- * Rows written straight to UTF-8 bytes: exactly the bytes of `renderRange`'s text, encoded, but
- * without building that text first. Grind's output and parallel batches end as bytes anyway (a
+ * Rows written straight to UTF-8 bytes: exactly the encoding of the text `renderChunks` writes for
+ * them, without building that text first. Grind's output and parallel batches end as bytes anyway (a
  * pipe, a file, a worker's hand-over); for a numeric model, joining 16,000 rows into one string
  * and then encoding it took about a fifth of each row's time (docs/synth-workers.md).
  */
@@ -119,8 +119,10 @@ function csvRowBytes(out: ByteWriter, row: Row, dimension: number): void {
 let bytesPerRow = 32;
 
 /**
- * `renderRange(run, from, to, format, names, …)` as UTF-8 bytes. The run is advanced by that
- * many rows. With `rowEnds`, the byte length of the output so far is written after each row.
+ * The next `to - from` observations of `run` as rows [from, to) of an output, in UTF-8 (row 0 of
+ * a JSON array has no comma before it; outputStart and outputEnd in range.ts give the text around
+ * them). The run is advanced by that many rows. With `rowEnds`, the byte length of the output so
+ * far is written after each row.
  */
 export function renderRangeBytes(
   run: GraphRun,
