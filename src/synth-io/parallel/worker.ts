@@ -19,15 +19,17 @@ const names = run.header();
 
 parentPort!.on('message', (task: BatchTask) => {
   let reply: BatchReply;
-  const transfer: ArrayBuffer[] = [];
   try {
     const done = renderBatch(run, names, setup.format, task.from, task.to, task.state, setup.rowBytes);
     reply = { id: task.id, ...done };
-    for (const a of [done.text, done.end, done.rowBytes]) if (a) transfer.push(a.buffer as ArrayBuffer);
   } catch (err) {
     // the pool renders this batch again itself, where the error is raised with its real type
     reply = { id: task.id, error: err instanceof Error ? err.message : String(err) };
   }
-  parentPort!.postMessage(reply, transfer);
+  // Copied, not transferred: transferring detaches this thread's buffer, and once any buffer has
+  // been detached V8 checks for it on every typed-array access of optimised code (and throws away
+  // the code optimised without that check). The rows then cost this thread about a fifth more;
+  // copying half a megabyte costs well under a millisecond (docs/synth-workers.md).
+  parentPort!.postMessage(reply);
 });
 parentPort!.postMessage({ ready: true } satisfies WorkerReady);
