@@ -28,7 +28,7 @@ parentPort!.on('message', (task: BatchTask) => {
   }
   // Copied, not transferred: transferring detaches this thread's buffer, and once any buffer has
   // been detached V8 checks for it on every typed-array access of optimised code (and throws away
-  // the code optimised without that check). The rows then cost this thread about a fifth more;
+  // the code optimised without that check). The rows then cost this thread about 15% more;
   // copying half a megabyte costs well under a millisecond (docs/synth-workers.md).
   parentPort!.postMessage(reply);
 });
