@@ -14,7 +14,7 @@ import { customComponentDirs, loadAllowlists } from '../service/synth-allowlists
 import { limitsFromEnv } from '../service/synth-settings.js';
 import type { Partition } from '../synth-io/partition.js';
 import { fileLoadOptions } from '../synth-io/index.js';
-import { defaultWorkers, generateChunks } from '../synth-io/parallel/index.js';
+import { defaultWorkers, generateChunks, type WorkerReserve } from '../synth-io/parallel/index.js';
 import {
   SynthError,
   analyzeModel,
@@ -102,6 +102,8 @@ export interface GrindOptions {
   formats?: string;
   /** Worker threads (default: the cores this process may use); the bytes never depend on it. */
   workers?: number;
+  /** Row workers the command started before loading the engine (worker-start.ts). */
+  reserve?: WorkerReserve | undefined;
 }
 
 /** The run for a grind, or undefined after reporting why there is none (bad input: exit 2). */
@@ -176,6 +178,7 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
       format: opts.format,
       header: opts.header,
       workers: opts.workers ?? defaultWorkers(),
+      reserve: opts.reserve,
     })) {
       await writeAll(out, chunk.data);
       progress.update(chunk.rows);

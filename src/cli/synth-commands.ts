@@ -103,8 +103,18 @@ export function registerSynthCommands(program: Command): void {
         if (seedFlags.has('seed') && seedFlags.has('no-seed'))
           grind.error('give --seed <n> or --no-seed, not both', { code: 'synth.seedConflict' });
         const seed = typeof opts.seed === 'bigint' ? opts.seed : undefined;
-        const actions = await import('./synth-actions.js');
-        await actions.grind(model, { ...opts, seed, modelSeed: opts.seed !== false });
+        // Row workers start first, to load while this thread loads the engine and the model
+        // (docs/synth-workers.md); the sinks write on one thread, so they get none.
+        const { reserveWorkers, defaultWorkers } = await import('../synth-io/parallel/worker-start.js');
+        const rows = opts.partition ? Math.ceil(opts.count / opts.partition.count) : opts.count;
+        const textOut = opts.to === undefined && opts.format !== 'parquet';
+        const reserve = textOut ? reserveWorkers(rows, opts.workers ?? defaultWorkers()) : undefined;
+        try {
+          const actions = await import('./synth-actions.js');
+          await actions.grind(model, { ...opts, seed, modelSeed: opts.seed !== false, reserve });
+        } finally {
+          await reserve?.release();
+        }
       },
     );
   const seedFlags = new Set<'seed' | 'no-seed'>();

@@ -16,7 +16,8 @@ function grind(args: string[]): { status: number | null; stderr: string } {
   const r = spawnSync(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'synth', 'grind', ...args],
-    { cwd: ROOT, encoding: 'utf8' },
+    // a grind that hung (a worker started ahead holding it open) is killed, and fails its test
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
   );
   return { status: r.status, stderr: r.stderr };
 }
@@ -35,6 +36,16 @@ describe('synth grind --workers', () => {
     const one = readFileSync(join(work, 'one.csv'));
     expect(one.length).toBeGreaterThan(510_000 * 8);
     expect(readFileSync(join(work, 'two.csv')).equals(one)).toBe(true);
+  }, 180_000);
+
+  it('exits when the model fails to load, with the workers it started ahead', () => {
+    // the workers start before the model is read (to load while it is): they must not keep the
+    // command alive once it has failed
+    const model = join(work, 'broken.sgm');
+    writeFileSync(model, 'dataset.root = X\nX = Uniform(\n');
+    const r = grind([model, '--count', '1000000', '--workers', '3', '--quiet']);
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain('.sgm line 2');
   }, 180_000);
 
   it('refuses 0 workers as a usage error', () => {

@@ -48,14 +48,24 @@ describe('the built worker', () => {
       const decoder = new TextDecoder();
       let out = '';
       const options = { count: 3000, format: 'csv', header: true, workers, minRows: 0, batchRows: 7 };
-      for await (const { data } of generateChunks(prepared, 11n, { ...options, waitForWorkers: true, stats }))
+      for await (const { data } of generateChunks(prepared, 11n, {
+        ...options,
+        keepProbe: false,
+        waitForWorkers: true,
+        stats,
+      })) {
         out += typeof data === 'string' ? data : decoder.decode(data);
+        if (typeof data !== 'string' && data.buffer instanceof SharedArrayBuffer) shared++;
+      }
       return out;
     };
+    let shared = 0;
     const stats: Stats = {};
     const two = await text(2, stats);
     expect(stats.parallel).toBe(true);
     expect(stats.local).toBeLessThan(stats.batches!); // the worker rendered some
+    // and handed them over in shared memory (a copy costs each thread ~0.5 ms per half megabyte)
+    expect(shared).toBe(stats.batches! - stats.local!);
     expect(two).toBe(await text(1, {}));
     expect(two.split('\n')).toHaveLength(3002);
   }, 60_000);

@@ -11,9 +11,14 @@ import type { CorpusFiles } from '../../src/synth/conformance/replay.js';
 import { parseRecipe } from '../../src/synth/conformance/replay.js';
 import type { FilePort } from '../../src/synth/access/ports.js';
 import type { OutputFormat, PreparedModel } from '../../src/synth/index.js';
-import { SynthError, parseModel, prepareModel } from '../../src/synth/index.js';
-import type { GenerateStats } from '../../src/synth-io/parallel/index.js';
-import { generateChunks } from '../../src/synth-io/parallel/index.js';
+import { OUTPUT_FORMATS, SynthError, parseModel, prepareModel } from '../../src/synth/index.js';
+import type { GenerateOptions, GenerateStats } from '../../src/synth-io/parallel/index.js';
+import {
+  PARALLEL_MIN_ROWS,
+  WorkerReserve,
+  generateChunks,
+  reserveWorkers,
+} from '../../src/synth-io/parallel/index.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLES = join(ROOT, 'examples', 'synth');
@@ -102,6 +107,7 @@ async function text(c: Case, workers: number, stats?: GenerateStats): Promise<st
     workers,
     minRows: 0,
     batchRows: 7,
+    keepProbe: false,
     waitForWorkers: true,
     stats,
   }))
@@ -159,6 +165,7 @@ async function outcome(
       workers,
       minRows: 0,
       batchRows: 7,
+      keepProbe: false,
       waitForWorkers: true,
       stats,
     }))
@@ -235,4 +242,74 @@ describe('grind --workers: this thread renders too', () => {
     expect(stats.local).toBeGreaterThan(0);
     expect(stats.local).toBeLessThan(stats.batches!);
   }, 60_000);
+});
+
+describe('grind --workers: the probe kept, workers started ahead', () => {
+  const dice = (): PreparedModel =>
+    prepareModel(
+      parseModel(
+        'dataset.root = T\nR = Uniform(1, 7)\nD = ToInteger(R, mode="floor")\n' +
+          'Three = Redimension(D, dimension=3)\nT = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")\n',
+      ),
+    );
+  /** The whole output of a run with grind's own batches (the probe's rows kept). */
+  async function produced(
+    prepared: PreparedModel,
+    count: number,
+    workers: number,
+    more: Partial<GenerateOptions> = {},
+  ): Promise<string> {
+    let out = '';
+    const decoder = new TextDecoder();
+    const options = { count, format: 'csv' as const, header: true, workers, minRows: 0, ...more };
+    for await (const chunk of generateChunks(prepared, 21n, options))
+      out += typeof chunk.data === 'string' ? chunk.data : decoder.decode(chunk.data);
+    return out;
+  }
+
+  it('writes the probe rows first and the batches after them, in every format', async () => {
+    const prepared = dice();
+    for (const format of OUTPUT_FORMATS) {
+      const stats: GenerateStats = {};
+      const two = await produced(prepared, 20_000, 2, { format, waitForWorkers: true, stats });
+      expect(stats.parallel, format).toBe(true);
+      expect(stats.local, format).toBeLessThan(stats.batches!); // the worker rendered rows past the probe
+      expect(two, format).toBe(await produced(prepared, 20_000, 1, { format }));
+    }
+  }, 120_000);
+
+  it('writes an output shorter than the probe from the probe alone', async () => {
+    const prepared = dice();
+    const stats: GenerateStats = {};
+    const two = await produced(prepared, 100, 2, { format: 'json', stats });
+    expect(stats.parallel).toBe(true);
+    expect(stats.batches).toBe(0);
+    expect(two).toBe(await produced(prepared, 100, 1, { format: 'json' }));
+  }, 60_000);
+
+  it('takes its workers from a reserve started ahead', async () => {
+    const prepared = dice();
+    const reserve = new WorkerReserve(1);
+    const stats: GenerateStats = {};
+    const two = await produced(prepared, 40_000, 2, { reserve, waitForWorkers: true, stats });
+    expect(reserve.size).toBe(0);
+    expect(stats.local).toBeLessThan(stats.batches!);
+    expect(two).toBe(await produced(prepared, 40_000, 1));
+  }, 60_000);
+
+  it('ends a reserve the run does not use', async () => {
+    // Normal draws a varying number of values per row: the run stays on one thread
+    const prepared = prepareModel(parseModel('dataset.root = N\nN = Normal(0, 1)\n'));
+    const reserve = new WorkerReserve(2);
+    const stats: GenerateStats = {};
+    const text = await produced(prepared, 2000, 2, { reserve, stats });
+    expect(stats.parallel).toBe(false);
+    expect(reserve.size).toBe(0);
+    expect(text).toBe(await produced(prepared, 2000, 1));
+  }, 60_000);
+
+  it('reserves workers only for a run that may split', () => {
+    expect(reserveWorkers(PARALLEL_MIN_ROWS - 1, 8)).toBeUndefined();
+    expect(reserveWorkers(PARALLEL_MIN_ROWS, 1)).toBeUndefined();
+  });
 });

@@ -2,26 +2,19 @@
  * Parallel generation: a run's output over worker threads, byte for byte what one thread writes.
  * `generateChunks` is what grind uses; `RowPool` gives batches with row sizes to other callers.
  */
-import { availableParallelism } from 'node:os';
 import type { OutputFormat, PreparedModel } from '../../synth/index.js';
 import { SynthRun } from '../../synth/index.js';
 import { renderRangeBytes } from '../../synth/output/bytes.js';
 import { outputEnd, outputStart } from '../../synth/output/range.js';
 import { RowPool, planParallel } from './pool.js';
+import { PARALLEL_MIN_ROWS, type WorkerReserve } from './worker-start.js';
 
 export { RowPool, planParallel } from './pool.js';
 export type { Batch, ParallelPlan, PoolOptions } from './pool.js';
-
-/** Below this many rows one thread is faster: each worker costs ~0.25 s of CPU to start and warm up. */
-export const PARALLEL_MIN_ROWS = 500_000;
+export { PARALLEL_MIN_ROWS, WorkerReserve, defaultWorkers, reserveWorkers } from './worker-start.js';
 
 /** Rows per piece of output on one thread (about 60 KB for a numeric model). */
 const CHUNK_ROWS = 2048;
-
-/** The default worker count: the cores this process may use. */
-export function defaultWorkers(): number {
-  return availableParallelism();
-}
 
 export interface GenerateOptions {
   count: number;
@@ -33,8 +26,19 @@ export interface GenerateOptions {
   minRows?: number;
   /** Rows per batch (tests). */
   batchRows?: number;
+  /**
+   * The probe's rows (the first 512, rendered to learn how the rows split) are the output's first
+   * rows, not rendered again (default true). Tests of short outputs turn it off, so that the
+   * batches start at row 0 and the workers render rows of every output however short.
+   */
+  keepProbe?: boolean;
   /** Start only once every worker is ready (tests: otherwise a short run may finish without them). */
   waitForWorkers?: boolean;
+  /**
+   * Workers started ahead (reserveWorkers), taken before new ones are started; whatever is left of
+   * it is ended when the run ends (or at once, when the run stays on one thread).
+   */
+  reserve?: WorkerReserve;
   /** Filled in as the run goes: whether it went parallel (and why not), batches done here again. */
   stats?: GenerateStats;
 }
@@ -72,11 +76,12 @@ export async function* generateChunks(
       ? { ok: false as const, reason: 'one worker asked for' }
       : count < (options.minRows ?? PARALLEL_MIN_ROWS)
         ? { ok: false as const, reason: `fewer than ${options.minRows ?? PARALLEL_MIN_ROWS} rows` }
-        : planParallel(prepared, seed, format, run);
+        : planParallel(prepared, seed, format, run, options.keepProbe === false ? undefined : count);
   const stats = options.stats ?? {};
   stats.parallel = plan.ok;
   if (!plan.ok) stats.reason = plan.reason;
   if (!plan.ok) {
+    void options.reserve?.release(); // its workers end while this thread renders
     // straight to bytes, as the batches are: the text of a chunk is never built
     const names = run.header();
     const before = outputStart(format, header, names);
@@ -97,12 +102,16 @@ export async function* generateChunks(
     batchRows: options.batchRows,
     waitForWorkers: options.waitForWorkers,
     run,
+    reserve: options.reserve,
   });
   try {
     const before = outputStart(format, header, run.header());
     if (before !== '') yield { data: before, rows: 0 };
+    // the probe's rows are the first rows (planParallel's keepRows); the batches go on after them
+    const head = plan.head ?? { bytes: new Uint8Array(0), rows: 0, end: start };
+    if (head.rows > 0) yield { data: head.bytes, rows: head.rows };
     stats.batches = 0;
-    for await (const batch of pool.batches(0, count, start)) {
+    for await (const batch of pool.batches(head.rows, count, head.end)) {
       stats.batches++;
       stats.redone = pool.redone;
       stats.local = pool.localBatches;
@@ -111,6 +120,6 @@ export async function* generateChunks(
     const after = outputEnd(format, count);
     if (after !== '') yield { data: after, rows: count };
   } finally {
-    await pool.close();
+    await Promise.all([pool.close(), options.reserve?.release()]);
   }
 }

@@ -9,14 +9,16 @@
  * draw: a rejection) it is rendered again here from the true state and the guesses restart from
  * there. A batch a worker fails on is rendered again here too, so errors are the single thread's.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { OutputFormat, PreparedModel } from '../../synth/index.js';
 import { SynthRun } from '../../synth/index.js';
 import { rowIndependent } from '../../synth/engine/stateless.js';
 import { renderRow } from '../../synth/output/format.js';
+import { renderRangeBytes } from '../../synth/output/bytes.js';
 import { StateJump, sameState, stepsBetween } from '../../synth/random/jump.js';
 import type { BatchReply, BatchTask, WorkerMessage, WorkerSetup } from './protocol.js';
 import { renderBatch } from './render-batch.js';
+import { startRowWorker, type WorkerReserve } from './worker-start.js';
 
 /** Rows rendered here first to learn the draws per row and the row size. */
 const PROBE_ROWS = 512;
@@ -33,45 +35,70 @@ const QUEUED_PER_WORKER = 2;
 
 /** How a run can be split, or why it stays on one thread. */
 export type ParallelPlan =
-  { ok: true; stepsPerRow: number; batchRows: number } | { ok: false; reason: string };
+  { ok: true; stepsPerRow: number; batchRows: number; head?: ProbeHead } | { ok: false; reason: string };
+
+/** The probe's rows kept as the first rows of the output (planParallel's `keepRows`). */
+export interface ProbeHead {
+  /** Rows 0 to rows - 1 of the output, as UTF-8. */
+  bytes: Uint8Array;
+  rows: number;
+  /** The stream state after them: where the batches start. */
+  end: Int32Array;
+}
 
 /**
  * Decides whether rows of `prepared` can be spread over threads, by a short probe run. Pass the
- * run this thread will render with (its stream is put back where it was): a second graph of the
- * same model on one thread makes V8's call sites in the components polymorphic, and every row on
- * this thread ~40% slower.
+ * run this thread will render with: a second graph of the same model on one thread makes V8's
+ * call sites in the components polymorphic, and every row on this thread ~40% slower.
+ *
+ * Its stream is put back where it was, unless `keepRows` is given (the run is then at row 0 of
+ * an output of that many rows): the probe's rows, up to that many, are then the output's first
+ * rows (`head`), and the run is left after them. Otherwise they would be rendered twice, and the
+ * probe's are the slowest rows of a run (the code is not yet optimised).
  */
 export function planParallel(
   prepared: PreparedModel,
   seed: bigint,
   format: OutputFormat,
   run: SynthRun = new SynthRun(prepared, seed),
+  keepRows?: number,
 ): ParallelPlan {
   if (prepared.customs.size > 0) return { ok: false, reason: 'the model uses custom components' };
   if (!rowIndependent(prepared.model, run.graph))
     return { ok: false, reason: 'a component of the model carries state from row to row' };
   const names = run.header();
   const start = run.random.saveState();
+  const probeRows = keepRows === undefined ? PROBE_ROWS : Math.min(PROBE_ROWS, keepRows);
+  const kept: Uint8Array[] = [];
   let steps: number | undefined;
   let chars = 0;
+  let ok = false;
   try {
-    for (let i = 0; i < PROBE_ROWS; i++) {
+    for (let i = 0; i < probeRows; i++) {
       const before = run.random.saveState();
-      chars += renderRow(run.next(), run.dimension, format, names).length + 2;
+      if (keepRows === undefined) chars += renderRow(run.next(), run.dimension, format, names).length + 2;
+      else {
+        const row = renderRangeBytes(run, i, i + 1, format, names);
+        kept.push(row);
+        chars += row.length;
+      }
       const n = stepsBetween(before, run.random.saveState(), MAX_PROBE_STEPS);
       if (n === undefined || (steps !== undefined && n !== steps))
         return { ok: false, reason: 'rows take different numbers of random draws' };
       steps = n;
     }
+    ok = true;
   } catch {
     // the single thread meets the same error at the same row, after writing the rows before it
     return { ok: false, reason: 'a row of the probe failed' };
   } finally {
-    run.random.restoreState(start);
+    if (!ok || keepRows === undefined) run.random.restoreState(start);
   }
-  const perRow = Math.max(1, chars / PROBE_ROWS);
+  const perRow = Math.max(1, chars / Math.max(1, probeRows));
   const batchRows = Math.max(16, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / perRow)));
-  return { ok: true, stepsPerRow: steps ?? 0, batchRows };
+  const plan = { ok: true as const, stepsPerRow: steps ?? 0, batchRows };
+  if (keepRows === undefined) return plan;
+  return { ...plan, head: { bytes: Buffer.concat(kept), rows: probeRows, end: run.random.saveState() } };
 }
 
 /** Rows [from, to) rendered as UTF-8, with the stream state they start from. */
@@ -88,7 +115,7 @@ export interface Batch {
 interface Slot {
   worker: Worker;
   waiting: ((reply: BatchReply) => void)[];
-  /** Its run is built: batches sent before would wait in its queue while this thread could render them. */
+  /** Batches may be queued on it: its run is built, or (started ahead) about to be. Before that they would wait in its queue while this thread could render them. */
   ready: boolean;
   dead: boolean;
   /** Settles once the worker is ready or dead. */
@@ -101,19 +128,6 @@ interface InFlight {
   reply: Promise<BatchReply>;
   /** Set once the reply is in: awaiting it would not leave this thread idle. */
   settled: boolean;
-}
-
-/** Starts the worker entry: the compiled worker.js beside this module, or the .ts through tsx. */
-function startWorker(setup: WorkerSetup): Worker {
-  const options = { workerData: setup, stdout: false, stderr: false };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
-  // from sources (vitest): a worker does not inherit tsx's loader, so it imports the entry through it
-  const entry = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  return new Worker(`import(${tsx}).then((tsx) => tsx.tsImport(${entry}, ${entry}))`, {
-    ...options,
-    eval: true,
-  });
 }
 
 export interface PoolOptions {
@@ -131,6 +145,8 @@ export interface PoolOptions {
    * per thread keeps the components' call sites monomorphic); its stream state is not kept.
    */
   run?: SynthRun;
+  /** Workers started ahead (worker-start.ts): taken before any new one is started. */
+  reserve?: WorkerReserve;
 }
 
 /** Worker threads rendering batches of one run; `close()` ends them. */
@@ -173,14 +189,18 @@ export class RowPool {
 
   private open(setup: WorkerSetup): Slot {
     let started = (): void => undefined;
+    const { worker, loaded } = this.options.reserve?.take() ?? { worker: startRowWorker(), loaded: false };
+    worker.postMessage(setup);
     const slot: Slot = {
-      worker: startWorker(setup),
+      worker,
       waiting: [],
-      ready: false,
+      // loaded ahead: its run is built within milliseconds of the setup, before any batch queued now
+      ready: loaded,
       dead: false,
       started: new Promise((resolve) => (started = resolve)),
     };
     slot.worker.on('message', (message: WorkerMessage) => {
+      if ('loaded' in message) return; // said to the reserve (worker-start.ts) or, unread, to us
       if ('ready' in message) {
         slot.ready = true;
         started();

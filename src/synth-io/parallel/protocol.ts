@@ -43,4 +43,13 @@ export interface WorkerReady {
   ready: true;
 }
 
-export type WorkerMessage = BatchReply | WorkerReady;
+/**
+ * Sent once its modules are loaded, before any setup: a worker started ahead (worker-start.ts)
+ * that has said so builds its run within milliseconds of the setup, so batches may be queued on
+ * it at once.
+ */
+export interface WorkerLoaded {
+  loaded: true;
+}
+
+export type WorkerMessage = BatchReply | WorkerReady | WorkerLoaded;

@@ -11,7 +11,10 @@ export interface RenderedBatch {
   rowBytes?: Uint32Array;
 }
 
-/** Rows [from, to) of `run` from stream state `state` (the run must keep nothing between rows). */
+/**
+ * Rows [from, to) of `run` from stream state `state` (the run must keep nothing between rows).
+ * `shared`: the bytes and row lengths in SharedArrayBuffers, for a worker to hand over uncopied.
+ */
 export function renderBatch(
   run: GraphRun,
   names: readonly string[],
@@ -20,11 +23,16 @@ export function renderBatch(
   to: number,
   state: Int32Array,
   withRowBytes: boolean,
+  shared = false,
 ): RenderedBatch {
   run.random.restoreState(state);
   const rows = to - from;
-  const ends = withRowBytes ? new Uint32Array(rows) : undefined;
-  const text = renderRangeBytes(run, from, to, format, names, ends);
+  const ends = !withRowBytes
+    ? undefined
+    : shared
+      ? new Uint32Array(new SharedArrayBuffer(4 * rows))
+      : new Uint32Array(rows);
+  const text = renderRangeBytes(run, from, to, format, names, ends, shared);
   const end = run.random.saveState();
   if (ends === undefined) return { text, end };
   // byte offsets after each row to each row's length (in place: each end is read before it is replaced)

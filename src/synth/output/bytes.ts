@@ -20,14 +20,26 @@ const CACHED_BYTES = 7;
 const COMMA = 44;
 const NEWLINE = 10;
 
-/** A byte buffer that grows by doubling; `bytes()` is a view of what was written. */
+/** Bytes in a SharedArrayBuffer, or in an ordinary one. */
+function allocate(size: number, shared: boolean): Uint8Array {
+  return shared ? new Uint8Array(new SharedArrayBuffer(size)) : new Uint8Array(size);
+}
+
+/**
+ * A byte buffer that grows by doubling; `bytes()` is a view of what was written. A shared one
+ * (SharedArrayBuffer) goes to another thread without a copy and without detaching anything: a row
+ * worker's batches are shared (docs/synth-workers.md).
+ */
 export class ByteWriter {
   private buf: Uint8Array;
   /** Bytes written so far. */
   length = 0;
 
-  constructor(capacity: number) {
-    this.buf = new Uint8Array(Math.max(64, Math.ceil(capacity)));
+  constructor(
+    capacity: number,
+    private readonly shared = false,
+  ) {
+    this.buf = allocate(Math.max(64, Math.ceil(capacity)), shared);
   }
 
   /** Makes room for `more` bytes after what was written. */
@@ -36,7 +48,7 @@ export class ByteWriter {
     if (need <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < need) size *= 2;
-    const grown = new Uint8Array(size);
+    const grown = allocate(size, this.shared);
     grown.set(this.buf.subarray(0, this.length));
     this.buf = grown;
   }
@@ -122,7 +134,7 @@ let bytesPerRow = 32;
  * The next `to - from` observations of `run` as rows [from, to) of an output, in UTF-8 (row 0 of
  * a JSON array has no comma before it; outputStart and outputEnd in range.ts give the text around
  * them). The run is advanced by that many rows. With `rowEnds`, the byte length of the output so
- * far is written after each row.
+ * far is written after each row. `shared`: the bytes are in a SharedArrayBuffer (see ByteWriter).
  */
 export function renderRangeBytes(
   run: GraphRun,
@@ -131,9 +143,10 @@ export function renderRangeBytes(
   format: OutputFormat,
   names: readonly string[],
   rowEnds?: Uint32Array,
+  shared = false,
 ): Uint8Array {
   const dim = run.dimension;
-  const out = new ByteWriter((to - from) * bytesPerRow * 1.1 + 64);
+  const out = new ByteWriter((to - from) * bytesPerRow * 1.1 + 64, shared);
   for (let i = from; i < to; i++) {
     const row = run.next();
     if (format === 'csv') csvRowBytes(out, row, dim);

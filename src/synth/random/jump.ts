@@ -141,11 +141,13 @@ export function sameState(a: Int32Array, b: Int32Array): boolean {
  * is not that close ahead.
  */
 export function stepsBetween(from: Int32Array, to: Int32Array, max: number): number | undefined {
-  const probe = new L64X128MixRandom(0n);
+  // one generator for every call: seeding one costs more than the steps (a probe asks per row)
+  const probe = (stepper ??= new L64X128MixRandom(0n));
   probe.restoreState(from);
   for (let n = 0; n <= max; n++) {
-    if (sameState(probe.saveState(), to)) return n;
+    if (probe.isAt(to)) return n;
     probe.step();
   }
   return undefined;
 }
+let stepper: L64X128MixRandom | undefined;

@@ -99,6 +99,13 @@ export class L64X128MixRandom implements RandomSource {
     return this.st.slice();
   }
 
+  /** True when the stream is at `state` (as `saveState` gives it), without copying the state. */
+  isAt(state: Int32Array): boolean {
+    const st = this.st;
+    for (let i = 0; i < 8; i++) if (st[i] !== state[i]) return false;
+    return true;
+  }
+
   /** Puts back a state from `saveState` (or a jump of one): the stream continues from there. */
   restoreState(state: Int32Array): void {
     this.st.set(state);
