@@ -13,8 +13,8 @@
 // several graphs of the model, which leaves V8's call sites in the components polymorphic (slower)
 // on this thread only, while a worker thread starts clean; that would flatter workers=2.
 // Last, memory at BENCH_MEMORY_ROWS rows: heap sampled every 10^6 rows must stay flat.
-import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { faker } from '@faker-js/faker';
 import { prepareModel } from '../dist/synth/engine/prepare.js';
 import { SynthRun } from '../dist/synth/engine/run.js';
@@ -23,50 +23,17 @@ import { parseModel } from '../dist/synth/model/io.js';
 import { renderChunks } from '../dist/synth/output/format.js';
 import { renderRangeBytes } from '../dist/synth/output/bytes.js';
 import { L64X128MixRandom } from '../dist/synth/random/l64x128-mix-random.js';
-import { generateChunks } from '../dist/synth-io/parallel/index.js';
-import { availableParallelism, loadavg } from 'node:os';
-import { execFileSync } from 'node:child_process';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { processCpu } from './lib/cpu.mjs';
+import { DICE_MODEL } from './lib/dice-model.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // the workers comparison has more rounds: its wall times are the noisiest figures here
 const WORKER_ROUNDS = Number(process.env.BENCH_WORKER_ROUNDS ?? 7);
 const MEMORY_ROWS = Number(process.env.BENCH_MEMORY_ROWS ?? 10_000_000);
-
-/** CPU seconds of the whole process (every thread, workers that ended included). */
-function processCpu() {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-}
-
-/** CPU seconds of a thread from its /proc stat line (utime + stime, ticks of 10 ms). */
-function statCpu(path) {
-  const stat = readFileSync(path, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU seconds of every thread of this process by thread id (Linux /proc; empty elsewhere). */
-function threadsCpu() {
-  const cpu = new Map();
-  try {
-    for (const tid of readdirSync('/proc/self/task')) cpu.set(tid, statCpu(`/proc/self/task/${tid}/stat`));
-  } catch {
-    // no /proc (or a thread ended between the listing and the read): what was read is kept
-  }
-  return cpu;
-}
-
-// Six ability scores, each the sum of three d6 (the cookbook's dnd-ability-scores, restated).
-const MODEL = `dataset.root = Scores
-Roll = Uniform(1, 7)
-Die = ToInteger(Roll, mode="floor")
-Three = Redimension(Die, dimension=3)
-Total = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")
-Score = Arrange(Total, columns=(0))
-Scores = Redimension(Score, dimension=6)
-`;
 
 /**
  * Grind's one-thread loop (generateChunks with workers=1): the header, then 2,048 rows at a time
@@ -77,7 +44,7 @@ Scores = Redimension(Score, dimension=6)
  */
 let engineRun;
 function engine(seed) {
-  const run = (engineRun ??= new SynthRun(parseModel(MODEL), BigInt(seed)));
+  const run = (engineRun ??= new SynthRun(parseModel(DICE_MODEL), BigInt(seed)));
   const names = run.header();
   let bytes = Buffer.byteLength(names.join(',') + '\n');
   for (let at = 0; at < ROWS; at += 2048)
@@ -154,14 +121,6 @@ function fakerScript(seed) {
   return bytes + Buffer.byteLength(buf);
 }
 
-// A run of the workers comparison in its own process (grindFresh): one grindBytes, as JSON, and
-// nothing else (this thread has built no graph before it, as in a grind).
-if (process.env.BENCH_GRIND_CHILD) {
-  const [rows, workers] = process.env.BENCH_GRIND_CHILD.split(',').map(Number);
-  process.stdout.write(JSON.stringify(await grindBytes(prepareModel(parseModel(MODEL)), rows, workers)));
-  process.exit(0);
-}
-
 const contenders = { engine, floor: floorLoop, 'floor/b': floorBytes, faker: fakerScript };
 const best = {};
 for (let round = 0; round < ROUNDS; round++) {
@@ -210,38 +169,8 @@ console.log(
 
 // Workers: the same model through grind's generation loop with 1 and 2 worker threads, alternating,
 // WORKER_ROUNDS rounds at two sizes: the median of the rounds' ratios, and the best of each side.
-// The bytes are compared too (they must be identical).
-async function grindBytes(prepared, rows, workers) {
-  const t0 = process.hrtime.bigint();
-  const [c0, t0cpu] = [processCpu(), threadsCpu()];
-  let seen = t0cpu; // the workers end with the run: their CPU is read while they still exist
-  const hash = createHash('sha256');
-  let bytes = 0;
-  let readAt = 0;
-  for await (const { data, rows: done } of generateChunks(prepared, 42n, {
-    count: rows,
-    format: 'csv',
-    header: true,
-    workers,
-  })) {
-    bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    hash.update(data);
-    // /proc costs ~0.2 ms a read: at most every 100 ms, and at the last rows (before the workers
-    // end), so that one thread's 1,000 small chunks do not pay more of it than two threads' batches
-    if (done === rows || performance.now() - readAt > 100) {
-      seen = threadsCpu();
-      readAt = performance.now();
-    }
-  }
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu = processCpu() - c0;
-  let busiest = seen.size === 0 ? NaN : 0; // NaN without /proc
-  for (const [tid, c] of seen) busiest = Math.max(busiest, c - (t0cpu.get(tid) ?? 0));
-  // the least wall time an idle box could take for the same CPU work: not before its busiest
-  // thread is done, nor before all of it is spread over the cores
-  const idle = Math.max(busiest, cpu / availableParallelism());
-  return { seconds, cpu, busiest, idle, bytes, digest: hash.digest('hex') };
-}
+// The bytes are compared too (they must be identical). Each run is a fresh process
+// (lib/grind-child.mjs) that starts as the grind command does.
 /** Idle cores over the last half second, from /proc/stat (undefined without it). */
 function idleCores() {
   const read = () => {
@@ -270,12 +199,10 @@ function awaitQuiet() {
   }
   busyStarts++;
 }
-/** One grindBytes run in a fresh process of this script (see BENCH_GRIND_CHILD above). */
+/** One generation in a fresh process (lib/grind-child.mjs). */
 function grindFresh(rows, workers) {
-  const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
-    env: { ...process.env, BENCH_GRIND_CHILD: `${rows},${workers}` },
-    encoding: 'utf8',
-  });
+  const child = fileURLToPath(new URL('./lib/grind-child.mjs', import.meta.url));
+  const out = execFileSync(process.execPath, [child, String(rows), String(workers)], { encoding: 'utf8' });
   const r = JSON.parse(out);
   return { ...r, busiest: r.busiest ?? NaN, idle: r.idle ?? NaN }; // JSON has no NaN (no /proc)
 }
@@ -323,6 +250,39 @@ if (busyStarts > 0)
     `  ${busyStarts} of ${4 * WORKER_ROUNDS} workers runs started on a busy box (after 20 s of waiting)`,
   );
 
+// The grind command itself, timed whole as a user sees it (start-up, engine load, model, rows to
+// /dev/null): no target, since the start-up (about 0.35 s here) is the same work either way, but
+// the command's own figure, the workers having loaded while the engine did.
+const COMMAND_ROUNDS = Number(process.env.BENCH_COMMAND_ROUNDS ?? 3);
+if (COMMAND_ROUNDS > 0) {
+  const dir = mkdtempSync(join(tmpdir(), 'synth-grind-bench-'));
+  const model = join(dir, 'dice.sgm');
+  writeFileSync(model, DICE_MODEL);
+  const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+  const devNull = openSync('/dev/null', 'w');
+  const command = (rows, workers) => {
+    awaitQuiet();
+    const args = [cli, 'synth', 'grind', model, '--count', String(rows), '--seed', '42', '--quiet'];
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [...args, '--workers', String(workers)], {
+      stdio: ['ignore', devNull, 'pipe'],
+    });
+    if (r.status !== 0) throw new Error(`grind --workers ${workers} failed: ${r.stderr}`);
+    return (performance.now() - t0) / 1000;
+  };
+  for (const rows of [ROWS, 2 * ROWS]) {
+    const rounds = [];
+    for (let round = 0; round < COMMAND_ROUNDS; round++) rounds.push([command(rows, 1), command(rows, 2)]);
+    const ratios = rounds.map(([one, two]) => one / two).toSorted((a, b) => a - b);
+    const mean = (i) => rounds.reduce((sum, r) => sum + r[i], 0) / rounds.length;
+    console.log(
+      `  the grind command, whole, at ${rows} rows: workers=1 ${mean(0).toFixed(2)} s, workers=2 ${mean(1).toFixed(2)} s (means of ${rounds.length}); median ratio ${ratios[Math.floor(ratios.length / 2)].toFixed(2)}x (no target)`,
+    );
+  }
+  closeSync(devNull);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 // Pro-heavy model (person + address + email on the stand-in tables), rows/s against the floor of
 // this same run. Skipped with the reason while a component it needs is missing from the build.
 const PRO_MODEL = new URL('./pro-heavy.xml', import.meta.url);
@@ -356,7 +316,7 @@ try {
 }
 
 // Memory: stream MEMORY_ROWS rows, sampling the heap every 10^6 rows after a GC when exposed.
-const run = new SynthRun(parseModel(MODEL), 7n);
+const run = new SynthRun(parseModel(DICE_MODEL), 7n);
 const samples = [];
 let rows = 0;
 for (const chunk of renderChunks(run, {
