@@ -74,3 +74,25 @@ describe('Calculate expressions', () => {
     },
   );
 });
+
+describe('Calculate programs shared between graphs', () => {
+  it('gives the program compiled before for the same text, so every graph calls one function', () => {
+    const a = compileExpression('y[0] = x[0] * 3 + 1');
+    expect(compileExpression('y[0] = x[0] * 3 + 1')).toBe(a);
+    expect(compileExpression('y[0] = x[0] * 3 + 2')).not.toBe(a);
+  });
+
+  it('keeps a bounded number of them, the oldest going first', () => {
+    const first = compileExpression('y[0] = x[0] + 0.5');
+    for (let i = 0; i < 300; i++) compileExpression(`y[0] = x[0] + ${i}`);
+    const again = compileExpression('y[0] = x[0] + 0.5');
+    expect(again).not.toBe(first); // compiled again once it had been pushed out
+    expect(run('y[0] = x[0] + 0.5', [2])).toEqual([2.5]);
+  });
+
+  it('does not keep a text that fails to compile, nor treat it as a property name', () => {
+    expect(() => compileExpression('__proto__')).toThrow();
+    expect(() => compileExpression('__proto__')).toThrow();
+    expect(run('y[0] = x[0]', [7])).toEqual([7]);
+  });
+});

@@ -13,6 +13,7 @@ import type { FilePort } from '../../src/synth/access/ports.js';
 import type { OutputFormat, PreparedModel } from '../../src/synth/index.js';
 import { OUTPUT_FORMATS, SynthError, parseModel, prepareModel } from '../../src/synth/index.js';
 import type { GenerateOptions, GenerateStats } from '../../src/synth-io/parallel/index.js';
+import { DICE_MODEL } from './helpers.js';
 import {
   PARALLEL_MIN_ROWS,
   WorkerReserve,
@@ -223,13 +224,8 @@ describe('grind --workers: guesses and failures', () => {
 
 describe('grind --workers: this thread renders too', () => {
   it('uses batches from both this thread and its worker, with the bytes of one thread', async () => {
-    // three d6 summed: a fixed number of draws per row, so every batch can be guessed
-    const prepared = prepareModel(
-      parseModel(
-        'dataset.root = T\nR = Uniform(1, 7)\nD = ToInteger(R, mode="floor")\n' +
-          'Three = Redimension(D, dimension=3)\nT = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")\n',
-      ),
-    );
+    // sums of three d6: a fixed number of draws per row, so every batch can be guessed
+    const prepared = prepareModel(parseModel(DICE_MODEL));
     const stats: GenerateStats = {};
     const two = await outcome(prepared, 5n, 3000, 2, stats);
     const one = await outcome(prepared, 5n, 3000, 1);
@@ -245,13 +241,7 @@ describe('grind --workers: this thread renders too', () => {
 });
 
 describe('grind --workers: the probe kept, workers started ahead', () => {
-  const dice = (): PreparedModel =>
-    prepareModel(
-      parseModel(
-        'dataset.root = T\nR = Uniform(1, 7)\nD = ToInteger(R, mode="floor")\n' +
-          'Three = Redimension(D, dimension=3)\nT = Calculate(Three, expression="y[0] = x[0] + x[1] + x[2]")\n',
-      ),
-    );
+  const dice = (): PreparedModel => prepareModel(parseModel(DICE_MODEL));
   /** The whole output of a run with grind's own batches (the probe's rows kept). */
   async function produced(
     prepared: PreparedModel,
