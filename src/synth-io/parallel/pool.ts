@@ -115,7 +115,10 @@ export interface Batch {
 interface Slot {
   worker: Worker;
   waiting: ((reply: BatchReply) => void)[];
-  /** Batches may be queued on it: its run is built, or (started ahead) about to be. Before that they would wait in its queue while this thread could render them. */
+  /**
+   * Batches may be queued on it: its run is built, or (started ahead and loaded) about to be.
+   * Sent sooner, they would wait in its queue while this thread could render them.
+   */
   ready: boolean;
   dead: boolean;
   /** Settles once the worker is ready or dead. */
