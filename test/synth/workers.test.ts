@@ -4,6 +4,7 @@
  * bundled examples always, and of the shared corpus (../shared) when it is present.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpusFromDirectory } from '../../src/cli/synth-files.js';
@@ -298,8 +299,13 @@ describe('grind --workers: the probe kept, workers started ahead', () => {
     expect(text).toBe(await produced(prepared, 2000, 1));
   }, 60_000);
 
-  it('reserves workers only for a run that may split', () => {
+  it('reserves workers only for a run that may split, and no more than the cores beside this one', async () => {
     expect(reserveWorkers(PARALLEL_MIN_ROWS - 1, 8)).toBeUndefined();
     expect(reserveWorkers(PARALLEL_MIN_ROWS, 1)).toBeUndefined();
+    const reserve = reserveWorkers(PARALLEL_MIN_ROWS, 256);
+    if (availableParallelism() === 1) expect(reserve).toBeUndefined();
+    else expect(reserve!.size).toBe(availableParallelism() - 1);
+    await reserve?.release();
+    expect(reserve?.size ?? 0).toBe(0);
   });
 });

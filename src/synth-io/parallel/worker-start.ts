@@ -84,9 +84,11 @@ export class WorkerReserve {
  * A reserve for a run of `rows` rows over `workers` threads (N - 1 workers), or undefined when such
  * a run stays on one thread anyway. Whether the model's rows can be split is known only once it
  * is loaded; when they cannot, the reserve is released unused (0.2 s of CPU per worker, on cores
- * that one thread leaves idle).
+ * that one thread leaves idle). No more are started ahead than the cores can run beside this
+ * thread: a run that asks for more (up to 256) starts the rest once it is known to split.
  */
 export function reserveWorkers(rows: number, workers: number): WorkerReserve | undefined {
-  if (workers <= 1 || rows < PARALLEL_MIN_ROWS) return undefined;
-  return new WorkerReserve(workers - 1);
+  const ahead = Math.min(workers, defaultWorkers()) - 1;
+  if (ahead < 1 || rows < PARALLEL_MIN_ROWS) return undefined;
+  return new WorkerReserve(ahead);
 }
