@@ -90,9 +90,24 @@ describe('Calculate programs shared between graphs', () => {
     expect(run('y[0] = x[0] + 0.5', [2])).toEqual([2.5]);
   });
 
-  it('does not keep a text that fails to compile, nor treat it as a property name', () => {
-    expect(() => compileExpression('__proto__')).toThrow();
-    expect(() => compileExpression('__proto__')).toThrow();
-    expect(run('y[0] = x[0]', [7])).toEqual([7]);
+  it('compiles a long text each time rather than keep it', () => {
+    // many short assignments: each within the operator limit, the text past 4,096 characters
+    const long = Array.from({ length: 400 }, (_, i) => `y[0] = x[0] + ${i}`).join('; ');
+    expect(long.length).toBeGreaterThan(4096);
+    expect(compileExpression(long)).not.toBe(compileExpression(long));
+    expect(run(long, [1])).toEqual([400]); // every assignment reads the original x: the last wins
+  });
+
+  it('gives each graph sharing a program its own results, calls interleaved', () => {
+    const source = 'y[0] = x[0] * 2; y[1] = x[0] + x[1]';
+    const [a, b] = [compileExpression(source), compileExpression(source)];
+    expect(a).toBe(b);
+    const [xa, ya] = [Float64Array.of(1, 2), new Float64Array(2)];
+    const [xb, yb] = [Float64Array.of(10, 20), new Float64Array(2)];
+    a.run(xa, ya);
+    b.run(xb, yb);
+    a.run(xa, ya);
+    expect(Array.from(ya)).toEqual([2, 3]);
+    expect(Array.from(yb)).toEqual([20, 30]);
   });
 });

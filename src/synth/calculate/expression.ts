@@ -206,6 +206,11 @@ class Parser {
 /** Programs compiled lately, by source text (a Map: the text is data, never a property name). */
 const compiled = new Map<string, CompiledProgram>();
 const COMPILED_KEPT = 256;
+/**
+ * Longer texts are compiled each time, not kept: the cache then holds at most 256 x 4,096
+ * characters of source (and their code) whatever models a server is sent.
+ */
+const COMPILED_MAX_CHARS = 4096;
 
 /**
  * Compiles a Calculate program, or gives the one compiled before from the same text. A program is
@@ -216,6 +221,7 @@ const COMPILED_KEPT = 256;
  * @throws SynthError SYNTH_LOAD on a syntax error or unknown function
  */
 export function compileExpression(source: string): CompiledProgram {
+  if (source.length > COMPILED_MAX_CHARS) return compileFresh(source);
   const known = compiled.get(source);
   if (known !== undefined) return known;
   const program = compileFresh(source);
