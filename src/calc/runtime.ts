@@ -35,14 +35,9 @@ import {
 } from './json.js';
 import { ARRAY, ROW, type DirtySet } from './graph.js';
 import type { CompiledModel, ConstraintNode, DerivationNode, EffectNode, MetaNode } from './program.js';
-import {
-  checkValue,
-  effectiveSchema,
-  schemaAt,
-  seedSchemaDefaults,
-  writeSchema,
-  type SchemaViolation,
-} from './schema.js';
+import { effectiveSchema, schemaAt, seedSchemaDefaults, type SchemaViolation } from './schema.js';
+import { checkWritten, firstAbsentPrefix, objectsWithin, preWriteViolations } from './write-check.js';
+import { writeSchemaChecker, type WriteSchemaChecker } from './write-schema.js';
 import { META_PROPERTIES } from './spec.js';
 import {
   HISTORY_CAPACITY,
@@ -53,6 +48,9 @@ import {
   type StoredHistoryEntry,
 } from './traces.js';
 import { historyRowText } from './history.js';
+
+/** Padding rows turned into objects per written array (past that, they stay null). */
+const MAX_PADDING_ROWS = 10_000;
 
 export interface DispatchedEffect {
   effectId: string;
@@ -203,6 +201,7 @@ export class ModelRuntime {
   private history: HistoryEntry[] = [];
   private historyCapacity = HISTORY_CAPACITY;
   private readonly hasDefaultRules: boolean;
+  private writeChecker: WriteSchemaChecker | undefined;
 
   /** The clock that stamps history entries (tests pass one they control). */
   readonly now: () => number;
@@ -425,37 +424,21 @@ export class ModelRuntime {
   // ---------------------------------------------------------------- writes
 
   /**
-   * Validates a mutation map without changing anything: non-canonical keys, wildcard keys and
-   * values the effective schema refuses. Returns the violations (empty when acceptable).
+   * Checks a mutation map without changing anything: non-canonical keys, wildcard keys, unsafe
+   * values, read-only fields and live meta limits. The JSON Schema itself is checked after the
+   * write (with its defaults), inside `mutate`. Returns the violations (empty when acceptable).
    */
   validateMutations(mutations: Record<string, unknown>): SchemaViolation[] {
-    const violations: SchemaViolation[] = [];
-    for (const [address, value] of Object.entries(mutations)) {
-      const parsed = parseAddress(address);
-      if (!parsed.ok) {
-        violations.push({ path: address, keyword: 'address', message: parsed.message });
-        continue;
-      }
-      if (parsed.path.includes(WILDCARD)) {
-        violations.push({
-          path: address,
-          keyword: 'address',
-          message: `${address}: a mutation key cannot contain [*]; name one element`,
-        });
-        continue;
-      }
-      if (parsed.path.length === 0) {
-        violations.push({
-          path: address,
-          keyword: 'address',
-          message: 'the root $ cannot be replaced by a mutation; write its fields',
-        });
-        continue;
-      }
-      const schema = writeSchema(this.model.spec.schema, parsed.path, address, this.meta);
-      appendAll(violations, checkValue(schema, value, address));
-    }
-    return violations;
+    return preWriteViolations(this.model.spec.schema, this.meta, mutations);
+  }
+
+  /** The model's whole-schema write checker (compiled once per spec content, shared). */
+  private schemaChecker(): WriteSchemaChecker {
+    this.writeChecker ??= writeSchemaChecker(
+      this.model.spec.schema,
+      [...this.model.derivedTargets.values()].map((d) => d.path),
+    );
+    return this.writeChecker;
   }
 
   /**
@@ -491,8 +474,10 @@ export class ModelRuntime {
       paths.push(parsed.path);
     }
     options.onPhase?.('write');
+    // before anything is written: what exists, the rows of arrays written whole, the rows writes create
+    const firstCreated = paths.map((p) => firstAbsentPrefix(this.base, p));
     const newContainers = this.hasDefaultRules ? this.newContainers(paths) : [];
-    // before anything is written: the rows of arrays written whole, and the rows writes will create
+    const padding = paddingOf(this.base, paths);
     const before = this.captureArrays(paths);
     const created = this.createdRows(paths);
     const tx = new Transaction();
@@ -507,8 +492,16 @@ export class ModelRuntime {
           );
         }
       });
+      const padded = this.fillPaddedRows(padding, tx);
       const defaulted: Path[] = [];
-      if (newContainers.length > 0) await this.applyDefaultRules(newContainers, defaulted, tx);
+      if (this.hasDefaultRules) {
+        const createdObjects = this.createdObjects(paths, newContainers, padded);
+        if (createdObjects.length > 0) await this.applyDefaultRules(createdObjects, defaulted, tx);
+      }
+      if (!options.skipValidation) {
+        const violations = checkWritten(this.schemaChecker(), this.base, paths, firstCreated, padded);
+        if (violations.length > 0) throw schemaViolationError(violations);
+      }
       appendAll(written, defaulted);
       appendAll(written, created);
       return await this.runCycle(
@@ -555,6 +548,44 @@ export class ModelRuntime {
       }
     }
     return out.sort((a, b) => a.length - b.length);
+  }
+
+  /**
+   * Every object the writes created, each once, shallowest first: the containers made on the way,
+   * every object inside a value written whole (the value itself included), and padded rows.
+   */
+  private createdObjects(paths: Path[], newContainers: Path[], padded: Path[]): Path[] {
+    const found: Path[] = [...newContainers, ...padded];
+    for (const p of paths) {
+      const v = getAt(this.base, p);
+      if (v !== ABSENT) objectsWithin(v, p, found);
+    }
+    const seen = new Set<string>();
+    const out: Path[] = [];
+    for (const p of found) {
+      const key = formatPath(p);
+      if (seen.has(key) || !isObject(getAt(this.base, p))) continue;
+      seen.add(key);
+      out.push(p);
+    }
+    return out.sort((a, b) => a.length - b.length);
+  }
+
+  /**
+   * A write past an array's end pads it with null; where the array holds objects (its items are
+   * `type: "object"`), the padding rows are empty objects instead, so they are rows like any other
+   * (defaults fill them; the schema checks them). Returns the rows so filled.
+   */
+  private fillPaddedRows(padding: Path[], tx: Transaction): Path[] {
+    const out: Path[] = [];
+    for (const row of padding) {
+      if (getAt(this.base, row) !== null) continue;
+      const itemSchema = schemaAt(this.model.spec.schema, row);
+      if (itemSchema.type !== 'object') continue;
+      this.writeBase(row, {}, tx);
+      out.push(row);
+    }
+    return out;
   }
 
   /**
@@ -1185,6 +1216,21 @@ export class ModelRuntime {
   staticSchemaAt(path: Path): JsonObject {
     return schemaAt(this.model.spec.schema, path);
   }
+}
+
+/** The rows a write past an array's end will pad (absent before the write, before the written index). */
+function paddingOf(base: Record<string, unknown>, paths: Path[]): Path[] {
+  const out: Path[] = [];
+  for (const p of paths) {
+    for (let at = 0; at < p.length; at++) {
+      const index = p[at];
+      if (typeof index !== 'number') continue;
+      const rows = getAt(base, p.slice(0, at));
+      const length = Array.isArray(rows) ? rows.length : 0;
+      for (let r = length; r < index && r < length + MAX_PADDING_ROWS; r++) out.push([...p.slice(0, at), r]);
+    }
+  }
+  return out;
 }
 
 /** Object → its leaves (non-empty objects recurse; arrays, scalars and `{}` are leaves; nulls skipped). */

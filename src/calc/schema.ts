@@ -83,9 +83,14 @@ export function writeSchema(
 }
 
 export interface SchemaViolation {
+  /** The address of the value that breaks the keyword. */
   path: string;
   keyword: string;
   message: string;
+  /** The keyword's value in the schema (the limit, the type, the list, …). */
+  expected?: unknown;
+  /** The value found (a count, a type name or a short value; long values by their type). */
+  actual?: unknown;
 }
 
 function typeMatches(type: string, value: unknown): boolean {

@@ -4,7 +4,6 @@
  * loader (`normalizeSpec`); this module adds the semantic checks, then — only for an error-free
  * spec — the dependency-cycle check and the embedded tests.
  */
-import Ajv2020Module from 'ajv/dist/2020.js';
 import { parseAddress, WILDCARD, type Path } from './address.js';
 import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from './safe-keys.js';
 import { CalcError, publicMessage } from './errors.js';
@@ -14,6 +13,8 @@ import { isObject, type JsonObject } from './json.js';
 import { compileLibrary } from './library.js';
 import { compileModel, type CompiledModel } from './program.js';
 import { deref } from './schema.js';
+import { isKnownFormat, knownFormats, metaSchemaChecker } from './schema-cache.js';
+import { compileWriteSchema } from './write-schema.js';
 import { metaKey, normalizeSpec, SPEC_SECTIONS, type Effect, type ModelSpec } from './spec.js';
 import { runTests, type TestReport } from './test-runner.js';
 import {
@@ -214,15 +215,16 @@ function checkIdentity(raw: Record<string, unknown>, report: Report): void {
 // ---------------------------------------------------------------------------------------------
 // Schema
 
-type AjvInstance = InstanceType<typeof Ajv2020Module.default>;
-const AjvCtor = Ajv2020Module.default;
-let sharedAjv: AjvInstance | undefined;
-
-/** One shared instance keeps the meta-schema compiled once; schemas are removed after use. */
-function ajv(): AjvInstance {
-  sharedAjv ??= new AjvCtor({ strict: false, allErrors: true });
-  return sharedAjv;
-}
+/** Keywords JSON Schema defines but Ajv does not check: a schema naming them would promise too much. */
+const UNENFORCED_KEYWORDS = [
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  '$dynamicRef',
+  '$dynamicAnchor',
+  '$recursiveRef',
+  '$recursiveAnchor',
+];
 
 const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 /** Keywords that only annotate and so may sit beside a `$ref` harmlessly (`default` beside a ref still seeds). */
@@ -280,6 +282,7 @@ function walkSchema(node: unknown, location: string, walk: SchemaWalk, report: R
   if (!isObject(node)) return;
   if (!isRoot && typeof node.$id === 'string') walk.nestedIds = true;
   if (typeof node.$ref === 'string') checkRef(node, location, walk, report);
+  checkWriteKeywords(node, location, report, isRoot);
   if (typeof node.pattern === 'string') {
     try {
       new RegExp(node.pattern, 'u');
@@ -340,7 +343,7 @@ function checkRef(node: Record<string, unknown>, location: string, walk: SchemaW
   if (siblings.length > 0) {
     report.warn(
       location,
-      `keywords beside $ref (${siblings.join(', ')}) are ignored by schema navigation and write validation; move them into the definition`,
+      `keywords beside $ref (${siblings.join(', ')}) hold on writes together with the definition, but getEffectiveSchema and views read only the definition; move them into it`,
     );
   }
 }
@@ -365,7 +368,7 @@ function checkSchemaWithAjv(root: JsonObject, walk: SchemaWalk, report: Report):
   }
   delete copy.$schema;
   delete copy.$id; // a root $id would collide in the shared instance; local refs do not need it
-  const validator = ajv();
+  const validator = metaSchemaChecker();
   try {
     if (!validator.validateSchema(copy)) {
       reportMetaSchemaErrors(validator.errors ?? [], report);
@@ -376,13 +379,39 @@ function checkSchemaWithAjv(root: JsonObject, walk: SchemaWalk, report: Report):
     return;
   }
   if (walk.blocking) return;
-  const instance = walk.nestedIds ? new AjvCtor({ strict: false }) : validator;
   try {
-    instance.compile(copy);
+    // the write checker's own compile, cached by content: what passes here is what writes use
+    compileWriteSchema(root);
   } catch (e) {
     report.error('schema', `schema does not compile: ${publicMessage(e)}`);
-  } finally {
-    instance.removeSchema(copy);
+  }
+}
+
+/**
+ * Keywords no write could ever satisfy or that Ajv would pass over: refused where they stand, so
+ * none is silently ignored (docs/model-spec.md lists what writes enforce).
+ */
+function checkWriteKeywords(
+  node: Record<string, unknown>,
+  location: string,
+  report: Report,
+  isRoot: boolean,
+): void {
+  if (isRoot && node.required !== undefined) {
+    report.error(
+      `${location}.required`,
+      "a model starts empty and is filled one write at a time, so a top-level 'required' could never hold; give the field a default (schema 'default' or a '$' defaultValues rule) or state the rule as a constraint",
+    );
+  }
+  for (const k of UNENFORCED_KEYWORDS) {
+    if (node[k] !== undefined)
+      report.error(`${location}.${k}`, `'${k}' is not checked on writes (it only annotates); remove it`);
+  }
+  if (typeof node.format === 'string' && !isKnownFormat(node.format)) {
+    report.error(
+      `${location}.format`,
+      `format '${node.format}' is not one writes can check; known formats: ${knownFormats().join(', ')}`,
+    );
   }
 }
 

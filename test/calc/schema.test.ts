@@ -227,10 +227,12 @@ describe('mutation-time validation (calc-spec §3)', () => {
     expect(err.message).toBe('Schema violation: $.ro is read-only');
   });
 
-  it('does not check values nested in a whole-object write; unknown paths are free', async () => {
+  it('checks values nested in a whole-object write as a field write would; unknown paths are free', async () => {
     const { runtime } = await live({ schema });
-    await runtime.mutate({ '$.o': { inner: 'not a number' }, '$.whatever.deep': [1] });
-    expect(await runtime.getValue('$.o.inner')).toBe('not a number');
+    const err = await rejectsWith(runtime.mutate({ '$.o': { inner: 'not a number' } }), 'SCHEMA_VIOLATION');
+    expect(err.details.violations).toMatchObject([{ path: '$.o.inner', keyword: 'type' }]);
+    await runtime.mutate({ '$.whatever.deep': [1] });
+    expect(await runtime.getValue('$.whatever.deep')).toEqual([1]);
     await rejectsWith(runtime.mutate({ '$.o.inner': 'still not' }), 'SCHEMA_VIOLATION');
   });
 

@@ -1,0 +1,383 @@
+/**
+ * Writes checked against the model's whole JSON Schema (2020-12, by Ajv), at every depth a write
+ * touches, without validating the whole document on every write.
+ *
+ * A document is valid against a schema exactly when (1) each node's own keywords hold for that
+ * node and (2) each child holds against the subschema `properties`/`items` give it. So a write at
+ * `p` is checked by validating the value now at `p` against the whole subschema there (every depth
+ * inside it: whole arrays and objects included) and each ancestor of `p` against a *shallow* copy
+ * of its schema: its `properties` and `items` subschemas replaced by `true` (the children the walk
+ * reaches are checked on their own), every other keyword kept whole (`required`, `uniqueItems`,
+ * `additionalProperties`, `allOf`, `patternProperties`, …). Ancestors whose shallow schema only
+ * annotates cost nothing.
+ *
+ * The schema is prepared once per spec: `pattern` matches the whole string (the engine's rule since
+ * the first version), a derived field is never `required` (it lives outside the base document),
+ * and `$schema`/`$id` are dropped (references are local `#/$defs/Name` only).
+ */
+import type { ValidateFunction, ErrorObject } from 'ajv';
+import { formatPath, fromPointer, WILDCARD, type Path } from './address.js';
+import { cloneJson, isObject, jsonTypeName, type JsonObject } from './json.js';
+import { BoundedCache, contentKey, newDraft2020Ajv } from './schema-cache.js';
+import { deref } from './schema.js';
+import type { SchemaViolation } from './schema.js';
+
+/** Keywords that only annotate: a schema holding nothing else accepts every value. */
+const ANNOTATIONS = new Set([
+  '$comment',
+  '$defs',
+  'definitions',
+  'title',
+  'description',
+  'examples',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'x-valem-relevant',
+]);
+/** Keywords that hold subschemas (walked when the schema is prepared). */
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SCHEMA_SINGLES = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+];
+/** Compiled subschemas one model keeps before its instance is started afresh (recursive schemas). */
+const MAX_COMPILED_PER_MODEL = 2048;
+/** Prepared models kept (each owns an Ajv instance). */
+const MODEL_CACHE_SIZE = 64;
+/** An `actual` longer than this (as JSON) is reported by its type only. */
+const MAX_ACTUAL_JSON = 200;
+
+const ANCHOR_OPEN = '^(?:';
+const ANCHOR_CLOSE = ')$';
+
+/** `pattern` as the engine reads it: the whole string must match. */
+function anchored(pattern: string): string {
+  return `${ANCHOR_OPEN}${pattern}${ANCHOR_CLOSE}`;
+}
+function unanchored(pattern: string): string {
+  return pattern.startsWith(ANCHOR_OPEN) && pattern.endsWith(ANCHOR_CLOSE)
+    ? pattern.slice(ANCHOR_OPEN.length, -ANCHOR_CLOSE.length)
+    : pattern;
+}
+
+/** Every subschema object of `node` (not data-valued keywords such as `enum`, `const`, `default`). */
+function forEachSubschema(node: JsonObject, visit: (sub: JsonObject) => void): void {
+  for (const k of SCHEMA_MAPS) {
+    const map = node[k];
+    if (isObject(map)) for (const sub of Object.values(map)) if (isObject(sub)) visit(sub);
+  }
+  for (const k of SCHEMA_LISTS) {
+    const list = node[k];
+    if (Array.isArray(list)) for (const sub of list) if (isObject(sub)) visit(sub);
+  }
+  for (const k of SCHEMA_SINGLES) {
+    const sub = node[k];
+    if (isObject(sub)) visit(sub);
+  }
+}
+
+/** A copy of the schema ready for writes (see the module comment). */
+export function prepareWriteSchema(schema: JsonObject, derivedTargets: Iterable<Path>): JsonObject {
+  const root = cloneJson(schema);
+  delete root.$schema;
+  const seen = new Set<JsonObject>();
+  const visit = (node: JsonObject): void => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    if (node !== root) delete node.$id;
+    if (typeof node.pattern === 'string') node.pattern = anchored(node.pattern);
+    forEachSubschema(node, visit);
+  };
+  visit(root);
+  delete root.$id;
+  // a model starts empty and fills field by field, so the root's list could never hold
+  // (validate_spec refuses it; a spec stored before that rule keeps writing)
+  delete root.required;
+  for (const target of derivedTargets) {
+    if (target.length === 0) continue;
+    const name = target[target.length - 1];
+    if (typeof name !== 'string' || name === WILDCARD) continue;
+    const parent = navigate(root, target.slice(0, -1));
+    if (!isObject(parent)) continue;
+    const node = deref(root, parent);
+    if (Array.isArray(node.required)) node.required = node.required.filter((r) => r !== name);
+  }
+  return root;
+}
+
+/**
+ * The raw subschema (a `$ref` not yet followed, so its siblings count) that `properties`/`items`
+ * give the node at `path`; undefined when the schema says nothing there (an ancestor's other
+ * keywords, such as `patternProperties`, then hold it).
+ */
+function navigate(root: JsonObject, path: Path): JsonObject | boolean | undefined {
+  let node: unknown = root;
+  for (const seg of path) {
+    const target = deref(root, node);
+    if (typeof seg === 'number' || seg === WILDCARD) {
+      if (target.prefixItems !== undefined) return undefined;
+      node = target.items;
+    } else {
+      const props = target.properties;
+      node = isObject(props) && Object.hasOwn(props, seg) ? props[seg] : undefined;
+    }
+    if (typeof node === 'boolean') return node;
+    if (!isObject(node)) return undefined;
+  }
+  return node as JsonObject;
+}
+
+/** True when a schema object holds a keyword that can refuse a value. */
+function validates(schema: JsonObject): boolean {
+  for (const k of Object.keys(schema)) {
+    if (ANNOTATIONS.has(k) || k.startsWith('x-')) continue;
+    if (k === 'properties' && isObject(schema.properties)) {
+      if (Object.values(schema.properties).some((v) => v !== true)) return true;
+      continue;
+    }
+    if (k === 'items' && schema.items === true) continue;
+    return true;
+  }
+  return false;
+}
+
+/** The node's own keywords: `properties`/`items` subschemas become `true`; the rest stay whole. */
+function shallowOf(root: JsonObject, raw: JsonObject): JsonObject {
+  const strip = (node: JsonObject): JsonObject => {
+    // unevaluated* read what properties/items evaluated: such a node is kept whole
+    if (node.unevaluatedProperties !== undefined || node.unevaluatedItems !== undefined) return node;
+    const out: JsonObject = { ...node };
+    if (isObject(node.properties)) {
+      out.properties = Object.fromEntries(Object.keys(node.properties).map((k) => [k, true]));
+    }
+    if (node.items !== undefined && node.prefixItems === undefined) out.items = true;
+    return out;
+  };
+  if (typeof raw.$ref !== 'string') return strip(raw);
+  // `$ref` beside other keywords is the conjunction of both; navigation follows the reference
+  const { $ref: _ref, ...siblings } = raw;
+  return { ...siblings, allOf: [strip(deref(root, raw))] };
+}
+
+type Compiled = ValidateFunction | null;
+
+/** One model's write checker: compiled subschemas by schema position (`$.items[*].price`). */
+export class WriteSchemaChecker {
+  private ajv = newDraft2020Ajv();
+  private full = new Map<string, Compiled>();
+  private shallow = new Map<string, Compiled>();
+  private readonly defs: unknown;
+
+  constructor(readonly root: JsonObject) {
+    this.defs = root.$defs;
+  }
+
+  /**
+   * Violations of the value at `path` (whole subschema, every depth inside it) and of each
+   * ancestor's own keywords, skipping ancestors listed in `checkedAncestors` (then adding them).
+   * `read` reads the document as it stands after the write.
+   */
+  check(
+    path: Path,
+    read: (p: Path) => unknown,
+    out: SchemaViolation[],
+    checkedAncestors: Set<string> = new Set(),
+  ): void {
+    const pattern = path.map((s) => (typeof s === 'number' ? WILDCARD : s));
+    for (let n = 0; n < path.length; n++) {
+      const at = path.slice(0, n);
+      const key = formatPath(at);
+      if (checkedAncestors.has(key)) continue;
+      checkedAncestors.add(key);
+      const validate = this.compiled(this.shallow, pattern.slice(0, n), true);
+      if (validate) this.run(validate, at, read(at), out);
+    }
+    const validate = this.compiled(this.full, pattern, false);
+    if (validate) this.run(validate, path, read(path), out);
+  }
+
+  /** Compiles the whole schema (throws what Ajv throws): `validate_spec`'s compile check. */
+  compileWhole(): void {
+    const key = formatPath([]);
+    if (this.full.has(key)) return;
+    this.full.set(key, validates(this.root) ? this.ajv.compile(this.root as object) : null);
+  }
+
+  private compiled(cache: Map<string, Compiled>, pattern: Path, shallow: boolean): Compiled {
+    const key = formatPath(pattern);
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const raw = pattern.length === 0 ? this.root : navigate(this.root, pattern);
+    let schema: JsonObject | boolean | undefined;
+    if (typeof raw === 'boolean') schema = raw ? undefined : false;
+    else if (raw !== undefined) {
+      const own = shallow ? shallowOf(this.root, raw) : raw;
+      schema = validates(own) ? own : undefined;
+    }
+    let fn: Compiled = null;
+    if (schema !== undefined) {
+      if (this.full.size + this.shallow.size >= MAX_COMPILED_PER_MODEL) this.restart();
+      const withDefs =
+        typeof schema === 'boolean' || this.defs === undefined ? schema : { ...schema, $defs: this.defs };
+      try {
+        fn = this.ajv.compile(withDefs as object);
+      } catch {
+        // validate_spec refuses a schema that does not compile; one stored before that rule is
+        // held to what does compile of it rather than refusing every write
+        fn = null;
+      }
+    }
+    cache.set(key, fn);
+    return fn;
+  }
+
+  /** Drops every compiled function (a deeply recursive schema reached by many depths). */
+  private restart(): void {
+    this.ajv = newDraft2020Ajv();
+    this.full = new Map();
+    this.shallow = new Map();
+  }
+
+  private run(validate: ValidateFunction, at: Path, value: unknown, out: SchemaViolation[]): void {
+    if (value === undefined || validate(value)) return;
+    for (const e of relevantErrors(validate.errors ?? [])) out.push(violationOf(e, at));
+  }
+}
+
+/** `anyOf`/`oneOf`/`not` summaries stand for their branches' errors, which are dropped. */
+function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
+  const summaries = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if')
+    .map((e) => `${e.schemaPath}/`);
+  if (summaries.length === 0) return errors;
+  return errors.filter((e) => !summaries.some((s) => e.schemaPath.startsWith(s)));
+}
+
+function shownValue(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text !== undefined && text.length <= MAX_ACTUAL_JSON ? text : jsonTypeName(value);
+}
+
+/** An Ajv error in the engine's violation shape: address, keyword, our sentence, expected, actual. */
+export function violationOf(e: ErrorObject, base: Path): SchemaViolation {
+  const at = [...base, ...fromPointer(e.instancePath)];
+  const params = e.params as Record<string, unknown>;
+  let path = formatPath(at);
+  let expected: unknown = e.schema;
+  let actual: unknown = e.data;
+  let message: string;
+  switch (e.keyword) {
+    case 'type':
+      message = `${path} must be of type ${[e.schema].flat().join(' or ')}, got ${jsonTypeName(e.data)}`;
+      actual = jsonTypeName(e.data);
+      break;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      message = `${path} must be ${String(params.comparison)} ${String(params.limit)}, got ${shownValue(e.data)}`;
+      break;
+    case 'multipleOf':
+      message = `${path} must be a multiple of ${String(params.multipleOf)}, got ${shownValue(e.data)}`;
+      break;
+    case 'minLength':
+      message = `${path} must be at least ${String(params.limit)} characters long`;
+      break;
+    case 'maxLength':
+      message = `${path} must be at most ${String(params.limit)} characters long`;
+      break;
+    case 'pattern':
+      expected = unanchored(String(params.pattern));
+      message = `${path} must match the pattern ${String(expected)}`;
+      break;
+    case 'format':
+      message = `${path} must be a valid ${String(params.format)}`;
+      break;
+    case 'enum':
+      message = `${path} must be one of ${JSON.stringify(e.schema)}`;
+      break;
+    case 'const':
+      message = `${path} must equal ${JSON.stringify(e.schema)}`;
+      break;
+    case 'minItems':
+      message = `${path} must hold at least ${String(params.limit)} items, got ${(e.data as unknown[]).length}`;
+      actual = (e.data as unknown[]).length;
+      break;
+    case 'maxItems':
+      message = `${path} must hold at most ${String(params.limit)} items, got ${(e.data as unknown[]).length}`;
+      actual = (e.data as unknown[]).length;
+      break;
+    case 'uniqueItems':
+      message = `${path} must not repeat an item (items ${String(params.j)} and ${String(params.i)} are equal)`;
+      actual = [params.j, params.i];
+      break;
+    case 'required':
+      message = `${path} is missing the required field '${String(params.missingProperty)}'`;
+      expected = e.schema;
+      actual = Object.keys(isObject(e.data) ? e.data : {});
+      break;
+    case 'additionalProperties': {
+      const extra = String(params.additionalProperty);
+      path = formatPath([...at, extra]);
+      message = `${path} is not a field the schema allows here`;
+      expected = false;
+      actual = isObject(e.data) ? (e.data[extra] ?? null) : null;
+      break;
+    }
+    case 'false schema':
+      message = `${path} must be absent: the schema allows no value here`;
+      expected = false;
+      break;
+    default:
+      message = `${path} ${e.message ?? `breaks '${e.keyword}'`}`;
+  }
+  const out: SchemaViolation = { path, keyword: e.keyword, message };
+  if (expected !== undefined) out.expected = expected;
+  if (actual !== undefined) {
+    const text = JSON.stringify(actual);
+    out.actual = text !== undefined && text.length <= MAX_ACTUAL_JSON ? actual : jsonTypeName(actual);
+  }
+  return out;
+}
+
+const checkers = new BoundedCache<string, WriteSchemaChecker>(MODEL_CACHE_SIZE);
+
+/**
+ * The write checker for a schema and its derived targets, shared by every model with the same
+ * content (compiled once per spec version; a bounded LRU, so nothing grows per call).
+ */
+export function writeSchemaChecker(schema: JsonObject, derivedTargets: Iterable<Path>): WriteSchemaChecker {
+  const targets = [...derivedTargets];
+  const key = contentKey([schema, targets.map((t) => formatPath(t))]);
+  let checker = checkers.get(key);
+  if (!checker) {
+    checker = new WriteSchemaChecker(prepareWriteSchema(schema, targets));
+    checkers.set(key, checker);
+  }
+  return checker;
+}
+
+/**
+ * Compiles a spec's schema as writes will use it (cached by content, so a `validate_spec` followed
+ * by `create_model` compiles once, and repeated calls keep nothing new).
+ * @throws what Ajv throws for a schema that does not compile
+ */
+export function compileWriteSchema(schema: JsonObject): void {
+  writeSchemaChecker(schema, []).compileWhole();
+}
+
+/** How many prepared schemas are kept now (the leak test reads it). */
+export function cachedWriteSchemas(): number {
+  return checkers.size;
+}
