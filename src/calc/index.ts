@@ -31,6 +31,7 @@ export {
   unsafeValueViolation,
   type UnsafeValue,
 } from './safe-keys.js';
+export { BoundedCache, contentKey } from './schema-cache.js';
 export { canonicalJson, cloneJson, isObject, jsonEqual, type JsonObject, type JsonValue } from './json.js';
 export type { CompiledLibrary, LibraryExport } from './library.js';
 export {

@@ -72,7 +72,7 @@ export function newDraft2020Ajv(): Ajv2020 {
     allErrors: true,
     verbose: true,
     validateSchema: false,
-    code: { regExp: re2ForAjv as never },
+    code: { regExp: re2ForAjv },
   });
   addFormats(ajv);
   return ajv;

@@ -7,7 +7,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { JsonObject, JsonValue } from '../../calc/index.js';
+import { BoundedCache, contentKey, type JsonObject, type JsonValue } from '../../calc/index.js';
 import type { EffectExecutor, EffectPolicy, ExecutorOutcome, RunContext } from './executor.js';
 
 /** The completion's length bound asked of the client. */
@@ -17,7 +17,8 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 /** Servers remembered; older ones (their connections long gone) are dropped. */
 const MAX_ATTACHED = 64;
 
-const ajv = new Ajv({ strict: false, allErrors: false });
+/** Response schemas kept compiled; each owns its Ajv instance, so one pushed out frees all it compiled. */
+const MAX_RESPONSE_SCHEMAS = 64;
 
 const failed = (message: string): ExecutorOutcome => ({ kind: 'failed', code: 'EFFECT_LLM_FAILED', message });
 
@@ -34,7 +35,7 @@ function parseJson(text: string): JsonValue | undefined {
 export class LlmExecutor implements EffectExecutor {
   readonly name = 'llm';
   private readonly servers: Server[] = [];
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly validators = new BoundedCache<string, ValidateFunction>(MAX_RESPONSE_SCHEMAS);
 
   /** Makes a connection's server one the executor may ask (each MCP connection has its own). */
   attach(server: Server): void {
@@ -52,11 +53,11 @@ export class LlmExecutor implements EffectExecutor {
   }
 
   private validator(schema: JsonValue): ValidateFunction | string {
-    const key = JSON.stringify(schema);
+    const key = contentKey(schema);
     let v = this.validators.get(key);
     if (!v) {
       try {
-        v = ajv.compile(schema as object);
+        v = new Ajv({ strict: false, allErrors: false }).compile(schema as object);
       } catch (err) {
         return `the responseSchema is not a usable JSON Schema: ${(err as Error).message}`;
       }
