@@ -40,7 +40,7 @@ describe('checkValue agrees with Ajv on the keywords it checks', () => {
   it('same verdict for generated fragments and values', () => {
     fc.assert(
       fc.property(fragment, scalar, (schema, value) => {
-        const fast = checkValue(schema as never, value, '$.x').length === 0;
+        const fast = checkValue(schema, value, '$.x').length === 0;
         expect(fast).toBe(ajvVerdict(schema, value));
       }),
       { numRuns: 400 },
