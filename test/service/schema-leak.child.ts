@@ -51,12 +51,18 @@ async function cycles(): Promise<void> {
   const cards = new CardRunner({ maxSpecs: 16 });
   const one = async (i: number): Promise<void> => {
     const spec = specOf(i);
-    await calc.validateSpec(spec);
-    await calc.dryRun(spec, { '$.items': [{ price: 1000 }] });
-    await calc.testSpec(spec);
-    if (mode === 'authoring') return;
-    const card = await cards.compile(spec);
-    await cards.render(card, { '$.note': 'abc' });
+    if (mode === 'cards') {
+      await cards.render(await cards.compile(spec), { '$.note': 'abc' });
+      return;
+    }
+    if (mode !== 'models') {
+      await calc.validateSpec(spec);
+      await calc.dryRun(spec, { '$.items': [{ price: 1000 }] });
+      await calc.testSpec(spec);
+      if (mode === 'authoring') return;
+      const card = await cards.compile(spec);
+      await cards.render(card, { '$.note': 'abc' });
+    }
     await calc.createModel(spec);
     await calc.mutate(spec.id as string, { '$.items': [{ price: 1000, qty: 2 }] });
     await calc.evolveSpec(spec.id as string, {
