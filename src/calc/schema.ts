@@ -129,6 +129,29 @@ function wholeMatchRegex(pattern: string): RegExp | null {
   return re;
 }
 
+/** Characters as JSON Schema counts them (code points: a surrogate pair is one). */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** `multipleOf` exactly as Ajv decides it (the quotient is a whole number; 0 divides nothing). */
+function isMultipleOf(value: number, divisor: number): boolean {
+  if (divisor === 0) return false;
+  const q = value / divisor;
+  return q === parseInt(String(q), 10);
+}
+
 /**
  * Checks one value against the keyword subset the engine enforces on writes.
  * `readOnly` and `type` stop the check; the rest are all reported.
@@ -155,6 +178,27 @@ export function checkValue(
     ];
   }
   if (typeof value === 'number') {
+    if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) {
+      out.push({
+        path: address,
+        keyword: 'exclusiveMinimum',
+        message: `${address} must be > ${schema.exclusiveMinimum}, got ${value}`,
+      });
+    }
+    if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) {
+      out.push({
+        path: address,
+        keyword: 'exclusiveMaximum',
+        message: `${address} must be < ${schema.exclusiveMaximum}, got ${value}`,
+      });
+    }
+    if (typeof schema.multipleOf === 'number' && !isMultipleOf(value, schema.multipleOf)) {
+      out.push({
+        path: address,
+        keyword: 'multipleOf',
+        message: `${address} must be a multiple of ${schema.multipleOf}, got ${value}`,
+      });
+    }
     if (typeof schema.minimum === 'number' && value < schema.minimum) {
       out.push({
         path: address,
@@ -171,14 +215,15 @@ export function checkValue(
     }
   }
   if (typeof value === 'string') {
-    if (typeof schema.minLength === 'number' && value.length < schema.minLength) {
+    const length = codePoints(value);
+    if (typeof schema.minLength === 'number' && length < schema.minLength) {
       out.push({
         path: address,
         keyword: 'minLength',
         message: `${address} must be at least ${schema.minLength} characters long`,
       });
     }
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) {
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength) {
       out.push({
         path: address,
         keyword: 'maxLength',
@@ -203,6 +248,13 @@ export function checkValue(
         }
       }
     }
+  }
+  if (schema.const !== undefined && !jsonEqual(schema.const, value)) {
+    out.push({
+      path: address,
+      keyword: 'const',
+      message: `${address} must equal ${JSON.stringify(schema.const)}`,
+    });
   }
   if (Array.isArray(schema.enum) && !schema.enum.some((e) => jsonEqual(e, value))) {
     out.push({

@@ -70,7 +70,7 @@ async function cycles(): Promise<void> {
     });
     await calc.deleteModel(spec.id as string);
   };
-  const warmup = Math.min(300, Math.floor(count / 4));
+  const warmup = Math.min(500, Math.floor(count / 3));
   for (let i = 0; i < warmup; i++) await one(i);
   const start = heap();
   for (let i = warmup; i < count; i++) await one(i);
