@@ -10,7 +10,7 @@
 import { formatPath, parseAddress, WILDCARD, type Path } from './address.js';
 import { ABSENT, getAt } from './document.js';
 import { appendAll, isObject, type JsonObject } from './json.js';
-import { checkValue, writeSchema, type SchemaViolation } from './schema.js';
+import { checkValue, deref, schemaAt, writeSchema, type SchemaViolation } from './schema.js';
 import { META_KEYWORDS, META_PROPERTIES, type MetaProperty } from './spec.js';
 import { findUnsafeValue, unsafeValueViolation } from './safe-keys.js';
 import type { WriteSchemaChecker } from './write-schema.js';
@@ -19,6 +19,9 @@ import type { WriteSchemaChecker } from './write-schema.js';
 const LIMITING_META = (Object.keys(META_PROPERTIES) as MetaProperty[]).filter(
   (p) => p !== 'required' && p !== 'relevant' && p !== 'readOnly',
 );
+
+/** Nesting a read-only search follows into a whole write (the value's own depth is bounded too). */
+const MAX_READONLY_DEPTH = 64;
 
 /** The live meta limits at one address as a schema fragment, or undefined when none is set. */
 function metaLimits(address: string, meta: ReadonlyMap<string, unknown>): JsonObject | undefined {
@@ -73,9 +76,38 @@ export function preWriteViolations(
       violations.push({ path: address, keyword: 'readOnly', message: `${address} is read-only` });
       continue;
     }
+    if (typeof value === 'object' && value !== null)
+      readOnlyInside(schema, schemaAt(schema, parsed.path), value, parsed.path, violations);
     if (meta.size > 0) appendAll(violations, metaViolations(parsed.path, address, value, meta));
   }
   return violations;
+}
+
+/** A whole write may not carry a value for a field the schema marks `readOnly`. */
+function readOnlyInside(
+  root: JsonObject,
+  node: JsonObject,
+  value: unknown,
+  at: Path,
+  out: SchemaViolation[],
+  depth = 0,
+): void {
+  if (depth > MAX_READONLY_DEPTH) return;
+  const visit = (child: unknown, sub: unknown, path: Path): void => {
+    const schema = deref(root, sub);
+    if (schema.readOnly === true) {
+      const address = formatPath(path);
+      out.push({ path: address, keyword: 'readOnly', message: `${address} is read-only` });
+    } else if (typeof child === 'object' && child !== null) {
+      readOnlyInside(root, schema, child, path, out, depth + 1);
+    }
+  };
+  if (Array.isArray(value)) {
+    if (isObject(node.items)) value.forEach((v, i) => visit(v, node.items, [...at, i]));
+  } else if (isObject(value) && isObject(node.properties)) {
+    const props = node.properties;
+    for (const [k, v] of Object.entries(value)) if (Object.hasOwn(props, k)) visit(v, props[k], [...at, k]);
+  }
 }
 
 /** Meta limits at the written address and, for a whole array or object, at every address inside it. */

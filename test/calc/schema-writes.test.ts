@@ -200,3 +200,23 @@ describe('validate_spec refuses what writes cannot enforce', () => {
     ).toEqual([]);
   });
 });
+
+describe('readOnly', () => {
+  it('refuses a whole write that carries a read-only field, at the field', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        rows: {
+          type: 'array',
+          items: { type: 'object', properties: { id: { type: 'string', readOnly: true }, v: {} } },
+        },
+      },
+    };
+    const { runtime } = await live({ schema });
+    expect(await violationsOf(runtime.mutate({ '$.rows': [{ v: 1 }, { id: 'x', v: 2 }] }))).toEqual([
+      expect.objectContaining({ path: '$.rows[1].id', keyword: 'readOnly' }),
+    ]);
+    await runtime.mutate({ '$.rows': [{ v: 1 }] });
+    expect(await runtime.getValue('$.rows')).toEqual([{ v: 1 }]);
+  });
+});
