@@ -81,11 +81,11 @@ describe('defaultValues (calc-spec §3)', () => {
     expect(await runtime.getValue('$.items[0].echo')).toBe(5);
   });
 
-  it('writing a whole container creates no inner containers', async () => {
+  it('an object written whole is created by the write, so its rules fill it (issue 38)', async () => {
     const { runtime } = await live({ defaultValues: [{ path: '$.items[*]', expr: '{"qty": 1}' }] });
     const r = await runtime.mutate({ '$.items[0]': { price: 3 } });
-    expect(r.mutatedPaths).toEqual(['$.items[0]']);
-    expect(await runtime.getValue('$.items[0]')).toEqual({ price: 3 });
+    expect(r.mutatedPaths).toEqual(['$.items[0]', '$.items[0].qty']);
+    expect(await runtime.getValue('$.items[0]')).toEqual({ price: 3, qty: 1 });
   });
 
   it('an object container rule sees the root as $parent; derivation targets are skipped', async () => {
@@ -356,7 +356,7 @@ describe('meta phase (calc-spec §5)', () => {
     expect(await runtime.getValue('$.qty')).toBe(1);
   });
 
-  it('relevant overlays x-valem-relevant; required/multipleOf overlays show but are not enforced', async () => {
+  it('relevant overlays x-valem-relevant; a multipleOf overlay is enforced, a required one only shows', async () => {
     const { runtime } = await live({
       schema,
       metaDerivations: [
@@ -372,8 +372,10 @@ describe('meta phase (calc-spec §5)', () => {
       multipleOf: 5,
       required: true,
     });
-    await runtime.mutate({ '$.qty': 3 });
-    expect(await runtime.getValue('$.qty')).toBe(3);
+    const err = await rejectsWith(runtime.mutate({ '$.qty': 3 }), 'SCHEMA_VIOLATION');
+    expect(err.details.violations).toMatchObject([{ path: '$.qty', keyword: 'multipleOf' }]);
+    await runtime.mutate({ '$.qty': 10 });
+    expect(await runtime.getValue('$.qty')).toBe(10);
   });
 
   it('a meta given as a JSON literal is stringified to an expression', async () => {
