@@ -464,7 +464,15 @@ describe.each([
     expect(badEnum.isError).toBe(true);
     expect(badEnum.structuredContent).toEqual({
       error: 'Schema violation',
-      violations: [{ path: '$.customer.tier', keyword: 'enum', message: expect.any(String) }],
+      violations: [
+        {
+          path: '$.customer.tier',
+          keyword: 'enum',
+          message: expect.any(String),
+          expected: expect.any(Array),
+          actual: 'platinum',
+        },
+      ],
     });
     expect(jsonOf(badEnum)).toEqual(badEnum.structuredContent);
     const overMax = await peer.call('patch_model', {
