@@ -8,15 +8,15 @@
 // "old" = the old checker (the effective-schema fragment at the key, checked by `checkValue`) then
 // `mutate(…, {skipValidation: true})`; "new" = `mutate(…)` (pre-checks + Ajv at every depth).
 // Target: new >= 0.8 x old throughput. Run: node --import tsx bench/calc-write-schema.mjs
-// Knobs: BENCH_ROUNDS (default 5), BENCH_OPS (writes per round, default 2,000).
+// Knobs: BENCH_ROUNDS (default 11), BENCH_OPS (writes per round, default 500).
 import { compileModel } from '../src/calc/program.ts';
 import { ModelRuntime } from '../src/calc/runtime.ts';
 import { checkValue, writeSchema } from '../src/calc/schema.ts';
 import { normalizeSpec } from '../src/calc/spec.ts';
 import { parseAddress } from '../src/calc/address.ts';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const OPS = Number(process.env.BENCH_OPS ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const OPS = Number(process.env.BENCH_OPS ?? 500);
 
 const raw = {
   id: 'bench/write-schema',

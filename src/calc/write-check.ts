@@ -165,7 +165,8 @@ export function checkWritten(
   const roots = paths.map((p, i) => p.slice(0, Math.max(1, firstCreated[i] ?? p.length)));
   const ordered = [...roots, ...extraRoots].sort((a, b) => a.length - b.length);
   const checkedRoots = new Set<string>();
-  const checkedAncestors = new Set<string>();
+  // one key: nothing to share between checks
+  const checkedAncestors = ordered.length > 1 ? new Set<string>() : undefined;
   for (const root of ordered) {
     const key = formatPath(root);
     if (checkedRoots.has(key) || coveredBy(root, checkedRoots)) continue;

@@ -192,18 +192,24 @@ export class WriteSchemaChecker {
     path: Path,
     read: (p: Path) => unknown,
     out: SchemaViolation[],
-    checkedAncestors: Set<string> = new Set(),
+    checkedAncestors?: Set<string>,
   ): void {
     const pattern = path.map((s) => (typeof s === 'number' ? WILDCARD : s));
+    // the schema-position keys ($, $.items, $.items[*], …) built once, prefix by prefix
+    const keys = patternKeys(pattern);
     for (let n = 0; n < path.length; n++) {
-      const at = path.slice(0, n);
-      const key = formatPath(at);
-      if (checkedAncestors.has(key)) continue;
-      checkedAncestors.add(key);
-      const validate = this.compiled(this.shallow, pattern.slice(0, n), true);
-      if (validate) this.run(validate, at, read(at), out);
+      if (checkedAncestors) {
+        const concrete = formatPath(path.slice(0, n));
+        if (checkedAncestors.has(concrete)) continue;
+        checkedAncestors.add(concrete);
+      }
+      const validate = this.compiled(this.shallow, pattern.slice(0, n), true, keys[n]);
+      if (validate) {
+        const at = path.slice(0, n);
+        this.run(validate, at, read(at), out);
+      }
     }
-    const validate = this.compiled(this.full, pattern, false);
+    const validate = this.compiled(this.full, pattern, false, keys[path.length]);
     if (validate) this.run(validate, path, read(path), out);
   }
 
@@ -214,8 +220,12 @@ export class WriteSchemaChecker {
     this.full.set(key, validates(this.root) ? this.ajv.compile(this.root as object) : null);
   }
 
-  private compiled(cache: Map<string, Compiled>, pattern: Path, shallow: boolean): Compiled {
-    const key = formatPath(pattern);
+  private compiled(
+    cache: Map<string, Compiled>,
+    pattern: Path,
+    shallow: boolean,
+    key = formatPath(pattern),
+  ): Compiled {
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
     const raw = pattern.length === 0 ? this.root : navigate(this.root, pattern);
@@ -253,6 +263,17 @@ export class WriteSchemaChecker {
     if (value === undefined || validate(value)) return;
     for (const e of relevantErrors(validate.errors ?? [])) out.push(violationOf(e, at));
   }
+}
+
+/** `formatPath` of every prefix of a pattern path (`$`, `$.a`, `$.a[*]`, …), in one pass. */
+function patternKeys(pattern: Path): string[] {
+  const out = ['$'];
+  let key = '$';
+  for (const seg of pattern) {
+    key = seg === WILDCARD ? `${key}[*]` : `${key}.${JSON.stringify(seg)}`;
+    out.push(key);
+  }
+  return out;
 }
 
 /** `anyOf`/`oneOf`/`not` summaries stand for their branches' errors, which are dropped. */
