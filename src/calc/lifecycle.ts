@@ -36,13 +36,13 @@ export function modelInfo(spec: ModelSpec): ModelInfo {
 }
 
 /**
- * Validates (without running embedded tests) and compiles a spec.
+ * Validates (embedded tests included: a spec whose own tests fail is refused) and compiles a spec.
  * @throws CalcError (SPEC_INVALID) with `details.errors` listing every finding
  */
 export async function prepareModel(
   input: unknown,
 ): Promise<{ model: CompiledModel; report: ValidationReport }> {
-  const report = await validateSpec(input, { runTests: false });
+  const report = await validateSpec(input, { runTests: true });
   if (!report.valid) {
     throw new CalcError('SPEC_INVALID', 'Model spec validation failed', {
       errors: report.errors,
