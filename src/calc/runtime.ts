@@ -46,6 +46,7 @@ import {
 import { META_PROPERTIES } from './spec.js';
 import {
   HISTORY_CAPACITY,
+  nonFiniteMessage,
   Ring,
   TRACE_CAPACITY,
   type DerivationTrace,
@@ -896,7 +897,7 @@ export class ModelRuntime {
         inputPaths: d.depStrings,
         result: value,
         constraintPassed: null,
-        errorMessage: null,
+        errorMessage: nonFiniteMessage(out.value),
       });
       return value;
     }
