@@ -10,6 +10,7 @@
  * Seeds: a fixed one, then a random one that is printed; MODELWORKS_ORACLE_SEED=<n> replays one.
  * A failure prints fast-check's shrunk counterexample (the spec choices and the command list).
  */
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CalcError } from '../../src/calc/index.js';
@@ -358,7 +359,11 @@ async function attempt(fn: () => Promise<unknown>): Promise<boolean> {
 async function check(model: Model, real: Real, what: string): Promise<void> {
   const expected = await model.state();
   const actual = plain(await real.calc.getState('oracle'));
-  expect(actual, `state after ${what}`).toEqual(expected);
+  // both sides as JSON in the message: the shrunk counterexample then says what differed
+  if (!isDeepStrictEqual(actual, expected))
+    throw new Error(
+      `state after ${what}:\n  hosted:       ${JSON.stringify(actual)}\n  from scratch: ${JSON.stringify(expected)}`,
+    );
   expect(await revisionOf(real), `revision after ${what}`).toBe(model.revision);
   const flags = (await real.calc.getFlags('oracle')).map((v) => v.constraintId).sort();
   const expectedFlags = (await failing(CONSTRAINTS, expected))
