@@ -17,8 +17,13 @@ export type Segment = string | number;
  */
 export type Path = readonly Segment[];
 
+/** A bracketed, quoted key at the start of the text: `['a b']` or `["a b"]` (no quote inside). */
+const QUOTED_NAME = /^\[\s*(['"])([^'"]*)\1\s*\]/;
+/** A quoted key holding one of these has no canonical spelling: its rewrite would name other keys. */
+const UNSPELLABLE = /[.[\]]/;
+
 /** Splits a raw path string the lenient way (used to build canonical rewrites and hints). */
-function lenientSegments(raw: string): Segment[] {
+function lenientSegments(raw: string, unspellable = new Set<number>()): Segment[] {
   let text = raw.trim();
   if (text.startsWith('$.')) text = text.slice(2);
   else if (text.startsWith('$')) text = text.slice(1);
@@ -36,10 +41,17 @@ function lenientSegments(raw: string): Segment[] {
     } else if (ch === '[') {
       const close = text.indexOf(']', i);
       const inner = close < 0 ? '' : text.slice(i + 1, close);
+      const quoted = QUOTED_NAME.exec(text.slice(i));
       if (close > 0 && (inner === '*' || /^\d+$/.test(inner))) {
         flush();
         out.push(inner === '*' ? WILDCARD : Number(inner));
         i = close;
+      } else if (quoted && current === '') {
+        // `['unit price']` names a key: its canonical form is `.unit price`, never `.['unit price']`
+        flush();
+        if (UNSPELLABLE.test(quoted[2]!)) unspellable.add(out.length);
+        out.push(quoted[2]!);
+        i += quoted[0].length - 1;
       } else {
         current += ch; // any other bracket stays literal in the name
       }
@@ -83,10 +95,16 @@ export function parseAddress(raw: string): ParseResult {
 
 function parseUncached(raw: string): ParseResult {
   if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, message: 'address is empty' };
-  const segments = lenientSegments(raw);
+  const unspellable = new Set<number>();
+  const segments = lenientSegments(raw, unspellable);
   if (segments.some(isForbiddenKey))
     return { ok: false, message: `address '${raw}': ${FORBIDDEN_KEY_REASON}` };
   const canonical = formatPath(segments);
+  if (unspellable.size > 0)
+    return {
+      ok: false,
+      message: `address '${raw}' names a key containing '.', '[' or ']', which an address cannot spell; rename the key`,
+    };
   if (canonical !== raw) {
     return {
       ok: false,

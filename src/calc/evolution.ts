@@ -6,6 +6,7 @@ import { parseAddress, WILDCARD, type Path } from './address.js';
 import { CalcError } from './errors.js';
 import { cloneJson, isObject, type JsonObject, type JsonValue } from './json.js';
 import { libraryLayers } from './library.js';
+import { nearest } from '../synth/engine/nearest.js';
 import { isMetaProperty, metaKey, type ModelSpec } from './spec.js';
 
 export interface SpecEvolution {
@@ -38,6 +39,73 @@ export interface SpecEvolution {
   newLibrary?: JsonValue;
   newTests?: JsonValue[];
   backfill?: Record<string, JsonValue>;
+}
+
+/** Every key a SpecEvolution may hold; the type check below keeps it in step with the interface. */
+export const EVOLUTION_KEYS = [
+  'expectedVersion',
+  'newVersion',
+  'upsertDerivations',
+  'removeDerivations',
+  'upsertMetaDerivations',
+  'removeMetaDerivations',
+  'upsertConstraints',
+  'removeConstraints',
+  'upsertEffects',
+  'removeEffects',
+  'upsertDefaultValues',
+  'removeDefaultValues',
+  'newSchema',
+  'upsertSchemaDefs',
+  'removeSchemaDefs',
+  'upsertSchemaNodes',
+  'removeSchemaNodes',
+  'newViewDefinition',
+  'newDefaultView',
+  'upsertViews',
+  'removeViews',
+  'upsertComponents',
+  'removeComponents',
+  'newConstants',
+  'upsertConstants',
+  'removeConstants',
+  'newLibrary',
+  'newTests',
+  'backfill',
+] as const satisfies readonly (keyof SpecEvolution)[];
+// fails to compile when SpecEvolution gains a key the list above lacks
+const everyKeyListed: Exclude<keyof SpecEvolution, (typeof EVOLUTION_KEYS)[number]> extends never
+  ? true
+  : never = true;
+void everyKeyListed;
+
+const KNOWN_KEYS: ReadonlySet<string> = new Set(EVOLUTION_KEYS);
+
+/**
+ * The keys a mistyped one most likely meant: those containing it (`constants` → the three constant
+ * edits), else the nearest by edit distance.
+ */
+function suggestKeys(unknown: string): string[] {
+  const lower = unknown.toLowerCase();
+  const containing = EVOLUTION_KEYS.filter((k) => lower.length >= 3 && k.toLowerCase().includes(lower));
+  if (containing.length > 0) return containing;
+  const close = nearest(unknown, EVOLUTION_KEYS);
+  return close === undefined ? [] : [close];
+}
+
+/** An unknown key would otherwise be ignored: the evolution "succeeds", bumps nothing useful. */
+function unknownKeyProblems(evolution: object): EvolutionProblem[] {
+  const problems: EvolutionProblem[] = [];
+  for (const k of Object.keys(evolution)) {
+    if (KNOWN_KEYS.has(k)) continue;
+    const guesses = suggestKeys(k);
+    const hint =
+      guesses.length === 0
+        ? `the keys are ${EVOLUTION_KEYS.join(', ')}`
+        : `did you mean ${guesses.length === 1 ? guesses[0] : `one of ${guesses.join(', ')}`}?`;
+    problems.push({ location: k, message: `unknown evolution key; ${hint}` });
+  }
+  return problems;
 }
 
 export interface EvolutionProblem {
@@ -131,6 +199,8 @@ export function applyEvolution(current: ModelSpec, evolution: SpecEvolution): Js
   const problems: EvolutionProblem[] = [];
   if (!isObject(evolution))
     throw invalid([{ location: 'evolution', message: 'a SpecEvolution must be an object' }]);
+  const unknownKeys = unknownKeyProblems(evolution);
+  if (unknownKeys.length > 0) throw invalid(unknownKeys);
   const spec = cloneJson(current) as unknown as JsonObject;
 
   for (const k of KEYED) {

@@ -36,13 +36,15 @@ export function modelInfo(spec: ModelSpec): ModelInfo {
 }
 
 /**
- * Validates (without running embedded tests) and compiles a spec.
+ * Validates (embedded tests included unless `runTests` is false: a spec whose own tests fail is
+ * refused) and compiles a spec.
  * @throws CalcError (SPEC_INVALID) with `details.errors` listing every finding
  */
 export async function prepareModel(
   input: unknown,
+  options: { runTests?: boolean } = {},
 ): Promise<{ model: CompiledModel; report: ValidationReport }> {
-  const report = await validateSpec(input, { runTests: false });
+  const report = await validateSpec(input, { runTests: options.runTests ?? true });
   if (!report.valid) {
     throw new CalcError('SPEC_INVALID', 'Model spec validation failed', {
       errors: report.errors,
@@ -248,7 +250,8 @@ export async function dryRun(
   input: unknown,
   mutations?: Record<string, unknown>,
 ): Promise<{ state: JsonObject; result: MutationResult | null }> {
-  const { model } = await prepareModel(input);
+  // a dry run previews the spec whatever its tests say (they are what one may be investigating)
+  const { model } = await prepareModel(input, { runTests: false });
   const runtime = await startRuntime(model, { historyCapacity: 0 });
   const result = mutations && Object.keys(mutations).length > 0 ? await runtime.mutate(mutations) : null;
   return { state: await runtime.getState(), result };

@@ -6,6 +6,7 @@
 import { formatPath, parseAddress, patternMatches, WILDCARD, type Path } from './address.js';
 import {
   ABSENT,
+  deleteAt,
   expandPattern,
   getAt,
   IndexLimitError,
@@ -41,6 +42,7 @@ import { writeSchemaChecker, type WriteSchemaChecker } from './write-schema.js';
 import { META_PROPERTIES } from './spec.js';
 import {
   HISTORY_CAPACITY,
+  nonFiniteMessage,
   Ring,
   TRACE_CAPACITY,
   type DerivationTrace,
@@ -202,6 +204,8 @@ export class ModelRuntime {
   private historyCapacity = HISTORY_CAPACITY;
   private readonly hasDefaultRules: boolean;
   private writeChecker: WriteSchemaChecker | undefined;
+  /** Derivations that read the whole root (`$`, `$$`, `$keys($)`): they read a view, see rootView. */
+  private readonly rootReaders: ReadonlySet<number>;
 
   /** The clock that stamps history entries (tests pass one they control). */
   readonly now: () => number;
@@ -210,6 +214,9 @@ export class ModelRuntime {
     this.model = model;
     this.now = options.now ?? Date.now;
     this.hasDefaultRules = model.defaults.length > 0;
+    this.rootReaders = new Set(
+      model.derivations.filter((d) => d.deps.some((p) => p.length === 0)).map((d) => d.id),
+    );
     if (options.historyCapacity !== undefined) this.historyCapacity = options.historyCapacity;
   }
 
@@ -878,8 +885,9 @@ export class ModelRuntime {
           setAdd(this.staleLazy, d.id, tx);
           continue;
         }
+        const input = this.rootReaders.has(d.id) ? await this.rootView(d) : this.merged;
         if (!d.rows) {
-          const out = await evaluate(d.expr, this.merged, this.model.bindings);
+          const out = await evaluate(d.expr, input, this.model.bindings);
           results.push([d, d.path, d.address, this.traceResult(d, d.address, out, traces), true]);
           continue;
         }
@@ -892,8 +900,8 @@ export class ModelRuntime {
         }
         for (const r of work.compute) {
           const rowPath = [...d.rows.array, r];
-          const parent = getAt(this.merged, rowPath);
-          const out = await evaluate(d.expr, this.merged, {
+          const parent = getAt(input, rowPath);
+          const out = await evaluate(d.expr, input, {
             ...this.model.bindings,
             parent: parent === ABSENT ? undefined : parent,
             index: r,
@@ -913,6 +921,55 @@ export class ModelRuntime {
     }
   }
 
+  /**
+   * What a root reader reads: the document as a from-scratch evaluation would show it at its turn.
+   * The merged document also holds the reader's own previous value and those of rules evaluated
+   * after it (`$sum($each($, …))` counted itself and drifted); they are taken out (a base value
+   * they covered shows again), and lazy rules before it are computed fresh (their cache may be
+   * stale or, at creation, empty). A copy: the merged document is not touched.
+   */
+  private async rootView(d: DerivationNode): Promise<Record<string, unknown>> {
+    const rank = this.model.graph.rank;
+    const turn = rank[d.id]!;
+    const view = cloneJson(this.merged);
+    for (const other of this.model.derivations) {
+      if (rank[other.id]! < turn) continue;
+      for (const p of expandPattern(view, other.path)) {
+        const base = getAt(this.base, p);
+        if (base === ABSENT) deleteAt(view, p);
+        else spliceAt(view, p, cloneJson(base));
+      }
+    }
+    for (const id of this.model.graph.derivationOrder) {
+      if (rank[id]! >= turn) break;
+      const lazy = this.derivationById(id);
+      if (lazy.lazy) await this.deriveInto(view, lazy);
+    }
+    return view;
+  }
+
+  /** One rule computed into a document copy only (no cache, no trace): every row sees it as it was. */
+  private async deriveInto(doc: Record<string, unknown>, d: DerivationNode): Promise<void> {
+    if (!d.rows) {
+      const out = await evaluate(d.expr, doc, this.model.bindings);
+      spliceAt(doc, d.path, out.ok ? toJson(out.value) : null);
+      return;
+    }
+    const arr = getAt(doc, d.rows.array);
+    const n = Array.isArray(arr) ? arr.length : 0;
+    const values: JsonValue[] = [];
+    for (let r = 0; r < n; r++) {
+      const parent = getAt(doc, [...d.rows.array, r]);
+      const out = await evaluate(d.expr, doc, {
+        ...this.model.bindings,
+        parent: parent === ABSENT ? undefined : parent,
+        index: r,
+      });
+      values.push(out.ok ? toJson(out.value) : null);
+    }
+    values.forEach((v, r) => spliceAt(doc, [...d.rows!.array, r, ...d.rows!.suffix], v));
+  }
+
   private traceResult(
     d: DerivationNode,
     address: string,
@@ -927,7 +984,7 @@ export class ModelRuntime {
         inputPaths: d.depStrings,
         result: value,
         constraintPassed: null,
-        errorMessage: null,
+        errorMessage: nonFiniteMessage(out.value),
       });
       return value;
     }

@@ -55,3 +55,28 @@ export interface StoredHistoryEntry {
 
 export const TRACE_CAPACITY = 500;
 export const HISTORY_CAPACITY = 50;
+
+/**
+ * Where an expression result holds a number JSON cannot (`1/0` is Infinity, `0/0` NaN in JSONata):
+ * a message naming the first such place, or null. The stored value has null there, so the trace
+ * says why instead of leaving a silent null.
+ */
+export function nonFiniteMessage(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) continue;
+      const what = Number.isNaN(v) ? 'NaN (0/0 or arithmetic on a non-number)' : `${v} (a division by zero?)`;
+      return `the result${at === '' ? '' : ` at ${at}`} is ${what}, which JSON cannot hold: stored as null`;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}[${i}]`]);
+    else {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--)
+        stack.push([(v as Record<string, unknown>)[keys[i]!], `${at}.${keys[i]!}`]);
+    }
+  }
+  return null;
+}

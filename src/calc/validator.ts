@@ -37,14 +37,14 @@ export interface ValidationResult {
 export type ValidationReport = ValidationResult;
 
 export interface ValidateOptions {
-  /** Run the embedded tests (default true; the create path passes false). */
+  /** Run the embedded tests (default true). */
   runTests?: boolean;
 }
 
 /**
  * Validates a ModelSpec: shape, identity, schema, addresses, expressions, library, effects, view,
  * then (if error-free) the dependency graph and, unless `runTests` is false, the embedded tests.
- * Failing tests are warnings.
+ * A failing test is an error; tests that cannot run at all are a warning.
  */
 export async function validateSpec(input: unknown, options: ValidateOptions = {}): Promise<ValidationResult> {
   const report = new Report();
@@ -565,6 +565,7 @@ async function checkGraphAndTests(spec: ModelSpec, withTests: boolean, report: R
   result.results.forEach((r, i) => {
     if (r.passed) return;
     const first = r.failures?.[0]?.message ?? 'unknown failure';
-    report.warn(`tests[${i}]`, `Test '${r.description}' failed: ${first}`);
+    // a spec whose own tests fail is not valid: create_model and evolve_spec refuse it
+    report.error(`tests[${i}]`, `Test '${r.description}' failed: ${first}`);
   });
 }

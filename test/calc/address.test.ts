@@ -122,3 +122,25 @@ describe('mutation keys must be canonical (Decisions: Schema violation with the 
     await rejectsWith(runtime.getValue('a.b'), 'INVALID_ARGUMENT');
   });
 });
+
+describe('a bracketed, quoted key (issue 38)', () => {
+  it("the hint for $['unit price'] is the canonical address of that key, and following it writes that key", async () => {
+    const parsed = parseAddress("$['unit price']");
+    expect(parsed).toMatchObject({ ok: false, canonical: '$.unit price' });
+    expect(parsed.ok ? '' : parsed.message).toContain("write it as '$.unit price'");
+    expect(parseAddress('$.items[0]["unit price"].net')).toMatchObject({
+      ok: false,
+      canonical: '$.items[0].unit price.net',
+    });
+    const { runtime } = await live({ derivations: [{ path: '$.total', expr: '`unit price` * 2' }] });
+    await runtime.mutate({ '$.unit price': 4 });
+    expect(await runtime.getState()).toEqual({ 'unit price': 4, total: 8 });
+  });
+
+  it('a quoted key holding . [ or ] is refused without a rewrite that would name other keys', () => {
+    const parsed = parseAddress("$['a.b']");
+    expect(parsed.ok).toBe(false);
+    expect(parsed).not.toHaveProperty('canonical');
+    expect(parsed.ok ? '' : parsed.message).toMatch(/cannot spell/);
+  });
+});

@@ -272,3 +272,41 @@ describe('evolveRuntime', () => {
     await expect(runtime.mutate({ '$.qty': 50 })).resolves.toMatchObject({ success: true });
   });
 });
+
+describe('unknown evolution keys (issue 38)', () => {
+  const spec = normalizeSpec(baseSpec).spec;
+
+  it('refuses `constants` (meant upsertConstants) with the keys it most likely meant, changing nothing', async () => {
+    const rt = await live();
+    let caught: unknown;
+    try {
+      await evolveRuntime(rt, { newVersion: '2.0.0', constants: { vat: 0.5 } } as SpecEvolution);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(CalcError);
+    const err = caught as CalcError;
+    expect(err.code).toBe('EVOLUTION_INVALID');
+    expect(err.message).toContain('constants');
+    expect(err.message).toContain('upsertConstants');
+    expect(err.details.errors).toEqual([
+      {
+        location: 'constants',
+        message: 'unknown evolution key; did you mean one of newConstants, upsertConstants, removeConstants?',
+      },
+    ]);
+    expect(rt.model.spec.version).toBe('1.0.0');
+  });
+
+  it('suggests the nearest key for a typo and lists every key when nothing is near', () => {
+    const typo = (): unknown => applyEvolution(spec, { upsertDerivation: [] } as unknown as SpecEvolution);
+    expect(typo).toThrow(/did you mean upsertDerivations\?/);
+    const far = (): unknown => applyEvolution(spec, { zzz: 1 } as unknown as SpecEvolution);
+    expect(far).toThrow(/the keys are expectedVersion, newVersion, upsertDerivations/);
+  });
+
+  it('a key named like an Object.prototype member is unknown too, not a crash', () => {
+    const odd = JSON.parse('{"toString": 1, "__proto__": {"x": 1}}') as SpecEvolution;
+    expect(() => applyEvolution(spec, odd)).toThrow(/Invalid evolution: 2 problems/);
+  });
+});

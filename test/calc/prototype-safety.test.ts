@@ -96,7 +96,7 @@ describe('__proto__ in an address is refused on every write route', () => {
   it('evolution backfill keyed by a __proto__ address is refused', async () => {
     const calc = await service();
     await expect(
-      calc.evolveSpec('order', { version: '1.1.0', backfill: { '$.__proto__.zzz': 1 } }),
+      calc.evolveSpec('order', { newVersion: '1.1.0', backfill: { '$.__proto__.zzz': 1 } }),
     ).rejects.toThrow(REASON);
   });
 });

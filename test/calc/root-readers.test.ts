@@ -19,16 +19,16 @@ describe('a derivation reading the whole root is re-derived after a write (issue
   // each reads the document root in its own way; `a` is written after creation
   it.each<[string, string, unknown, unknown]>([
     // [expression, what it computes from, value at creation, value after writing $.a = 5]
-    // at creation the root is empty; afterwards it holds `a` and the rule's own value `r`
-    ['$count($keys($))', 'the keys of the root', 0, 2],
-    ['$count($keys($$))', 'the keys of the input, spelt $$', 0, 2],
+    // at creation the root is empty; afterwards it holds `a`, never the rule's own value `r` (issue 38)
+    ['$count($keys($))', 'the keys of the root', 0, 1],
+    ['$count($keys($$))', 'the keys of the input, spelt $$', 0, 1],
     ['$lookup($, "a")', '$lookup on the root', null, 5],
-    ['$count($spread($))', '$spread of the root', 0, 2],
-    ['$count($each($, function($v, $k){ $k }))', '$each over the root', 0, 2],
+    ['$count($spread($))', '$spread of the root', 0, 1],
+    ['$count($each($, function($v, $k){ $k }))', '$each over the root', 0, 1],
     ['$contains($string($), "hello")', '$string of the root', false, true],
     ['$sum(*[$type($) = "number" and $ < 100])', 'the * wildcard at the root', null, 5],
     ['$sum(**[$type($) = "number" and $ < 100])', 'the ** descendants of the root', null, 5],
-    ['$count($.*)', '$.* (every value of the root)', 0, 2],
+    ['$count($.*)', '$.* (every value of the root)', 0, 1],
     ['$map([1], function($v){ $$.a * $v })[0]', '$$.a inside a lambda', null, 5],
     ['$map([1], function($v){ $lookup($, "a") })[0]', '$ inside a lambda', null, 5],
     ['($doc := $; $doc.a)', '$ bound to a variable first', null, 5],
@@ -71,6 +71,46 @@ describe('a derivation reading the whole root is re-derived after a write (issue
     expect(deps('$count($keys($))')).toEqual(['$']);
     expect(deps('$string($$)')).toEqual(['$']);
     expect(deps('a + $lookup($, "b")')).toEqual(['$', '$.a']);
+  });
+});
+
+describe('a root reader reads what a from-scratch evaluation would (issue 38)', () => {
+  const SUM = '$sum($each($, function($v){ $type($v) = "number" ? $v : 0 }))';
+
+  it('never its own previous value: after a=1, b=5, b=6 the sum is 7 (it drifted to 14)', async () => {
+    const { runtime } = await live({ derivations: [{ path: '$.total', expr: SUM }] });
+    for (const write of [{ '$.a': 1 }, { '$.b': 5 }, { '$.b': 6 }]) await runtime.mutate(write);
+    expect(await runtime.getState()).toEqual({ a: 1, b: 6, total: 7 });
+    await runtime.mutate({ '$.b': 6 });
+    expect(await runtime.getValue('$.total')).toBe(7);
+  });
+
+  it('sees the rules before it, not those after it (which read it)', async () => {
+    const { runtime } = await live({
+      derivations: [
+        { path: '$.after', expr: 'total + 100' },
+        { path: '$.total', expr: SUM },
+        { path: '$.double', expr: 'a * 2' },
+      ],
+    });
+    await runtime.mutate({ '$.a': 3 });
+    await runtime.mutate({ '$.a': 4 });
+    // a + double = 4 + 8; `after` (which reads total) is not part of it
+    expect(await runtime.getState()).toEqual({ a: 4, after: 112, total: 12, double: 8 });
+  });
+
+  it('sees lazy rules before it as they are now, not their stale or missing cache', async () => {
+    const { runtime } = await live({
+      derivations: [
+        { path: '$.lazyDouble', expr: 'a * 2', evaluation: 'lazy' },
+        { path: '$.total', expr: SUM },
+      ],
+    });
+    await runtime.mutate({ '$.a': 1 });
+    expect(await runtime.getValue('$.total')).toBe(3);
+    await runtime.mutate({ '$.a': 10 });
+    expect(await runtime.getValue('$.total')).toBe(30);
+    expect(await runtime.getValue('$.lazyDouble')).toBe(20);
   });
 });
 

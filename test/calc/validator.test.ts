@@ -693,7 +693,7 @@ const cases: Case[] = [
       derivations: [derivation('$.b', 'a * 2')],
       tests: [{ description: 'doubles', given: { '$.a': 2 }, expect: { '$.b': 5 } }],
     }),
-    severity: 'warning',
+    severity: 'error',
     location: 'tests[0]',
     fragment: "Test 'doubles' failed: $.b expected 5 but was 4",
   },
