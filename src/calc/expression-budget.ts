@@ -390,6 +390,7 @@ const PLAIN_NODES: ReadonlySet<string> = new Set([
   'function',
   'apply',
   'regex',
+  'filter',
 ]);
 
 /**
