@@ -7,9 +7,16 @@ import { parentPort } from 'node:worker_threads';
 import { configureExpressionLimits, evalExpression } from '../calc/index.js';
 import type { ExpressionJob, ExpressionReply } from './expression-workers.js';
 
+/** The limits last applied: applying them clears the compile cache, so only when they change. */
+let applied = '';
+
 parentPort!.on('message', (job: ExpressionJob) => {
   void (async () => {
-    configureExpressionLimits(job.limits);
+    const limits = JSON.stringify(job.limits);
+    if (limits !== applied) {
+      configureExpressionLimits(job.limits);
+      applied = limits;
+    }
     const result = await evalExpression(job.expr, job.input, job.library, job.constants);
     const reply: ExpressionReply = { id: job.id, result };
     parentPort!.postMessage(reply);
