@@ -150,6 +150,11 @@ export function serialisedSize(value: unknown, cap: number, indent = 0): number 
     else if (typeof v === 'object') {
       if (seen.has(v)) continue;
       seen.add(v);
+      // a function serialises as "" (its closure is not data and is not walked)
+      if ('_jsonata_lambda' in v || '_jsonata_function' in v) {
+        total += 2;
+        continue;
+      }
       const pad = indent * (depth + 1) + 1;
       if (Array.isArray(v)) {
         total += 2 + v.length * (pad + 1);
