@@ -5,6 +5,12 @@
  */
 import jsonata from 'jsonata';
 import { MAX_ARRAY_INDEX } from './document.js';
+import {
+  ALLOCATION_BUDGET_CODE,
+  budgetBindings,
+  isProvenCheap,
+  markLibraryFrame,
+} from './expression-budget.js';
 import { isEngineError, publicMessage } from './errors.js';
 import { fastEvaluation, NOT_HANDLED } from './fast-sum.js';
 import { SafeRegexEngine } from './safe-regex.js';
@@ -21,12 +27,18 @@ export interface ExpressionLimits {
    * applies one limit to all three, so it must admit the longest array a state may hold.
    */
   maxSequence: number;
+  /**
+   * Characters and elements one evaluation may allocate: string lengths and array and object sizes
+   * the budgeted built-ins and the evaluator's own steps produce (expression-budget.ts).
+   */
+  maxAllocation: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ExpressionLimits> = Object.freeze({
   timeoutMs: 2000,
   maxDepth: 1000,
   maxSequence: MAX_ARRAY_INDEX + 1,
+  maxAllocation: 10_000_000,
 });
 
 /** Bounds on each setting, so a configuration cannot switch a budget off. */
@@ -34,6 +46,7 @@ export const LIMIT_RANGES: Readonly<Record<keyof ExpressionLimits, readonly [num
   timeoutMs: [1, 600_000],
   maxDepth: [10, 10_000],
   maxSequence: [1, 10_000_000],
+  maxAllocation: [1000, 1_000_000_000],
 };
 
 let configured: Readonly<ExpressionLimits> = DEFAULT_LIMITS;
@@ -77,6 +90,8 @@ export function describeJsonataError(err: unknown): string {
     const max = configured.maxSequence;
     return `D2015: a sequence (a range such as [1..n], an $append, or a path's results) would exceed the limit of ${max} elements`;
   }
+  if (err && typeof err === 'object' && (err as { code?: unknown }).code === ALLOCATION_BUDGET_CODE)
+    return `${ALLOCATION_BUDGET_CODE}: ${(err as Error).message}`;
   if (err && typeof err === 'object') {
     const e = err as { code?: string; message?: string; position?: number; token?: string };
     const where = typeof e.position === 'number' ? ` (at position ${e.position})` : '';
@@ -122,6 +137,7 @@ export function guardLibraryFrames(values: Iterable<unknown>, limits: Expression
   for (const v of values) {
     const base = (v as { environment?: { base?: JsonataBase } } | null)?.environment?.base;
     if (!base || typeof base.guardrails !== 'function') continue;
+    markLibraryFrame(base);
     base.guardrails = () => {
       if (base.depth > limits.maxDepth) {
         throw Object.assign(new Error('Stack overflow. Check for non-terminating recursive function.'), {
@@ -147,7 +163,7 @@ const CACHE_LIMIT = 20_000;
 
 /** Compiles (or returns the cached compilation of) an expression text. */
 export function compileExpression(text: string, limits: ExpressionLimits = configured): CompileResult {
-  const key = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${text}`;
+  const key = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${limits.maxAllocation}/${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   let result: CompileResult;
@@ -159,6 +175,10 @@ export function compileExpression(text: string, limits: ExpressionLimits = confi
       RegexEngine: SafeRegexEngine,
     });
     const ast = compiled.ast();
+    // only an expression that could amplify its input pays for the budget's hooks
+    if (!isProvenCheap(ast))
+      for (const [name, value] of budgetBindings(text, limits.maxAllocation))
+        compiled.assign(name as string, value);
     releaseParserTables(ast);
     const evaluateWithJsonata = async (input: unknown, bindings?: Record<string, unknown>) => {
       evaluationClock.start();

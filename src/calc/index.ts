@@ -14,6 +14,7 @@ export {
 } from './errors.js';
 export { applyEvolution, type SpecEvolution } from './evolution.js';
 export {
+  compileExpression,
   configureExpressionLimits,
   DEFAULT_LIMITS as DEFAULT_EXPRESSION_LIMITS,
   expressionLimits,
@@ -21,6 +22,7 @@ export {
   LIMIT_RANGES as EXPRESSION_LIMIT_RANGES,
   type ExpressionLimits,
 } from './expression.js';
+export { ALLOCATION_BUDGET_CODE, isProvenCheap } from './expression-budget.js';
 export {
   findUnsafeValue,
   FORBIDDEN_KEY,

@@ -9,6 +9,7 @@ export const CALC_BUDGET_SETTINGS: Readonly<Record<string, keyof ExpressionLimit
   MODELWORKS_CALC_EVAL_TIMEOUT_MS: 'timeoutMs',
   MODELWORKS_CALC_EVAL_MAX_DEPTH: 'maxDepth',
   MODELWORKS_CALC_MAX_SEQUENCE: 'maxSequence',
+  MODELWORKS_CALC_EVAL_MAX_ALLOCATION: 'maxAllocation',
 };
 
 /** Whether the environment gives any calc budget a value (blank values count as unset). */

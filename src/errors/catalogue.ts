@@ -85,6 +85,12 @@ export const ERROR_CATALOGUE = {
   EFFECT_FOLDBACK_FAILED: entry(422, 'the response could not be written back into the model'),
   EFFECT_LLM_FAILED: entry(502, 'the language-model call failed'),
 
+  // expression evaluation (at the start of an evaluation's message, not answered as a request's status)
+  EVAL_ALLOCATION_BUDGET: entry(413, 'an evaluation would allocate past its allocation budget'),
+  EVAL_MEMORY_LIMIT: entry(413, "an ad-hoc evaluation needed more than its worker's memory"),
+  EVAL_TIME_LIMIT: entry(413, 'an ad-hoc evaluation ran one step past its time budget'),
+  EVAL_BUSY: entry(429, 'too many ad-hoc evaluations running and waiting: retry later'),
+
   // HTTP surfaces (REST server, synth Service) and the remote clients
   UNAUTHORIZED: entry(401, 'a missing or wrong API key'),
   FORBIDDEN: entry(403, 'not allowed for this caller'),

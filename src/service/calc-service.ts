@@ -60,6 +60,7 @@ import {
   type WriteOptions,
 } from './calc-api.js';
 import { authoring } from './calc-authoring.js';
+import { expressionWorkers } from './expression-workers.js';
 import { KeyedLock } from './model-lock.js';
 import { inSpan, phaseSpans } from '../observability/tracing.js';
 import { verificationReport, type VerificationReport } from './verification.js';
@@ -780,7 +781,8 @@ export class CalcService implements CalcApi {
     library?: unknown,
     constants?: Record<string, unknown>,
   ): Promise<EvalExpressionResult> {
-    return authoring.evalExpression(expr, input, library, constants);
+    // a request's expression runs where a runaway cannot take the server down (expression-workers.ts)
+    return expressionWorkers().evaluate(expr, input ?? {}, library, constants ?? {});
   }
 
   /** Runs the spec's embedded tests, or the given cases instead. */

@@ -25,7 +25,12 @@ describe('compileExpression', () => {
   });
 
   it('uses the documented default limits', () => {
-    expect(DEFAULT_LIMITS).toEqual({ timeoutMs: 2000, maxDepth: 1000, maxSequence: 1_000_001 });
+    expect(DEFAULT_LIMITS).toEqual({
+      timeoutMs: 2000,
+      maxDepth: 1000,
+      maxSequence: 1_000_001,
+      maxAllocation: 10_000_000,
+    });
   });
 });
 
