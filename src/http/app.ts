@@ -324,6 +324,10 @@ function registerErrorHandlers(app: FastifyInstance): void {
     if (!mapped) request.log.error({ err }, 'request failed');
     else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
     const out = mapped ?? problem(500, 'Internal server error');
+    // a BUSY refusal's hint, as the header clients and proxies know
+    const retryAfter = out.body.retryAfterSeconds;
+    if (out.status === 429 && typeof retryAfter === 'number')
+      void reply.header('retry-after', String(retryAfter));
     return reply.code(out.status).type(out.contentType).send(out.body);
   });
   app.setNotFoundHandler((request, reply) => {

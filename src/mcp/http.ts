@@ -20,6 +20,14 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestLimiter } from './http-rate-limit.js';
+import {
+  DISCARD_BODY_MS,
+  discardRestOfBody,
+  MAX_MCP_BODY_BYTES,
+  requestTimeoutsFromEnv,
+  timeoutServerOptions,
+  type RequestTimeouts,
+} from '../http/limits.js';
 import { REQUEST_ID_HEADER, requestIdOf, withRequestId, type Logger } from '../observability/logger.js';
 import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
@@ -28,7 +36,8 @@ import { announceReady } from './server.js';
 import type { ServerMetrics } from '../observability/metrics.js';
 
 export const MAX_SESSIONS = 1000;
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Each tool's documented maximum fits, JSON-escaped (an 8 MB fit_model sample): see http/limits.ts. */
+export const MAX_BODY_BYTES = MAX_MCP_BODY_BYTES;
 /** How long a session may sit unused (no request, no open event stream) before it is closed. */
 export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 const IDLE_ENV = 'MODELWORKS_MCP_SESSION_IDLE_SECONDS';
@@ -125,6 +134,8 @@ export interface HttpMcpOptions {
   metrics?: ServerMetrics;
   /** The per-client request limit (http-rate-limit.ts); none when absent. */
   limit?: RequestLimiter;
+  /** How long a client may take to send headers and body; default from the environment. */
+  timeouts?: RequestTimeouts;
 }
 
 export interface RunningHttpMcp {
@@ -150,15 +161,26 @@ const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', id: null,
 /** A request body past MAX_BODY_BYTES (answered 413, told apart by type, not by message). */
 class BodyTooLarge extends Error {}
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLarge(`body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The body as text; rejects with BodyTooLarge past the limit without destroying the request. */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      reject(new BodyTooLarge(`body over ${MAX_BODY_BYTES} bytes`));
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('the client went away while sending'));
+    });
+  });
 }
 
 /** A POST's JSON-RPC body, or the answer already sent (413 past the size cap, 400 when not JSON). */
@@ -166,14 +188,22 @@ async function readJsonBody(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<{ body: unknown } | undefined> {
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
+    // refused on what the client announces, before reading; the rest is drained (for a bounded
+    // time) so the client, still sending, reads the 413 rather than a reset
+    sendJson(res, 413, rpcError(-32700, `Request body too large (limit ${MAX_BODY_BYTES} bytes)`));
+    discardRestOfBody(req, DISCARD_BODY_MS);
+    return undefined;
+  }
   try {
     return { body: JSON.parse(await readBody(req)) };
   } catch (err) {
     const tooLarge = err instanceof BodyTooLarge;
+    if (tooLarge) discardRestOfBody(req, DISCARD_BODY_MS);
     sendJson(
       res,
       tooLarge ? 413 : 400,
-      rpcError(-32700, tooLarge ? 'Request body too large' : 'Parse error'),
+      rpcError(-32700, tooLarge ? `Request body too large (limit ${MAX_BODY_BYTES} bytes)` : 'Parse error'),
     );
     return undefined;
   }
@@ -463,7 +493,9 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'Internal error'));
   };
 
-  const http: HttpServer = createServer((req, res) => {
+  // a slow sender is cut off (Node answers 408 and closes); open event streams are not affected
+  const serverOptions = timeoutServerOptions(options.timeouts ?? requestTimeoutsFromEnv());
+  const http: HttpServer = createServer(serverOptions, (req, res) => {
     const reqId = requestIdOf(req.headers);
     res.setHeader(REQUEST_ID_HEADER, reqId);
     // everything logged while the request runs carries its id, as on Fastify's servers
