@@ -47,13 +47,15 @@ describe('the simulation gate', () => {
     const second = new AbortController();
     const running = runSimulation(calc, args(100_000), LIMITS, { signal: first.signal });
     const waiting = runSimulation(calc, args(100_000), LIMITS, { signal: second.signal });
-    await expect.poll(() => simulationGate().load).toEqual({ running: 1, waiting: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 300)); // both have reached the gate
 
     const refused = runSimulation(calc, args(10), LIMITS);
+    // (on the old code the third simply ran: nothing capped concurrent simulations)
     await expect(refused).rejects.toMatchObject({
       code: 'BUSY',
       details: { retryAfterSeconds: expect.any(Number) },
     });
+    expect(simulationGate().load).toEqual({ running: 1, waiting: 1 });
     // the same refusal over REST: 429 in our shape, with Retry-After
     const rest = await t.app.inject({ method: 'POST', url: '/models/margin/simulations', payload: args(10) });
     expect(rest.statusCode).toBe(429);
