@@ -52,6 +52,9 @@ import {
   type RequestTimeouts,
 } from './limits.js';
 import { findInputLimitViolation, inputLimitsFromEnv, type InputLimits } from '../service/input-limits.js';
+import { gateLimitsFromEnv } from '../service/work-gate.js';
+import { SIMULATION_GATE_SETTINGS } from '../service/simulate/index.js';
+import { FIT_GATE_SETTINGS } from '../service/fit-runner.js';
 import type { PairingService } from '../service/pairing.js';
 import type { CardRunner } from '../service/card-runner.js';
 
@@ -241,6 +244,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
+  // the load gates read their settings on first use: a bad value stops the server here instead
+  gateLimitsFromEnv(SIMULATION_GATE_SETTINGS);
+  gateLimitsFromEnv(FIT_GATE_SETTINGS);
   await registerPlugins(app, apiKey);
   registerJsonParsers(app, options.inputLimits ?? inputLimitsFromEnv());
 

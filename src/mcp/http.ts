@@ -28,6 +28,10 @@ import {
   timeoutServerOptions,
   type RequestTimeouts,
 } from '../http/limits.js';
+import { inputLimitsFromEnv } from '../service/input-limits.js';
+import { gateLimitsFromEnv } from '../service/work-gate.js';
+import { SIMULATION_GATE_SETTINGS } from '../service/simulate/index.js';
+import { FIT_GATE_SETTINGS } from '../service/fit-runner.js';
 import { REQUEST_ID_HEADER, requestIdOf, withRequestId, type Logger } from '../observability/logger.js';
 import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
@@ -59,6 +63,11 @@ const RETRY_ENV = 'MODELWORKS_MCP_SSE_RETRY_MS';
 export function sessionIdleMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   streamSettingsFromEnv(env);
   conformanceFixturesFromEnv(env);
+  // the request bounds (issue 47): bad values stop the command here, not at the first request
+  requestTimeoutsFromEnv(env);
+  inputLimitsFromEnv(env);
+  gateLimitsFromEnv(SIMULATION_GATE_SETTINGS, env);
+  gateLimitsFromEnv(FIT_GATE_SETTINGS, env);
   const text = env[IDLE_ENV]?.trim();
   if (!text) return DEFAULT_SESSION_IDLE_SECONDS * 1000;
   const seconds = Number(text);
