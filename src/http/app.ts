@@ -43,6 +43,7 @@ import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.j
 import { registerNamespaceGuard, registerSandboxRoutes } from './sandbox-routes.js';
 import { registerShareRoutes } from './share-routes.js';
 import {
+  answerClientError,
   DISCARD_BODY_MS,
   discardRestOfBody,
   rememberInputLimits,
@@ -223,7 +224,9 @@ export function serverOptions(
     // where it is, and `constructor`/`prototype` are ordinary keys (every walker reads own properties)
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
-    // refusals before routing (a malformed URL) in our shape too
+    // refusals before a request is read (too slow, not HTTP) and before routing (a malformed URL)
+    // in our shape too
+    clientErrorHandler: answerClientError,
     frameworkErrors: (err, _request, reply) => {
       const out = frameworkErrorReply(err) ?? problem(400, 'The request could not be read');
       void (reply as FastifyReply).code(out.status).type(out.contentType).send(out.body);

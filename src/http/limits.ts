@@ -5,7 +5,8 @@
  * limit is answered 413 and given a bounded time to finish sending, so it reads the answer instead
  * of a reset connection.
  */
-import type { IncomingMessage, ServerOptions } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerOptions } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_INPUT_LIMITS, type InputLimits } from '../service/input-limits.js';
 
@@ -90,4 +91,26 @@ export function rememberInputLimits(app: FastifyInstance, limits: InputLimits): 
 
 export function inputLimitsOf(app: FastifyInstance): InputLimits {
   return inputLimitsByApp.get(app) ?? DEFAULT_INPUT_LIMITS;
+}
+
+/**
+ * Answers what Node refuses before any route sees a request (a request not received in time, headers
+ * over Node's size limit, bytes that are not HTTP) in our problem shape with our codes, then closes
+ * the connection. Used as Fastify's clientErrorHandler and as node:http's 'clientError' listener.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time (MODELWORKS_HTTP_*_TIMEOUT_SECONDS)']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [413, 'TOO_LARGE', 'The request headers are over the size limit']
+        : [400, 'BAD_REQUEST', 'The request is not well-formed HTTP'];
+  const title = STATUS_CODES[status] ?? 'Error';
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail, code });
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  socket.destroy();
 }

@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestLimiter } from './http-rate-limit.js';
 import {
+  answerClientError,
   DISCARD_BODY_MS,
   discardRestOfBody,
   MAX_MCP_BODY_BYTES,
@@ -479,13 +480,15 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
     // before every other check, so a client flooding the server with bad requests is limited too
     if (limit && !(await limit(req, res))) return;
-    if (url.pathname !== '/mcp' && !isMetrics) return sendJson(res, 404, { error: 'Not found' });
+    if (url.pathname !== '/mcp' && !isMetrics)
+      return sendJson(res, 404, { error: 'Not found', code: 'NOT_FOUND' });
     if (!hostAllowed(req.headers.host, options.host))
       return sendJson(res, 403, rpcError(-32000, 'Forbidden host'));
     if (!originAllowed(req.headers.origin, options.allowedOrigins))
       return sendJson(res, 403, rpcError(-32000, 'Forbidden origin'));
     if (isMetrics) {
-      if (req.method !== 'GET') return sendJson(res, 405, { error: 'Method not allowed: GET /metrics' });
+      if (req.method !== 'GET')
+        return sendJson(res, 405, { error: 'Method not allowed: GET /metrics', code: 'BAD_REQUEST' });
       const scraped = await metrics.scrape();
       res.writeHead(200, { 'content-type': scraped.contentType }).end(scraped.body);
       return;
@@ -526,6 +529,7 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
       );
     });
   });
+  http.on('clientError', answerClientError); // a slow sender's 408 in our shape, not an empty one
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());

@@ -121,6 +121,12 @@ describe('mcp --http', () => {
     expect(await res.json()).toMatchObject({ error: { code: -32700 } });
   });
 
+  it('an unknown path answers in our shape, with a code', async () => {
+    const res = await fetch(running.url.replace('/mcp', '/nowhere'));
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('a slow sender is cut off near the body timeout (3 s here)', async () => {
     const closedAfterMs = await trickle(
       running.port,
