@@ -52,7 +52,13 @@ import {
   timeoutServerOptions,
   type RequestTimeouts,
 } from './limits.js';
-import { findInputLimitViolation, inputLimitsFromEnv, type InputLimits } from '../service/input-limits.js';
+import {
+  findInputLimitViolation,
+  findJsonTextLimitViolation,
+  InputLimitError,
+  inputLimitsFromEnv,
+  type InputLimits,
+} from '../service/input-limits.js';
 import { gateLimitsFromEnv } from '../service/work-gate.js';
 import { SIMULATION_GATE_SETTINGS } from '../service/simulate/index.js';
 import { FIT_GATE_SETTINGS } from '../service/fit-runner.js';
@@ -89,8 +95,12 @@ export interface AppOptions {
   inputLimits?: InputLimits;
 }
 
+/** The routes whose body is one write: their outermost value's members count against maxWriteKeys. */
+const WRITE_ROUTES = new Set(['/models/:id/mutations', '/models/:id/mutations/patch']);
+
 function errorReplyFor(err: FastifyError): ErrorReply | undefined {
   if (err instanceof CalcError) return calcErrorReply(err);
+  if (err instanceof InputLimitError) return inputLimitReply(err.violation);
   if (err.validation) return problem(400, `Invalid request: ${err.message}`, { code: 'BAD_REQUEST' });
   const framework = frameworkErrorReply(err);
   if (framework) return framework;
@@ -169,6 +179,9 @@ export function jsonTextIsSafe(text: string): boolean {
   if (text.includes(FORBIDDEN_KEY) || ESCAPED_KEY_CHARACTER.test(text)) return false;
   return text.length <= MAX_VALUE_DEPTH + 1 || bracketDepth(text) <= MAX_VALUE_DEPTH + 1;
 }
+
+/** Requests whose JSON body was counted against the input limits as text, before it was parsed. */
+const scannedBodies = new WeakSet<FastifyRequest>();
 
 /** Requests whose body was parsed from a JSON text `jsonTextIsSafe` cleared: the walk would find nothing. */
 const clearedBodies = new WeakSet<FastifyRequest>();
@@ -300,7 +313,14 @@ async function registerPlugins(app: FastifyInstance, apiKey: string | undefined)
 function registerJsonParsers(app: FastifyInstance, limits: InputLimits): void {
   const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   const parseAndClear: typeof parseJson = (request, text, done) => {
+    // keys, depth and a write's size counted on the text: a body over them is never parsed
+    const over = findJsonTextLimitViolation(text, limits, {
+      what: 'the request body',
+      writeKeys: WRITE_ROUTES.has(request.routeOptions.url ?? ''),
+    });
+    if (over && request.routeOptions.url !== '/mcp') return done(new InputLimitError(over), undefined);
     void parseJson(request, text, (err, value) => {
+      if (!err) scannedBodies.add(request);
       if (!err && jsonTextIsSafe(text)) clearedBodies.add(request);
       done(err, value);
     });
@@ -312,6 +332,7 @@ function registerJsonParsers(app: FastifyInstance, limits: InputLimits): void {
   app.addHook('preValidation', async (request, reply) => {
     // /mcp answers in JSON-RPC: its tool calls are checked by the MCP server, with the same limits
     if (reply.sent || request.body === undefined || request.routeOptions.url === '/mcp') return;
+    if (scannedBodies.has(request)) return; // its text was counted before it was parsed
     const over = findInputLimitViolation(request.body, limits, 'the request body');
     if (!over) return;
     const out = inputLimitReply(over);

@@ -121,3 +121,59 @@ export const INPUT_LIMIT_CODE = 'INPUT_LIMIT';
 export function violationDetails(v: InputLimitViolation): Record<string, unknown> {
   return { limit: v.limit, max: v.max, setting: v.setting };
 }
+
+/** A refusal raised where only an exception can carry it (a body parser): the violation inside. */
+export class InputLimitError extends Error {
+  constructor(readonly violation: InputLimitViolation) {
+    super(violation.message);
+    this.name = 'InputLimitError';
+  }
+}
+
+/**
+ * The limits checked on a JSON text before it is parsed: building a 200,000-key object is itself
+ * the expensive part (JSON.parse of such a mutation took most of a second), so a text over a limit
+ * is refused without it. One pass over the characters, strings stepped over; `writeKeys` counts
+ * the members of the outermost value (a mutation's addresses, a patch's operations) when asked.
+ * The text need not be valid JSON: an invalid one passes here and fails to parse.
+ */
+export function findJsonTextLimitViolation(
+  text: string,
+  limits: InputLimits,
+  options: { what: string; writeKeys: boolean },
+): InputLimitViolation | undefined {
+  let depth = 0;
+  let elements = 0;
+  let outer = 0;
+  let emptySoFar = false; // the container just opened has no member yet
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (emptySoFar && c !== 0x5d && c !== 0x7d) {
+      emptySoFar = false;
+      elements++;
+      if (depth === 1) outer++;
+    }
+    if (c === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limits.maxDepth) return violation('depth', limits.maxDepth, depth, options.what);
+      emptySoFar = true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+      emptySoFar = false;
+    } else if (c === 0x2c) {
+      elements++;
+      if (depth === 1) outer++;
+    } else continue;
+    if (elements > limits.maxBodyKeys)
+      return violation('bodyKeys', limits.maxBodyKeys, elements, options.what);
+    if (options.writeKeys && outer > limits.maxWriteKeys)
+      return violation('writeKeys', limits.maxWriteKeys, outer, 'the mutation or patch');
+  }
+  return undefined;
+}

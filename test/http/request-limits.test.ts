@@ -4,7 +4,13 @@
 import net from 'node:net';
 import type { InjectOptions } from 'light-my-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_INPUT_LIMITS, inputLimitsFromEnv } from '../../src/service/input-limits.js';
+import fc from 'fast-check';
+import {
+  DEFAULT_INPUT_LIMITS,
+  findInputLimitViolation,
+  findJsonTextLimitViolation,
+  inputLimitsFromEnv,
+} from '../../src/service/input-limits.js';
 import { orderSpec } from '../mcp/helpers/specs.js';
 import { testApp, type TestApp } from './helpers.js';
 
@@ -223,6 +229,31 @@ describe('input limits, before the work starts', () => {
       payload: { '$.attachment.note': 'ok' },
     });
     expect(res.statusCode).toBe(200);
+  });
+
+  it('the count on the text (before parsing) refuses exactly what the walk over the value refuses', () => {
+    const small = { maxBodyKeys: 12, maxDepth: 4, maxWriteKeys: 3 };
+    const value = fc.jsonValue({ maxDepth: 6 });
+    const spaced = fc.tuple(value, fc.constantFrom(0, 2, '\t'));
+    fc.assert(
+      fc.property(spaced, ([v, space]) => {
+        const text = JSON.stringify(v, null, space);
+        const byText = findJsonTextLimitViolation(text, small, { what: 'x', writeKeys: false });
+        const byWalk = findInputLimitViolation(v, small, 'x');
+        expect(byText !== undefined).toBe(byWalk !== undefined);
+        const outer = v !== null && typeof v === 'object' ? Object.keys(v).length : 0;
+        const write = findJsonTextLimitViolation(
+          text,
+          { ...small, maxBodyKeys: 1e9, maxDepth: 512 },
+          {
+            what: 'x',
+            writeKeys: true,
+          },
+        );
+        expect(write?.limit === 'writeKeys').toBe(outer > small.maxWriteKeys);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('the limits are settings, checked at start-up', () => {
