@@ -211,11 +211,11 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet, limit
     const unsafe = findUnsafeValue(args);
     if (unsafe) return errorResult(schemaViolationError([unsafeValueViolation('arguments', unsafe)]));
     // keys, nesting and a write's size, before the tool starts any work (the REST limits, issue 47)
+    // (the write's size first: counting one object's keys is cheaper than walking every value)
     const over =
-      findInputLimitViolation(args, limits, 'the arguments') ??
       (WRITE_ARGUMENTS.has(tool.name)
         ? findWriteLimitViolation(args[WRITE_ARGUMENTS.get(tool.name)!], limits, `${tool.name}'s write`)
-        : undefined);
+        : undefined) ?? findInputLimitViolation(args, limits, 'the arguments');
     if (over) return inputLimitResult(over);
     const validate = validatorFor(tool);
     if (!validate(args)) {
