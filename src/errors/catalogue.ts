@@ -96,6 +96,8 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN: entry(403, 'not allowed for this caller'),
   NOT_FOUND: entry(404, 'no such route'),
   UNSUPPORTED_MEDIA_TYPE: entry(415, 'a request body of the wrong type'),
+  INPUT_LIMIT: entry(413, 'a request over its key, write-size or nesting limit'),
+  REQUEST_TIMEOUT: entry(408, 'the client took too long to send its request'),
   RATE_LIMITED: entry(429, 'too many requests from this client: retry later'),
   SERVICE_UNREACHABLE: entry(502, 'the remote synth Service could not be reached'),
   SERVICE_ERROR: entry(502, 'the remote synth Service answered with an error'),

@@ -12,8 +12,10 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyHttpOptions,
   type FastifyServerOptions,
 } from 'fastify';
+import type { Server as HttpServer } from 'node:http';
 import {
   CalcError,
   findUnsafeValue,
@@ -33,18 +35,37 @@ import { registerRateLimit, type RateLimitSettings, type TrustProxy } from './ra
 import { ServerMetrics } from '../observability/metrics.js';
 import { registerModelRoutes } from './model-routes.js';
 import { registerSimulateRoutes } from './simulate-routes.js';
-import { calcErrorReply, problem, type ErrorReply } from './problems.js';
+import { calcErrorReply, inputLimitReply, problem, type ErrorReply } from './problems.js';
 import { registerSecurity } from './security.js';
 import { answerRequestIds, fastifyRequestIds, loggerOptions, logLevelFrom } from '../observability/logger.js';
 import { traceFastifyRequests } from '../observability/tracing.js';
 import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.js';
 import { registerNamespaceGuard, registerSandboxRoutes } from './sandbox-routes.js';
 import { registerShareRoutes } from './share-routes.js';
+import {
+  answerClientError,
+  DISCARD_BODY_MS,
+  discardRestOfBody,
+  rememberInputLimits,
+  MAX_JSON_BODY_BYTES,
+  requestTimeoutsFromEnv,
+  timeoutServerOptions,
+  type RequestTimeouts,
+} from './limits.js';
+import {
+  findInputLimitViolation,
+  findJsonTextLimitViolation,
+  InputLimitError,
+  inputLimitsFromEnv,
+  type InputLimits,
+} from '../service/input-limits.js';
+import { gateLimitsFromEnv } from '../service/work-gate.js';
+import { SIMULATION_GATE_SETTINGS } from '../service/simulate/index.js';
+import { FIT_GATE_SETTINGS } from '../service/fit-runner.js';
 import type { PairingService } from '../service/pairing.js';
 import type { CardRunner } from '../service/card-runner.js';
 
-/** JSON bodies (specs, mutations, patches, MCP messages); blobs have their own limit. */
-export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
+export { MAX_JSON_BODY_BYTES } from './limits.js';
 
 export interface AppOptions {
   calc: CalcService;
@@ -68,26 +89,56 @@ export interface AppOptions {
   rateLimit?: RateLimitSettings;
   /** Fastify's trustProxy: whose X-Forwarded-For names the client (MODELWORKS_TRUST_PROXY). */
   trustProxy?: TrustProxy;
+  /** How long a client may take to send headers and body; default from MODELWORKS_HTTP_*_TIMEOUT_SECONDS. */
+  timeouts?: RequestTimeouts;
+  /** Keys, write size and nesting of a body; default from MODELWORKS_MAX_BODY_* / _WRITE_KEYS. */
+  inputLimits?: InputLimits;
 }
+
+/** The routes whose body is one write: their outermost value's members count against maxWriteKeys. */
+const WRITE_ROUTES = new Set(['/models/:id/mutations', '/models/:id/mutations/patch']);
 
 function errorReplyFor(err: FastifyError): ErrorReply | undefined {
   if (err instanceof CalcError) return calcErrorReply(err);
-  if (err.validation) return problem(400, `Invalid request: ${err.message}`);
-  switch (err.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return problem(413, `Request body too large (limit ${MAX_JSON_BODY_BYTES} bytes)`);
-    case 'FST_REQ_FILE_TOO_LARGE':
-      return problem(413, `Blob too large (limit ${MAX_BLOB_BYTES} bytes)`, { code: 'BLOB_TOO_LARGE' });
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return problem(415, 'Unsupported media type');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return problem(400, 'Malformed or unreadable request body');
-  }
+  if (err instanceof InputLimitError) return inputLimitReply(err.violation);
+  if (err.validation) return problem(400, `Invalid request: ${err.message}`, { code: 'BAD_REQUEST' });
+  const framework = frameworkErrorReply(err);
+  if (framework) return framework;
   if (err instanceof SyntaxError) return problem(400, 'Malformed or unreadable request body');
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return problem(status, publicMessage(err));
+  return undefined;
+}
+
+/**
+ * Fastify's own refusals (FST_ERR_…) in our words and with our codes; its messages and codes are
+ * never passed on. Undefined for anything that is not one of them.
+ */
+function frameworkErrorReply(err: FastifyError): ErrorReply | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem(413, 'The request body is over the size limit of this route', { code: 'TOO_LARGE' });
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return problem(413, `Blob too large (limit ${MAX_BLOB_BYTES} bytes)`, { code: 'BLOB_TOO_LARGE' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problem(415, 'Unsupported media type: send application/json', {
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return problem(400, 'The request has a JSON content type but no body', { code: 'BAD_REQUEST' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return problem(400, 'Malformed or unreadable request body', { code: 'BAD_REQUEST' });
+    case 'FST_ERR_BAD_URL':
+      return problem(400, 'The request URL is malformed (a bad percent-escape?)', { code: 'BAD_REQUEST' });
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return problem(500, 'Internal server error', { code: 'INTERNAL' });
+  }
+  if (typeof err.code === 'string' && err.code.startsWith('FST_')) {
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) return problem(status, 'The request could not be read');
+    return problem(500, 'Internal server error', { code: 'INTERNAL' });
+  }
   return undefined;
 }
 
@@ -129,6 +180,9 @@ export function jsonTextIsSafe(text: string): boolean {
   return text.length <= MAX_VALUE_DEPTH + 1 || bracketDepth(text) <= MAX_VALUE_DEPTH + 1;
 }
 
+/** Requests whose JSON body was counted against the input limits as text, before it was parsed. */
+const scannedBodies = new WeakSet<FastifyRequest>();
+
 /** Requests whose body was parsed from a JSON text `jsonTextIsSafe` cleared: the walk would find nothing. */
 const clearedBodies = new WeakSet<FastifyRequest>();
 
@@ -162,7 +216,10 @@ export function registeredRoutes(app: FastifyInstance): { method: string; url: s
  * The Fastify server settings of `buildApp` (logging, body limit, JSON parsing), exported so a
  * benchmark can run a bare route on exactly the same settings.
  */
-export function serverOptions(log: AppOptions['log']): FastifyServerOptions {
+export function serverOptions(
+  log: AppOptions['log'],
+  timeouts: RequestTimeouts = requestTimeoutsFromEnv(),
+): FastifyHttpOptions<HttpServer> {
   // the servers' one logger settings: method and redacted URL only, no headers, no `?token=`
   const logger: FastifyServerOptions['logger'] = log
     ? { ...loggerOptions(logLevelFrom(log.level, {})), stream: log.stream }
@@ -172,17 +229,28 @@ export function serverOptions(log: AppOptions['log']): FastifyServerOptions {
     ...fastifyRequestIds,
     bodyLimit: MAX_JSON_BODY_BYTES,
     forceCloseConnections: true,
+    // a slow sender is cut off (Node answers 408 and closes); event streams and WebSockets are
+    // not affected: the limits end once the request has been received
+    requestTimeout: timeouts.bodyMs,
+    http: timeoutServerOptions(timeouts),
     // bodies parse as plain JSON; refuseUnsafeInput answers `__proto__` with a Schema violation naming
     // where it is, and `constructor`/`prototype` are ordinary keys (every walker reads own properties)
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
+    // refusals before a request is read (too slow, not HTTP) and before routing (a malformed URL)
+    // in our shape too
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (err, _request, reply) => {
+      const out = frameworkErrorReply(err) ?? problem(400, 'The request could not be read');
+      void (reply as FastifyReply).code(out.status).type(out.contentType).send(out.body);
+    },
   };
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const apiKey = options.apiKey === '' ? undefined : options.apiKey;
   const app = Fastify({
-    ...serverOptions(options.log),
+    ...serverOptions(options.log, options.timeouts),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   traceFastifyRequests(app); // a span per request when tracing is on; before any route
@@ -192,8 +260,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
+  // the load gates read their settings on first use: a bad value stops the server here instead
+  gateLimitsFromEnv(SIMULATION_GATE_SETTINGS);
+  gateLimitsFromEnv(FIT_GATE_SETTINGS);
   await registerPlugins(app, apiKey);
-  registerJsonParsers(app);
+  registerJsonParsers(app, options.inputLimits ?? inputLimitsFromEnv());
 
   // metrics and rate limit (issue 28): ahead of the guards, so refused requests count too
   const metrics = options.metrics === undefined ? new ServerMetrics() : options.metrics;
@@ -239,10 +310,17 @@ async function registerPlugins(app: FastifyInstance, apiKey: string | undefined)
  * JSON bodies (and RFC 6902 ones, which parse alike) go through Fastify's own parser; a text
  * jsonTextIsSafe clears spares its value the walk in refuseUnsafeInput.
  */
-function registerJsonParsers(app: FastifyInstance): void {
+function registerJsonParsers(app: FastifyInstance, limits: InputLimits): void {
   const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   const parseAndClear: typeof parseJson = (request, text, done) => {
+    // keys, depth and a write's size counted on the text: a body over them is never parsed
+    const over = findJsonTextLimitViolation(text, limits, {
+      what: 'the request body',
+      writeKeys: WRITE_ROUTES.has(request.routeOptions.url ?? ''),
+    });
+    if (over && request.routeOptions.url !== '/mcp') return done(new InputLimitError(over), undefined);
     void parseJson(request, text, (err, value) => {
+      if (!err) scannedBodies.add(request);
       if (!err && jsonTextIsSafe(text)) clearedBodies.add(request);
       done(err, value);
     });
@@ -251,19 +329,41 @@ function registerJsonParsers(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseAndClear);
   app.addContentTypeParser('application/json-patch+json', { parseAs: 'string' }, parseAndClear);
   app.addHook('preValidation', refuseUnsafeInput);
+  app.addHook('preValidation', async (request, reply) => {
+    // /mcp answers in JSON-RPC: its tool calls are checked by the MCP server, with the same limits
+    if (reply.sent || request.body === undefined || request.routeOptions.url === '/mcp') return;
+    if (scannedBodies.has(request)) return; // its text was counted before it was parsed
+    const over = findInputLimitViolation(request.body, limits, 'the request body');
+    if (!over) return;
+    const out = inputLimitReply(over);
+    await reply.code(out.status).type(out.contentType).send(out.body);
+  });
+  rememberInputLimits(app, limits);
 }
 
 /** Errors become problem documents with their stable code; only unexpected ones are logged as errors. */
 function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Fastify asks to close the connection: the client, still sending, would get a reset and
+      // never read the 413. The rest of the body is read and dropped instead (for a bounded time).
+      reply.removeHeader('connection');
+      discardRestOfBody(request.raw, DISCARD_BODY_MS);
+    }
     const mapped = errorReplyFor(err);
     if (!mapped) request.log.error({ err }, 'request failed');
     else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
     const out = mapped ?? problem(500, 'Internal server error');
+    // a BUSY refusal's hint, as the header clients and proxies know
+    const retryAfter = out.body.retryAfterSeconds;
+    if (out.status === 429 && typeof retryAfter === 'number')
+      void reply.header('retry-after', String(retryAfter));
     return reply.code(out.status).type(out.contentType).send(out.body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const out = problem(404, `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    const out = problem(404, `No route ${request.method} ${request.url.split('?')[0] ?? ''}`, {
+      code: 'NOT_FOUND',
+    });
     return reply.code(404).type(out.contentType).send(out.body);
   });
 }

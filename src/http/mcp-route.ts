@@ -6,6 +6,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyInstance } from 'fastify';
 import { McpSessionHost, type SessionHostOptions } from '../mcp/http.js';
+import { MAX_MCP_BODY_BYTES } from './limits.js';
 
 export function registerMcpRoute(
   app: FastifyInstance,
@@ -16,6 +17,8 @@ export function registerMcpRoute(
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: '/mcp',
+    // each tool's documented maximum (an 8 MB fit_model sample) fits, JSON-escaped
+    bodyLimit: MAX_MCP_BODY_BYTES,
     schema: { hide: true },
     handler: async (req, reply) => {
       reply.hijack();

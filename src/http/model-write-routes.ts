@@ -1,10 +1,16 @@
 /** Writes: values as one reactive cycle, or an RFC 6902 patch; optionally the changed view components. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { JsonObject } from '../calc/index.js';
 import type { MutationSummary } from '../service/calc-api.js';
 import type { CalcService } from '../service/calc-service.js';
 import { flag, sendJson, writeOptions, xView, type IdParams, type WriteQuery } from './model-route-kit.js';
 import { expectedRevision, idParam, mutationErrors, reply } from './schemas.js';
+import { findWriteLimitViolation } from '../service/input-limits.js';
+import { inputLimitsOf } from './limits.js';
+import { inputLimitReply, type ErrorReply } from './problems.js';
+
+const sendProblem = (res: FastifyReply, out: ErrorReply) =>
+  res.code(out.status).type(out.contentType).send(out.body);
 
 /** The evaluated components (nested ones too) bound to an address the cycle changed, by id. */
 async function viewDelta(calc: CalcService, id: string, viewId: string, changed: Set<string>) {
@@ -59,6 +65,8 @@ export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): vo
       },
     },
     async (req, res) => {
+      const over = findWriteLimitViolation(req.body, inputLimitsOf(app), 'the mutation');
+      if (over) return sendProblem(res, inputLimitReply(over));
       await checkView(calc, req.params.id, req.headers['x-view']);
       const result = await calc.mutate(req.params.id, req.body, writeOptions(req.query));
       return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
@@ -78,6 +86,8 @@ export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): vo
       },
     },
     async (req, res) => {
+      const over = findWriteLimitViolation(req.body, inputLimitsOf(app), 'the patch');
+      if (over) return sendProblem(res, inputLimitReply(over));
       await checkView(calc, req.params.id, req.headers['x-view']);
       const result = await calc.patchModel(req.params.id, req.body, writeOptions(req.query));
       return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));

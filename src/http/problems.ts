@@ -5,6 +5,7 @@
  * Every body carries the stable `code`, so a remote client can rebuild the CalcError.
  */
 import { CALC_ERROR_CODES, type CalcError } from '../calc/index.js';
+import { violationDetails, type InputLimitViolation } from '../service/input-limits.js';
 
 export interface ErrorReply {
   status: number;
@@ -18,7 +19,10 @@ const TITLES: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
@@ -26,11 +30,31 @@ const TITLES: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
+/** The catalogue code a refusal carries when its caller names none (every error body has a code). */
+const CODE_OF_STATUS = new Map<number, string>([
+  [400, 'BAD_REQUEST'],
+  [401, 'UNAUTHORIZED'],
+  [403, 'FORBIDDEN'],
+  [404, 'NOT_FOUND'],
+  [413, 'TOO_LARGE'],
+  [415, 'UNSUPPORTED_MEDIA_TYPE'],
+  [429, 'RATE_LIMITED'],
+  [500, 'INTERNAL'],
+]);
+
 export function problem(status: number, detail: string, extra: Record<string, unknown> = {}): ErrorReply {
+  const code = CODE_OF_STATUS.get(status);
   return {
     status,
     contentType: 'application/problem+json',
-    body: { type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail, ...extra },
+    body: {
+      type: 'about:blank',
+      title: TITLES[status] ?? 'Error',
+      status,
+      detail,
+      ...(code !== undefined ? { code } : {}),
+      ...extra,
+    },
   };
 }
 
@@ -102,4 +126,9 @@ export function calcErrorReply(err: CalcError): ErrorReply {
     default:
       return problem(status, detail, { code, ...err.details });
   }
+}
+
+/** The refusal of a request over an input limit (REST and MCP give the same code and details). */
+export function inputLimitReply(v: InputLimitViolation): ErrorReply {
+  return problem(413, v.message, { code: 'INPUT_LIMIT', ...violationDetails(v) });
 }

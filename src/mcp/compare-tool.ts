@@ -4,6 +4,7 @@
  * columns, and a time budget for the run; errors carry stable codes.
  */
 import { randomBytes } from 'node:crypto';
+import { fitGate } from '../service/fit-runner.js';
 import { SynthServiceError } from '../service/synth-errors.js';
 import { modelTextArg, type SynthService } from '../service/synth-service.js';
 import {
@@ -203,7 +204,14 @@ export function compareSampleTool(service: SynthService, log?: (message: string)
     annotations: READ,
     run: async (a, ctx): Promise<ToolResult> => {
       try {
-        const report = await compareSample(service, a, ctx.signal);
+        // behind the fits' gate: a few heavy analyses at a time, then BUSY with a retry hint
+        const report = await fitGate()
+          .run(() => compareSample(service, a, ctx.signal), ctx.signal)
+          .catch((err: unknown) => {
+            if (ctx.signal.aborted && !(err instanceof CompareError))
+              throw new CompareError('COMPARE_LIMIT', 'the comparison was cancelled');
+            throw err;
+          });
         const text = JSON.stringify(report);
         if (text.length > RESULT_LIMIT_CHARS)
           throw new SynthServiceError(

@@ -1,13 +1,14 @@
 /**
  * fit_model: proposes a synth model from a sample CSV (or a csv generation this server holds):
- * the model text plus the fit report. Bounded: sample bytes, rows and wall time; the fit runs in
- * steps (a column at a time) that give the event loop back, so the server keeps answering while it
- * runs and a cancellation stops it. Errors carry stable codes.
+ * the model text plus the fit report. Bounded: sample bytes, rows, wall time and memory; the fit
+ * runs in a worker thread (service/fit-runner.ts), a few at a time, so the server keeps answering
+ * while it runs and a cancellation stops it. Errors carry stable codes.
  */
 import { SynthServiceError } from '../service/synth-errors.js';
 import type { SynthService } from '../service/synth-service.js';
-import { type FitControl, FitError, type FitOptions, fitCsvAsync } from '../synth/fit/index.js';
-import { type ModelFormat, writeModel } from '../synth/index.js';
+import { fitInWorker } from '../service/fit-runner.js';
+import { type FitControl, FitError, type FitOptions } from '../synth/fit/index.js';
+import { type ModelFormat } from '../synth/index.js';
 import { okResult, textError, type ToolResult } from './results.js';
 import { input, output, READ, type ToolDefinition } from './tool.js';
 
@@ -91,9 +92,10 @@ function generationText(service: SynthService, id: string): string {
 async function run(
   service: SynthService | undefined,
   a: Record<string, unknown>,
-  control: FitControl,
+  signal: AbortSignal,
+  timeMs: number,
 ): Promise<ToolResult> {
-  const options = optionsArg(a.options);
+  const { format, ...options } = optionsArg(a.options);
   let text: string;
   if (typeof a.sampleCsv === 'string' && a.generationId === undefined) {
     const bytes = Buffer.byteLength(a.sampleCsv, 'utf8');
@@ -104,10 +106,11 @@ async function run(
     text = generationText(service, a.generationId);
     options.header ??= false;
   } else throw bad('give sampleCsv (CSV text) or generationId (an e-… csv generation), not both');
-  const { model, report } = await fitCsvAsync(text, { ...options, maxRows: FIT_LIMITS.rows }, control);
-  control.check();
-  const modelText = writeModel(model, options.format);
-  return okResult({ format: options.format, modelText, report }, 'fit fewer columns');
+  const { modelText, report } = await fitInWorker(
+    { text, options: { ...options, maxRows: FIT_LIMITS.rows }, format },
+    { signal, timeMs },
+  );
+  return okResult({ format, modelText, report }, 'fit fewer columns');
 }
 
 /** `timeMs`: the wall-time budget of one call (tests give a small one). */
@@ -132,7 +135,7 @@ export function fitModelTool(service?: SynthService, timeMs = FIT_LIMITS.timeMs)
     annotations: READ,
     run: async (a, ctx) => {
       try {
-        return await run(service, a, fitControl(ctx.signal, timeMs));
+        return await run(service, a, ctx.signal, timeMs);
       } catch (err) {
         if (err instanceof FitError) return fitError(err);
         if (err instanceof SynthServiceError) return fitError(err);
@@ -143,7 +146,9 @@ export function fitModelTool(service?: SynthService, timeMs = FIT_LIMITS.timeMs)
 }
 
 function fitError(err: FitError | SynthServiceError): ToolResult {
-  const shape = { error: err.message, code: err.code };
+  // a BUSY refusal carries its retry hint (retryAfterSeconds)
+  const details = err instanceof SynthServiceError ? err.details : {};
+  const shape = { error: err.message, code: err.code, ...details };
   return {
     content: [{ type: 'text', text: JSON.stringify(shape) }],
     structuredContent: shape,

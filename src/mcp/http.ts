@@ -20,6 +20,19 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestLimiter } from './http-rate-limit.js';
+import {
+  answerClientError,
+  DISCARD_BODY_MS,
+  discardRestOfBody,
+  MAX_MCP_BODY_BYTES,
+  requestTimeoutsFromEnv,
+  timeoutServerOptions,
+  type RequestTimeouts,
+} from '../http/limits.js';
+import { inputLimitsFromEnv } from '../service/input-limits.js';
+import { gateLimitsFromEnv } from '../service/work-gate.js';
+import { SIMULATION_GATE_SETTINGS } from '../service/simulate/index.js';
+import { FIT_GATE_SETTINGS } from '../service/fit-runner.js';
 import { REQUEST_ID_HEADER, requestIdOf, withRequestId, type Logger } from '../observability/logger.js';
 import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
@@ -28,7 +41,8 @@ import { announceReady } from './server.js';
 import type { ServerMetrics } from '../observability/metrics.js';
 
 export const MAX_SESSIONS = 1000;
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Each tool's documented maximum fits, JSON-escaped (an 8 MB fit_model sample): see http/limits.ts. */
+export const MAX_BODY_BYTES = MAX_MCP_BODY_BYTES;
 /** How long a session may sit unused (no request, no open event stream) before it is closed. */
 export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 const IDLE_ENV = 'MODELWORKS_MCP_SESSION_IDLE_SECONDS';
@@ -50,6 +64,11 @@ const RETRY_ENV = 'MODELWORKS_MCP_SSE_RETRY_MS';
 export function sessionIdleMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   streamSettingsFromEnv(env);
   conformanceFixturesFromEnv(env);
+  // the request bounds (issue 47): bad values stop the command here, not at the first request
+  requestTimeoutsFromEnv(env);
+  inputLimitsFromEnv(env);
+  gateLimitsFromEnv(SIMULATION_GATE_SETTINGS, env);
+  gateLimitsFromEnv(FIT_GATE_SETTINGS, env);
   const text = env[IDLE_ENV]?.trim();
   if (!text) return DEFAULT_SESSION_IDLE_SECONDS * 1000;
   const seconds = Number(text);
@@ -125,6 +144,8 @@ export interface HttpMcpOptions {
   metrics?: ServerMetrics;
   /** The per-client request limit (http-rate-limit.ts); none when absent. */
   limit?: RequestLimiter;
+  /** How long a client may take to send headers and body; default from the environment. */
+  timeouts?: RequestTimeouts;
 }
 
 export interface RunningHttpMcp {
@@ -150,15 +171,26 @@ const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', id: null,
 /** A request body past MAX_BODY_BYTES (answered 413, told apart by type, not by message). */
 class BodyTooLarge extends Error {}
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLarge(`body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The body as text; rejects with BodyTooLarge past the limit without destroying the request. */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      reject(new BodyTooLarge(`body over ${MAX_BODY_BYTES} bytes`));
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('the client went away while sending'));
+    });
+  });
 }
 
 /** A POST's JSON-RPC body, or the answer already sent (413 past the size cap, 400 when not JSON). */
@@ -166,14 +198,22 @@ async function readJsonBody(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<{ body: unknown } | undefined> {
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
+    // refused on what the client announces, before reading; the rest is drained (for a bounded
+    // time) so the client, still sending, reads the 413 rather than a reset
+    sendJson(res, 413, rpcError(-32700, `Request body too large (limit ${MAX_BODY_BYTES} bytes)`));
+    discardRestOfBody(req, DISCARD_BODY_MS);
+    return undefined;
+  }
   try {
     return { body: JSON.parse(await readBody(req)) };
   } catch (err) {
     const tooLarge = err instanceof BodyTooLarge;
+    if (tooLarge) discardRestOfBody(req, DISCARD_BODY_MS);
     sendJson(
       res,
       tooLarge ? 413 : 400,
-      rpcError(-32700, tooLarge ? 'Request body too large' : 'Parse error'),
+      rpcError(-32700, tooLarge ? `Request body too large (limit ${MAX_BODY_BYTES} bytes)` : 'Parse error'),
     );
     return undefined;
   }
@@ -440,13 +480,15 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     if (url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
     // before every other check, so a client flooding the server with bad requests is limited too
     if (limit && !(await limit(req, res))) return;
-    if (url.pathname !== '/mcp' && !isMetrics) return sendJson(res, 404, { error: 'Not found' });
+    if (url.pathname !== '/mcp' && !isMetrics)
+      return sendJson(res, 404, { error: 'Not found', code: 'NOT_FOUND' });
     if (!hostAllowed(req.headers.host, options.host))
       return sendJson(res, 403, rpcError(-32000, 'Forbidden host'));
     if (!originAllowed(req.headers.origin, options.allowedOrigins))
       return sendJson(res, 403, rpcError(-32000, 'Forbidden origin'));
     if (isMetrics) {
-      if (req.method !== 'GET') return sendJson(res, 405, { error: 'Method not allowed: GET /metrics' });
+      if (req.method !== 'GET')
+        return sendJson(res, 405, { error: 'Method not allowed: GET /metrics', code: 'BAD_REQUEST' });
       const scraped = await metrics.scrape();
       res.writeHead(200, { 'content-type': scraped.contentType }).end(scraped.body);
       return;
@@ -463,7 +505,9 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
     if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'Internal error'));
   };
 
-  const http: HttpServer = createServer((req, res) => {
+  // a slow sender is cut off (Node answers 408 and closes); open event streams are not affected
+  const serverOptions = timeoutServerOptions(options.timeouts ?? requestTimeoutsFromEnv());
+  const http: HttpServer = createServer(serverOptions, (req, res) => {
     const reqId = requestIdOf(req.headers);
     res.setHeader(REQUEST_ID_HEADER, reqId);
     // everything logged while the request runs carries its id, as on Fastify's servers
@@ -485,6 +529,7 @@ export async function serveHttp(options: HttpMcpOptions): Promise<RunningHttpMcp
       );
     });
   });
+  http.on('clientError', answerClientError); // a slow sender's 408 in our shape, not an empty one
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());

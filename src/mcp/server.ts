@@ -30,7 +30,7 @@ import { CARD_RESOURCE, CARD_URI, cardTools, clientShowsCards, readCardResource 
 import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { conformanceFixturesFromEnv, conformanceTools } from './conformance-tools.js';
-import { errorResult, textError } from './results.js';
+import { errorResult, textError, type ToolResult } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import { simulateTool } from './simulate-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
@@ -38,6 +38,14 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
+import {
+  findInputLimitViolation,
+  findWriteLimitViolation,
+  inputLimitsFromEnv,
+  violationDetails,
+  type InputLimits,
+  type InputLimitViolation,
+} from '../service/input-limits.js';
 
 /** JSON-RPC error for an unknown resource (what MCP clients expect). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -50,6 +58,8 @@ export interface McpServerOptions {
   groups: ReadonlySet<'calc' | 'synth'>;
   /** Extra tools (e.g. synth) registered by their own modules. */
   extraTools?: ToolDefinition[];
+  /** Keys, nesting and write size of tool arguments; default from the environment (input-limits.ts). */
+  inputLimits?: InputLimits;
   /** Extra static resources (e.g. synth's guides), listed and read alongside calc's. */
   extraResources?: ResourceProvider[];
   /** Instructions for the extra tools, appended to (or, without calc, replacing) calc's. */
@@ -121,7 +131,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const connect = server.connect.bind(server);
   server.connect = (transport) => connect(plainErrorMessages(transport));
   const currentTools = toolSetsFor(server, options);
-  registerToolHandlers(server, currentTools);
+  registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv());
   registerResources(
     server,
     options.groups.has('calc') ? options.calc : undefined,
@@ -179,7 +189,7 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
 }
 
 /** tools/list and tools/call: arguments checked (prototype keys, depth, schema) before a tool runs. */
-function registerToolHandlers(server: Server, currentTools: () => ToolSet): void {
+function registerToolHandlers(server: Server, currentTools: () => ToolSet, limits: InputLimits): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: currentTools().list.map((t) => ({
       name: t.name,
@@ -200,6 +210,13 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet): void
     // before any tool walks them: no argument may hold `__proto__` or nest without bound
     const unsafe = findUnsafeValue(args);
     if (unsafe) return errorResult(schemaViolationError([unsafeValueViolation('arguments', unsafe)]));
+    // keys, nesting and a write's size, before the tool starts any work (the REST limits, issue 47)
+    // (the write's size first: counting one object's keys is cheaper than walking every value)
+    const over =
+      (WRITE_ARGUMENTS.has(tool.name)
+        ? findWriteLimitViolation(args[WRITE_ARGUMENTS.get(tool.name)!], limits, `${tool.name}'s write`)
+        : undefined) ?? findInputLimitViolation(args, limits, 'the arguments');
+    if (over) return inputLimitResult(over);
     const validate = validatorFor(tool);
     if (!validate(args)) {
       const problems = (validate.errors ?? [])
@@ -218,6 +235,23 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet): void
       return errorResult(err);
     }
   });
+}
+
+/** The argument holding the addresses or operations a write tool applies as one cycle. */
+const WRITE_ARGUMENTS = new Map([
+  ['mutate', 'mutations'],
+  ['patch_model', 'patch'],
+  ['dry_run', 'mutations'],
+]);
+
+/** An input-limit refusal as a tool error: the code and details the REST answer carries. */
+function inputLimitResult(v: InputLimitViolation): ToolResult {
+  const shape = { error: v.message, code: 'INPUT_LIMIT', ...violationDetails(v) };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(shape) }],
+    structuredContent: shape,
+    isError: true,
+  };
 }
 
 /** Logs "ready" once per session, with the mode and the tool count. */

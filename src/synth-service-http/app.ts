@@ -25,6 +25,7 @@ import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from '../calc
 import { MAX_MODEL_TEXT_BYTES, SynthServiceError, type SynthService } from '../service/synth-service.js';
 import { METRICS_PATH, registerMetrics } from '../http/metrics-route.js';
 import { registerRateLimit, type RateLimitSettings, type TrustProxy } from '../http/rate-limit.js';
+import { requestTimeoutsFromEnv, timeoutServerOptions, type RequestTimeouts } from '../http/limits.js';
 import { ServerMetrics } from '../observability/metrics.js';
 import { traceFastifyRequests } from '../observability/tracing.js';
 import { answerRequestIds, fastifyRequestIds } from '../observability/logger.js';
@@ -35,6 +36,8 @@ export interface SynthServiceAppOptions {
   token?: string;
   /** Largest request body in bytes (model text plus JSON framing). */
   bodyLimit?: number;
+  /** How long a client may take to send headers and body; default from the environment. */
+  timeouts?: RequestTimeouts;
   /** Pino logger settings, or false. */
   logger?: boolean | Record<string, unknown>;
   /** Prometheus metrics at /metrics; default a fresh registry, false for none. */
@@ -91,12 +94,16 @@ const objectBody = (body: unknown): Record<string, unknown> => {
 /** Builds the app (not listening yet). */
 export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyInstance {
   const { service, token } = options;
+  const timeouts = options.timeouts ?? requestTimeoutsFromEnv();
   const app = Fastify({
     logger: options.logger ?? false,
     ...fastifyRequestIds,
     bodyLimit: options.bodyLimit ?? MAX_MODEL_TEXT_BYTES + 64 * 1024,
     // while closing, new requests get 503 and in-flight ones finish
     return503OnClosing: true,
+    // a slow sender is cut off (MODELWORKS_HTTP_*_TIMEOUT_SECONDS, http/limits.ts)
+    requestTimeout: timeouts.bodyMs,
+    http: timeoutServerOptions(timeouts),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   traceFastifyRequests(app); // a span per request when tracing is on; before any route

@@ -4,6 +4,7 @@
  * from the egress allowlist; each attempt has a timeout; `1 + retries` attempts with backoff;
  * the body read is bounded; a redirect is followed only within the same origin.
  */
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isObject, type JsonObject, type JsonValue } from '../../calc/index.js';
 import type { EffectErrorCode, EffectExecutor, EffectPolicy, ExecutorOutcome } from './executor.js';
 import { EFFECT_ENV } from './settings.js';
@@ -99,8 +100,14 @@ export class ServerExecutor implements EffectExecutor {
     }
     const headers: Record<string, string> = Object.create(null) as Record<string, string>;
     if (isObject(request.headers))
-      for (const [k, v] of Object.entries(request.headers))
-        headers[k.toLowerCase()] = typeof v === 'string' ? v : JSON.stringify(v);
+      for (const [k, v] of Object.entries(request.headers)) {
+        const value = typeof v === 'string' ? v : JSON.stringify(v);
+        // a CR/LF or other control character would split the request (or make fetch throw late,
+        // as a network failure): refused here, by Node's own header rules, before any call
+        const refused = headerRefusal(k, value);
+        if (refused) return fail('EFFECT_INVALID_REQUEST', refused);
+        headers[k.toLowerCase()] = value;
+      }
     const prepared: Prepared = { url: url.href, method, headers };
     const body = request.body;
     if (body !== undefined && body !== null) {
@@ -199,4 +206,19 @@ function parseBody(bytes: Buffer): JsonValue {
   } catch {
     return text;
   }
+}
+
+/** Why a header cannot be sent (node:http's token and character rules), or undefined when it can. */
+function headerRefusal(name: string, value: string): string | undefined {
+  try {
+    validateHeaderName(name);
+  } catch {
+    return `header name ${JSON.stringify(name)} is not a valid HTTP token (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+  }
+  try {
+    validateHeaderValue(name, value);
+  } catch {
+    return `header ${JSON.stringify(name)} holds a control character (CR, LF, NUL…), which no HTTP header may carry`;
+  }
+  return undefined;
 }

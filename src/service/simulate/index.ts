@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { CalcError, prepareModel, startRuntime, type ModelRuntime } from '../../calc/index.js';
 import type { InputModel } from './inputs.js';
+import { gateLimitsFromEnv, WorkGate, type GateSettings } from '../work-gate.js';
 import {
   DEFAULT_PERCENTILES,
   DEFAULT_RUNS,
@@ -146,7 +147,8 @@ async function runtimeFor(source: ModelSource, models: ScratchSource): Promise<M
 
 /**
  * Simulates a live model (its private copy: the model itself is not touched) or a spec.
- * @throws CalcError INVALID_ARGUMENT, MODEL_NOT_FOUND, SPEC_INVALID; the signal's reason when cancelled
+ * Runs behind the simulation gate (simulationGate).
+ * @throws CalcError INVALID_ARGUMENT, MODEL_NOT_FOUND, SPEC_INVALID, BUSY; the signal's reason when cancelled
  */
 export async function runSimulation(
   models: ScratchSource,
@@ -155,5 +157,31 @@ export async function runSimulation(
   control: SimulationControl = {},
 ): Promise<SimulationResult> {
   const { source, request } = decodeSimulateArgs(args);
-  return simulate(await runtimeFor(source, models), request, limits, control);
+  return simulationGate().run(
+    async () => simulate(await runtimeFor(source, models), request, limits, control),
+    control.signal,
+  );
+}
+
+export const SIMULATION_GATE_SETTINGS: GateSettings = {
+  runningEnv: 'MODELWORKS_SIMULATE_CONCURRENCY',
+  queueEnv: 'MODELWORKS_SIMULATE_QUEUE',
+  defaults: { running: 2, queue: 4 },
+};
+
+let gate: WorkGate | undefined;
+
+/**
+ * The process's one gate for simulations (settings read on first use): three 100,000-run
+ * simulations side by side each got a third of the time and all hit their time limit; now two
+ * run, four wait (their time limit starts when they run), and more are refused BUSY.
+ */
+export function simulationGate(): WorkGate {
+  gate ??= new WorkGate(
+    'simulations',
+    gateLimitsFromEnv(SIMULATION_GATE_SETTINGS),
+    SIMULATION_GATE_SETTINGS,
+    (message, details) => new CalcError('BUSY', message, details),
+  );
+  return gate;
 }
