@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { STACK_FRAME, cli, exited, root, run, start } from './cli-process.js';
 
@@ -269,5 +270,27 @@ describe('--output onto what is not a regular file', { timeout: 120_000 }, () =>
     }
     expect(lstatSync(join(dir, 'null.sgm')).isSymbolicLink()).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['null', 'null.sgm']);
+  });
+});
+
+describe('--output onto a Unix socket', { timeout: 120_000 }, () => {
+  it('connects and sends the rows; the socket is left in place', async () => {
+    const dir = folder();
+    const path = join(dir, 'rows.sock');
+    let received = '';
+    const server = createServer((socket) =>
+      socket.on('data', (c: Buffer) => (received += c.toString('utf8'))),
+    );
+    await new Promise<void>((ok) => server.listen(path, ok));
+    try {
+      const args = ['synth', 'grind', model, '--count', '300', '--seed', '7', '--quiet'];
+      const { child, out } = start([...args, '--output', path]);
+      expect((await exited(child)).code, out.stderr).toBe(0);
+      await until(() => received.length > 0 && received === run(args).stdout, 10_000);
+      expect(lstatSync(path).isSocket()).toBe(true);
+      expect(readdirSync(dir)).toEqual(['rows.sock']);
+    } finally {
+      server.close();
+    }
   });
 });
