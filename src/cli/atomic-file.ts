@@ -4,14 +4,19 @@
  * success. A failure removes the temporary file; an interrupt (SIGINT, SIGTERM, SIGHUP) removes it
  * and says so. Written here rather than taken from write-file-atomic: `synth grind` streams
  * gigabytes, which that library's whole-buffer writeFile cannot, and the interrupt line is ours.
+ *
+ * Only a regular file or a missing one is replaced that way; a device, FIFO, socket or standard
+ * stream is written in place and a symlink's target file is replaced, the link kept
+ * (synth-io/output-target.ts says why).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, unlinkSync } from 'node:fs';
-import { open, rename, stat, unlink } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
+import { openInPlace, outputTarget, type OutputTarget } from '../synth-io/output-target.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 type Signal = (typeof SIGNALS)[number];
@@ -35,7 +40,8 @@ export function onInterrupt(line: (signal: Signal) => string): () => void {
 
 export interface AtomicFile {
   readonly path: string;
-  readonly tempPath: string;
+  /** The temporary file; undefined for a target written in place (a device, FIFO, socket, stream). */
+  readonly tempPath: string | undefined;
   readonly stream: Writable;
   /** Ends the stream and renames the temporary file onto the target. */
   commit(): Promise<void>;
@@ -51,18 +57,20 @@ export interface AtomicOptions {
 }
 
 /**
- * Opens the temporary file for `path`. Throws a system error (`ENOENT` for a missing folder,
- * `EACCES`, `EISDIR` when the target is a folder) before anything is written.
+ * Opens the temporary file for `path` (or, for a target written in place, the target itself).
+ * Throws a system error (`ENOENT` for a missing folder, `EACCES`, `EISDIR` when the target is a
+ * folder) before anything is written.
  */
 export async function openAtomic(path: string, opts: AtomicOptions): Promise<AtomicFile> {
-  const existing = await stat(path).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw err;
-  });
-  if (existing?.isDirectory())
-    throw Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR', path });
+  const target = outputTarget(path);
+  if (target.how === 'in-place') return openInPlaceFile(path, target, opts);
+  const existing = target.existing;
+  const finalPath = target.path;
   // hidden, random and exclusive ('wx'): never someone else's file, never an existing one
-  const tempPath = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
+  const tempPath = join(
+    dirname(finalPath),
+    `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.partial`,
+  );
   const handle = await open(tempPath, 'wx');
   // a replaced file keeps its permissions
   if (existing) await handle.chmod(existing.mode & 0o7777).catch(() => undefined);
@@ -108,7 +116,7 @@ export async function openAtomic(path: string, opts: AtomicOptions): Promise<Ato
     try {
       stream.end();
       await finished(stream);
-      await rename(tempPath, path);
+      await rename(tempPath, finalPath);
       settled = true;
     } catch (err) {
       await discard();
@@ -118,6 +126,39 @@ export async function openAtomic(path: string, opts: AtomicOptions): Promise<Ato
     }
   };
   return { path, tempPath, stream, commit, discard };
+}
+
+/**
+ * A target written in place: nothing to rename or remove. An interrupt says the target holds part
+ * of the output (a FIFO's reader has had it, a device has taken it).
+ */
+async function openInPlaceFile(
+  path: string,
+  target: Extract<OutputTarget, { how: 'in-place' }>,
+  opts: AtomicOptions,
+): Promise<AtomicFile> {
+  const stream = await openInPlace(target);
+  const stopWatching = onInterrupt((signal) => {
+    const done = opts.progress?.();
+    return `${opts.prefix}: interrupted (${signal})${done ? ` ${done}` : ''}; ${path} (a ${target.kind}) was written in place and holds part of the output`;
+  });
+  const discard = async (): Promise<void> => {
+    stopWatching();
+    stream.destroy();
+    await finished(stream).catch(() => undefined);
+  };
+  const commit = async (): Promise<void> => {
+    try {
+      stream.end();
+      await finished(stream);
+    } catch (err) {
+      await discard();
+      throw err;
+    } finally {
+      stopWatching();
+    }
+  };
+  return { path, tempPath: undefined, stream, commit, discard };
 }
 
 /** Writes `text` to `path` through a temporary file (see openAtomic). */

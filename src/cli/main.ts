@@ -7,6 +7,7 @@
  * Exit codes and failure lines follow one policy (cli-errors.ts, docs/cli.md "Exit codes").
  */
 import { Command } from 'commander';
+import { registerAuditCommands } from './audit-command.js';
 import { calcBudgetsSet } from './calc-budget-settings.js';
 import { registerCalcCommands } from './calc-commands.js';
 import { EXIT, debugDetails, internalErrorText, reportFailure, setDebug } from './cli-errors.js';
@@ -66,6 +67,7 @@ registerConsoleCommand(calcGroup);
 registerMcpCommand(program);
 registerServeCommand(program);
 registerSynthCommands(program);
+registerAuditCommands(program);
 
 /** A fault no command caught: one line (the stack with --debug), exit 1. */
 function internalFailure(err: unknown): void {

@@ -54,7 +54,10 @@ export function registerAuditRoutes(app: FastifyInstance, calc: CalcService): vo
         tags: ['audit'],
         summary: "Walk the audit trail's hash chain",
         params: idParam,
-        response: { 200: reply('{valid, recordsChecked, firstBrokenSequence?, detail?}'), ...modelErrors },
+        response: {
+          200: reply('{valid, recordsChecked, firstBrokenSequence?, detail?, keyId?}'),
+          ...modelErrors,
+        },
       },
     },
     async (req, res) => sendJson(res, 200, await calc.verifyAudit(req.params.id)),

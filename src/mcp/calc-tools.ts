@@ -332,6 +332,7 @@ function historyTools(service: CalcModelApi): ToolDefinition[] {
           recordsChecked: { type: 'integer' },
           firstBrokenSequence: { type: ['integer', 'null'] },
           detail: { type: 'string' },
+          keyId: { type: 'string', description: 'The id of the audit key the checkpoint was checked with' },
         },
         ['valid', 'recordsChecked'],
       ),

@@ -106,6 +106,12 @@ export interface AuditVerification {
   recordsChecked: number;
   firstBrokenSequence: number | null;
   detail: string;
+  /**
+   * The id of the audit key the checkpoint was checked with (derived from the key, never the key):
+   * the current key, or a retired one for a checkpoint made before a rotation. Absent for a store
+   * that keeps no checkpoints (memory).
+   */
+  keyId?: string;
 }
 
 /** Walks the chain in ascending order; the first failure wins. */
@@ -145,6 +151,14 @@ const BREAK_CAUSE: Record<CheckpointProblem, string> = {
  * stateHash, then the keyed checkpoint. The first failure wins.
  */
 export function verifyTrail(records: readonly AuditRecord[], seal: AuditSeal): AuditVerification {
+  const verdict = trailVerdict(records, seal);
+  const check = seal.checkpoint;
+  // a checkpoint of this store's keys names the key that checked it; otherwise the current key did
+  const keyId = 'checkpoint' in check ? check.checkpoint.keyId : seal.keyId;
+  return keyId === undefined ? verdict : { ...verdict, keyId };
+}
+
+function trailVerdict(records: readonly AuditRecord[], seal: AuditSeal): AuditVerification {
   const chain = verifyChain(records);
   if (!chain.valid) return chain;
   const { head } = seal;

@@ -137,8 +137,10 @@ export function checkCheckpoint(
   const ours = made !== undefined && made.text === text;
   const checkpoint = ours ? made.checkpoint : parseCheckpoint(text);
   if (!checkpoint) return { status: 'unreadable' };
-  if (checkpoint.keyId !== key.id) return { status: 'other-key', keyId: checkpoint.keyId };
-  if (!ours && !sameText(checkpoint.mac, key.mac(macInput(modelId, checkpoint))))
+  // the current key, or a key retired by rotation for the checkpoints it made before
+  const verifier = key.verifierFor(checkpoint.keyId);
+  if (!verifier) return { status: 'other-key', keyId: checkpoint.keyId };
+  if (!ours && !sameText(checkpoint.mac, verifier.mac(macInput(modelId, checkpoint))))
     return { status: 'forged', checkpoint };
   if (checkpoint.nextSequence !== actual.nextSequence || checkpoint.lastHash !== actual.lastHash)
     return { status: 'trail', checkpoint };

@@ -1,14 +1,20 @@
 /**
- * The audit key: the secret behind the audit checkpoints (HMAC-SHA256). It lives outside the
- * database, so someone who can write the database but cannot read the key cannot make a rewritten
- * trail look checkpointed.
+ * The audit key: the secret behind the audit checkpoints (HMAC-SHA256). It lives apart from the
+ * database and its folder, so someone who can write the database (or drop a file beside it) but
+ * cannot read the key cannot make a rewritten trail look checkpointed.
  *
  * Where it comes from (`resolveAuditKey`, read by `openStore` at start-up):
  * - `MODELWORKS_AUDIT_KEY`: the key itself, at least 32 characters (e.g. `openssl rand -hex 32`);
  * - else `MODELWORKS_AUDIT_KEY_FILE`: a file holding it;
- * - else `audit.key` in the data directory (the SQLite file's folder; for PostgreSQL the user's
- *   modelworks data directory), created with mode 0600 on first start when absent.
+ * - else `audit.key` in the user's config directory (data-dir.ts: `~/.config/modelworks` on
+ *   Linux), created with mode 0600 on first start when absent. Earlier versions kept it beside the
+ *   database; such a key is moved there once (audit-key-custody.ts), and after that a key file
+ *   beside the database is ignored.
  * Setting both variables is refused: which one was meant is not ours to guess.
+ *
+ * A key file is a keyring: one key per line, the first the current key (it makes checkpoints), the
+ * others retired by `modelworks audit rotate-key` (they only verify the checkpoints they made).
+ * Blank lines and lines starting with `#` are skipped.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import {
@@ -23,8 +29,9 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CalcError } from '../calc/index.js';
+import { defaultConfigDir } from './data-dir.js';
 
 export const AUDIT_KEY_ENV = 'MODELWORKS_AUDIT_KEY';
 export const AUDIT_KEY_FILE_ENV = 'MODELWORKS_AUDIT_KEY_FILE';
@@ -34,18 +41,37 @@ export const MIN_AUDIT_KEY_CHARS = 32;
 /** The per-OS data directory (data-dir.ts), re-exported for the stores that import it from here. */
 export { defaultDataDir } from './data-dir.js';
 
+/** The default key file: `audit.key` in the user's config directory (outside the data folder). */
+export function defaultAuditKeyFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(defaultConfigDir(env), AUDIT_KEY_FILE_NAME);
+}
+
 export class AuditKey {
   /** Names the key without revealing it (stored with every checkpoint). */
   readonly id: string;
   readonly #secret: Buffer;
+  /** Keys retired by rotation, by id: they verify the checkpoints they made, never make new ones. */
+  readonly #retired = new Map<string, AuditKey>();
 
   private constructor(
     secret: Buffer,
     /** Where the key came from, for messages: never the key itself. */
     readonly source: string,
+    retired: readonly AuditKey[] = [],
   ) {
     this.#secret = secret;
     this.id = createHmac('sha256', secret).update('modelworks audit key id').digest('hex').slice(0, 16);
+    for (const key of retired) if (key.id !== this.id) this.#retired.set(key.id, key);
+  }
+
+  /** The ids of the retired keys this key carries, newest first. */
+  get retiredIds(): string[] {
+    return [...this.#retired.keys()];
+  }
+
+  /** The key (this one or a retired one) whose id is `id`, to verify what it made. */
+  verifierFor(id: string): AuditKey | undefined {
+    return id === this.id ? this : this.#retired.get(id);
   }
 
   /** HMAC-SHA256 of `text`, hex. */
@@ -68,6 +94,20 @@ export class AuditKey {
     return new AuditKey(Buffer.from(key, 'utf8'), source);
   }
 
+  /**
+   * A keyring's text (see the module comment): the first key current, the others retired.
+   * @throws CalcError INVALID_ARGUMENT when it holds no key or a key that is too short
+   */
+  static fromKeyringText(text: string, source: string): AuditKey {
+    const lines = text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    if (lines.length === 0) throw new CalcError('INVALID_ARGUMENT', `the audit key from ${source} is empty`);
+    const keys = lines.map((line) => AuditKey.fromText(line, source));
+    return new AuditKey(keys[0]!.#secret, source, keys.slice(1));
+  }
+
   /** A key that lives and dies with this process (the memory store's: nothing it keeps outlives it). */
   static ephemeral(): AuditKey {
     return new AuditKey(randomBytes(32), 'a key made for this process');
@@ -87,12 +127,12 @@ export class AuditKey {
         throw new CalcError('STORE_FAILURE', `the audit key file ${path} vanished as it was created`);
       }
     }
-    return AuditKey.fromText(text, `the file ${path}`);
+    return AuditKey.fromKeyringText(text, `the file ${path}`);
   }
 }
 
 /** The key file's text, or undefined when there is no file. */
-function readKeyFile(path: string): string | undefined {
+export function readKeyFile(path: string): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -123,14 +163,14 @@ function readKeyFile(path: string): string | undefined {
  * Writes a new key to a private temporary file, then links it into place: a process starting at
  * the same moment either wins the link or reads the complete file the winner linked.
  */
-function createKeyFile(path: string): void {
+export function createKeyFile(path: string, text = `${randomBytes(32).toString('hex')}\n`): void {
   const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const fd = openSync(tmp, 'wx', 0o600);
     try {
       fchmodSync(fd, 0o600); // whatever the umask says
-      writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+      writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -151,19 +191,28 @@ function createKeyFile(path: string): void {
   }
 }
 
-function keyFileFailure(err: unknown, what: string): CalcError {
+export function keyFileFailure(err: unknown, what: string): CalcError {
   if (err instanceof CalcError) return err;
   const code = (err as NodeJS.ErrnoException).code;
   return new CalcError('STORE_FAILURE', `${what}${code ? ` (${code})` : ''}`, code ? { cause: code } : {});
 }
 
+export interface ResolveAuditKeyOptions {
+  /**
+   * Where earlier versions kept the key (`audit.key` beside the database): moved to the default
+   * file once, when that does not exist yet (see `adoptLegacyKey`).
+   */
+  legacyFile?: string;
+  /** Where the notes on a moved or ignored legacy key go; default stderr (never stdout). */
+  notice?: (line: string) => void;
+}
+
 /**
- * The key a store uses, from the environment (see the module comment); `defaultFile` is the key
- * file used when neither variable is set.
+ * The key a store uses, from the environment (see the module comment).
  * @throws CalcError INVALID_ARGUMENT for a bad or ambiguous setting, STORE_FAILURE for a key file
  *   that cannot be read or created
  */
-export function resolveAuditKey(env: NodeJS.ProcessEnv, defaultFile: string): AuditKey {
+export function resolveAuditKey(env: NodeJS.ProcessEnv, options: ResolveAuditKeyOptions = {}): AuditKey {
   const text = env[AUDIT_KEY_ENV];
   const file = env[AUDIT_KEY_FILE_ENV];
   const hasText = text !== undefined && text !== '';
@@ -175,7 +224,53 @@ export function resolveAuditKey(env: NodeJS.ProcessEnv, defaultFile: string): Au
     );
   }
   if (hasText) return AuditKey.fromText(text, AUDIT_KEY_ENV);
-  return AuditKey.fromFile(hasFile ? file.trim() : defaultFile);
+  if (hasFile) return AuditKey.fromFile(file.trim());
+  const keyFile = defaultAuditKeyFile(env);
+  if (options.legacyFile !== undefined) {
+    const notice = options.notice ?? ((line: string) => void process.stderr.write(`${line}\n`));
+    adoptLegacyKey(options.legacyFile, keyFile, notice);
+  }
+  return AuditKey.fromFile(keyFile);
+}
+
+/**
+ * A key file beside the database (where earlier versions made it) is moved to `keyFile` once:
+ * only while `keyFile` does not exist, so an existing installation keeps verifying after the
+ * upgrade. Once the key lives in the config directory, a key file that appears beside the database
+ * is ignored (with a note): whoever can write that folder could have put it there.
+ */
+function adoptLegacyKey(legacyFile: string, keyFile: string, notice: (line: string) => void): void {
+  if (resolve(legacyFile) === resolve(keyFile)) return;
+  const legacy = readKeyFile(legacyFile);
+  if (legacy === undefined) return;
+  if (readKeyFile(keyFile) !== undefined) {
+    notice(
+      `modelworks: ignoring the audit key file ${legacyFile} beside the database: the audit key is ${keyFile} (a key in the data folder is not trusted; docs/stores.md says how to adopt an old key)`,
+    );
+    return;
+  }
+  AuditKey.fromKeyringText(legacy, `the file ${legacyFile}`); // refuse a bad key before moving it
+  createKeyFile(keyFile, legacy.endsWith('\n') ? legacy : `${legacy}\n`);
+  const adopted = readKeyFile(keyFile);
+  if (adopted !== legacy && adopted !== `${legacy}\n`) {
+    // another process made the key file first (with its own key, or this one): keep ours beside
+    notice(
+      `modelworks: ignoring the audit key file ${legacyFile} beside the database: ${keyFile} was created meanwhile`,
+    );
+    return;
+  }
+  try {
+    unlinkSync(legacyFile);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
+    notice(
+      `modelworks: copied the audit key from ${legacyFile} to ${keyFile} but cannot remove it (${code}): remove it`,
+    );
+    return;
+  }
+  notice(
+    `modelworks: moved the audit key from ${legacyFile} to ${keyFile}: beside the database, anyone who can write that folder could replace it and forge a trail (docs/stores.md)`,
+  );
 }
 
 /**
@@ -185,7 +280,7 @@ export function resolveAuditKey(env: NodeJS.ProcessEnv, defaultFile: string): Au
 export function wrongAuditKey(where: string, storeKeyId: string, key: AuditKey): CalcError {
   return new CalcError(
     'STORE_FAILURE',
-    `the store at ${where} is checkpointed with audit key ${storeKeyId}, but this server's audit key (from ${key.source}) is ${key.id}: start it with the key the store was made with (${AUDIT_KEY_ENV}, ${AUDIT_KEY_FILE_ENV} or the ${AUDIT_KEY_FILE_NAME} file of its data directory); see docs/stores.md`,
+    `the store at ${where} is checkpointed with audit key ${storeKeyId}, but this server's audit key (from ${key.source}) is ${key.id}: start it with the key the store was made with (${AUDIT_KEY_ENV}, ${AUDIT_KEY_FILE_ENV} or ${AUDIT_KEY_FILE_NAME} in the config directory, where a retired key may follow the current one); see docs/stores.md`,
     { cause: 'AUDIT_KEY_MISMATCH', storeKeyId, keyId: key.id },
   );
 }

@@ -1,5 +1,6 @@
 /**
- * The user's modelworks data directory: the default SQLite store and the audit key live there.
+ * The user's modelworks data directory (the default SQLite store lives there) and config directory
+ * (the audit key lives there, apart from the data: audit-key.ts).
  *
  * - Linux and other Unixes: `$XDG_DATA_HOME/modelworks` when that is an absolute path (the XDG spec
  *   says a relative one is invalid and must be ignored), else `~/.local/share/modelworks`;
@@ -36,4 +37,16 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const native = envPaths(NAME, { suffix: '' }).data;
   if (!existsSync(native) && existsSync(xdg)) return xdg;
   return native;
+}
+
+/**
+ * The config directory for this OS, where the audit key lives: `$XDG_CONFIG_HOME/modelworks` when
+ * that is absolute, else `~/.config/modelworks` (Linux and other Unixes); env-paths' config folder
+ * on macOS (`~/Library/Preferences/modelworks`) and Windows (`%APPDATA%\modelworks\Config`).
+ */
+export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'darwin' || process.platform === 'win32')
+    return envPaths(NAME, { suffix: '' }).config;
+  const xdg = env.XDG_CONFIG_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), NAME);
 }

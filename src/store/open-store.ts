@@ -8,8 +8,9 @@
  *                                    (data-dir.ts: `~/.local/share/modelworks` on Linux)
  *
  * The audit key of a durable store (audit-key.ts): `MODELWORKS_AUDIT_KEY`, else the file
- * `MODELWORKS_AUDIT_KEY_FILE`, else `audit.key` in the data directory (the SQLite file's folder;
- * for PostgreSQL the user's data directory). The memory store makes its own for the process.
+ * `MODELWORKS_AUDIT_KEY_FILE`, else `audit.key` in the user's config directory, never the data
+ * folder (a key earlier versions left beside the database is moved there once: the SQLite file's
+ * folder; for PostgreSQL the user's data directory). The memory store makes its own for the process.
  */
 import { dirname, join } from 'node:path';
 import { CalcError } from '../calc/index.js';
@@ -73,11 +74,11 @@ export async function openStore(
       // a database that ends with the process needs no key that outlives it
       if (where.path === ':memory:') return SqliteStore.open(where.path);
       return SqliteStore.open(where.path, {
-        auditKey: resolveAuditKey(env, join(dirname(where.path), AUDIT_KEY_FILE_NAME)),
+        auditKey: resolveAuditKey(env, { legacyFile: join(dirname(where.path), AUDIT_KEY_FILE_NAME) }),
       });
     case 'postgres':
       return PostgresStore.open(where.url, {
-        auditKey: resolveAuditKey(env, join(defaultDataDir(env), AUDIT_KEY_FILE_NAME)),
+        auditKey: resolveAuditKey(env, { legacyFile: join(defaultDataDir(env), AUDIT_KEY_FILE_NAME) }),
       });
   }
 }

@@ -34,7 +34,8 @@ import {
 } from '../calc/index.js';
 import { stateHashOf } from './audit-chain.js';
 import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
-import { AUDIT_KEY_FILE_NAME, AuditKey, defaultDataDir, wrongAuditKey } from './audit-key.js';
+import type { AuditKey } from './audit-key.js';
+import { AUDIT_KEY_FILE_NAME, defaultDataDir, resolveAuditKey, wrongAuditKey } from './audit-key.js';
 import { PostgresEffectLeases, POSTGRES_EFFECT_RUNS_TABLE } from './effect-leases-postgres.js';
 import {
   auditContent,
@@ -225,7 +226,9 @@ export class PostgresStore implements Store {
    */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const where = redactUrl(url);
-    const auditKey = options.auditKey ?? AuditKey.fromFile(join(defaultDataDir(), AUDIT_KEY_FILE_NAME));
+    const auditKey =
+      options.auditKey ??
+      resolveAuditKey(process.env, { legacyFile: join(defaultDataDir(), AUDIT_KEY_FILE_NAME) });
     const schema = options.schema;
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
       throw new CalcError('INVALID_ARGUMENT', `invalid PostgreSQL schema name '${schema}'`);
@@ -281,7 +284,11 @@ export class PostgresStore implements Store {
       const keyId = rows[0]?.value;
       if (keyId === undefined)
         await c.query(`INSERT INTO audit_meta (name, value) VALUES ('key_id', $1)`, [this.auditKey.id]);
-      else if (keyId !== this.auditKey.id) throw wrongAuditKey(this.where, keyId, this.auditKey);
+      else if (keyId !== this.auditKey.id) {
+        // a key retired by rotation: its checkpoints still verify, new ones use the current key
+        if (!this.auditKey.verifierFor(keyId)) throw wrongAuditKey(this.where, keyId, this.auditKey);
+        await c.query(`UPDATE audit_meta SET value = $1 WHERE name = 'key_id'`, [this.auditKey.id]);
+      }
     });
   }
 

@@ -33,7 +33,7 @@ import {
 } from '../calc/index.js';
 import { stateHashOf } from './audit-chain.js';
 import { makeCheckpoint, nextCheckpoint, type MadeCheckpoint } from './audit-checkpoint.js';
-import { AUDIT_KEY_FILE_NAME, AuditKey, wrongAuditKey } from './audit-key.js';
+import { AUDIT_KEY_FILE_NAME, AuditKey, resolveAuditKey, wrongAuditKey } from './audit-key.js';
 import { SqliteEffectLeases, SQLITE_EFFECT_RUNS_TABLE } from './effect-leases-sqlite.js';
 import { CommitGroup, type Outcome } from './group-commit.js';
 import {
@@ -181,8 +181,9 @@ export interface SqliteStoreOptions {
    */
   synchronous?: 'full' | 'normal';
   /**
-   * The key of the audit checkpoints. Default: the `audit.key` file in the database's folder
-   * (created with mode 0600 when absent); a key made for this process for `:memory:`.
+   * The key of the audit checkpoints. Default: as `openStore` resolves it (audit-key.ts: the
+   * environment, else `audit.key` in the user's config directory, never the database's folder);
+   * a key made for this process for `:memory:`.
    */
   auditKey?: AuditKey;
 }
@@ -247,7 +248,9 @@ export class SqliteStore implements Store {
     if (!inMemory) mkdirSync(dirname(path), { recursive: true });
     this.auditKey =
       options.auditKey ??
-      (inMemory ? AuditKey.ephemeral() : AuditKey.fromFile(join(dirname(path), AUDIT_KEY_FILE_NAME)));
+      (inMemory
+        ? AuditKey.ephemeral()
+        : resolveAuditKey(process.env, { legacyFile: join(dirname(path), AUDIT_KEY_FILE_NAME) }));
     this.db = new Database(path);
     this.writeAll = this.db.transaction((changes: PendingChange[]) =>
       changes.map((change): Outcome<MadeCheckpoint | undefined> => {
@@ -309,7 +312,11 @@ export class SqliteStore implements Store {
         string | undefined;
       if (keyId === undefined)
         this.db.prepare(`INSERT INTO audit_meta (name, value) VALUES ('key_id', ?)`).run(this.auditKey.id);
-      else if (keyId !== this.auditKey.id) throw wrongAuditKey(this.path, keyId, this.auditKey);
+      else if (keyId !== this.auditKey.id) {
+        // a key retired by rotation: its checkpoints still verify, new ones use the current key
+        if (!this.auditKey.verifierFor(keyId)) throw wrongAuditKey(this.path, keyId, this.auditKey);
+        this.db.prepare(`UPDATE audit_meta SET value = ? WHERE name = 'key_id'`).run(this.auditKey.id);
+      }
     });
     run.immediate();
   }

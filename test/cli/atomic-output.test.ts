@@ -2,20 +2,25 @@
 // beside the target, renamed on success, removed on failure; an interrupted run removes it and
 // says so. Child processes on the built CLI (`npm run build` first).
 import {
+  chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { STACK_FRAME, exited, root, run, start } from './cli-process.js';
+import { STACK_FRAME, cli, exited, root, run, start } from './cli-process.js';
 
 const model = join(root, 'examples/synth/support-queue.xml');
 const workbook = (name: string) => join(root, 'test/sheet/workbooks', name);
@@ -175,5 +180,117 @@ describe('synth convert and calc from-xlsx --output', { timeout: 120_000 }, () =
       ),
     );
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+// Issue 47: a rename replaces whatever the name points at, so only a regular file (or none) is
+// replaced; a device, FIFO or standard stream is written in place, a symlink's target replaced.
+describe('--output onto what is not a regular file', { timeout: 120_000 }, () => {
+  const grindArgs = ['synth', 'grind', model, '--count', '300', '--seed', '7', '--quiet'];
+  const expected = () => run(grindArgs).stdout;
+
+  it('a FIFO stays a FIFO and its reader gets the rows', async () => {
+    const dir = folder();
+    const fifo = join(dir, 'rows.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // the reader waits on the other end, as `grind --output fifo & consumer < fifo` would
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let read = '';
+    reader.stdout.on('data', (c: Buffer) => (read += c.toString('utf8')));
+    const readerDone = exited(reader);
+    const { child, out } = start([...grindArgs, '--output', fifo]);
+    const code = (await exited(child)).code;
+    if (code !== 0 || !lstatSync(fifo).isFIFO()) reader.kill(); // the old writer never opened it
+    await readerDone;
+    expect({ code, stderr: out.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(read).toBe(expected());
+    expect(readdirSync(dir)).toEqual(['rows.fifo']);
+  });
+
+  it('a symlink is kept and its target file replaced whole', () => {
+    const dir = folder();
+    const real = join(dir, 'real');
+    mkdirSync(real);
+    writeFileSync(join(real, 'rows.csv'), 'earlier\n');
+    chmodSync(join(real, 'rows.csv'), 0o640);
+    const link = join(dir, 'rows.csv');
+    symlinkSync(join('real', 'rows.csv'), link);
+    const r = run([...grindArgs, '--output', link]);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe(join('real', 'rows.csv'));
+    expect(readFileSync(join(real, 'rows.csv'), 'utf8')).toBe(expected());
+    expect(statSync(join(real, 'rows.csv')).mode & 0o777).toBe(0o640);
+    expect(readdirSync(dir).sort()).toEqual(['real', 'rows.csv']);
+    expect(readdirSync(real)).toEqual(['rows.csv']);
+  });
+
+  it('a dangling symlink creates its target and keeps the link', () => {
+    const dir = folder();
+    const link = join(dir, 'spec.json');
+    symlinkSync('made.json', link);
+    const r = run(['calc', 'from-xlsx', workbook('orders.xlsx'), '--output', link]);
+    expect(r.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'made.json'), 'utf8'))).toMatchObject({ id: 'orders' });
+  });
+
+  it('"-" is standard output, not a file named "-"', () => {
+    const dir = folder();
+    const r = spawnSync(process.execPath, [cli, ...grindArgs, '--output', '-'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(expected());
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  // mknod needs root (CAP_MKNOD); the node is made in a temporary folder, never /dev itself
+  const root0 = process.getuid?.() === 0;
+  if (!root0) console.warn('[atomic-output] device-node tests skipped: mknod needs root');
+  it.skipIf(!root0)('a character device (a /dev/null made with mknod) stays a device', () => {
+    const dir = folder();
+    const device = join(dir, 'null');
+    expect(spawnSync('mknod', ['-m', '666', device, 'c', '1', '3']).status).toBe(0);
+    const before = lstatSync(device);
+    symlinkSync('null', join(dir, 'null.sgm'));
+    for (const args of [
+      [...grindArgs, '--output', device],
+      ['calc', 'from-xlsx', workbook('orders.xlsx'), '--output', device],
+      // convert takes the syntax from the extension: a link named .sgm leads to the device
+      ['synth', 'convert', model, join(dir, 'null.sgm')],
+    ]) {
+      const r = run(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      const after = lstatSync(device);
+      expect(after.isCharacterDevice(), args.join(' ')).toBe(true);
+      expect(after.rdev).toBe(before.rdev);
+    }
+    expect(lstatSync(join(dir, 'null.sgm')).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['null', 'null.sgm']);
+  });
+});
+
+describe('--output onto a Unix socket', { timeout: 120_000 }, () => {
+  it('connects and sends the rows; the socket is left in place', async () => {
+    const dir = folder();
+    const path = join(dir, 'rows.sock');
+    let received = '';
+    const server = createServer((socket) =>
+      socket.on('data', (c: Buffer) => (received += c.toString('utf8'))),
+    );
+    await new Promise<void>((ok) => server.listen(path, ok));
+    try {
+      const args = ['synth', 'grind', model, '--count', '300', '--seed', '7', '--quiet'];
+      const { child, out } = start([...args, '--output', path]);
+      expect((await exited(child)).code, out.stderr).toBe(0);
+      await until(() => received.length > 0 && received === run(args).stdout, 10_000);
+      expect(lstatSync(path).isSocket()).toBe(true);
+      expect(readdirSync(dir)).toEqual(['rows.sock']);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -2,6 +2,7 @@
 // listed from the registration modules themselves, so a command added later is held to it too.
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { registerAuditCommands } from '../../src/cli/audit-command.js';
 import { registerCalcCommands } from '../../src/cli/calc-commands.js';
 import { registerConsoleCommand } from '../../src/cli/console-command.js';
 import { registerMcpCommand } from '../../src/cli/mcp-command.js';
@@ -17,6 +18,7 @@ registerConsoleCommand(calc);
 registerMcpCommand(program);
 registerServeCommand(program);
 registerSynthCommands(program);
+registerAuditCommands(program);
 
 function paths(command: Command, prefix: string[] = []): string[][] {
   return command.commands.flatMap((c) => [[...prefix, c.name()], ...paths(c, [...prefix, c.name()])]);

@@ -5,14 +5,20 @@
  * hash, without verify_audit saying so. Run against memory, SQLite and PostgreSQL; the "database
  * writer" edits rows directly (for the memory store: its maps).
  */
-import { statSync, writeFileSync, chmodSync, existsSync, readFileSync } from 'node:fs';
+import { statSync, writeFileSync, chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { CalcService } from '../../src/service/calc-service.js';
 import { recordHash } from '../../src/service/audit.js';
 import { stateHashOf } from '../../src/store/audit-chain.js';
-import { AuditKey, AUDIT_KEY_FILE_NAME, resolveAuditKey } from '../../src/store/audit-key.js';
+import {
+  AuditKey,
+  AUDIT_KEY_FILE_NAME,
+  defaultAuditKeyFile,
+  resolveAuditKey,
+} from '../../src/store/audit-key.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { auditContent, auditFromRow } from '../../src/store/row-codec.js';
@@ -27,6 +33,9 @@ import {
   tempDbPath,
   withPg,
 } from './helpers.js';
+
+// the default audit key lives in the user's config directory: this file's own, not the user's
+process.env.XDG_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'mw-audit-config-'));
 
 /** What someone holding the database, but not the audit key, can do to one model. */
 interface Writer {
@@ -200,7 +209,7 @@ describe.each(BACKENDS)('audit seal: %s', (_name, make) => {
     const b = make();
     const s = new CalcService(await b.open());
     await s.createModel(counterSpec('life'));
-    expect(await s.verifyAudit('life')).toEqual({ ...OK, recordsChecked: 0 });
+    expect(await s.verifyAudit('life')).toMatchObject({ ...OK, recordsChecked: 0 });
     await s.mutate('life', { '$.counters.a': 1, '$.counters.b': 2 });
     await s.patchModel('life', [{ op: 'add', path: '/note', value: 'patched \u{1F600}' }]);
     const snap = await s.snapshot('life');
@@ -225,14 +234,14 @@ describe.each(BACKENDS)('audit seal: %s', (_name, make) => {
     expect(
       trail.every((r) => (b.sealsState === false ? r.stateHash === undefined : r.stateHash?.length === 64)),
     ).toBe(true);
-    expect(await s.verifyAudit('life')).toEqual({ ...OK, recordsChecked: 6 });
+    expect(await s.verifyAudit('life')).toMatchObject({ ...OK, recordsChecked: 6 });
     expect(await s.getState('life')).toMatchObject({ counters: { a: 5, b: 2, c: 0 }, total: 7, double: 14 });
     await s.close();
     // a restarted server reads the same state text back, and it hashes as its record says
     await withService(b, async (again) => {
-      expect(await again.verifyAudit('life')).toEqual({ ...OK, recordsChecked: 6 });
+      expect(await again.verifyAudit('life')).toMatchObject({ ...OK, recordsChecked: 6 });
       await again.mutate('life', { '$.counters.b': 7 });
-      expect(await again.verifyAudit('life')).toEqual({ ...OK, recordsChecked: 7 });
+      expect(await again.verifyAudit('life')).toMatchObject({ ...OK, recordsChecked: 7 });
     });
   });
 
@@ -243,14 +252,14 @@ describe.each(BACKENDS)('audit seal: %s', (_name, make) => {
     await b.writer.setState('edited', withCounter(await b.writer.state('edited'), 999));
     await b.writer.setState('fresh', withCounter(await b.writer.state('fresh'), 999));
     await withService(b, async (s) => {
-      expect(await s.verifyAudit('edited')).toEqual({
+      expect(await s.verifyAudit('edited')).toMatchObject({
         valid: false,
         recordsChecked: 3,
         firstBrokenSequence: null,
         detail: 'the stored state is not the state record 2 committed: it was edited outside the server',
       });
       // a model without records: the checkpoint covers its first state
-      expect(await s.verifyAudit('fresh')).toEqual({
+      expect(await s.verifyAudit('fresh')).toMatchObject({
         valid: false,
         recordsChecked: 0,
         firstBrokenSequence: null,
@@ -268,7 +277,7 @@ describe.each(BACKENDS)('audit seal: %s', (_name, make) => {
     await withService(b, async (s) => {
       await s.mutate('laundered', { '$.counters.b': 1 });
       expect(await s.getField('laundered', '$.total')).toBe(1000);
-      expect(await s.verifyAudit('laundered')).toEqual({
+      expect(await s.verifyAudit('laundered')).toMatchObject({
         valid: false,
         recordsChecked: 3,
         firstBrokenSequence: 2,
@@ -285,7 +294,7 @@ describe.each(BACKENDS)('audit seal: %s', (_name, make) => {
     await seeded(b, 'rewritten', 4);
     await rewriteTrail(b.writer, 'rewritten');
     await withService(b, async (s) => {
-      expect(await s.verifyAudit('rewritten')).toEqual({
+      expect(await s.verifyAudit('rewritten')).toMatchObject({
         valid: false,
         recordsChecked: 4,
         firstBrokenSequence: null,
@@ -375,11 +384,14 @@ describe.each(BACKENDS)('audit seal: %s', (_name, make) => {
 // ------------------------------------------------------------ the key
 
 describe('audit key', () => {
-  it('is created next to a SQLite store with mode 0600 on first start, and kept', async () => {
+  it('is created in the config directory, not beside the store, mode 0600, on first start, and kept', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'mw-config-'));
+    const env = { XDG_CONFIG_HOME: config };
     const path = tempDbPath();
-    const keyFile = join(dirname(path), AUDIT_KEY_FILE_NAME);
-    expect(existsSync(keyFile)).toBe(false);
-    const first = SqliteStore.open(path);
+    const keyFile = join(config, 'modelworks', AUDIT_KEY_FILE_NAME);
+    expect(defaultAuditKeyFile(env)).toBe(keyFile);
+    const first = await openStore(`sqlite:${path}`, env);
+    expect(existsSync(join(dirname(path), AUDIT_KEY_FILE_NAME))).toBe(false);
     const st = statSync(keyFile);
     expect(st.isFile()).toBe(true);
     expect(st.mode & 0o777).toBe(0o600);
@@ -391,9 +403,13 @@ describe('audit key', () => {
     await s.close();
     // the same file opens the store again, unchanged
     await withService(
-      { name: 'sqlite', open: () => Promise.resolve(SqliteStore.open(path)), writer: {} as Writer },
+      { name: 'sqlite', open: () => openStore(`sqlite:${path}`, env), writer: {} as Writer },
       async (again) => {
-        expect(await again.verifyAudit('k')).toMatchObject({ valid: true, detail: 'ok' });
+        expect(await again.verifyAudit('k')).toMatchObject({
+          valid: true,
+          detail: 'ok',
+          keyId: AuditKey.fromText(text, 'x').id,
+        });
       },
     );
     expect(readFileSync(keyFile, 'utf8')).toBe(text);
@@ -402,9 +418,9 @@ describe('audit key', () => {
   it('is made private whatever the umask', async () => {
     const old = process.umask(0o000);
     try {
-      const path = tempDbPath();
-      await SqliteStore.open(path).close();
-      expect(statSync(join(dirname(path), AUDIT_KEY_FILE_NAME)).mode & 0o777).toBe(0o600);
+      const config = mkdtempSync(join(tmpdir(), 'mw-config-'));
+      await (await openStore(`sqlite:${tempDbPath()}`, { XDG_CONFIG_HOME: config })).close();
+      expect(statSync(join(config, 'modelworks', AUDIT_KEY_FILE_NAME)).mode & 0o777).toBe(0o600);
     } finally {
       process.umask(old);
     }
@@ -418,7 +434,7 @@ describe('audit key', () => {
       1,
     );
     const stranger = AuditKey.fromText('y'.repeat(40), 'a stranger');
-    const own = AuditKey.fromFile(join(dirname(path), AUDIT_KEY_FILE_NAME));
+    const own = AuditKey.fromFile(defaultAuditKeyFile());
     expect(() => SqliteStore.open(path, { auditKey: stranger })).toThrow(
       expect.objectContaining({
         code: 'STORE_FAILURE',
@@ -451,7 +467,7 @@ describe('audit key', () => {
       writer: sqlWriter(sqliteQuery(path)),
     };
     await seeded(b, 'k', 2);
-    const own = AuditKey.fromFile(join(dirname(path), AUDIT_KEY_FILE_NAME));
+    const own = AuditKey.fromFile(defaultAuditKeyFile());
     await sqliteQuery(path)(`DELETE FROM audit_meta WHERE name = 'key_id'`, []);
     const stranger = AuditKey.fromText('y'.repeat(40), 'a stranger');
     const s = new CalcService(SqliteStore.open(path, { auditKey: stranger }));
@@ -461,33 +477,35 @@ describe('audit key', () => {
         recordsChecked: 2,
         firstBrokenSequence: null,
         detail: `the model's audit checkpoint was made with audit key ${own.id}, not this server's key ${stranger.id}: the server runs with the wrong key, or the checkpoint was replaced`,
+        keyId: stranger.id,
       });
     } finally {
       await s.close();
     }
   });
 
-  it('comes from MODELWORKS_AUDIT_KEY, else MODELWORKS_AUDIT_KEY_FILE, else the data directory', async () => {
+  it('comes from MODELWORKS_AUDIT_KEY, else MODELWORKS_AUDIT_KEY_FILE, else the config directory', async () => {
     const dir = dirname(tempDbPath());
-    const fallback = join(dir, 'fallback.key');
-    const fromEnv = resolveAuditKey({ MODELWORKS_AUDIT_KEY: 'k'.repeat(32) }, fallback);
+    const config = { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'mw-config-')) };
+    const fallback = defaultAuditKeyFile(config);
+    const fromEnv = resolveAuditKey({ ...config, MODELWORKS_AUDIT_KEY: 'k'.repeat(32) });
     expect(fromEnv.id).toBe(AuditKey.fromText('k'.repeat(32), 'x').id);
     expect(fromEnv.source).toBe('MODELWORKS_AUDIT_KEY');
     expect(existsSync(fallback)).toBe(false); // the env key needs no file
     const named = join(dir, 'named.key');
     writeFileSync(named, `${'n'.repeat(40)}\n`, { mode: 0o600 });
-    expect(resolveAuditKey({ MODELWORKS_AUDIT_KEY_FILE: named }, fallback).id).toBe(
+    expect(resolveAuditKey({ ...config, MODELWORKS_AUDIT_KEY_FILE: named }).id).toBe(
       AuditKey.fromText('n'.repeat(40), 'x').id,
     );
-    const made = resolveAuditKey({}, fallback);
+    const made = resolveAuditKey(config);
     expect(statSync(fallback).mode & 0o777).toBe(0o600);
-    expect(resolveAuditKey({}, fallback).id).toBe(made.id);
+    expect(resolveAuditKey(config).id).toBe(made.id);
     // through openStore: the env key is the store's key
     const path = join(dir, 'env.db');
-    const store = await openStore(`sqlite:${path}`, { MODELWORKS_AUDIT_KEY: 'e'.repeat(32) });
+    const store = await openStore(`sqlite:${path}`, { ...config, MODELWORKS_AUDIT_KEY: 'e'.repeat(32) });
     await store.close();
     expect(existsSync(join(dir, AUDIT_KEY_FILE_NAME))).toBe(false);
-    await expect(openStore(`sqlite:${path}`, {})).rejects.toMatchObject({
+    await expect(openStore(`sqlite:${path}`, config)).rejects.toMatchObject({
       details: { cause: 'AUDIT_KEY_MISMATCH' },
     });
   });
@@ -495,19 +513,16 @@ describe('audit key', () => {
   it('refuses a bad setting at start-up with a clear message', async () => {
     const dir = dirname(tempDbPath());
     const fallback = join(dir, 'audit.key');
-    expect(() => resolveAuditKey({ MODELWORKS_AUDIT_KEY: 'short' }, fallback)).toThrow(
+    expect(() => resolveAuditKey({ MODELWORKS_AUDIT_KEY: 'short' })).toThrow(
       'the audit key from MODELWORKS_AUDIT_KEY has 5 characters; it needs at least 32',
     );
     expect(() =>
-      resolveAuditKey(
-        { MODELWORKS_AUDIT_KEY: 'k'.repeat(32), MODELWORKS_AUDIT_KEY_FILE: fallback },
-        fallback,
-      ),
+      resolveAuditKey({ MODELWORKS_AUDIT_KEY: 'k'.repeat(32), MODELWORKS_AUDIT_KEY_FILE: fallback }),
     ).toThrow('both MODELWORKS_AUDIT_KEY and MODELWORKS_AUDIT_KEY_FILE are set; set one of them');
     const open = join(dir, 'open.key');
     writeFileSync(open, 'o'.repeat(40));
     chmodSync(open, 0o644);
-    expect(() => resolveAuditKey({ MODELWORKS_AUDIT_KEY_FILE: open }, fallback)).toThrow(
+    expect(() => resolveAuditKey({ MODELWORKS_AUDIT_KEY_FILE: open })).toThrow(
       `the audit key file ${open} is open to other users (mode 0644); make it private: chmod 600 ${open}`,
     );
     await expect(
@@ -572,11 +587,11 @@ describe.each([
 
       await withService(b, async (s) => {
         // loads and verifies: the upgrade checkpointed the trail and state as they stood
-        expect(await s.verifyAudit('old')).toEqual({ ...OK, recordsChecked: 3 });
+        expect(await s.verifyAudit('old')).toMatchObject({ ...OK, recordsChecked: 3 });
         expect(await s.getField('old', '$.total')).toBe(3);
         expect(JSON.parse((await b.writer.checkpoint('old'))!)).toMatchObject({ since: 3, nextSequence: 3 });
         await s.mutate('old', { '$.counters.b': 1 });
-        expect(await s.verifyAudit('old')).toEqual({ ...OK, recordsChecked: 4 });
+        expect(await s.verifyAudit('old')).toMatchObject({ ...OK, recordsChecked: 4 });
       });
       // from then on a state edit is reported, with or without a new record since the upgrade
       await b.writer.setState('old', withCounter(await b.writer.state('old'), 999));

@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { defaultDataDir } from '../../src/store/data-dir.js';
+import { defaultConfigDir, defaultDataDir } from '../../src/store/data-dir.js';
 
 const realPlatform = Object.getOwnPropertyDescriptor(process, 'platform')!;
 /** env-paths reads `process.platform` on each call, so pretending to be another OS reaches it too. */
@@ -80,5 +80,22 @@ describe('on Windows', () => {
     expect(defaultDataDir({ XDG_DATA_HOME: join(tmp, 'xdg') })).toBe(
       join(localAppData, 'modelworks', 'Data'),
     );
+  });
+});
+
+describe('the config directory (where the audit key lives)', () => {
+  it('on Linux is $XDG_CONFIG_HOME/modelworks, else ~/.config/modelworks; never the data directory', () => {
+    pretendPlatform('linux');
+    expect(defaultConfigDir({ XDG_CONFIG_HOME: '/cfg' })).toBe('/cfg/modelworks');
+    expect(defaultConfigDir({ XDG_CONFIG_HOME: 'relative' })).toBe(join(homedir(), '.config', 'modelworks'));
+    expect(defaultConfigDir({})).not.toBe(defaultDataDir({}));
+  });
+
+  it("on macOS and Windows is env-paths' config folder", () => {
+    for (const platform of ['darwin', 'win32'] as const) {
+      pretendPlatform(platform);
+      expect(defaultConfigDir({})).toBe(envPaths('modelworks', { suffix: '' }).config);
+      expect(defaultConfigDir({})).not.toBe(envPaths('modelworks', { suffix: '' }).data);
+    }
   });
 });

@@ -5,7 +5,6 @@
  * and after further writes and restarts, every point in time answers as before, and the audit seal
  * still holds.
  */
-import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { historyFromRows } from '../../src/calc/index.js';
@@ -13,7 +12,7 @@ import { recordHash } from '../../src/service/audit.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { stateHashOf } from '../../src/store/audit-chain.js';
 import { makeCheckpoint } from '../../src/store/audit-checkpoint.js';
-import { AUDIT_KEY_FILE_NAME, AuditKey } from '../../src/store/audit-key.js';
+import { AuditKey, defaultAuditKeyFile } from '../../src/store/audit-key.js';
 import { auditContent, auditFromRow } from '../../src/store/row-codec.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -55,7 +54,7 @@ function sqliteBackend(): Backend {
     open: () => Promise.resolve(SqliteStore.open(path)),
     query,
     get key() {
-      return AuditKey.fromFile(join(dirname(path), AUDIT_KEY_FILE_NAME));
+      return AuditKey.fromFile(defaultAuditKeyFile());
     },
     forgetStep3: () => query('PRAGMA user_version = 2', []).then(() => undefined),
   };

@@ -2,7 +2,8 @@
  * Acceptance 3 of issue 26: Parquet read back by an independent reader (DuckDB) and the
  * PostgreSQL sink's table both equal the CSV output, values and types.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -193,6 +194,36 @@ describe('Parquet sink (read back by DuckDB)', () => {
     await expect(write).rejects.toBe('SIGINT');
     expect(batches).toBe(2); // it stopped at the next batch, not at the end
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a symlink keeps its link and gets its target replaced; a device node is written in place', async () => {
+    const prepared = await prepare(MODELS['support-queue']!.text);
+    const dir = mkdtempSync(join(work, 'targets-'));
+    mkdirSync(join(dir, 'real'));
+    const link = join(dir, 'rows.parquet');
+    symlinkSync(join('real', 'rows.parquet'), link);
+    await generateToSink({ prepared, seed: 3n, total: 200 }, parquetFileSink(link));
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect((await readParquet([join(dir, 'real', 'rows.parquet')])).rows).toHaveLength(200);
+    expect(readdirSync(join(dir, 'real'))).toEqual(['rows.parquet']);
+    // mknod needs root; the node lives in the temporary folder, never /dev itself
+    if (process.getuid?.() !== 0) return console.warn('[sinks] device-node check skipped: mknod needs root');
+    const device = join(dir, 'null');
+    expect(spawnSync('mknod', ['-m', '666', device, 'c', '1', '3']).status).toBe(0);
+    await generateToSink({ prepared, seed: 3n, total: 200 }, parquetFileSink(device));
+    expect(lstatSync(device).isCharacterDevice()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['null', 'real', 'rows.parquet']);
+  });
+
+  it('a symlink in an allowed folder does not lead a write outside it', () => {
+    const inside = mkdtempSync(join(work, 'allowed-'));
+    const outside = mkdtempSync(join(tmpdir(), 'mw-outside-'));
+    symlinkSync(join(outside, 'x.parquet'), join(inside, 'x.parquet'));
+    const spec = { kind: 'parquet' as const, path: join(inside, 'x.parquet') };
+    expect(() => openTarget(spec, { ...CLOSED_ALLOWLISTS, flatFilePathAllowlist: [inside] })).toThrow(
+      /where .*x\.parquet leads\) is refused/,
+    );
+    rmSync(outside, { recursive: true, force: true });
   });
 
   it('writes only into the working directory or an allowlisted folder', () => {

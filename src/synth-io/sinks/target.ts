@@ -12,6 +12,7 @@ import { SynthRun } from '../../synth/index.js';
 import { FLATFILE_SETTING, isInside } from '../../synth/access/paths.js';
 import { databaseUrlRefusal } from '../../synth/access/urls.js';
 import { nodeFilePort } from '../files.js';
+import { outputTarget } from '../output-target.js';
 import { partitionRange, partitionSeed, type Partition, type RowRange } from '../partition.js';
 import { parquetFileSink } from './parquet.js';
 import { parsePostgresTarget, postgresTableSink } from './postgres.js';
@@ -35,11 +36,23 @@ export function openTarget(spec: SinkSpec, allowlists: Allowlists, cwd?: string)
   return parquetFileSink(allowedOutputFile(spec.path, allowlists, cwd));
 }
 
-/** The absolute path of an output file whose folder passes the allowlist. */
+/**
+ * The absolute path of an output file whose folder passes the allowlist. A symlink is written
+ * through (output-target.ts), so the folder checked is its target's: a link in an allowed folder
+ * does not lead a write outside it. The CLI's own runs may also name its standard streams.
+ */
 function allowedOutputFile(path: string, allowlists: Allowlists, cwd?: string): string {
+  if (cwd !== undefined && STANDARD_STREAMS.has(path)) return path;
   if (cwd === undefined && !isAbsolute(path))
     throw new SinkError('SINK_TARGET', `the output path "${path}" must be absolute here`);
-  const file = resolve(cwd ?? '/', path);
+  const named = resolve(cwd ?? '/', path);
+  let file = named;
+  try {
+    file = outputTarget(named).path;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
+    throw new SinkError('SINK_TARGET', `cannot write ${named} (${code})`);
+  }
   const folder = nodeFilePort.realpath(dirname(file));
   if (folder === undefined) throw new SinkError('SINK_TARGET', `the folder of ${file} does not exist`);
   const roots = [
@@ -49,10 +62,12 @@ function allowedOutputFile(path: string, allowlists: Allowlists, cwd?: string): 
   if (!roots.some((r) => isInside(folder, r)))
     throw new SinkError(
       'SINK_TARGET',
-      `writing ${file} is refused: its folder is outside ${cwd === undefined ? '' : 'the working directory and '}every folder in ${FLATFILE_SETTING}`,
+      `writing ${file}${file === named ? '' : ` (where ${named} leads)`} is refused: its folder is outside ${cwd === undefined ? '' : 'the working directory and '}every folder in ${FLATFILE_SETTING}`,
     );
   return resolve(folder, basename(file));
 }
+
+const STANDARD_STREAMS = new Set(['-', '/dev/stdout', '/dev/stderr']);
 
 /** One generation (or one partition of it) to write. */
 export interface SinkRun {
