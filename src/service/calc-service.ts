@@ -17,20 +17,18 @@ import {
   evaluateView,
   evolveRuntime,
   isObject,
+  jsonEqual,
   ModelRuntime,
   modelInfo,
   prepareModel,
   projectPaths,
-  restoreSnapshot,
   startRuntime,
-  takeSnapshot,
   translatePatch,
   type EvalExpressionResult,
   type EvaluatedView,
   type JsonObject,
   type JsonValue,
   type ModelInfo,
-  type Snapshot,
   type SpecEvolution,
   type TestReport,
   type ValidationReport,
@@ -42,6 +40,7 @@ import { AuditTimestamps, queryAudit, verifyStoredTrail, type AuditVerification 
 import {
   checkExpectedRevision,
   type CalcApi,
+  type EvolveResult,
   type LibraryVocabulary,
   type ModelEvent,
   type ModelListener,
@@ -50,7 +49,16 @@ import {
   type WriteOptions,
 } from './calc-api.js';
 import { authoring } from './calc-authoring.js';
+import { checkIdempotencyKey, IdempotentWrites } from './idempotency.js';
 import { KeyedLock } from './model-lock.js';
+import {
+  checkSnapshotOwner,
+  rederivedRestore,
+  snapshotOf,
+  specHashOf,
+  type ModelSnapshot,
+  type RestoreReport,
+} from './snapshot-restore.js';
 import { NO_OBSERVER, type CalcObserver, type DispatchHook } from './calc-observer.js';
 import { CycleWriter, MAX_COMMIT_ATTEMPTS } from './cycle-writer.js';
 import { LiveModels } from './live-models.js';
@@ -92,6 +100,7 @@ function containsBlobRef(value: unknown, blobId: string): boolean {
 export class CalcService implements CalcApi {
   private readonly models: LiveModels;
   private readonly writer: CycleWriter;
+  private readonly idempotent: IdempotentWrites;
   private readonly lock = new KeyedLock();
   private readonly listeners = new Map<string, Set<ModelListener>>();
   private readonly unwatch: () => void;
@@ -112,6 +121,7 @@ export class CalcService implements CalcApi {
     this.now = options.now ?? Date.now;
     this.timestamps = new AuditTimestamps(this.now);
     this.models = new LiveModels(store, this.now, this.observer);
+    this.idempotent = new IdempotentWrites(store, this.now);
     this.writer = new CycleWriter(store, this.models, this.observer, this.timestamps, (id, event) =>
       this.emit(id, event),
     );
@@ -288,7 +298,8 @@ export class CalcService implements CalcApi {
   ): Promise<MutationSummary> {
     const writes = requireObject(mutations, 'mutations');
     const expected = checkExpectedRevision(options.expectedRevision);
-    return this.lock.run(id, () =>
+    const key = checkIdempotencyKey(options.idempotencyKey);
+    const write = (): Promise<MutationSummary> =>
       this.writer.observed(id, () =>
         this.writer.commit(
           id,
@@ -297,8 +308,10 @@ export class CalcService implements CalcApi {
           options.includeTraces === true,
           expected,
         ),
-      ),
-    );
+      );
+    if (key === undefined) return this.lock.run(id, write);
+    const request = { mutations: writes, includeTraces: options.includeTraces === true, expected };
+    return this.lock.run(id, () => this.idempotent.run(id, key, 'mutate', request, write));
   }
 
   /**
@@ -334,8 +347,9 @@ export class CalcService implements CalcApi {
   /** An RFC 6902 patch on the base document, run as one cycle (an empty translation is a no-op). */
   async patchModel(id: string, patch: unknown, options: WriteOptions = {}): Promise<MutationSummary> {
     const expected = checkExpectedRevision(options.expectedRevision);
+    const key = checkIdempotencyKey(options.idempotencyKey);
     // translated against the state each attempt runs on, so a retry never applies a stale patch
-    return this.lock.run(id, () =>
+    const write = (): Promise<MutationSummary> =>
       this.writer.observed(id, () =>
         this.writer.commit(
           id,
@@ -344,51 +358,89 @@ export class CalcService implements CalcApi {
           options.includeTraces === true,
           expected,
         ),
-      ),
-    );
+      );
+    if (key === undefined) return this.lock.run(id, write);
+    const request = { patch: patch ?? null, includeTraces: options.includeTraces === true, expected };
+    return this.lock.run(id, () => this.idempotent.run(id, key, 'patch_model', request, write));
   }
 
-  async snapshot(id: string): Promise<Snapshot> {
-    const snapshot = takeSnapshot(await this.models.runtime(id));
+  /** The model's state with the model id, spec version and spec hash it was taken under. */
+  async snapshot(id: string): Promise<ModelSnapshot> {
+    const snapshot = snapshotOf(await this.models.runtime(id));
     await this.store.saveSnapshot(id, snapshot as unknown as JsonObject);
     return snapshot;
   }
 
-  restore(id: string, snapshot: unknown): Promise<{ restored: true }> {
-    return this.lock.run(id, async () => {
-      await this.writer.replace(id, 'restore', (current) => {
-        // restore into a copy so a refused snapshot or a lost race leaves our runtime as it was
-        const copy = new ModelRuntime(current.model, { now: current.now });
-        copy.loadState(current.exportState());
-        restoreSnapshot(copy, snapshot);
-        return Promise.resolve(copy);
-      });
-      this.emit(id, { kind: 'restored', modelId: id });
-      return { restored: true };
-    });
+  /**
+   * Puts a snapshot's inputs back and re-derives everything under the current spec (see
+   * snapshot-restore.ts); inputs the current spec no longer has are listed, not restored.
+   * @throws CalcError SNAPSHOT_MODEL_MISMATCH, SCHEMA_VIOLATION, INVALID_ARGUMENT, IDEMPOTENCY_KEY_REUSED
+   */
+  async restore(
+    id: string,
+    snapshot: unknown,
+    options: Pick<WriteOptions, 'idempotencyKey'> = {},
+  ): Promise<RestoreReport> {
+    const key = checkIdempotencyKey(options.idempotencyKey);
+    const warnings = checkSnapshotOwner(id, snapshot);
+    const taken = snapshot as Record<string, unknown>;
+    return this.lock.run(id, () =>
+      this.idempotent.run(id, key, 'restore', { snapshot: taken }, async () => {
+        let dropped: string[] = [];
+        const { runtime, revision } = await this.writer.replace(id, 'restore', async (current) => {
+          // restored into a copy, so a refused snapshot or a lost race leaves our runtime as it was
+          const restored = await rederivedRestore(current, taken);
+          dropped = restored.droppedInputs;
+          return restored.runtime;
+        });
+        this.emit(id, { kind: 'restored', modelId: id });
+        const report: RestoreReport = {
+          restored: true,
+          revision,
+          modelVersion: runtime.model.spec.version,
+          sameSpec: taken.specHash === specHashOf(runtime.model.spec),
+          droppedInputs: dropped,
+          warnings,
+        };
+        if (typeof taken.modelVersion === 'string') report.snapshotVersion = taken.modelVersion;
+        return report;
+      }),
+    );
   }
 
   /**
-   * Applies a SpecEvolution; the model changes only if every step succeeds.
-   * @throws CalcError VERSION_CONFLICT, EVOLUTION_INVALID, and backfill mutation errors
+   * Applies a SpecEvolution; the model changes only if every step succeeds. An evolution that
+   * changes neither the spec nor the inputs commits nothing (`unchanged: true`, same revision).
+   * @throws CalcError VERSION_CONFLICT, EVOLUTION_INVALID, IDEMPOTENCY_KEY_REUSED, and backfill mutation errors
    */
   async evolveSpec(
     id: string,
     evolution: unknown,
-    options: Pick<WriteOptions, 'expectedRevision'> = {},
-  ): Promise<{ id: string; version: string }> {
+    options: Pick<WriteOptions, 'expectedRevision' | 'idempotencyKey'> = {},
+  ): Promise<EvolveResult> {
     const ev = requireObject(evolution, 'evolution') as SpecEvolution;
     const expected = checkExpectedRevision(options.expectedRevision);
-    return this.lock.run(id, async () => {
-      const runtime = await this.writer.replace(
-        id,
-        'evolution',
-        async (current) => (await evolveRuntime(current, ev)).runtime,
-        expected,
-      );
-      this.emit(id, { kind: 'spec-evolved', modelId: id, version: runtime.model.spec.version });
-      return { id, version: runtime.model.spec.version };
-    });
+    const key = checkIdempotencyKey(options.idempotencyKey);
+    return this.lock.run(id, () =>
+      this.idempotent.run(id, key, 'evolve_spec', { evolution: ev, expected }, async () => {
+        const { runtime, revision, changed } = await this.writer.replace(
+          id,
+          'evolution',
+          async (current) => {
+            const next = (await evolveRuntime(current, ev)).runtime;
+            const same =
+              specHashOf(next.model.spec) === specHashOf(current.model.spec) &&
+              jsonEqual(next.baseDocument(), current.baseDocument());
+            return same ? undefined : next;
+          },
+          expected,
+        );
+        const version = runtime.model.spec.version;
+        if (!changed) return { id, version, revision, unchanged: true as const };
+        this.emit(id, { kind: 'spec-evolved', modelId: id, version });
+        return { id, version, revision };
+      }),
+    );
   }
 
   // ------------------------------------------------------------ audit

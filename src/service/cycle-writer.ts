@@ -3,7 +3,7 @@
  * compare-and-set (retried on fresh state when another process got there first), and the
  * replacement of spec and state (restore, evolution) under the same compare-and-set.
  */
-import { CalcError, type ModelRuntime, type MutationResult } from '../calc/index.js';
+import { CalcError, jsonEqual, parseAddress, type ModelRuntime, type MutationResult } from '../calc/index.js';
 import { inSpan, phaseSpans } from '../observability/tracing.js';
 import type { AuditRecord, Store } from '../store/store.js';
 import { buildAuditRecord, buildReplaceRecord, type AuditTimestamps } from './audit.js';
@@ -83,9 +83,9 @@ export class CycleWriter {
       const phases = phaseSpans('calc.phase'); // tracing only: the engine announces its phases
       try {
         writes = writesFor(runtime);
-        if (Object.keys(writes).length === 0) {
+        if (Object.keys(writes).length === 0 || writesNothingNew(runtime, writes)) {
           if (unread && (await this.models.behind(id, entry))) continue;
-          return this.noChange(includeTraces);
+          return this.noChange(includeTraces, head.revision);
         }
         result = await runtime.mutate(writes, phases && { onPhase: phases.phase });
       } catch (err) {
@@ -133,7 +133,7 @@ export class CycleWriter {
         };
         entry.settled = record.hash !== undefined;
         this.observer.cycle(id, 'committed', secondsSince(started));
-        return this.finishCycle(id, result, includeTraces);
+        return { ...this.finishCycle(id, result, includeTraces), revision: entry.head.revision };
       }
       this.models.forget(id);
       this.observer.retry(id);
@@ -146,8 +146,8 @@ export class CycleWriter {
     }
   }
 
-  /** A write that changes nothing: success, no cycle, no audit record. */
-  private noChange(includeTraces: boolean): MutationSummary {
+  /** A write that changes nothing: success, no cycle, no audit record, the revision as it was. */
+  private noChange(includeTraces: boolean, revision: number): MutationSummary {
     const empty = {
       success: true as const,
       mutatedPaths: [],
@@ -155,6 +155,8 @@ export class CycleWriter {
       metaUpdated: [],
       flaggedConstraints: [],
       dispatchedEffects: [],
+      revision,
+      unchanged: true as const,
     };
     return includeTraces ? { ...empty, traces: [] } : empty;
   }
@@ -182,19 +184,22 @@ export class CycleWriter {
 
   /**
    * Replaces spec and state under compare-and-set, with the audit record of the change (every
-   * change of state has one), recomputing `change` on fresh state if beaten.
+   * change of state has one), recomputing `change` on fresh state if beaten. A `change` that
+   * answers undefined changes nothing: no commit, no record, the revision stays.
    */
   async replace(
     id: string,
     source: 'restore' | 'evolution',
-    change: (current: ModelRuntime) => Promise<ModelRuntime>,
+    change: (current: ModelRuntime) => Promise<ModelRuntime | undefined>,
     expectedRevision?: number,
-  ): Promise<ModelRuntime> {
+  ): Promise<{ runtime: ModelRuntime; revision: number; changed: boolean }> {
     for (let attempt = 1; ; attempt++) {
       const entry = await this.models.fresh(id);
       if (expectedRevision !== undefined && entry.head.revision !== expectedRevision)
         throw revisionConflict(id, expectedRevision, entry.head.revision);
       const next = await change(entry.runtime);
+      if (next === undefined)
+        return { runtime: entry.runtime, revision: entry.head.revision, changed: false };
       const { revision, nextSequence, lastHash } = entry.head;
       const record = buildReplaceRecord({
         modelId: id,
@@ -212,10 +217,39 @@ export class CycleWriter {
           lastHash: record.hash ?? lastHash,
         };
         this.models.set(id, { runtime: next, head });
-        return next;
+        return { runtime: next, revision: head.revision, changed: true };
       }
       this.models.forget(id);
       if (attempt >= MAX_COMMIT_ATTEMPTS) throw new CalcError('BUSY', `model '${id}' kept changing; retry`);
     }
   }
+}
+
+/**
+ * Whether every write puts back the input value already there (same JSON): such a write is no
+ * change, so no cycle runs and the revision stays (docs/mcp.md). Anything else (an absent value, a
+ * derived target, an address the engine would refuse) goes to the engine, which decides.
+ */
+function writesNothingNew(runtime: ModelRuntime, writes: Record<string, unknown>): boolean {
+  const base = runtime.baseDocument();
+  for (const [address, value] of Object.entries(writes)) {
+    if (runtime.model.derivedTargets.has(address)) return false;
+    const parsed = parseAddress(address);
+    if (!parsed.ok) return false;
+    let at: unknown = base;
+    for (const seg of parsed.path) {
+      if (Array.isArray(at) && typeof seg === 'number' && seg < at.length) at = at[seg];
+      else if (
+        typeof at === 'object' &&
+        at !== null &&
+        !Array.isArray(at) &&
+        typeof seg === 'string' &&
+        Object.hasOwn(at, seg)
+      )
+        at = (at as Record<string, unknown>)[seg];
+      else return false;
+    }
+    if (!jsonEqual(at, value)) return false;
+  }
+  return true;
 }
