@@ -82,7 +82,7 @@ describe('restore is tied to its model', () => {
     const s = await service('m');
     const report = await s.restore('m', { baseDoc: { x: 7 }, derivedCache: { '$.total': 1 }, metaCache: {} });
     expect(report.warnings).toHaveLength(1);
-    expect(report.warnings![0]).toMatch(/names no model/);
+    expect(report.warnings[0]).toMatch(/names no model/);
     expect(await s.getState('m')).toEqual({ x: 7, total: 14 });
   });
 
