@@ -3,7 +3,6 @@
  * how a tool reads them before handing them to the service, which checks them.
  */
 import { SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
-import { MAX_IDEMPOTENCY_KEY_CHARS } from '../store/store.js';
 import { embedSchema, FULL_SPEC, type JsonSchema } from './tool.js';
 
 export const EVOLUTION = embedSchema(SPEC_EVOLUTION_SCHEMA);
@@ -20,13 +19,7 @@ export const expectedRevision = {
   description:
     'Write only if the model is still at this revision (get_model_info), else Version conflict {expected, actual}',
 };
-export const idempotencyKey = {
-  type: 'string',
-  minLength: 1,
-  maxLength: MAX_IDEMPOTENCY_KEY_CHARS,
-  description:
-    'Optional key (e.g. a UUID) for a safe retry: the same key and arguments answer the first answer (replayed: true) without writing again',
-};
+export const idempotencyKey = { type: 'string', description: 'Safe-retry key' };
 /** The optional expectedRevision argument, passed on when given: the service checks it. */
 export const revisionOf = (a: Record<string, unknown>): { expectedRevision?: number } =>
   a.expectedRevision === undefined ? {} : { expectedRevision: a.expectedRevision as number };

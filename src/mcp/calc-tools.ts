@@ -56,12 +56,7 @@ const MUTATION_RESULT = output(
     flaggedConstraints: { type: 'array', items: { type: 'object' } },
     dispatchedEffects: { type: 'array', items: { type: 'object' } },
     traces: { type: 'array', items: { type: 'object' } },
-    revision: { type: 'integer', description: 'The revision after the write' },
-    unchanged: { type: 'boolean', description: 'true: the write changed nothing (no new revision)' },
-    replayed: {
-      type: 'boolean',
-      description: 'true: the answer of an earlier call with this idempotencyKey',
-    },
+    revision: { type: 'integer' },
   },
   ['success', 'mutatedPaths', 'derivedUpdated'],
 );
@@ -107,8 +102,7 @@ function catalogueTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_model_info',
       title: 'Get model info',
-      description:
-        'Id, version and section counts of a model, and its revision (for expectedRevision on mutate, patch_model and evolve_spec).',
+      description: 'Id, version, section counts and revision (for expectedRevision) of a model.',
       inputSchema: input({ id }, ['id']),
       outputSchema: MODEL_STATUS,
       annotations: READ,
@@ -136,7 +130,7 @@ function stateTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_state',
       title: 'Get state',
-      description: `The merged state (inputs and computed values), narrowed by \`paths\`/\`depth\` (deeper containers become "<object: N fields>"), now or \`at\` a past time. _meta["${REVISION_META}"] is the revision read (the current one even with \`at\`).`,
+      description: `Merged state (inputs and computed values), narrowed by \`paths\`/\`depth\`, now or \`at\` a past time; _meta["${REVISION_META}"] is the current revision.`,
       inputSchema: input(
         {
           id,
@@ -174,8 +168,7 @@ function stateTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_effective_schema',
       title: 'Get effective schema',
-      description:
-        "A field's schema with live meta-derived limits laid over it: what the next write must satisfy.",
+      description: "A field's schema with live meta-derived limits: what the next write must satisfy.",
       inputSchema: input({ id, path }, ['id', 'path']),
       outputSchema: ANY_OBJECT,
       annotations: READ,
@@ -191,7 +184,7 @@ function writeTools(service: CalcModelApi): ToolDefinition[] {
       name: 'mutate',
       title: 'Mutate',
       description:
-        'Write values ({"$.path": value, ...}) as one reactive cycle: derived values recompute, constraints check (a rollback constraint refuses the whole write), effects are returned as data.',
+        'Write values ({"$.path": value, ...}) as one reactive cycle: derived values recompute, constraints check (rollback ones refuse the write), effects return as data.',
       inputSchema: input(
         {
           id,
@@ -318,7 +311,7 @@ function historyTools(service: CalcModelApi): ToolDefinition[] {
       name: 'verify_audit',
       title: 'Verify audit trail',
       description:
-        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record; on a durable store also check the stored state and the trail's end (keyed checkpoint) for edits made outside the server.",
+        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record; on a durable store also check the stored state and the keyed checkpoint.",
       inputSchema: input({ id }, ['id']),
       outputSchema: output(
         {
@@ -376,7 +369,7 @@ function viewAndBlobTools(service: CalcModelApi): ToolDefinition[] {
       name: 'upload_blob',
       title: 'Upload blob',
       description:
-        'Store binary content (base64) in the content-addressed blob store; returns a {$blobId, $mediaType, $bytes} reference to put in a model. For small files.',
+        'Store base64 bytes in the content-addressed blob store; returns a {$blobId, $mediaType, $bytes} reference for a model. Small files.',
       inputSchema: input(
         {
           data: { type: 'string', description: 'Base64 bytes' },

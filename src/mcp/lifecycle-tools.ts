@@ -29,8 +29,7 @@ function snapshotTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'snapshot',
       title: 'Snapshot',
-      description:
-        "A point-in-time copy of a model's inputs and computed values, with the model id, spec version and spec hash it was taken under; hand it back to restore.",
+      description: "A point-in-time copy of a model's state; hand it back to restore.",
       inputSchema: input({ id }, ['id']),
       outputSchema: output(
         {
@@ -50,7 +49,7 @@ function snapshotTools(service: CalcModelApi): ToolDefinition[] {
       name: 'restore',
       title: 'Restore',
       description:
-        "Put a model's inputs back to a snapshot of this model returned by `snapshot` (checked against the current schema; history and traces are cleared) and compute every derived value again under the current spec. A snapshot of another model is refused; inputs the current spec no longer has are listed in droppedInputs.",
+        "Put back this model's snapshot inputs (schema-checked) and recompute under the current spec; see droppedInputs.",
       inputSchema: input(
         {
           id,
@@ -63,12 +62,7 @@ function snapshotTools(service: CalcModelApi): ToolDefinition[] {
         {
           restored: { type: 'boolean' },
           revision: { type: 'integer' },
-          modelVersion: { type: 'string', description: 'The spec version the values were computed under' },
-          snapshotVersion: { type: 'string', description: 'The spec version the snapshot was taken under' },
-          sameSpec: { type: 'boolean' },
           droppedInputs: { type: 'array', items: { type: 'string' } },
-          warnings: { type: 'array', items: { type: 'string' } },
-          replayed: { type: 'boolean' },
         },
         ['restored'],
       ),
@@ -86,7 +80,7 @@ function changeTools(service: CalcModelApi): ToolDefinition[] {
       name: 'evolve_spec',
       title: 'Evolve spec',
       description:
-        "Change a live model's spec with a SpecEvolution (targeted upserts/removals, schema and view edits, backfill). Pass expectedVersion (in the evolution) or expectedRevision to avoid clobbering a concurrent change. Returns the new version.",
+        "Change a live model's spec with a SpecEvolution (upserts/removals, schema and view edits, backfill); expectedVersion or expectedRevision guard against concurrent changes.",
       inputSchema: EVOLVE_INPUT,
       argsSchema: shallowInputSchema(
         input({ id, evolution: EVOLUTION, expectedRevision, idempotencyKey }, ['id', 'evolution']),
@@ -96,11 +90,6 @@ function changeTools(service: CalcModelApi): ToolDefinition[] {
           id: { type: 'string' },
           version: { type: 'string' },
           revision: { type: 'integer' },
-          unchanged: {
-            type: 'boolean',
-            description: 'true: the evolution changed nothing (no new revision)',
-          },
-          replayed: { type: 'boolean' },
         },
         ['id', 'version'],
       ),
