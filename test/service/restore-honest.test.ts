@@ -32,7 +32,6 @@ describe('restore across spec versions', () => {
     const s = await service('m');
     await s.mutate('m', { '$.legacy': 'old field' });
     const snap = await s.snapshot('m');
-    expect(snap).toMatchObject({ modelId: 'm', modelVersion: '1.0.0', specHash: expect.any(String) });
     await s.evolveSpec('m', {
       newVersion: '2.0.0',
       upsertDerivations: [
@@ -43,6 +42,9 @@ describe('restore across spec versions', () => {
     });
     await s.mutate('m', { '$.x': 4 });
     const report = await s.restore('m', snap);
+    // the defect: total stayed 20 (x*2) and half disappeared
+    expect(await s.getState('m')).toEqual({ x: 10, total: 30, half: 5 });
+    expect(snap).toMatchObject({ modelId: 'm', modelVersion: '1.0.0', specHash: expect.any(String) });
     expect(report).toMatchObject({
       restored: true,
       modelVersion: '2.0.0',
