@@ -170,7 +170,7 @@ const MIGRATIONS: readonly Migration[] = [
   POSTGRES_EFFECT_RUNS_TABLE,
   // 5: the answers of idempotent writes, per model (issue 38)
   `
-  CREATE TABLE idempotency_keys (
+  CREATE TABLE IF NOT EXISTS idempotency_keys (
     model_id text NOT NULL,
     key text NOT NULL,
     fingerprint text NOT NULL,
@@ -178,7 +178,7 @@ const MIGRATIONS: readonly Migration[] = [
     created_at timestamptz NOT NULL,
     PRIMARY KEY (model_id, key)
   );
-  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (model_id, created_at);
+  CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (model_id, created_at);
   `,
 ];
 

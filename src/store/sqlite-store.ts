@@ -155,7 +155,7 @@ const MIGRATIONS: readonly Migration[] = [
   SQLITE_EFFECT_RUNS_TABLE,
   // 5: the answers of idempotent writes, per model (issue 38)
   `
-  CREATE TABLE idempotency_keys (
+  CREATE TABLE IF NOT EXISTS idempotency_keys (
     model_id TEXT NOT NULL,
     key TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
@@ -163,7 +163,7 @@ const MIGRATIONS: readonly Migration[] = [
     created_at TEXT NOT NULL,
     PRIMARY KEY (model_id, key)
   );
-  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (model_id, created_at);
+  CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (model_id, created_at);
   `,
 ];
 
