@@ -17,6 +17,8 @@ export const CALC_ERROR_CODES = {
   INVALID_ARGUMENT: { status: 400, summary: 'a malformed argument' },
   VERSION_CONFLICT: { status: 409, summary: 'expectedVersion or expectedRevision is not the live one' },
   EVOLUTION_INVALID: { status: 422, summary: 'the evolved spec is invalid or strands live values' },
+  SNAPSHOT_MODEL_MISMATCH: { status: 409, summary: 'a snapshot of another model (restore refused)' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, summary: 'an idempotency key reused with a different request' },
   HISTORY_NOT_FOUND: { status: 404, summary: 'no history entry at or before that time' },
   VIEW_NOT_FOUND: { status: 404, summary: 'no such view' },
   LIBRARY_NOT_FOUND: { status: 404, summary: 'the model has no library' },

@@ -80,3 +80,5 @@ export {
   type ExplainedInput,
   type ValueExplanation,
 } from './card-state.js';
+/** The static schema node at a path (`{}` where the schema says nothing): restore's "is this still an input?". */
+export { schemaAt } from './schema.js';

@@ -28,6 +28,8 @@ export const ERROR_CATALOGUE = {
   INVALID_ARGUMENT: entry(400, 'a malformed argument'),
   VERSION_CONFLICT: entry(409, 'expectedVersion or expectedRevision is not the live one'),
   EVOLUTION_INVALID: entry(422, 'the evolved spec is invalid or strands live values'),
+  SNAPSHOT_MODEL_MISMATCH: entry(409, 'a snapshot of another model (restore refused)'),
+  IDEMPOTENCY_KEY_REUSED: entry(422, 'an idempotency key reused with a different request'),
   HISTORY_NOT_FOUND: entry(404, 'no history entry at or before that time'),
   VIEW_NOT_FOUND: entry(404, 'no such view'),
   LIBRARY_NOT_FOUND: entry(404, 'the model has no library'),

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { CalcError } from '../calc/index.js';
 import type { CalcService } from '../service/calc-service.js';
 import { revisionOption, sendJson, type IdParams } from './model-route-kit.js';
+import { idempotencyHeaders, idempotencyOf, sendWrite } from './model-write-routes.js';
 import { expectedRevision, idParam, modelErrors, reply, VERSION_CONFLICT_REPLY } from './schemas.js';
 
 export function registerAuditRoutes(app: FastifyInstance, calc: CalcService): void {
@@ -84,18 +85,20 @@ export function registerLifecycleRoutes(app: FastifyInstance, calc: CalcService)
         tags: ['lifecycle'],
         summary: 'Restore a snapshot',
         params: idParam,
+        headers: idempotencyHeaders,
         body: { type: 'object', description: 'A Snapshot as /snapshot returned it' },
         response: {
-          204: reply('Restored'),
+          200: reply(
+            '{restored, revision, modelVersion, snapshotVersion?, sameSpec, droppedInputs, warnings}',
+          ),
           ...modelErrors,
-          422: { description: 'Snapshot breaks the schema' },
+          409: { description: 'A snapshot of another model (SNAPSHOT_MODEL_MISMATCH)' },
+          422: { description: 'Snapshot breaks the schema, or an Idempotency-Key reused with another body' },
         },
       },
     },
-    async (req, res) => {
-      await calc.restore(req.params.id, req.body);
-      return res.code(204).send();
-    },
+    async (req, res) =>
+      sendWrite(res, 200, await calc.restore(req.params.id, req.body, idempotencyOf(req.headers))),
   );
   app.post<IdParams & { Querystring: { expectedRevision?: number } }>(
     '/models/:id/spec/evolve',
@@ -105,6 +108,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, calc: CalcService)
         summary: 'Apply a SpecEvolution',
         params: idParam,
         querystring: { type: 'object', properties: { expectedRevision } },
+        headers: idempotencyHeaders,
         body: { type: 'object', description: 'A SpecEvolution' },
         response: {
           200: reply('{id, version}'),
@@ -115,6 +119,13 @@ export function registerLifecycleRoutes(app: FastifyInstance, calc: CalcService)
       },
     },
     async (req, res) =>
-      sendJson(res, 200, await calc.evolveSpec(req.params.id, req.body, revisionOption(req.query))),
+      sendWrite(
+        res,
+        200,
+        await calc.evolveSpec(req.params.id, req.body, {
+          ...revisionOption(req.query),
+          ...idempotencyOf(req.headers),
+        }),
+      ),
   );
 }

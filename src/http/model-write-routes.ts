@@ -46,6 +46,29 @@ async function checkView(calc: CalcService, id: string, view: string | string[] 
   if (typeof view === 'string' && view !== '') await calc.getView(id, view);
 }
 
+/** The `Idempotency-Key` request header (see docs/rest-api.md): the service checks its form. */
+export const idempotencyHeaders = {
+  type: 'object',
+  properties: {
+    'idempotency-key': {
+      type: 'string',
+      description: 'A retry with the same key and body answers the first answer without writing again',
+    },
+  },
+} as const;
+
+/** The key of a request, as the write options take it (the service refuses a malformed one). */
+export function idempotencyOf(headers: Record<string, unknown>): { idempotencyKey?: string } {
+  const key = headers['idempotency-key'];
+  return key === undefined ? {} : { idempotencyKey: key as string };
+}
+
+/** Sends a write's answer; a replayed one says so in `Idempotent-Replayed: true` too. */
+export function sendWrite(res: FastifyReply, status: number, answer: object): FastifyReply {
+  if ((answer as { replayed?: unknown }).replayed === true) res.header('idempotent-replayed', 'true');
+  return sendJson(res, status, answer);
+}
+
 export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): void {
   app.post<IdParams & WriteQuery>(
     '/models/:id/mutations',
@@ -55,7 +78,7 @@ export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): vo
         summary: 'Write values as one reactive cycle',
         params: idParam,
         querystring: { type: 'object', properties: { traces: flag, expectedRevision } },
-        headers: xView,
+        headers: { ...xView, properties: { ...xView.properties, ...idempotencyHeaders.properties } },
         body: { type: 'object', description: '{"$.address": value, …}' },
         response: {
           200: reply('MutationResult'),
@@ -68,8 +91,11 @@ export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): vo
       const over = findWriteLimitViolation(req.body, inputLimitsOf(app), 'the mutation');
       if (over) return sendProblem(res, inputLimitReply(over));
       await checkView(calc, req.params.id, req.headers['x-view']);
-      const result = await calc.mutate(req.params.id, req.body, writeOptions(req.query));
-      return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
+      const result = await calc.mutate(req.params.id, req.body, {
+        ...writeOptions(req.query),
+        ...idempotencyOf(req.headers),
+      });
+      return sendWrite(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
     },
   );
   app.post<IdParams & WriteQuery>(
@@ -80,7 +106,7 @@ export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): vo
         summary: 'Apply an RFC 6902 JSON Patch (application/json-patch+json) as one cycle',
         params: idParam,
         querystring: { type: 'object', properties: { traces: flag, expectedRevision } },
-        headers: xView,
+        headers: { ...xView, properties: { ...xView.properties, ...idempotencyHeaders.properties } },
         body: { type: 'array', items: { type: 'object' }, description: 'RFC 6902 operations' },
         response: { 200: reply('MutationResult'), ...mutationErrors },
       },
@@ -89,8 +115,11 @@ export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): vo
       const over = findWriteLimitViolation(req.body, inputLimitsOf(app), 'the patch');
       if (over) return sendProblem(res, inputLimitReply(over));
       await checkView(calc, req.params.id, req.headers['x-view']);
-      const result = await calc.patchModel(req.params.id, req.body, writeOptions(req.query));
-      return sendJson(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
+      const result = await calc.patchModel(req.params.id, req.body, {
+        ...writeOptions(req.query),
+        ...idempotencyOf(req.headers),
+      });
+      return sendWrite(res, 200, await mutationReply(calc, req.params.id, req.headers['x-view'], result));
     },
   );
 }

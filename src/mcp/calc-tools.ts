@@ -2,40 +2,26 @@
  * The calc model tools (authoring tools are in authoring-tools.ts): names, arguments and result shapes as the product
  * document gives them. Every tool is one CalcService call plus result shaping.
  */
-import { SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
 import type { CalcModelApi } from '../service/calc-api.js';
 import { modelInfoWithPendingEffects } from '../service/effects/pending.js';
-import { okResult } from './results.js';
 import {
-  DESTRUCTIVE,
-  embedSchema,
-  FULL_SPEC,
-  input,
-  output,
-  READ,
-  withSharedDefs,
-  WRITE,
-  type JsonSchema,
-  type ToolDefinition,
-} from './tool.js';
+  expectedRevision,
+  id,
+  idempotencyKey,
+  includeTraces,
+  keyOf,
+  NARROW_READ,
+  path,
+  revisionOf,
+  shallowInputSchema,
+  str,
+} from './calc-tool-args.js';
+import { lifecycleTools } from './lifecycle-tools.js';
+import { committedWriteResult, okResult } from './results.js';
 
-const EVOLUTION = embedSchema(SPEC_EVOLUTION_SCHEMA);
+export { shallowInputSchema } from './calc-tool-args.js';
+import { FULL_SPEC, input, output, READ, withSharedDefs, WRITE, type ToolDefinition } from './tool.js';
 
-const id = { type: 'string', description: 'Model id' };
-const path = { type: 'string', description: 'Canonical address, e.g. "$.items[0].total"' };
-const includeTraces = {
-  type: 'boolean',
-  description: 'Also return the cycle traces (what explain serves); default false',
-};
-const expectedRevision = {
-  type: 'integer',
-  minimum: 0,
-  description:
-    'Write only if the model is still at this revision (get_model_info), else Version conflict {expected, actual}',
-};
-/** The optional expectedRevision argument, passed on when given: the service checks it. */
-const revisionOf = (a: Record<string, unknown>): { expectedRevision?: number } =>
-  a.expectedRevision === undefined ? {} : { expectedRevision: a.expectedRevision as number };
 /**
  * Where get_state's result _meta carries the revision the state was read at. Our own prefix:
  * `valem/` is the contract's, for the model card.
@@ -70,16 +56,13 @@ const MUTATION_RESULT = output(
     flaggedConstraints: { type: 'array', items: { type: 'object' } },
     dispatchedEffects: { type: 'array', items: { type: 'object' } },
     traces: { type: 'array', items: { type: 'object' } },
+    revision: { type: 'integer' },
   },
   ['success', 'mutatedPaths', 'derivedUpdated'],
 );
 const ANY_OBJECT = output({});
 // listed with their repeated fragments shared once under $defs (built once: every connection lists them)
 const CREATE_INPUT = withSharedDefs(input({ spec: FULL_SPEC }, ['spec']));
-const EVOLVE_INPUT = withSharedDefs(
-  input({ id, evolution: EVOLUTION, expectedRevision }, ['id', 'evolution']),
-);
-const str = (s: unknown): string => (typeof s === 'string' ? s : '');
 const opt = (s: unknown): string | undefined => (typeof s === 'string' ? s : undefined);
 
 /** Model tools: each maps one-to-one to a service operation (listed in this order). */
@@ -119,8 +102,7 @@ function catalogueTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_model_info',
       title: 'Get model info',
-      description:
-        'Id, version and section counts of a model, and its revision (for expectedRevision on mutate, patch_model and evolve_spec).',
+      description: 'Id, version, section counts and revision (for expectedRevision) of a model.',
       inputSchema: input({ id }, ['id']),
       outputSchema: MODEL_STATUS,
       annotations: READ,
@@ -148,7 +130,7 @@ function stateTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_state',
       title: 'Get state',
-      description: `The merged state (inputs and computed values), narrowed by \`paths\`/\`depth\` (deeper containers become "<object: N fields>"), now or \`at\` a past time. _meta["${REVISION_META}"] is the revision read (the current one even with \`at\`).`,
+      description: `Merged state (inputs and computed values), narrowed by \`paths\`/\`depth\`, now or \`at\` a past time; _meta["${REVISION_META}"] is the current revision.`,
       inputSchema: input(
         {
           id,
@@ -186,8 +168,7 @@ function stateTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_effective_schema',
       title: 'Get effective schema',
-      description:
-        "A field's schema with live meta-derived limits laid over it: what the next write must satisfy.",
+      description: "A field's schema with live meta-derived limits: what the next write must satisfy.",
       inputSchema: input({ id, path }, ['id', 'path']),
       outputSchema: ANY_OBJECT,
       annotations: READ,
@@ -203,24 +184,27 @@ function writeTools(service: CalcModelApi): ToolDefinition[] {
       name: 'mutate',
       title: 'Mutate',
       description:
-        'Write values ({"$.path": value, ...}) as one reactive cycle: derived values recompute, constraints check (a rollback constraint refuses the whole write), effects are returned as data.',
+        'Write values ({"$.path": value, ...}) as one reactive cycle: derived values recompute, constraints check (rollback ones refuse the write), effects return as data.',
       inputSchema: input(
         {
           id,
           mutations: { type: 'object', description: 'Canonical address → value' },
           includeTraces,
           expectedRevision,
+          idempotencyKey,
         },
         ['id', 'mutations'],
       ),
       outputSchema: MUTATION_RESULT,
       annotations: WRITE,
       run: async (a) =>
-        okResult(
+        committedWriteResult(
           await service.mutate(str(a.id), a.mutations, {
             includeTraces: a.includeTraces === true,
             ...revisionOf(a),
+            ...keyOf(a),
           }),
+          NARROW_READ,
         ),
     },
     {
@@ -246,17 +230,20 @@ function writeTools(service: CalcModelApi): ToolDefinition[] {
           },
           includeTraces,
           expectedRevision,
+          idempotencyKey,
         },
         ['id', 'patch'],
       ),
       outputSchema: MUTATION_RESULT,
       annotations: WRITE,
       run: async (a) =>
-        okResult(
+        committedWriteResult(
           await service.patchModel(str(a.id), a.patch, {
             includeTraces: a.includeTraces === true,
             ...revisionOf(a),
+            ...keyOf(a),
           }),
+          NARROW_READ,
         ),
     },
   ];
@@ -324,7 +311,7 @@ function historyTools(service: CalcModelApi): ToolDefinition[] {
       name: 'verify_audit',
       title: 'Verify audit trail',
       description:
-        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record; on a durable store also check the stored state and the trail's end (keyed checkpoint) for edits made outside the server.",
+        "Walk the audit trail's SHA-256 hash chain and report the first altered, reordered or deleted record; on a durable store also check the stored state and the keyed checkpoint.",
       inputSchema: input({ id }, ['id']),
       outputSchema: output(
         {
@@ -338,65 +325,6 @@ function historyTools(service: CalcModelApi): ToolDefinition[] {
       ),
       annotations: READ,
       run: async (a) => okResult(await service.verifyAudit(str(a.id))),
-    },
-  ];
-}
-
-/** Snapshots, restores, spec evolution and deletion. */
-function lifecycleTools(service: CalcModelApi): ToolDefinition[] {
-  return [
-    {
-      name: 'snapshot',
-      title: 'Snapshot',
-      description: "A point-in-time copy of a model's state; hand it back to restore.",
-      inputSchema: input({ id }, ['id']),
-      outputSchema: output(
-        {
-          modelId: { type: 'string' },
-          modelVersion: { type: 'string' },
-          baseDoc: { type: 'object' },
-          derivedCache: { type: 'object' },
-          metaCache: { type: 'object' },
-        },
-        ['modelId', 'baseDoc'],
-      ),
-      annotations: { ...READ, idempotentHint: false },
-      run: async (a) => okResult(await service.snapshot(str(a.id))),
-    },
-    {
-      name: 'restore',
-      title: 'Restore',
-      description:
-        'Put a model back to a snapshot returned by `snapshot` (checked against the schema first; history and traces are cleared).',
-      inputSchema: input(
-        { id, snapshot: { type: 'object', description: 'A snapshot exactly as `snapshot` returned it' } },
-        ['id', 'snapshot'],
-      ),
-      outputSchema: output({ restored: { type: 'boolean' } }, ['restored']),
-      annotations: { ...DESTRUCTIVE, idempotentHint: true },
-      run: async (a) => okResult(await service.restore(str(a.id), a.snapshot)),
-    },
-    {
-      name: 'evolve_spec',
-      title: 'Evolve spec',
-      description:
-        "Change a live model's spec with a SpecEvolution (targeted upserts/removals, schema and view edits, backfill). Pass expectedVersion (in the evolution) or expectedRevision to avoid clobbering a concurrent change. Returns the new version.",
-      inputSchema: EVOLVE_INPUT,
-      argsSchema: shallowInputSchema(
-        input({ id, evolution: EVOLUTION, expectedRevision }, ['id', 'evolution']),
-      ),
-      outputSchema: output({ id: { type: 'string' }, version: { type: 'string' } }, ['id', 'version']),
-      annotations: DESTRUCTIVE,
-      run: async (a) => okResult(await service.evolveSpec(str(a.id), a.evolution, revisionOf(a))),
-    },
-    {
-      name: 'delete_model',
-      title: 'Delete model',
-      description: 'Remove a model and its audit trail.',
-      inputSchema: input({ id }, ['id']),
-      outputSchema: output({ deleted: { type: 'boolean' } }, ['deleted']),
-      annotations: { ...DESTRUCTIVE, idempotentHint: true },
-      run: async (a) => okResult(await service.deleteModel(str(a.id))),
     },
   ];
 }
@@ -442,7 +370,7 @@ function viewAndBlobTools(service: CalcModelApi): ToolDefinition[] {
       name: 'upload_blob',
       title: 'Upload blob',
       description:
-        'Store binary content (base64) in the content-addressed blob store; returns a {$blobId, $mediaType, $bytes} reference to put in a model. For small files.',
+        'Store base64 bytes in the content-addressed blob store; returns a {$blobId, $mediaType, $bytes} reference for a model. Small files.',
       inputSchema: input(
         {
           data: { type: 'string', description: 'Base64 bytes' },
@@ -479,13 +407,4 @@ function viewAndBlobTools(service: CalcModelApi): ToolDefinition[] {
         ),
     },
   ];
-}
-
-/** Argument validation looks at the top level only; the spec validator judges specs in depth. */
-export function shallowInputSchema(schema: JsonSchema): JsonSchema {
-  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const shallow: Record<string, JsonSchema> = {};
-  for (const [k, v] of Object.entries(props))
-    shallow[k] = v === FULL_SPEC || v === EVOLUTION ? { type: 'object' } : v;
-  return { ...schema, properties: shallow };
 }

@@ -3,6 +3,7 @@
  * structuredContent when the payload is an object; a size guard; and the structured error shapes.
  */
 import { CalcError, isEngineError, publicMessage } from '../calc/index.js';
+import { prettyJsonLength } from '../service/json-size.js';
 
 export const RESULT_LIMIT_CHARS = 50_000;
 
@@ -32,6 +33,30 @@ export function okResult(payload: unknown, hint = 'narrow the request'): ToolRes
   const result: ToolResult = { content: [{ type: 'text', text }] };
   if (isPlainObject(payload)) result.structuredContent = payload;
   return result;
+}
+
+/**
+ * The result of a write that has committed: as okResult, but when the answer is too large the
+ * note says the write committed (`committed: true`, the new revision, the count of each list the
+ * answer held) and is not an error result: an agent that sees an error retries, and a retried
+ * write applies twice. The hint says how to read the outcome narrowly.
+ */
+export function committedWriteResult(answer: object, hint: string): ToolResult {
+  const payload = answer as Record<string, unknown>;
+  const result = okResult(payload);
+  if (!result.isError) return result;
+  const counts: Record<string, number> = {};
+  for (const [k, v] of Object.entries(payload)) if (Array.isArray(v)) counts[k] = v.length;
+  const note = {
+    error: 'Result too large',
+    committed: true,
+    ...(typeof payload.revision === 'number' ? { revision: payload.revision } : {}),
+    counts,
+    resultChars: prettyJsonLength(payload),
+    limitChars: RESULT_LIMIT_CHARS,
+    hint: `the write committed: do not retry it. ${hint}`,
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(note, null, 2) }], structuredContent: note };
 }
 
 function structuredError(shape: Record<string, unknown>): ToolResult {
@@ -74,6 +99,20 @@ export function errorResult(err: unknown): ToolResult {
             message: err.message,
           });
         return textError(err.message);
+      case 'SNAPSHOT_MODEL_MISMATCH':
+        return structuredError({
+          error: 'Snapshot of another model',
+          snapshotModelId: err.details.snapshotModelId,
+          modelId: err.details.modelId,
+          message: err.message,
+        });
+      case 'IDEMPOTENCY_KEY_REUSED':
+        return structuredError({
+          error: 'Idempotency key reused',
+          idempotencyKey: err.details.idempotencyKey,
+          operation: err.details.operation,
+          message: err.message,
+        });
       case 'MODEL_EXISTS':
         return structuredError({ error: 'Model exists', id: err.details.id, message: err.message });
       case 'SPEC_INVALID':

@@ -22,6 +22,8 @@ import {
   type AuditFilter,
   type CalcApi,
   type DownloadedBlob,
+  type EvolveResult,
+  type RestoreResult,
   type LibraryVocabulary,
   type ModelEvent,
   type ModelListener,
@@ -32,6 +34,7 @@ import {
   type WriteOptions,
 } from '../service/calc-api.js';
 import { authoring } from '../service/calc-authoring.js';
+import { checkIdempotencyKey } from '../service/idempotency.js';
 import type { ModelGraph, VerificationReport } from '../service/verification.js';
 import type { AuditRecord, BlobRef } from '../store/store.js';
 
@@ -55,6 +58,14 @@ interface RequestOptions {
   body?: unknown;
   contentType?: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /** An idempotency key, sent as `Idempotency-Key` (the server checks it). */
+  idempotencyKey?: string;
+}
+
+/** The key a write was given, checked here as the embedded service checks it. */
+function keyOption(options: { idempotencyKey?: string }): { idempotencyKey?: string } {
+  const key = checkIdempotencyKey(options.idempotencyKey);
+  return key === undefined ? {} : { idempotencyKey: key };
 }
 
 export class CalcClient implements CalcApi {
@@ -83,6 +94,7 @@ export class CalcClient implements CalcApi {
       if (v !== undefined) url.searchParams.set(k, String(v));
     let body: string | FormData | undefined;
     const headers: Record<string, string> = {};
+    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     if (options.body instanceof FormData) body = options.body;
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -233,6 +245,7 @@ export class CalcClient implements CalcApi {
     return this.json('POST', this.model(id, '/mutations'), {
       body: mutations,
       query: { traces: options.includeTraces === true, expectedRevision },
+      ...keyOption(options),
     });
   }
 
@@ -242,6 +255,7 @@ export class CalcClient implements CalcApi {
       body: patch,
       contentType: 'application/json-patch+json',
       query: { traces: options.includeTraces === true, expectedRevision },
+      ...keyOption(options),
     });
   }
 
@@ -249,20 +263,24 @@ export class CalcClient implements CalcApi {
     return this.json('POST', this.model(id, '/snapshot'));
   }
 
-  async restore(id: string, snapshot: unknown): Promise<{ restored: true }> {
-    await this.request('POST', this.model(id, '/restore'), { body: snapshot });
-    return { restored: true };
+  restore(
+    id: string,
+    snapshot: unknown,
+    options: Pick<WriteOptions, 'idempotencyKey'> = {},
+  ): Promise<RestoreResult> {
+    return this.json('POST', this.model(id, '/restore'), { body: snapshot, ...keyOption(options) });
   }
 
   async evolveSpec(
     id: string,
     evolution: unknown,
-    options: Pick<WriteOptions, 'expectedRevision'> = {},
-  ): Promise<{ id: string; version: string }> {
+    options: Pick<WriteOptions, 'expectedRevision' | 'idempotencyKey'> = {},
+  ): Promise<EvolveResult> {
     const expectedRevision = checkExpectedRevision(options.expectedRevision);
     return this.json('POST', this.model(id, '/spec/evolve'), {
       body: evolution,
       query: { expectedRevision },
+      ...keyOption(options),
     });
   }
 

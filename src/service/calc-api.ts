@@ -22,8 +22,38 @@ import type { AuditRecord, BlobRef } from '../store/store.js';
 import type { AuditVerification } from './audit.js';
 import type { ModelGraph, VerificationReport } from './verification.js';
 
-/** What `mutate` / `patch_model` return over MCP (traces only when asked for). */
-export type MutationSummary = Omit<MutationResult, 'traces'> & { traces?: DerivationTrace[] };
+/**
+ * What `mutate` / `patch_model` return over MCP (traces only when asked for): the cycle's result,
+ * the model's `revision` after it, `unchanged: true` when the write changed nothing (no cycle, no
+ * revision, no audit record), and `replayed: true` when an idempotency key answered it.
+ */
+export type MutationSummary = Omit<MutationResult, 'traces'> & {
+  traces?: DerivationTrace[];
+  revision?: number;
+  unchanged?: true;
+  replayed?: true;
+};
+
+/** What `evolve_spec` answers; `unchanged: true` for an evolution that changes nothing (no new revision). */
+export interface EvolveResult {
+  id: string;
+  version: string;
+  revision?: number;
+  unchanged?: true;
+  replayed?: true;
+}
+
+/** What `restore` answers (see RestoreReport in snapshot-restore.ts). */
+export interface RestoreResult {
+  restored: true;
+  revision?: number;
+  modelVersion?: string;
+  snapshotVersion?: string;
+  sameSpec?: boolean;
+  droppedInputs?: string[];
+  warnings?: string[];
+  replayed?: true;
+}
 
 /**
  * A model's info with its revision: a count of the committed changes to it (cycles, restores,
@@ -39,6 +69,11 @@ export interface WriteOptions {
    * is refused with VERSION_CONFLICT `{expected, actual}` and nothing changes.
    */
   expectedRevision?: number;
+  /**
+   * A retry with the same key and request answers the first answer (`replayed: true`) without
+   * writing again; the same key with another request is refused (IDEMPOTENCY_KEY_REUSED).
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -123,12 +158,16 @@ export interface CalcModelApi {
   mutate(id: string, mutations: unknown, options?: WriteOptions): Promise<MutationSummary>;
   patchModel(id: string, patch: unknown, options?: WriteOptions): Promise<MutationSummary>;
   snapshot(id: string): Promise<Snapshot>;
-  restore(id: string, snapshot: unknown): Promise<{ restored: true }>;
+  restore(
+    id: string,
+    snapshot: unknown,
+    options?: Pick<WriteOptions, 'idempotencyKey'>,
+  ): Promise<RestoreResult>;
   evolveSpec(
     id: string,
     evolution: unknown,
-    options?: Pick<WriteOptions, 'expectedRevision'>,
-  ): Promise<{ id: string; version: string }>;
+    options?: Pick<WriteOptions, 'expectedRevision' | 'idempotencyKey'>,
+  ): Promise<EvolveResult>;
   getAudit(id: string, filter?: AuditFilter): Promise<AuditRecord[]>;
   verifyAudit(id: string): Promise<AuditVerification>;
   /** `data`: base64 text (MCP) or raw bytes (REST upload). */

@@ -13,7 +13,9 @@ import {
   type AuditRecord,
   type AuditSeal,
   type BlobRef,
+  IDEMPOTENCY_LIMITS,
   type CommittedState,
+  type IdempotencyEntry,
   type ModelHead,
   type SpecVersionEntry,
   type Store,
@@ -34,6 +36,8 @@ interface Entry {
   unsealed?: AuditRecord & { prevHash: string };
   versions: SpecVersionEntry[];
   snapshots: JsonObject[];
+  /** Idempotency keys → kept answers, oldest first (a Map keeps insertion order). */
+  idempotency: Map<string, IdempotencyEntry>;
 }
 
 export class MemoryStore implements Store {
@@ -74,6 +78,7 @@ export class MemoryStore implements Store {
       audit: [],
       versions: [{ version: spec.version, spec, createdAt: new Date().toISOString() }],
       snapshots: [],
+      idempotency: new Map(),
     });
     return Promise.resolve();
   }
@@ -175,6 +180,24 @@ export class MemoryStore implements Store {
 
   saveSnapshot(id: string, snapshot: JsonObject): Promise<void> {
     this.models.get(id)?.snapshots.push(cloneJson(snapshot));
+    return Promise.resolve();
+  }
+
+  idempotencyEntry(id: string, key: string): Promise<IdempotencyEntry | undefined> {
+    const kept = this.models.get(id)?.idempotency.get(key);
+    return Promise.resolve(kept && cloneJson(kept));
+  }
+
+  saveIdempotencyEntry(id: string, entry: IdempotencyEntry): Promise<void> {
+    const kept = this.models.get(id)?.idempotency;
+    if (!kept) return Promise.resolve();
+    kept.delete(entry.key); // re-inserted as the newest
+    kept.set(entry.key, cloneJson(entry));
+    const cutoff = Date.now() - IDEMPOTENCY_LIMITS.maxAgeMs;
+    for (const [key, e] of kept) {
+      if (kept.size > IDEMPOTENCY_LIMITS.maxKeys || Date.parse(e.createdAt) < cutoff) kept.delete(key);
+      else break; // oldest first: the rest are newer
+    }
     return Promise.resolve();
   }
 

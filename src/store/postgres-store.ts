@@ -29,6 +29,7 @@ import {
   HISTORY_CAPACITY,
   historyFromRows,
   type JsonObject,
+  type JsonValue,
   type ModelSpec,
   type RuntimeState,
 } from '../calc/index.js';
@@ -53,11 +54,13 @@ import {
   GENESIS_HASH,
   stateTextOf,
   MAX_BLOB_BYTES,
+  IDEMPOTENCY_LIMITS,
   type AuditRecord,
   type AuditSeal,
   type BlobRef,
   type ChangeListener,
   type CommittedState,
+  type IdempotencyEntry,
   type ModelHead,
   type SpecVersionEntry,
   type Store,
@@ -166,6 +169,18 @@ const MIGRATIONS: readonly Migration[] = [
   },
   // 4: effect runs and their leases (effect-leases-postgres.ts, issue 23)
   POSTGRES_EFFECT_RUNS_TABLE,
+  // 5: the answers of idempotent writes, per model (issue 38)
+  `
+  CREATE TABLE IF NOT EXISTS idempotency_keys (
+    model_id text NOT NULL,
+    key text NOT NULL,
+    fingerprint text NOT NULL,
+    answer text NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (model_id, key)
+  );
+  CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (model_id, created_at);
+  `,
 ];
 
 export interface PostgresStoreOptions {
@@ -585,6 +600,7 @@ export class PostgresStore implements Store {
         await c.query('DELETE FROM audit WHERE model_id = $1', [id]);
         await c.query('DELETE FROM spec_versions WHERE model_id = $1', [id]);
         await c.query('DELETE FROM snapshots WHERE model_id = $1', [id]);
+        await c.query('DELETE FROM idempotency_keys WHERE model_id = $1', [id]);
         const deleted = (r.rowCount ?? 0) > 0;
         if (deleted) await this.notify(c, id);
         this.vouched.delete(id);
@@ -650,6 +666,46 @@ export class PostgresStore implements Store {
         [id, JSON.stringify(snapshot)],
       );
     });
+  }
+
+  idempotencyEntry(id: string, key: string): Promise<IdempotencyEntry | undefined> {
+    return this.guard(`reading an idempotency key of model '${id}'`, async () => {
+      const { rows } = await this.pool.query<{ fingerprint: string; answer: string; created_at: Date }>(
+        'SELECT fingerprint, answer, created_at FROM idempotency_keys WHERE model_id = $1 AND key = $2',
+        [id, key],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      return {
+        key,
+        fingerprint: row.fingerprint,
+        answer: parseJson<JsonValue>(row.answer, `an idempotency key of model '${id}'`),
+        createdAt: row.created_at.toISOString(),
+      };
+    });
+  }
+
+  saveIdempotencyEntry(id: string, entry: IdempotencyEntry): Promise<void> {
+    return this.guard(`keeping an idempotency key of model '${id}'`, () =>
+      this.tx(async (c) => {
+        await c.query(
+          `INSERT INTO idempotency_keys (model_id, key, fingerprint, answer, created_at)
+             SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM models WHERE id = $1)
+           ON CONFLICT (model_id, key) DO UPDATE
+             SET fingerprint = EXCLUDED.fingerprint, answer = EXCLUDED.answer, created_at = EXCLUDED.created_at`,
+          [id, entry.key, entry.fingerprint, JSON.stringify(entry.answer), entry.createdAt],
+        );
+        await c.query(
+          `DELETE FROM idempotency_keys WHERE model_id = $1 AND created_at < now() - make_interval(secs => $2)`,
+          [id, IDEMPOTENCY_LIMITS.maxAgeMs / 1000],
+        );
+        await c.query(
+          `DELETE FROM idempotency_keys WHERE model_id = $1 AND key NOT IN (
+             SELECT key FROM idempotency_keys WHERE model_id = $1 ORDER BY created_at DESC, key LIMIT $2)`,
+          [id, IDEMPOTENCY_LIMITS.maxKeys],
+        );
+      }),
+    );
   }
 
   putBlob(data: Buffer, mediaType: string): Promise<BlobRef> {

@@ -28,6 +28,7 @@ import {
   HISTORY_CAPACITY,
   historyFromRows,
   type JsonObject,
+  type JsonValue,
   type ModelSpec,
   type RuntimeState,
 } from '../calc/index.js';
@@ -40,11 +41,13 @@ import {
   GENESIS_HASH,
   MAX_BLOB_BYTES,
   stateTextOf,
+  IDEMPOTENCY_LIMITS,
   type AuditRecord,
   type AuditSeal,
   type BlobRef,
   type ChangeListener,
   type CommittedState,
+  type IdempotencyEntry,
   type ModelHead,
   type SpecVersionEntry,
   type Store,
@@ -150,6 +153,18 @@ const MIGRATIONS: readonly Migration[] = [
   },
   // 4: effect runs and their leases (effect-leases-sqlite.ts, issue 23)
   SQLITE_EFFECT_RUNS_TABLE,
+  // 5: the answers of idempotent writes, per model (issue 38)
+  `
+  CREATE TABLE IF NOT EXISTS idempotency_keys (
+    model_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (model_id, key)
+  );
+  CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (model_id, created_at);
+  `,
 ];
 
 interface ModelRow {
@@ -607,6 +622,7 @@ export class SqliteStore implements Store {
         this.stmt('DELETE FROM audit WHERE model_id = ?').run(id);
         this.stmt('DELETE FROM spec_versions WHERE model_id = ?').run(id);
         this.stmt('DELETE FROM snapshots WHERE model_id = ?').run(id);
+        this.stmt('DELETE FROM idempotency_keys WHERE model_id = ?').run(id);
         return r.changes > 0;
       });
       const ok = remove.immediate();
@@ -658,6 +674,39 @@ export class SqliteStore implements Store {
         `INSERT INTO snapshots (model_id, snapshot, created_at)
            SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM models WHERE id = ?)`,
       ).run(id, JSON.stringify(snapshot), new Date().toISOString(), id);
+    });
+  }
+
+  idempotencyEntry(id: string, key: string): Promise<IdempotencyEntry | undefined> {
+    return this.guard(`reading an idempotency key of model '${id}'`, () => {
+      const row = this.stmt(
+        'SELECT fingerprint, answer, created_at FROM idempotency_keys WHERE model_id = ? AND key = ?',
+      ).get(id, key) as { fingerprint: string; answer: string; created_at: string } | undefined;
+      if (!row) return undefined;
+      return {
+        key,
+        fingerprint: row.fingerprint,
+        answer: parseJson<JsonValue>(row.answer, `an idempotency key of model '${id}'`),
+        createdAt: row.created_at,
+      };
+    });
+  }
+
+  saveIdempotencyEntry(id: string, entry: IdempotencyEntry): Promise<void> {
+    return this.guard(`keeping an idempotency key of model '${id}'`, () => {
+      const save = this.db.transaction(() => {
+        this.stmt(
+          `INSERT OR REPLACE INTO idempotency_keys (model_id, key, fingerprint, answer, created_at)
+             SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM models WHERE id = ?)`,
+        ).run(id, entry.key, entry.fingerprint, JSON.stringify(entry.answer), entry.createdAt, id);
+        const cutoff = new Date(Date.now() - IDEMPOTENCY_LIMITS.maxAgeMs).toISOString();
+        this.stmt('DELETE FROM idempotency_keys WHERE model_id = ? AND created_at < ?').run(id, cutoff);
+        this.stmt(
+          `DELETE FROM idempotency_keys WHERE model_id = ? AND key NOT IN (
+             SELECT key FROM idempotency_keys WHERE model_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)`,
+        ).run(id, id, IDEMPOTENCY_LIMITS.maxKeys);
+      });
+      save.immediate();
     });
   }
 

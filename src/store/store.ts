@@ -109,6 +109,23 @@ export function committedState(state: RuntimeState): CommittedState {
   return { object: () => state, text: () => stateTextOf(state), historyRow: () => undefined };
 }
 
+/**
+ * The answer an idempotent write gave (issue 38): a retry with the same key and the same request
+ * gets `answer` back instead of applying again. `fingerprint` identifies the request (operation
+ * and body); `createdAt` is ISO-8601.
+ */
+export interface IdempotencyEntry {
+  key: string;
+  fingerprint: string;
+  answer: JsonValue;
+  createdAt: string;
+}
+
+/** How many idempotency keys a model keeps, and for how long (older and extra keys are dropped). */
+export const IDEMPOTENCY_LIMITS = { maxKeys: 1000, maxAgeMs: 24 * 60 * 60 * 1000 } as const;
+/** The longest idempotency key accepted (characters). */
+export const MAX_IDEMPOTENCY_KEY_CHARS = 200;
+
 /** Called when a model changed in any process sharing the store (where the backend can tell). */
 export type ChangeListener = (modelId: string) => void;
 
@@ -161,6 +178,14 @@ export interface Store {
   /** Every spec version the model has had, oldest first. */
   specVersions(id: string): Promise<SpecVersionEntry[]>;
   saveSnapshot(id: string, snapshot: JsonObject): Promise<void>;
+  /** The kept answer for `key` on model `id`, if any (expired ones may still be returned: the caller checks age). */
+  idempotencyEntry(id: string, key: string): Promise<IdempotencyEntry | undefined>;
+  /**
+   * Keeps (or replaces) the answer for `entry.key` on model `id`, then drops that model's keys older
+   * than IDEMPOTENCY_LIMITS.maxAgeMs and all but the newest maxKeys. Nothing is kept for a model
+   * that no longer exists; deleting a model drops its keys.
+   */
+  saveIdempotencyEntry(id: string, entry: IdempotencyEntry): Promise<void>;
   putBlob(data: Buffer, mediaType: string): Promise<BlobRef>;
   getBlob(blobId: string): Promise<StoredBlob | undefined>;
   /** Change notifications from other processes (PostgreSQL LISTEN/NOTIFY); a no-op elsewhere. */

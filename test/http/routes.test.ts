@@ -299,11 +299,13 @@ describe('audit, snapshot, restore, evolve', () => {
     expect((await inject('GET', '/models/nope/audit/verify')).statusCode).toBe(404);
   });
 
-  it('snapshots and restores (204); 422 for a snapshot that breaks the schema', async () => {
+  it('snapshots and restores (200 with the report); 422 for a snapshot that breaks the schema', async () => {
     const snap = (await inject('POST', '/models/m-life/snapshot')).json<Json>();
     expect(snap).toMatchObject({ modelId: 'm-life' });
     await inject('POST', '/models/m-life/mutations', { '$.items[0].price': 99 });
-    expect((await inject('POST', '/models/m-life/restore', snap)).statusCode).toBe(204);
+    const restored = await inject('POST', '/models/m-life/restore', snap);
+    expect(restored.statusCode).toBe(200);
+    expect(restored.json()).toMatchObject({ restored: true, droppedInputs: [], warnings: [] });
     expect((await inject('GET', '/models/m-life/state/%24.items[0].price')).json()).toBe(10);
     const broken = { ...snap, baseDoc: { items: [{ price: -5 }] } };
     expect((await inject('POST', '/models/m-life/restore', broken)).statusCode).toBe(422);

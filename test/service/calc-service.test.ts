@@ -34,13 +34,14 @@ describe('CalcService', () => {
     const s = await service();
     // read-modify-write races would lose updates if two cycles interleaved; the lock serialises them,
     // and each call here reads the value inside its own turn via a derived-free write of n+1
-    const bump = async () => {
+    // (each note is new: a write of the value already there is no change and no cycle)
+    const bump = async (who: number) => {
       for (let i = 0; i < 25; i++) {
         const n = (await s.getField('counter', '$.n')) as number;
-        await s.mutate('counter', { '$.note': `from ${n}` });
+        await s.mutate('counter', { '$.note': `writer ${who}, write ${i}, from ${n}` });
       }
     };
-    await Promise.all([bump(), bump(), bump(), bump()]);
+    await Promise.all([bump(1), bump(2), bump(3), bump(4)]);
     const audit = await s.getAudit('counter', { limit: 1000 });
     expect(audit).toHaveLength(100);
     expect(audit.map((r) => r.sequence)).toEqual([...Array(100).keys()].reverse());
