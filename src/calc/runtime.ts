@@ -206,6 +206,8 @@ export class ModelRuntime {
   private writeChecker: WriteSchemaChecker | undefined;
   /** Derivations that read the whole root (`$`, `$$`, `$keys($)`): they read a view, see rootView. */
   private readonly rootReaders: ReadonlySet<number>;
+  /** Lazy derivations something computed in a cycle reads: they are computed in the cycle too. */
+  private readonly lazyInCycle: ReadonlySet<number>;
 
   /** The clock that stamps history entries (tests pass one they control). */
   readonly now: () => number;
@@ -217,6 +219,7 @@ export class ModelRuntime {
     this.rootReaders = new Set(
       model.derivations.filter((d) => d.deps.some((p) => p.length === 0)).map((d) => d.id),
     );
+    this.lazyInCycle = lazyReadInCycle(model);
     if (options.historyCapacity !== undefined) this.historyCapacity = options.historyCapacity;
   }
 
@@ -241,6 +244,7 @@ export class ModelRuntime {
         (p, v) => this.writeBase(p, v, tx),
       );
       appendAll(written, seeded);
+      this.checkRootRequired();
       if (written.length > 0) {
         result = await this.runCycle(written.map(formatPath), written, tx);
       }
@@ -252,19 +256,42 @@ export class ModelRuntime {
     return result;
   }
 
+  /**
+   * A top-level `required` holds from creation on: the `$` rule or schema defaults must give each
+   * listed input a value (a top-level member is never deleted afterwards: a JSON Patch `remove`
+   * writes null), so a model cannot start with a required input missing.
+   * @throws CalcError SPEC_INVALID naming the missing fields
+   */
+  private checkRootRequired(): void {
+    const required = this.model.spec.schema.required;
+    if (!Array.isArray(required)) return;
+    const missing = required.filter(
+      (name): name is string =>
+        typeof name === 'string' &&
+        !this.model.derivedTargets.has(formatPath([name])) &&
+        !Object.hasOwn(this.base, name),
+    );
+    if (missing.length > 0)
+      throw new CalcError(
+        'SPEC_INVALID',
+        `the schema requires ${missing.map((m) => `'${m}'`).join(', ')} at the top level, but neither the '$' defaultValues rule nor a schema default gives ${missing.length === 1 ? 'it' : 'them'} a value at creation`,
+        {
+          errors: missing.map((m) => ({
+            location: 'schema.required',
+            message: `'${m}' has no value at creation`,
+          })),
+        },
+      );
+  }
+
   /** Evaluates every eager derivation (level order) and every meta; no constraints, no effects. */
   async recomputeAll(): Promise<void> {
     const log = new UndoLog(true);
-    // lazy derivations are never computed eagerly: they go stale and compute on read
+    // a lazy derivation goes stale and computes on read, unless something eager reads it
     const order = this.model.graph.derivationOrder.map((id) => this.derivationById(id));
-    await this.deriveLevels(
-      order.filter((d) => !d.lazy),
-      undefined,
-      [],
-      [],
-      log,
-    );
-    for (const d of order) if (d.lazy) this.staleLazy.add(d.id);
+    const inCycle = (d: DerivationNode): boolean => !d.lazy || this.lazyInCycle.has(d.id);
+    await this.deriveLevels(order.filter(inCycle), undefined, [], [], log);
+    for (const d of order) if (!inCycle(d)) this.staleLazy.add(d.id);
     for (const m of this.model.metas) await this.evaluateMeta(m, undefined, []);
     this.appendAfter(log);
   }
@@ -881,7 +908,7 @@ export class ModelRuntime {
       const rowTotals: [DerivationNode, number][] = [];
       for (; i < order.length && depth[order[i]!.id] === level; i++) {
         const d = order[i]!;
-        if (d.lazy && tx) {
+        if (d.lazy && tx && !this.lazyInCycle.has(d.id)) {
           setAdd(this.staleLazy, d.id, tx);
           continue;
         }
@@ -1250,14 +1277,14 @@ export class ModelRuntime {
 
   // ---------------------------------------------------------------- lazy values
 
-  /** Evaluates stale lazy targets (declaration order), outside any cycle. */
+  /** Evaluates stale lazy targets in evaluation order (a lazy rule may read another), outside any cycle. */
   private async refreshLazy(): Promise<void> {
     if (this.staleLazy.size === 0) return;
     const log = new UndoLog(true);
-    for (const d of this.model.derivations) {
-      if (!this.staleLazy.has(d.id)) continue;
-      await this.deriveLevels([d], undefined, [], [], log);
-      this.staleLazy.delete(d.id);
+    for (const id of this.model.graph.derivationOrder) {
+      if (!this.staleLazy.has(id)) continue;
+      await this.deriveLevels([this.derivationById(id)], undefined, [], [], log);
+      this.staleLazy.delete(id);
     }
     this.appendAfter(log);
   }
@@ -1273,6 +1300,23 @@ export class ModelRuntime {
   staticSchemaAt(path: Path): JsonObject {
     return schemaAt(this.model.spec.schema, path);
   }
+}
+
+/**
+ * Lazy derivations whose value something evaluated in a cycle reads, directly or through other lazy
+ * ones: an eager derivation, a meta rule, a constraint or an effect. Left stale, such a reader would
+ * compute from an old or missing value, where a from-scratch evaluation reads the fresh one.
+ */
+function lazyReadInCycle(model: CompiledModel): Set<number> {
+  const { derivations, graph } = model;
+  const isLazy = (i: number): boolean => i < derivations.length && derivations[i]!.lazy;
+  const needed = new Set<number>();
+  // reverse evaluation order: a lazy rule's lazy readers are decided before it
+  for (const id of [...graph.derivationOrder].reverse()) {
+    if (!isLazy(id)) continue;
+    if (graph.dependents[id]!.some((j) => !isLazy(j) || needed.has(j))) needed.add(id);
+  }
+  return needed;
 }
 
 /** The rows a write past an array's end will pad (absent before the write, before the written index). */

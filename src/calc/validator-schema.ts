@@ -77,7 +77,7 @@ function walkSchema(node: unknown, location: string, walk: SchemaWalk, report: R
   if (!isObject(node)) return;
   if (!isRoot && typeof node.$id === 'string') walk.nestedIds = true;
   if (typeof node.$ref === 'string') checkRef(node, location, walk, report);
-  checkWriteKeywords(node, location, report, isRoot);
+  checkWriteKeywords(node, location, report);
   if (typeof node.pattern === 'string') {
     try {
       new RegExp(node.pattern, 'u');
@@ -190,14 +190,7 @@ function checkWriteKeywords(
   node: Record<string, unknown>,
   location: string,
   report: Report,
-  isRoot: boolean,
 ): void {
-  if (isRoot && node.required !== undefined) {
-    report.error(
-      `${location}.required`,
-      "a model starts empty and is filled one write at a time, so a top-level 'required' could never hold; give the field a default (schema 'default' or a '$' defaultValues rule) or state the rule as a constraint",
-    );
-  }
   for (const k of UNENFORCED_KEYWORDS) {
     if (node[k] !== undefined)
       report.error(`${location}.${k}`, `'${k}' is not checked on writes (it only annotates); remove it`);

@@ -53,4 +53,43 @@ describe('lazy derivations (calc-spec §4 "Reads")', () => {
     expect(runtime.exportState().derived).toEqual({ '$.eager': 2 });
     expect(await runtime.getValue('$.lazy')).toBe(100);
   });
+
+  it('are computed in the cycle when an eager rule reads them (never from a stale cache)', async () => {
+    const { runtime } = await live({
+      derivations: [
+        { path: '$.l', expr: 'a * 2', evaluation: 'lazy' },
+        { path: '$.e', expr: 'l + 1' },
+      ],
+    });
+    await runtime.mutate({ '$.a': 1 });
+    expect(await runtime.getState()).toEqual({ a: 1, l: 2, e: 3 });
+    await runtime.mutate({ '$.a': 5 });
+    expect(await runtime.getState()).toEqual({ a: 5, l: 10, e: 11 });
+  });
+
+  it('read by a constraint, through another lazy rule, are fresh when the constraint decides', async () => {
+    const { runtime } = await live({
+      derivations: [
+        { path: '$.l2', expr: 'l1 + 1', evaluation: 'lazy' },
+        { path: '$.l1', expr: 'a * 2', evaluation: 'lazy' },
+      ],
+      constraints: [{ id: 'small', expr: 'l2 < 20', message: 'too big', policy: 'rollback' }],
+    });
+    await runtime.mutate({ '$.a': 1 });
+    await expect(runtime.mutate({ '$.a': 50 })).rejects.toMatchObject({ code: 'CONSTRAINT_VIOLATION' });
+    expect(await runtime.getState()).toEqual({ a: 1, l1: 2, l2: 3 });
+  });
+
+  it('refresh on read in evaluation order, so a lazy rule reading a later-declared lazy rule is fresh', async () => {
+    const { runtime } = await live({
+      derivations: [
+        { path: '$.l2', expr: 'l1 + 1', evaluation: 'lazy' },
+        { path: '$.l1', expr: 'a * 2', evaluation: 'lazy' },
+      ],
+    });
+    await runtime.mutate({ '$.a': 1 });
+    expect(await runtime.getState()).toEqual({ a: 1, l1: 2, l2: 3 });
+    await runtime.mutate({ '$.a': 4 });
+    expect(await runtime.getState()).toEqual({ a: 4, l1: 8, l2: 9 });
+  });
 });

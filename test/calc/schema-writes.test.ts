@@ -182,10 +182,8 @@ describe('validate_spec refuses what writes cannot enforce', () => {
   const findings = async (schema: unknown): Promise<string[]> =>
     (await validateSpec({ id: 't', schema })).errors.map((e) => e.location);
 
-  it('a top-level required, an unknown format, annotation-only content keywords', async () => {
-    expect(await findings({ type: 'object', required: ['a'], properties: { a: {} } })).toEqual([
-      'schema.required',
-    ]);
+  it('an unknown format, annotation-only content keywords (a top-level required is no finding)', async () => {
+    expect(await findings({ type: 'object', required: ['a'], properties: { a: {} } })).toEqual([]);
     expect(
       await findings({ type: 'object', properties: { d: { type: 'string', format: 'no-such' } } }),
     ).toEqual(['schema.properties.d.format']);
@@ -218,5 +216,33 @@ describe('readOnly', () => {
     ]);
     await runtime.mutate({ '$.rows': [{ v: 1 }] });
     expect(await runtime.getValue('$.rows')).toEqual([{ v: 1 }]);
+  });
+});
+
+describe('a top-level required', () => {
+  const schema = { type: 'object', required: ['a', 'b'], properties: { a: { type: 'number' }, b: {} } };
+
+  it('holds from creation: the $ rule or schema defaults must give every listed input a value', async () => {
+    await expect(live({ schema })).rejects.toMatchObject({
+      code: 'SPEC_INVALID',
+      message: expect.stringContaining("'a', 'b'"),
+    });
+    const seeded = await live({ schema, defaultValues: [{ path: '$', expr: '{"a": 1}' }] }).catch(
+      (e: unknown) => e,
+    );
+    expect(seeded).toMatchObject({ code: 'SPEC_INVALID', message: expect.stringContaining("'b'") });
+    const { runtime } = await live({
+      schema: { ...schema, properties: { ...schema.properties, b: { default: 'x' } } },
+      defaultValues: [{ path: '$', expr: '{"a": 1}' }],
+    });
+    expect(await runtime.getState()).toEqual({ a: 1, b: 'x' });
+  });
+
+  it('a derived field listed as required needs no value at creation', async () => {
+    const { runtime } = await live({
+      schema: { type: 'object', required: ['a', 'total'], properties: { a: { default: 2 }, total: {} } },
+      derivations: [{ path: '$.total', expr: 'a * 2' }],
+    });
+    expect(await runtime.getState()).toEqual({ a: 2, total: 4 });
   });
 });
