@@ -186,11 +186,7 @@ function checkSchemaWithAjv(root: JsonObject, walk: SchemaWalk, report: Report):
  * Keywords no write could ever satisfy or that Ajv would pass over: refused where they stand, so
  * none is silently ignored (docs/model-spec.md lists what writes enforce).
  */
-function checkWriteKeywords(
-  node: Record<string, unknown>,
-  location: string,
-  report: Report,
-): void {
+function checkWriteKeywords(node: Record<string, unknown>, location: string, report: Report): void {
   for (const k of UNENFORCED_KEYWORDS) {
     if (node[k] !== undefined)
       report.error(`${location}.${k}`, `'${k}' is not checked on writes (it only annotates); remove it`);
