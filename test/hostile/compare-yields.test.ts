@@ -12,6 +12,7 @@ import { serveHttp, type RunningHttpMcp } from '../../src/mcp/http.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { synthMcpGroup, type SynthMcpGroup } from '../../src/mcp/synth-setup.js';
 import { CalcService } from '../../src/service/calc-service.js';
+import { fitGate } from '../../src/service/fit-runner.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { SynthRun, parseModel, renderChunks } from '../../src/synth/index.js';
 
@@ -106,6 +107,44 @@ describe('compare_sample under load', () => {
       // looser one on the worst
       expect(p95).toBeLessThan(250);
       expect(worst).toBeLessThan(1000);
+    } finally {
+      await client.close();
+    }
+  }, 150_000);
+
+  it('stops the worker when the caller cancels: the gate is free at once', async () => {
+    const csv = sampleCsv(COMPARE_LIMITS.rows);
+    const client = new Client({ name: 'compare-cancel', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
+    try {
+      const abort = new AbortController();
+      const compare = client.callTool(
+        { name: 'compare_sample', arguments: { modelText: MODEL, sampleCsv: csv, seed: 5 } },
+        undefined,
+        { timeout: 120_000, signal: abort.signal },
+      );
+      compare.catch(() => {});
+      // wait until the comparison holds the gate, then give it a moment to be well under way
+      // (the old main-thread comparison held the event loop from start to end: never seen running)
+      const giveUpAt = performance.now() + 20_000;
+      while (fitGate().load.running === 0 && performance.now() < giveUpAt)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(fitGate().load.running).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const cancelledAt = performance.now();
+      abort.abort();
+      await expect(compare).rejects.toThrow();
+      while (fitGate().load.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const freedMs = performance.now() - cancelledAt;
+      console.log(`gate free ${freedMs.toFixed(0)} ms after the cancel`);
+      // the whole comparison takes seconds here; a stopped worker frees the gate at once
+      expect(freedMs).toBeLessThan(1000);
+      // and the server compares again afterwards
+      const small = await client.callTool({
+        name: 'compare_sample',
+        arguments: { modelText: MODEL, sampleCsv: sampleCsv(200), seed: 5 },
+      });
+      expect(small.isError).toBeFalsy();
     } finally {
       await client.close();
     }
