@@ -149,4 +149,35 @@ describe('compare_sample under load', () => {
       await client.close();
     }
   }, 150_000);
+
+  it('stops the worker past its time budget with COMPARE_LIMIT', async () => {
+    const csv = sampleCsv(COMPARE_LIMITS.rows);
+    const client = new Client({ name: 'compare-budget', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
+    const budgetMs = COMPARE_LIMITS.timeMs;
+    // the runner's own timer reads the limit as the comparison starts; the worker keeps its 30 s
+    COMPARE_LIMITS.timeMs = 500;
+    try {
+      const started = performance.now();
+      const r = (await client.callTool(
+        { name: 'compare_sample', arguments: { modelText: MODEL, sampleCsv: csv, seed: 5 } },
+        undefined,
+        { timeout: 120_000 },
+      )) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+      const tookMs = performance.now() - started;
+      console.log(
+        `stopped after ${tookMs.toFixed(0)} ms: ${JSON.stringify(r.structuredContent).slice(0, 200)}`,
+      );
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({
+        code: 'COMPARE_LIMIT',
+        error: expect.stringMatching(/budget/),
+      });
+      expect(tookMs).toBeLessThan(3000);
+      expect(fitGate().load.running).toBe(0);
+    } finally {
+      COMPARE_LIMITS.timeMs = budgetMs;
+      await client.close();
+    }
+  }, 150_000);
 });
