@@ -5,9 +5,10 @@
  * gave the event loop back between columns, but parsing an 8 MB sample and a column of 200,000
  * rows each held it for seconds.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { FitError, type FitOptions, type FitResult } from '../synth/fit/index.js';
 import type { ModelFormat } from '../synth/index.js';
+import { startModuleWorker } from './module-worker.js';
 import { SynthServiceError } from './synth-errors.js';
 import { gateLimitsFromEnv, WorkGate, type GateSettings } from './work-gate.js';
 
@@ -46,22 +47,13 @@ export function fitGate(): WorkGate {
   return gate;
 }
 
-/** Starts the worker: the compiled fit-worker.js beside this module, or from sources its .ts through tsx. */
+/** Starts the fit worker on `job` with the fit's heap limit. */
 function startWorker(job: FitJob): Worker {
-  const options = {
+  return startModuleWorker('fit-worker', {
     workerData: job,
     resourceLimits: { maxOldGenerationSizeMb: FIT_WORKER_MEMORY_MB, stackSizeMb: 4 },
     stdout: true,
     stderr: false,
-  };
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./fit-worker.js', import.meta.url), options);
-  // from TypeScript sources (vitest, tsx) a worker does not inherit tsx's loader: load it explicitly
-  const entry = JSON.stringify(new URL('./fit-worker.ts', import.meta.url).href);
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  return new Worker(`import(${tsx}).then((tsx) => tsx.tsImport(${entry}, ${entry}))`, {
-    ...options,
-    eval: true,
   });
 }
 

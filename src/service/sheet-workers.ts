@@ -4,7 +4,8 @@
  * worker (a refusal, running out of memory or time, a crash), the caller gets a result with a
  * stable reason; the server itself keeps answering.
  */
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
+import { startModuleWorker } from './module-worker.js';
 import { DEFAULT_LIMITS, type SheetLimits } from '../sheet/index.js';
 import {
   internalFailure,
@@ -90,19 +91,9 @@ const refusal = (reason: SheetServiceReason, error: string): SheetOutcome => ({
   result: { valid: false, reason, error },
 });
 
-/** Starts the worker: the compiled sheet-worker.js beside this module, or from TypeScript sources the .ts through tsx. */
+/** Starts the sheet worker on `job` with the given heap and stack limits. */
 function startWorker(job: SheetJob, resourceLimits: ResourceLimits): Worker {
-  const options = { workerData: job, resourceLimits, stdout: true, stderr: false };
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./sheet-worker.js', import.meta.url), options);
-  // running from sources (vitest, `node --import tsx`): there is no .js beside this file, and a
-  // worker does not inherit tsx's loader, so the worker loads its .ts entry through tsx's ESM API
-  const entry = JSON.stringify(new URL('./sheet-worker.ts', import.meta.url).href);
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  return new Worker(`import(${tsx}).then((tsx) => tsx.tsImport(${entry}, ${entry}))`, {
-    ...options,
-    eval: true,
-  });
+  return startModuleWorker('sheet-worker', { workerData: job, resourceLimits, stdout: true, stderr: false });
 }
 
 interface Waiting {
