@@ -83,7 +83,21 @@ const query = fc.dictionary(
   { maxKeys: 3 },
 );
 
-const request = fc.record({ params: fc.array(param, { minLength: 3, maxLength: 3 }), body, query });
+/** Idempotency-Key (writes): absent, ordinary, over-long, control and non-ASCII text, or prototype names. */
+const idempotencyKey = fc.option(
+  fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom('__proto__', 'constructor', 'k'.repeat(300), 'a\u0001b', 'clé', 'retry-1'),
+  ),
+  { nil: undefined },
+);
+
+const request = fc.record({
+  params: fc.array(param, { minLength: 3, maxLength: 3 }),
+  body,
+  query,
+  idempotencyKey,
+});
 
 /** `/models/:id/state/:path` with the parameters filled in, each URL-encoded. */
 function fill(url: string, params: string[]): string {
@@ -96,7 +110,7 @@ function fill(url: string, params: string[]): string {
 async function send(
   method: string,
   url: string,
-  r: { params: string[]; body: unknown; query: Record<string, string> },
+  r: { params: string[]; body: unknown; query: Record<string, string>; idempotencyKey?: string },
 ) {
   requests++;
   const target = fill(url, r.params);
@@ -110,6 +124,10 @@ async function send(
       ? {
           headers: {
             'content-type': url.endsWith('/patch') ? 'application/json-patch+json' : 'application/json',
+            // a header value cannot carry control or non-Latin-1 characters: a client refuses to send them
+            ...(r.idempotencyKey !== undefined && /^[\x20-\x7e]*$/.test(r.idempotencyKey)
+              ? { 'idempotency-key': r.idempotencyKey }
+              : {}),
           },
           payload: JSON.stringify(r.body) ?? 'null',
         }
