@@ -319,7 +319,7 @@ describe('audit, snapshot, restore, evolve', () => {
       upsertDerivations: [{ path: '$.double', expr: 'total * 2' }],
     });
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toEqual({ id: 'm-life', version: '1.1.0' });
+    expect(ok.json()).toEqual({ id: 'm-life', version: '1.1.0', revision: expect.any(Number) });
     const stale = await inject('POST', '/models/m-life/spec/evolve', {
       expectedVersion: '1.0.0',
       newVersion: '2',

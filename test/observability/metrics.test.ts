@@ -131,9 +131,12 @@ describe('/metrics on serve', () => {
         if (!ok) conflicts++;
         return ok;
       };
-      const writes = (s: CalcService, tier: string) =>
-        Promise.all(Array.from({ length: 6 }, () => s.mutate('m-race', { '$.customer.tier': tier })));
-      await Promise.all([writes(a, 'gold'), writes(b, 'standard')]);
+      // every write a new value: a write of the value already there is no cycle at all
+      const writes = (s: CalcService, from: number) =>
+        Promise.all(
+          Array.from({ length: 6 }, (_, i) => s.mutate('m-race', { '$.items[0].price': from + i })),
+        );
+      await Promise.all([writes(a, 1), writes(b, 101)]);
       const text = (await metrics.scrape()).body;
       expect(conflicts).toBeGreaterThan(0); // the race happened
       expect(sample(text, 'modelworks_calc_retries_total')).toBe(conflicts);
