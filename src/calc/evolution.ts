@@ -6,7 +6,7 @@ import { parseAddress, WILDCARD, type Path } from './address.js';
 import { CalcError } from './errors.js';
 import { cloneJson, isObject, type JsonObject, type JsonValue } from './json.js';
 import { libraryLayers } from './library.js';
-import { nearest } from '../synth/engine/nearest.js';
+import { nearest } from '../errors/nearest.js';
 import { isMetaProperty, metaKey, type ModelSpec } from './spec.js';
 
 export interface SpecEvolution {

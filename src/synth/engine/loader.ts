@@ -12,7 +12,7 @@ import { MAX_MODEL_DEPTH, limitsOf, overLimit } from '../limits.js';
 import { setOwn } from '../model/names.js';
 import type { SynthModel } from '../model/types.js';
 import type { RandomSource } from '../random/random-source.js';
-import { nearest } from './nearest.js';
+import { nearest } from '../../errors/nearest.js';
 import { Params } from './params.js';
 import type { RuntimeNode } from './row.js';
 

@@ -1,7 +1,7 @@
 /** Attribute resolution: names and aliases (case-insensitive), defaults, typed parsing, helpful errors. */
 import type { ComponentDescriptor, ParameterDescriptor } from '../components/descriptor.js';
 import { SynthError } from '../errors.js';
-import { nearest } from './nearest.js';
+import { nearest } from '../../errors/nearest.js';
 
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[dDfF]?$/;
 

@@ -1,4 +1,7 @@
-/** "Did you mean" support: the candidate with the smallest edit distance, if it is close enough. */
+/**
+ * "Did you mean" support for the error messages of every engine (here, not in one engine, so calc
+ * need not load synth): the candidate with the smallest edit distance, if it is close enough.
+ */
 
 function distance(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
