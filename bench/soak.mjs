@@ -13,7 +13,7 @@
 //
 // Run with `npm run bench:soak` (builds first), or `node bench/soak.mjs --minutes 5`.
 // Knobs: --minutes (2), --models (24), --workers (4), --sample-seconds (5),
-// --warmup-minutes (a quarter of the run, at most 1).
+// --warmup-minutes (a quarter of the run, at most 5: the heap grows into its working size first).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +48,7 @@ const MODELS = Math.floor(positive('models', 1000));
 const WORKERS = Math.min(Math.floor(positive('workers', 64)), MODELS);
 const SAMPLE_MS = positive('sample-seconds', 600) * 1000;
 const WARMUP_MIN =
-  args['warmup-minutes'] === undefined ? Math.min(1, MINUTES / 4) : positive('warmup-minutes', MINUTES);
+  args['warmup-minutes'] === undefined ? Math.min(5, MINUTES / 4) : positive('warmup-minutes', MINUTES);
 const cli = args.cli ?? fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 /** A small reactive model; `n` varies its constant so specs differ a little from model to model. */
