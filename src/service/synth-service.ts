@@ -7,13 +7,10 @@
  * A failure is always a SynthServiceError; anything unexpected becomes INTERNAL with a generic
  * message, its detail going to the log only.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Allowlists } from '../synth/access/allowlists.js';
 import {
   type Analysis,
-  type ComponentDescriptor,
-  type ComponentImpl,
   type Edition,
   type LoadOptions,
   type PreparedModel,
@@ -23,29 +20,17 @@ import {
   SynthError,
   SynthRun,
   analyzeModel,
-  componentsJson,
   loadSynthModel,
   parseModel,
   resolveSeed,
-  validateModel,
   validateModelAsync,
 } from '../synth/index.js';
 import { realPorts } from '../synth-io/index.js';
 import { defaultWorkers } from '../synth-io/parallel/index.js';
-import type { AuditSink } from './synth-audit.js';
 import { customComponentDirs, loadAllowlists } from './synth-allowlists.js';
 import { SynthServiceError } from './synth-errors.js';
-import {
-  type Generation,
-  type GenerationSeedSource,
-  type PagedFormat,
-  GenerationCache,
-  pageOf,
-  parseFormat,
-  parseSeedArgument,
-  produceGeneration,
-} from './synth-generation.js';
-import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV, bytesSetting } from './synth-settings.js';
+import { type Generation, GenerationCache, pageOf, produceGeneration } from './synth-generation.js';
+import { DEFAULT_BUDGETS, SYNTH_BUDGET_ENV } from './synth-settings.js';
 import { WorkQueue } from './synth-work-queue.js';
 import { inSpan } from '../observability/tracing.js';
 
@@ -54,280 +39,41 @@ export { bytesSetting } from './synth-settings.js';
 export { SynthServiceError } from './synth-errors.js';
 export type { SynthServiceErrorCode } from './synth-errors.js';
 
-export const EMBEDDED_MAX_BYTES_ENV = SYNTH_BUDGET_ENV.embeddedMaxBytes;
-export const DEFAULT_EMBEDDED_MAX_BYTES = DEFAULT_BUDGETS.embeddedMaxBytes;
-export const EMBEDDED_CACHE_SIZE = 20;
-export const DEFAULT_PREVIEW_LIMIT = 100;
-export const MAX_PREVIEW_LIMIT = 10_000;
-/** The preview's JSON-escaped size budget: keeps a generate result well inside an MCP result. */
-export const PREVIEW_MAX_CHARS = 40_000;
-export const DEFAULT_PAGE_LIMIT = 1000;
-export const MAX_PAGE_LIMIT = 100_000;
-export const MAX_MODEL_TEXT_BYTES = 1024 * 1024;
-
-export interface ComponentList {
-  edition: string;
-  totalCount: number;
-  /** The build's catalogue, then the custom components models on this server have loaded (`custom: true`). */
-  components: (ComponentDescriptor & { custom?: true })[];
-}
-
-/** How many loaded custom components list_components remembers (the most recently loaded). */
-const MAX_LISTED_CUSTOMS = 64;
-
-export interface ModelInfo {
-  modelId: string;
-  rootName: string;
-  nodeCount: number;
-  sha256: string;
-  registeredAt: string;
-  lastUsedAt: string;
-  idleTimeoutMs: number;
-}
-
-/** What `generate` returns, in both modes (the seed's shape). */
-export interface GenerateResult {
-  modelId: string;
-  generationId: string;
-  count: number;
-  rowCount: number;
-  totalCount: number;
-  hasMore: boolean;
-  format: PagedFormat;
-  seed: string;
-  seedSource: GenerationSeedSource;
-  preview: string;
-}
-
-/** One page of a generation. */
-export interface GenerationPage {
-  generationId: string;
-  modelId: string;
-  offset: number;
-  rowCount: number;
-  totalCount: number;
-  hasMore: boolean;
-  nextOffset: number | null;
-  format: PagedFormat;
-  data: string;
-}
-
-export interface GenerationInfo {
-  generationId: string;
-  modelId: string;
-  count: number;
-  format: PagedFormat;
-  seed: string;
-  seedSource: GenerationSeedSource;
-  bytes: number;
-  createdAt: string;
-}
-
-/** generate's arguments apart from the model. */
-export interface GenerateArgs {
-  count: unknown;
-  format?: unknown;
-  seed?: unknown;
-  previewLimit?: unknown;
-}
-
-/** A generate call's arguments, checked. */
-interface GenerateRequest {
-  count: number;
-  format: ReturnType<typeof parseFormat>;
-  seedArg: ReturnType<typeof parseSeedArgument>;
-  previewLimit: number;
-}
-
-function parseGenerateArgs(args: GenerateArgs): GenerateRequest {
-  return {
-    count: countArg(args.count),
-    format: parseFormat(args.format),
-    seedArg: parseSeedArgument(args.seed),
-    previewLimit: intArg(args.previewLimit, 'previewLimit', DEFAULT_PREVIEW_LIMIT, 0, MAX_PREVIEW_LIMIT),
-  };
-}
-
-export interface AnalyzeArgs {
-  throughput?: boolean;
-  samples?: number;
-  isolate?: boolean;
-}
-
-export interface SynthServiceOptions {
-  /**
-   * `full` (default) or `free`: the Free edition lists only Free components and refuses the rest
-   * when a model loads, with the same gates as `grind --edition free`.
-   */
-  edition?: Edition;
-  /** Folders custom component modules may load from; default: MODELWORKS_SYNTH_CUSTOM_COMPONENT_DIR_ALLOWLIST. */
-  customComponentDirs?: () => string[];
-  /** The outside-access policy; read per call so a malformed setting is reported where it is used. */
-  allowlists?: () => Allowlists;
-  /** Receives the mcp.embedded_generate.start/stop events. */
-  audit?: AuditSink;
-  /** Size cap of an embedded generation (MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES). */
-  embeddedMaxBytes?: number;
-  /**
-   * Bytes every embedded generation kept for paging may hold together
-   * (MODELWORKS_SYNTH_EMBEDDED_CACHE_MAX_BYTES); at least `embeddedMaxBytes`.
-   */
-  embeddedCacheMaxBytes?: number;
-  /** Size cap of a Service generation. */
-  serviceMaxBytes?: number;
-  /** Service generations kept for paging. */
-  serviceCacheSize?: number;
-  /**
-   * Bytes every Service generation kept for paging may hold together
-   * (MODELWORKS_SYNTH_CACHE_MAX_BYTES); at least `serviceMaxBytes`.
-   */
-  serviceCacheMaxBytes?: number;
-  /** The engine's budgets (row width, counts, ServiceCall caps); default DEFAULT_LIMITS. */
-  limits?: SynthLimits;
-  /** Where the detail of an unexpected failure goes (the result says only INTERNAL). */
-  log?: (message: string) => void;
-  /** Idle time after which a registered model is forgotten. */
-  modelIdleTimeoutMs?: number;
-  maxModels?: number;
-  /** Generations that may wait behind the running one. */
-  maxQueue?: number;
-  /** Milliseconds clock for idle eviction (tests pass their own). */
-  now?: () => number;
-  /**
-   * Threads one generation renders on (MODELWORKS_SYNTH_WORKERS, read where the surface is
-   * configured); default: the cores available. Never changes the bytes.
-   */
-  workers?: number;
-}
-
-/** Totals since start and current sizes, read by the metrics at each scrape. */
-export interface SynthStats {
-  /** Generations finished, by kind (`service` g-…, `embedded` e-…) and outcome. */
-  generations: Record<'service' | 'embedded', { ok: number; failed: number }>;
-  rows: number;
-  bytes: number;
-  queueDepth: number;
-  cacheBytes: Record<'service' | 'embedded', number>;
-  evictions: Record<'service' | 'embedded', number>;
-}
-
-interface ModelEntry {
-  info: ModelInfo;
-  /** Loaded once at registration: composed, gated, with its outside data in memory. */
-  prepared: PreparedModel;
-  lastUsed: number;
-  /** Generations of it queued or running: its idle clock stands still while any is. */
-  inUse: number;
-}
-
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** A fresh positive 63-bit seed, so it reproduces the run when passed back. */
-function freshSeed(): bigint {
-  return randomBytes(8).readBigUInt64BE() >> 1n || 1n;
-}
-
-const newId = (prefix: string): string => `${prefix}-${randomBytes(8).toString('hex')}`;
-
-function intArg(value: unknown, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
-    throw new SynthServiceError(
-      'BAD_REQUEST',
-      `${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`,
-    );
-  return value;
-}
-
-function countArg(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
-    throw new SynthServiceError(
-      'BAD_REQUEST',
-      `count must be a non-negative integer (got ${JSON.stringify(value)})`,
-    );
-  return value;
-}
-
-export function modelTextArg(value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '')
-    throw new SynthServiceError('BAD_REQUEST', 'modelText must be a non-empty string holding the model');
-  const bytes = Buffer.byteLength(value, 'utf8');
-  if (bytes > MAX_MODEL_TEXT_BYTES)
-    throw new SynthServiceError(
-      'TOO_LARGE',
-      `modelText is ${bytes} bytes; the limit is ${MAX_MODEL_TEXT_BYTES}`,
-      { bytes, maxBytes: MAX_MODEL_TEXT_BYTES },
-    );
-  return value;
-}
-
-/** The embedded size cap, MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES (default 64 MiB). */
-export function embeddedMaxBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  return bytesSetting(env, EMBEDDED_MAX_BYTES_ENV, DEFAULT_EMBEDDED_MAX_BYTES);
-}
-
-/**
- * Parses model text and runs the engine's load phase (imports, declares, edition gates, outside
- * data through the real ports under the allowlists), then validates the result. A bad model is a
- * MODEL_INVALID error carrying the validation report.
- */
-async function loadModel(text: string, options: LoadOptions): Promise<PreparedModel> {
-  let prepared: PreparedModel;
-  try {
-    prepared = await loadSynthModel(parseModel(text), options);
-  } catch (err) {
-    if (err instanceof SynthError) {
-      const validation: ValidationResult = {
-        valid: false,
-        rootName: null,
-        nodeCount: null,
-        failures: [],
-        loadError: err.message,
-      };
-      throw new SynthServiceError('MODEL_INVALID', `the model does not load: ${err.message}`, { validation });
-    }
-    throw err;
-  }
-  const validation = validateModel(prepared);
-  if (!validation.valid) {
-    const why =
-      validation.loadError ??
-      validation.failures
-        .map((f) => {
-          // a node's own refusal already names it
-          const node = `${f.nodeType} "${f.nodeName}": `;
-          return f.message.startsWith(node) ? f.message : `${node}${f.message}`;
-        })
-        .join('; ');
-    throw new SynthServiceError('MODEL_INVALID', `the model is not valid: ${why}`, { validation });
-  }
-  return prepared;
-}
-
-/** A cache budget: as given (it must hold one generation), else the default or one generation. */
-function cacheBytes(
-  given: number | undefined,
-  fallback: number,
-  perGeneration: number,
-  what: string,
-): number {
-  if (given === undefined) return Math.max(fallback, perGeneration);
-  if (!(given >= perGeneration))
-    throw new Error(`${what}: ${given} bytes cannot hold one generation of up to ${perGeneration} bytes`);
-  return given;
-}
+export * from './synth-service-api.js';
+import {
+  type AnalyzeArgs,
+  type ComponentList,
+  type GenerateArgs,
+  type GenerateRequest,
+  type GenerateResult,
+  type GenerationInfo,
+  type GenerationPage,
+  type ModelInfo,
+  type SynthServiceOptions,
+  type SynthStats,
+  DEFAULT_EMBEDDED_MAX_BYTES,
+  DEFAULT_PAGE_LIMIT,
+  EMBEDDED_CACHE_SIZE,
+  EMBEDDED_MAX_BYTES_ENV,
+  MAX_PAGE_LIMIT,
+  PREVIEW_MAX_CHARS,
+  intArg,
+  modelTextArg,
+  parseGenerateArgs,
+} from './synth-service-api.js';
+import { SynthModelRegistry } from './synth-model-registry.js';
+import { ComponentListing } from './synth-component-listing.js';
+import { cacheBytes, freshSeed, loadModel, newId, sha256 } from './synth-model-load.js';
 
 export class SynthService {
-  private readonly models = new Map<string, ModelEntry>();
+  private readonly models: SynthModelRegistry;
   private readonly embedded: GenerationCache;
   private readonly served: GenerationCache;
   private readonly queue: WorkQueue;
   private readonly now: () => number;
   private readonly idleTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout;
-  private componentCache: ComponentList | undefined;
-  /** Custom components loaded by models on this server, by lower-cased name, oldest first. */
-  private readonly loadedCustoms = new Map<string, ComponentDescriptor & { custom: true }>();
+  private readonly listing = new ComponentListing(() => this.edition);
   private readonly totals = {
     generations: { service: { ok: 0, failed: 0 }, embedded: { ok: 0, failed: 0 } },
     rows: 0,
@@ -363,8 +109,9 @@ export class SynthService {
       ),
     );
     this.queue = new WorkQueue(options.maxQueue ?? 16);
+    this.models = new SynthModelRegistry(this.now, this.idleTimeoutMs, options.maxModels ?? 1000);
     this.sweeper = setInterval(
-      () => this.evictIdleModels(),
+      () => this.models.evictIdle(),
       Math.max(50, Math.min(this.idleTimeoutMs / 4, 30_000)),
     );
     this.sweeper.unref();
@@ -374,31 +121,7 @@ export class SynthService {
 
   /** The component list, whole or filtered by `name` or `category` (not both). */
   components(filter: { name?: unknown; category?: unknown } = {}): ComponentList {
-    this.componentCache ??= JSON.parse(componentsJson(this.edition)) as ComponentList;
-    const catalogue = this.componentCache.components;
-    const components = [...catalogue, ...this.loadedCustoms.values()];
-    const all = { edition: this.componentCache.edition, totalCount: components.length, components };
-    const { name, category } = filter;
-    if (name !== undefined && category !== undefined)
-      throw new SynthServiceError('BAD_REQUEST', 'give name or category, not both');
-    if (name !== undefined) {
-      if (typeof name !== 'string' || name === '')
-        throw new SynthServiceError('BAD_REQUEST', 'name must be a non-empty string');
-      const found = all.components.filter((c) => c.name.toLowerCase() === name.toLowerCase());
-      if (found.length === 0)
-        throw new SynthServiceError('COMPONENT_NOT_FOUND', `unknown component '${name}'`, { name });
-      return { edition: all.edition, totalCount: found.length, components: found };
-    }
-    if (category !== undefined) {
-      if (category !== 'generator' && category !== 'filter')
-        throw new SynthServiceError(
-          'BAD_REQUEST',
-          `category must be generator or filter (got ${JSON.stringify(category)})`,
-        );
-      const found = all.components.filter((c) => c.category === category);
-      return { edition: all.edition, totalCount: found.length, components: found };
-    }
-    return all;
+    return this.listing.list(filter);
   }
 
   /** What get_allowlists and GET /v1/allowlists report: the allowlists and the custom component folders. */
@@ -441,20 +164,8 @@ export class SynthService {
       customComponentDirs: this.customComponentDirs(),
       ports: realPorts(),
       limits: this.limits,
-      onCustomsLoaded: (customs) => this.rememberCustoms(customs),
+      onCustomsLoaded: (customs) => this.listing.remember(customs),
     };
-  }
-
-  /** A custom component appears in list_components once a model has loaded it (newest kept). */
-  private rememberCustoms(customs: ReadonlyMap<string, ComponentImpl>): void {
-    for (const [key, impl] of customs) {
-      this.loadedCustoms.delete(key);
-      this.loadedCustoms.set(key, { ...impl.descriptor, custom: true });
-    }
-    for (const key of this.loadedCustoms.keys()) {
-      if (this.loadedCustoms.size <= MAX_LISTED_CUSTOMS) break;
-      this.loadedCustoms.delete(key);
-    }
   }
 
   /** The edition models load under (`full` unless the operator chose `free`). */
@@ -548,67 +259,19 @@ export class SynthService {
     const text = modelTextArg(modelText);
     const options = this.loadOptions();
     const prepared = await this.guard('loading a model', () => loadModel(text, options));
-    const { model } = prepared;
-    this.evictIdleModels();
-    const limit = this.options.maxModels ?? 1000;
-    if (this.models.size >= limit)
-      throw new SynthServiceError(
-        'BUSY',
-        `too many registered models (${limit}); delete some or wait for idle ones to expire`,
-      );
-    const at = this.now();
-    const info: ModelInfo = {
-      modelId: newId('m'),
-      rootName: model.root,
-      nodeCount: model.nodes.length,
-      sha256: sha256(text),
-      registeredAt: new Date(at).toISOString(),
-      lastUsedAt: new Date(at).toISOString(),
-      idleTimeoutMs: this.idleTimeoutMs,
-    };
-    this.models.set(info.modelId, { info, prepared, lastUsed: at, inUse: 0 });
-    return { ...info };
+    return this.models.add(text, prepared);
   }
 
   listModels(): ModelInfo[] {
-    this.evictIdleModels();
-    return [...this.models.values()].map((e) => ({ ...e.info }));
+    return this.models.list();
   }
 
   getModel(modelId: string): ModelInfo {
-    return { ...this.touchModel(modelId).info };
+    return { ...this.models.touch(modelId).info };
   }
 
   deleteModel(modelId: string): void {
-    this.evictIdleModels();
-    if (!this.models.delete(modelId)) throw this.modelNotFound(modelId);
-  }
-
-  private modelNotFound(modelId: string): SynthServiceError {
-    return new SynthServiceError(
-      'MODEL_NOT_FOUND',
-      `unknown model '${modelId}' (never registered, deleted, or evicted after ${this.idleTimeoutMs} ms idle); register it again`,
-      { modelId },
-    );
-  }
-
-  private touchModel(modelId: string): ModelEntry {
-    this.evictIdleModels();
-    const entry = this.models.get(modelId);
-    if (!entry) throw this.modelNotFound(modelId);
-    this.markUsed(entry);
-    return entry;
-  }
-
-  private markUsed(entry: ModelEntry): void {
-    entry.lastUsed = this.now();
-    entry.info.lastUsedAt = new Date(entry.lastUsed).toISOString();
-  }
-
-  private evictIdleModels(): void {
-    const cutoff = this.now() - this.idleTimeoutMs;
-    for (const [id, entry] of this.models)
-      if (entry.inUse === 0 && entry.lastUsed < cutoff) this.models.delete(id);
+    this.models.delete(modelId);
   }
 
   // --- generation ----------------------------------------------------------------------------
@@ -616,7 +279,7 @@ export class SynthService {
   /** A Service generation (`g-…`) of a registered model, run by the worker queue. */
   async generate(modelId: string, args: GenerateArgs, signal?: AbortSignal): Promise<GenerateResult> {
     const request = parseGenerateArgs(args);
-    const entry = this.touchModel(modelId);
+    const entry = this.models.touch(modelId);
     // a generation is use: the idle clock pauses while it waits and runs, and restarts at its end
     entry.inUse++;
     let gen: Generation;
@@ -632,7 +295,7 @@ export class SynthService {
       );
     } finally {
       entry.inUse--;
-      this.markUsed(entry);
+      this.models.markUsed(entry);
     }
     this.served.add(gen);
     return this.resultOf(gen, request.previewLimit);
