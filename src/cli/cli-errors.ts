@@ -74,3 +74,23 @@ export function internalErrorText(err: unknown, action: string): string {
 export function reportFailure(prefix: string, message: string, err?: unknown): void {
   process.stderr.write(`${prefix}: ${message}\n${err === undefined ? '' : debugDetails(err)}`);
 }
+
+const USAGE_HINT = '(--help shows the usage and examples)';
+
+/**
+ * commander's usage errors as one line in our shape, `<prefix>: unknown option '--x' (…)`; a command
+ * group sets its own prefix (`modelworks synth`) and its sub-commands inherit it.
+ */
+export function usageErrorOutput(prefix: string): {
+  outputError: (text: string, write: (s: string) => void) => void;
+} {
+  return {
+    outputError: (text, write) =>
+      write(
+        `${prefix}: ${text
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')} ${USAGE_HINT}\n`,
+      ),
+  };
+}

@@ -10,7 +10,14 @@ import { Command } from 'commander';
 import { registerAuditCommands } from './audit-command.js';
 import { calcBudgetsSet } from './calc-budget-settings.js';
 import { registerCalcCommands } from './calc-commands.js';
-import { EXIT, debugDetails, internalErrorText, reportFailure, setDebug } from './cli-errors.js';
+import {
+  EXIT,
+  debugDetails,
+  internalErrorText,
+  reportFailure,
+  setDebug,
+  usageErrorOutput,
+} from './cli-errors.js';
 import { registerConsoleCommand } from './console-command.js';
 import { examples } from './help-text.js';
 import { registerMcpCommand } from './mcp-command.js';
@@ -20,21 +27,10 @@ import { registerSimulateCommand } from './simulate-command.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
-const USAGE_HINT = '(--help shows the usage and examples)';
-
 const program = new Command('modelworks')
   .version(readPackageVersion(), '-V, --version')
   .option('--debug', 'on a failure, also print the stack trace (for bug reports)')
-  .configureOutput({
-    // commander's usage errors as one line in our shape: `modelworks: unknown command 'x' (…)`
-    outputError: (text, write) =>
-      write(
-        `modelworks: ${text
-          .replace(/^error: /, '')
-          .trim()
-          .replace(/\s*\n\s*/g, ' ')} ${USAGE_HINT}\n`,
-      ),
-  })
+  .configureOutput(usageErrorOutput('modelworks'))
   .exitOverride((err) => {
     // commander's own usage errors exit 2 (usage); --help and --version exit 0.
     process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage);
@@ -75,6 +71,13 @@ function internalFailure(err: unknown): void {
     `modelworks: ${internalErrorText(err, 'finish the command')}${debugDetails(err) ? `\n${debugDetails(err)}` : ' (--debug prints the details)\n'}`,
   );
 }
+// a reader that stops early (`| head`) closes the pipe: that ends the command quietly, as it does
+// for other Unix tools, rather than as an internal error
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.ok);
+  internalFailure(err);
+  process.exit(EXIT.failed);
+});
 // a server's late failure, after its command returned, reaches the terminal the same way
 process.on('uncaughtException', (err) => {
   internalFailure(err);

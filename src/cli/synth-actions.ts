@@ -24,6 +24,7 @@ import {
   formatForPath,
   formatReplayReport,
   loadSynthModel,
+  nodeFailureLine,
   parseModel,
   parseProperties,
   replayCorpus,
@@ -230,7 +231,7 @@ export async function validateFiles(files: string[], json: boolean, edition: Edi
       else {
         process.stdout.write(`FAIL ${r.model}\n`);
         if (r.loadError !== undefined) process.stdout.write(`  load error: ${r.loadError}\n`);
-        for (const f of r.failures) process.stdout.write(`  ${f.nodeType} "${f.nodeName}": ${f.message}\n`);
+        for (const f of r.failures) process.stdout.write(`  ${nodeFailureLine(f)}\n`);
       }
     }
   }

@@ -12,7 +12,8 @@ import { registerSynthServe } from './synth-serve-command.js';
 import { registerSynthQueue } from './synth-worker-command.js';
 import { registerSynthCompare } from './synth-compare-command.js';
 import { registerSynthFit } from './synth-fit-command.js';
-import { editionOption } from './synth-edition.js';
+import { usageErrorOutput } from './cli-errors.js';
+import { editionFlag, editionOption } from './synth-edition.js';
 
 /** The engine's OUTPUT_FORMATS, spelled out so that listing them costs no engine load (a test holds them equal). */
 export const GRIND_FORMATS: readonly OutputFormat[] = ['csv', 'raw', 'ndjson', 'json'];
@@ -48,7 +49,9 @@ function parseSeed(value: string): bigint {
 export function registerSynthCommands(program: Command): void {
   const synth = program
     .command('synth')
-    .description('Deterministic synthetic data from SpiceGrinder-format models');
+    .description('Deterministic synthetic data from SpiceGrinder-format models')
+    // its usage errors say `modelworks synth:`, as its other failures do (docs/cli.md)
+    .configureOutput(usageErrorOutput('modelworks synth'));
   examples(
     synth,
     'modelworks synth grind examples/synth/support-queue.xml --count 10 --header',
@@ -65,6 +68,8 @@ export function registerSynthCommands(program: Command): void {
     .option('--header', 'emit the CSV header row dim0,dim1,...', false)
     .option('--quiet', 'no summary or progress on stderr', false)
     .addOption(editionOption())
+    .addOption(editionFlag('free'))
+    .addOption(editionFlag('pro'))
     .addOption(
       new Option('--format <format>', 'output format').choices([...GRIND_FORMATS, 'parquet']).default('csv'),
     )
@@ -133,6 +138,8 @@ export function registerSynthCommands(program: Command): void {
     .argument('<files...>', 'model files')
     .option('--json', 'one JSON report on stdout', false)
     .addOption(editionOption())
+    .addOption(editionFlag('free'))
+    .addOption(editionFlag('pro'))
     .action(async (files: string[], opts: { json: boolean; edition: Edition }) => {
       const { validateFiles } = await import('./synth-actions.js');
       await validateFiles(files, opts.json, opts.edition);
@@ -156,7 +163,13 @@ export function registerSynthCommands(program: Command): void {
     .option('--isolate-iterations <n>', 'calls per round', parseCount, 50)
     .option('--isolate-warmup-rounds <n>', 'unmeasured rounds per node', parseCount, 3)
     .option('--isolate-threshold <x>', 'multiplier above which a node is a problem', '3.0')
+    .option(
+      '--no-write',
+      'accepted for SpiceGrinder command lines: analyze never writes analysis.* into the file',
+    )
     .addOption(editionOption())
+    .addOption(editionFlag('free'))
+    .addOption(editionFlag('pro'))
     .action(async (files: string[], opts: AnalyzeOptions) => {
       const { analyzeFiles } = await import('./synth-actions.js');
       await analyzeFiles(files, opts);
@@ -173,6 +186,8 @@ export function registerSynthCommands(program: Command): void {
     .option('--json', 'descriptor JSON ({edition, totalCount, components})', false)
     .option('--markdown', 'a Markdown reference', false)
     .addOption(editionOption())
+    .addOption(editionFlag('free'))
+    .addOption(editionFlag('pro'))
     .action(async (opts: { json: boolean; markdown: boolean; edition: Edition }) => {
       const actions = await import('./synth-actions.js');
       actions.components(opts);
@@ -208,6 +223,8 @@ export function registerSynthCommands(program: Command): void {
     )
     .option('--no-stand-ins', 'do not fall back to the bundled stand-in tables')
     .addOption(editionOption())
+    .addOption(editionFlag('free'))
+    .addOption(editionFlag('pro'))
     .action(async (dir: string, opts: { tables?: string; standIns: boolean; edition: Edition }) => {
       const actions = await import('./synth-actions.js');
       actions.replay(dir, opts);

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import type { CompareCliOptions } from './synth-compare-action.js';
 import { examples } from './help-text.js';
-import { editionOption } from './synth-edition.js';
+import { editionFlag, editionOption } from './synth-edition.js';
 
 function parseSeed(value: string): bigint {
   if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer');
@@ -32,6 +32,8 @@ export function registerSynthCompare(synth: Command): void {
         .default('auto'),
     )
     .addOption(editionOption())
+    .addOption(editionFlag('free'))
+    .addOption(editionFlag('pro'))
     .action(async (model: string, sample: string, opts: CompareCliOptions) => {
       const { compare } = await import('./synth-compare-action.js');
       await compare(model, sample, opts);

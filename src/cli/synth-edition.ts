@@ -12,3 +12,14 @@ export function editionOption(
 ): Option {
   return new Option('--edition <edition>', description).choices(EDITIONS).default('full');
 }
+
+/**
+ * SpiceGrinder's own spelling of the edition override (`--free`, `--pro`), accepted beside
+ * `--edition` so its command lines run unchanged; `--pro` is our `full`.
+ */
+export function editionFlag(flag: 'free' | 'pro'): Option {
+  const edition: Edition = flag === 'free' ? 'free' : 'full';
+  return new Option(`--${flag}`, `same as --edition ${edition}`)
+    .implies({ edition })
+    .conflicts(flag === 'free' ? 'pro' : 'free');
+}

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { examples } from './help-text.js';
-import { editionOption } from './synth-edition.js';
+import { editionFlag, editionOption } from './synth-edition.js';
 import type { EnqueueOptions } from './synth-worker-action.js';
 
 function positive(max: number) {
@@ -55,6 +55,8 @@ export function registerSynthQueue(synth: Command): void {
     .option('--retries <n>', 'attempts after the first for a failed or abandoned job', positive(100), 3)
     .option('--quiet', 'no summary on stderr', false)
     .addOption(editionOption())
+    .addOption(editionFlag('free'))
+    .addOption(editionFlag('pro'))
     .action(async (model: string, opts: EnqueueOptions) => {
       const { enqueue: run } = await import('./synth-worker-action.js');
       await run(model, opts);

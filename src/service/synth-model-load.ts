@@ -5,6 +5,7 @@ import {
   type PreparedModel,
   type ValidationResult,
   SynthError,
+  nodeFailureLine,
   loadSynthModel,
   parseModel,
   validateModel,
@@ -44,15 +45,7 @@ export async function loadModel(text: string, options: LoadOptions): Promise<Pre
   }
   const validation = validateModel(prepared);
   if (!validation.valid) {
-    const why =
-      validation.loadError ??
-      validation.failures
-        .map((f) => {
-          // a node's own refusal already names it
-          const node = `${f.nodeType} "${f.nodeName}": `;
-          return f.message.startsWith(node) ? f.message : `${node}${f.message}`;
-        })
-        .join('; ');
+    const why = validation.loadError ?? validation.failures.map(nodeFailureLine).join('; ');
     throw new SynthServiceError('MODEL_INVALID', `the model is not valid: ${why}`, { validation });
   }
   return prepared;

@@ -34,7 +34,12 @@ export type { NodeFailure } from './engine/loader.js';
 export { parseProperties } from './components/templates.js';
 export { OUTPUT_FORMATS, renderChunks, renderRow, valueText } from './output/format.js';
 export type { OutputFormat, RenderOptions } from './output/format.js';
-export { validateModel, validateModelAsync, validateModelText } from './validate/validator.js';
+export {
+  nodeFailureLine,
+  validateModel,
+  validateModelAsync,
+  validateModelText,
+} from './validate/validator.js';
 export type { ValidationResult } from './validate/validator.js';
 export { analyzeModel, complexityOf } from './validate/analyzer.js';
 export type {

@@ -17,6 +17,15 @@ export interface ValidationResult {
   loadError?: string;
 }
 
+/**
+ * A node failure as one line for people, `Mix "M": needs at least two inputs`: a message that
+ * already names its node (a node's own refusal does) is not prefixed twice.
+ */
+export function nodeFailureLine(f: NodeFailure): string {
+  const node = `${f.nodeType} "${f.nodeName}": `;
+  return f.message.startsWith(node) ? f.message : `${node}${f.message}`;
+}
+
 function loadFailure(err: unknown): ValidationResult {
   if (err instanceof SynthError)
     return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
