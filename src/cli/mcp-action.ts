@@ -4,6 +4,7 @@
  * only when the command runs (mcp-command.ts registers it).
  */
 import { BrowserCalc } from '../remote/browser-calc.js';
+import { EXIT, systemErrorText } from './cli-errors.js';
 import { BrowserPairing } from '../remote/browser-pairing.js';
 import { CalcClient } from '../remote/calc-client.js';
 import { pairBrowserTool } from '../mcp/pair-tool.js';
@@ -216,17 +217,31 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const running = await serveHttp({
-    host,
-    port,
-    createServer: make,
-    allowedOrigins,
-    log: warnings(logger), // as before: an idle session's closing shows at the default level
-    logger,
-    sessionIdleMs,
-    ...(metrics ? { metrics } : {}),
-    ...(limit ? { limit } : {}),
-  });
+  let running: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    running = await serveHttp({
+      host,
+      port,
+      createServer: make,
+      allowedOrigins,
+      log: warnings(logger), // as before: an idle session's closing shows at the default level
+      logger,
+      sessionIdleMs,
+      ...(metrics ? { metrics } : {}),
+      ...(limit ? { limit } : {}),
+    });
+  } catch (err) {
+    // a port in use is no bug and no usage error: the work could not be done (exit 1, as serve)
+    const listening = systemErrorText(err, `listen on ${host}:${port}`);
+    if (listening === undefined) throw err;
+    log(listening);
+    await effects?.stop();
+    await synth?.close();
+    await calc.close();
+    await tracing?.shutdown();
+    process.exitCode = EXIT.failed;
+    return;
+  }
   if (metrics && synth) {
     const service = synth.service;
     metrics.watchSynth(() => service.stats);

@@ -279,6 +279,7 @@ describe('a port in use', { timeout: 60_000 }, () => {
   it.each([
     ['serve', ['serve', '--store', 'memory']],
     ['synth serve', ['synth', 'serve']],
+    ['mcp --http', ['mcp', '--http']],
   ])('%s: the work cannot be done, exit 1, one line in our words', (_name, args) => {
     const r = run([...args, '--port', String(port), '--log-level', 'silent']);
     expectPolicy(r, 1);
