@@ -306,6 +306,9 @@ async function registerPlugins(app: FastifyInstance, apiKey: string | undefined)
   await app.register(fastifyMultipart);
 }
 
+/** Methods whose requests carry no body: an empty one under a JSON content type is no body. */
+const BODILESS_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
+
 /**
  * JSON bodies (and RFC 6902 ones, which parse alike) go through Fastify's own parser; a text
  * jsonTextIsSafe clears spares its value the walk in refuseUnsafeInput.
@@ -313,6 +316,8 @@ async function registerPlugins(app: FastifyInstance, apiKey: string | undefined)
 function registerJsonParsers(app: FastifyInstance, limits: InputLimits): void {
   const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   const parseAndClear: typeof parseJson = (request, text, done) => {
+    // a DELETE (or GET) sent with a JSON content type by habit and no body has no body: not an error
+    if (text === '' && BODILESS_METHODS.has(request.method)) return done(null, undefined);
     // keys, depth and a write's size counted on the text: a body over them is never parsed
     const over = findJsonTextLimitViolation(text, limits, {
       what: 'the request body',

@@ -30,6 +30,8 @@ import { ServerMetrics } from '../observability/metrics.js';
 import { traceFastifyRequests } from '../observability/tracing.js';
 import { answerRequestIds, fastifyRequestIds } from '../observability/logger.js';
 
+/** Methods whose requests carry no body: an empty one under a JSON content type is no body. */
+const BODILESS_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
 export interface SynthServiceAppOptions {
   service: SynthService;
   /** Bearer token every /v1 request must carry; none = open (bind to loopback then). */
@@ -111,7 +113,12 @@ export function buildSynthServiceApp(options: SynthServiceAppOptions): FastifyIn
 
   // JSON by our own parser: its errors are in our words, `__proto__` is refused naming where it
   // is, and `constructor` or `prototype` are ordinary keys.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    // a DELETE (or GET) sent with a JSON content type by habit and no body has no body: not an error
+    if (body === '' && BODILESS_METHODS.has(req.method)) {
+      done(null, undefined);
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body as string);

@@ -99,6 +99,17 @@ describe('models', () => {
     expect((await inject('DELETE', '/models/m-del')).statusCode).toBe(204);
     expect((await inject('DELETE', '/models/m-del')).statusCode).toBe(404);
   });
+
+  it('deletes when the client sends a JSON content type and no body (no 400)', async () => {
+    await create('m-del-json');
+    const json = { 'content-type': 'application/json' };
+    expect((await inject('DELETE', '/models/m-del-json', undefined, json)).statusCode).toBe(204);
+    expect((await inject('DELETE', '/models/m-del-json', undefined, json)).statusCode).toBe(404);
+    // a POST with a JSON content type and no body is still refused in our words
+    const post = await inject('POST', '/models', undefined, json);
+    expect(post.statusCode).toBe(400);
+    expect(post.json()).toMatchObject({ code: 'BAD_REQUEST' });
+  });
 });
 
 describe('mutations', () => {

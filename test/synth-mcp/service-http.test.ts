@@ -25,6 +25,20 @@ afterEach(async () => {
 const auth = { authorization: 'Bearer s3cret' };
 
 describe('synth Service HTTP app', () => {
+  it('DELETE /v1/models/{id} with a JSON content type and no body deletes (no 400)', async () => {
+    const a = make();
+    const post = await a.inject({ method: 'POST', url: '/v1/models', payload: { modelText: SKIRMISH } });
+    const { modelId } = post.json() as { modelId: string };
+    const json = { 'content-type': 'application/json' };
+    const del = await a.inject({ method: 'DELETE', url: `/v1/models/${modelId}`, headers: json });
+    expect(del.statusCode).toBe(204);
+    const again = await a.inject({ method: 'DELETE', url: `/v1/models/${modelId}`, headers: json });
+    expect(again.statusCode).toBe(404);
+    expect(again.json()).toMatchObject({ error: { code: 'MODEL_NOT_FOUND' } });
+    const empty = await a.inject({ method: 'POST', url: '/v1/models', headers: json });
+    expect(empty.statusCode).toBe(400);
+  });
+
   it('requires the bearer token on /v1 when one is configured, never on /health', async () => {
     const a = make({}, 's3cret');
     expect((await a.inject({ url: '/health' })).statusCode).toBe(200);
