@@ -165,7 +165,8 @@ async function modelTable(
   return {
     table: outputTable(run, rows, check),
     seed: String(seedInfo.seed),
-    seedSource: seedInfo.seedSource,
+    // a seed given in the call came with the request, as generate reports it (`cli` is the CLI's)
+    seedSource: seedInfo.seedSource === 'cli' ? 'request' : seedInfo.seedSource,
   };
 }
 

@@ -84,7 +84,7 @@ describe('compare_sample', () => {
     expect(JSON.parse(r.text)).toEqual(r.structuredContent);
     expect(r.structuredContent).toMatchObject({
       seed: '1',
-      seedSource: 'cli',
+      seedSource: 'request', // a seed in the call, as generate says; `cli` belongs to the CLI
       sampleRows: 600,
       generatedRows: 600,
       highCount: 0,
