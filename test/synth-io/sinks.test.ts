@@ -64,6 +64,7 @@ function csvOf(prepared: PreparedModel, seed: bigint, count: number, header = tr
 
 /** A value read back, printed as grind's CSV prints it. */
 function csvField(value: unknown, type: ColumnType): string {
+  if (value === null) return ''; // a missing value: an empty CSV field
   if (type === 'int') return String(value);
   if (type === 'double') return valueText(value as number, DOUBLE);
   const text = value as string;
@@ -96,6 +97,53 @@ async function readParquet(
     db.closeSync();
   }
 }
+
+/** A numeric column with missing cells, as `synth fit` writes it: Missing empties X where Key is 1. */
+const MISSING_MODEL = `<dataset seed="3"><root node="M"/><nodes>
+  <Missing name="M" key="0" indexes="1" value="1"><input name="Row"/></Missing>
+  <Append name="Row"><input name="Key"/><input name="X"/></Append>
+  <Bernoulli name="Key" p="0.3"/>
+  <Normal name="X" mean="10" sd="2"/>
+</nodes></dataset>`;
+
+describe('missing values are null, not empty text (issue 40)', () => {
+  it('Parquet: the column keeps its number type and the missing cells read back as NULL', async () => {
+    const prepared = await prepare(MISSING_MODEL);
+    const path = join(work, 'missing.parquet');
+    const { columns } = await generateToSink({ prepared, seed: 5n, total: 2000 }, parquetFileSink(path));
+    expect(columns.map((c) => c.type)).toEqual(['int', 'double']);
+    const back = await readParquet([path]);
+    expect(back.types).toEqual(['int', 'double']);
+    const missing = back.rows.filter((r) => r[1] === null);
+    expect(missing.length).toBeGreaterThan(400);
+    expect(missing.every((r) => r[0] === 1n || r[0] === 1)).toBe(true);
+    expect(back.rows.filter((r) => r[1] !== null).every((r) => typeof r[1] === 'number')).toBe(true);
+    expect(csvFromRows(back.names, back.types, back.rows)).toBe(csvOf(prepared, 5n, 2000));
+  });
+
+  it('ndjson and json: a missing cell is null', async () => {
+    const prepared = await prepare(MISSING_MODEL);
+    for (const format of ['ndjson', 'json'] as const) {
+      const text = [...renderChunks(new SynthRun(prepared, 5n), { count: 200, format, header: false })].join(
+        '',
+      );
+      const rows = (
+        format === 'json'
+          ? JSON.parse(text)
+          : text
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l))
+      ) as {
+        dim0: number;
+        dim1: number | null;
+      }[];
+      expect(rows.some((r) => r.dim1 === null)).toBe(true);
+      expect(rows.every((r) => (r.dim0 === 1 ? r.dim1 === null : typeof r.dim1 === 'number'))).toBe(true);
+      expect(text).not.toContain('""');
+    }
+  });
+});
 
 describe('Parquet sink (read back by DuckDB)', () => {
   for (const [name, model] of Object.entries(MODELS))
@@ -282,6 +330,20 @@ describe.skipIf(!POSTGRES_URL)('PostgreSQL sink', () => {
       expect(back.types).toEqual(model.types);
       expect(csvFromRows(back.names, back.types, back.rows)).toBe(csvOf(prepared, 11n, 3000));
     });
+
+  it('a missing cell is NULL in a double column, not empty text (issue 40)', async () => {
+    const prepared = await prepare(MISSING_MODEL);
+    const table = `missing_${suffix}`;
+    await generateToSink(
+      { prepared, seed: 5n, total: 2000 },
+      openTarget({ kind: 'postgres', url: tableUrl(table) }, allow()),
+    );
+    const back = await readTable(table);
+    expect(back.types).toEqual(['int', 'double']);
+    const nulls = back.rows.filter((r) => r[1] === null);
+    expect(nulls.length).toBeGreaterThan(400);
+    expect(csvFromRows(back.names, back.types, back.rows)).toBe(csvOf(prepared, 5n, 2000));
+  });
 
   it('partitions written in any order, and twice, leave each row once', async () => {
     const prepared = await prepare(MODELS['support-queue']!.text);

@@ -1,5 +1,5 @@
 /**
- * The Parquet sink, through hyparquet-writer: one row group per batch, typed REQUIRED columns
+ * The Parquet sink, through hyparquet-writer: one row group per batch, typed OPTIONAL columns (a missing value is null)
  * (int → INT64, double → DOUBLE, text → UTF-8 strings), Snappy pages. The file is written under a
  * temporary name beside the target and renamed over it on commit, so a reader never sees half a
  * file and a partition written twice ends as one whole file. Only a regular or missing file is
@@ -19,16 +19,16 @@ type SchemaElement = {
   name: string;
   type?: 'INT64' | 'DOUBLE' | 'BYTE_ARRAY';
   converted_type?: 'UTF8';
-  repetition_type?: 'REQUIRED';
+  repetition_type?: 'OPTIONAL';
   num_children?: number;
 };
 
-/** The Parquet schema of our columns: a root, then one required leaf per column. */
+/** The Parquet schema of our columns: a root, then one optional leaf per column (null = missing). */
 export function parquetSchema(columns: readonly SinkColumn[]): SchemaElement[] {
   return [
     { name: 'root', num_children: columns.length },
     ...columns.map((c): SchemaElement => {
-      const leaf: SchemaElement = { name: c.name, repetition_type: 'REQUIRED' };
+      const leaf: SchemaElement = { name: c.name, repetition_type: 'OPTIONAL' };
       if (c.type === 'int') return { ...leaf, type: 'INT64' };
       if (c.type === 'double') return { ...leaf, type: 'DOUBLE' };
       return { ...leaf, type: 'BYTE_ARRAY', converted_type: 'UTF8' };
@@ -39,13 +39,19 @@ export function parquetSchema(columns: readonly SinkColumn[]): SchemaElement[] {
 function columnData(columns: readonly SinkColumn[], batch: RowBatch) {
   return columns.map((c, i) => {
     const values = batch.values[i]!;
+    const nullable = values.includes(null);
+    // typed arrays when every value is there (the common case); plain arrays carry the nulls
     const data =
       c.type === 'int'
-        ? BigInt64Array.from(values as readonly number[], (v) => BigInt(v))
+        ? nullable
+          ? (values as readonly (number | null)[]).map((v) => (v === null ? null : BigInt(v)))
+          : BigInt64Array.from(values as readonly number[], (v) => BigInt(v))
         : c.type === 'double'
-          ? Float64Array.from(values as readonly number[])
-          : (values as string[]);
-    return { name: c.name, data, nullable: false };
+          ? nullable
+            ? [...(values as readonly (number | null)[])]
+            : Float64Array.from(values as readonly number[])
+          : [...(values as readonly (string | null)[])];
+    return { name: c.name, data, nullable: true };
   });
 }
 

@@ -88,7 +88,8 @@ function copyRows(columns: readonly SinkColumn[], batch: RowBatch): string {
     out += String(batch.firstRow + r);
     for (let i = 0; i < columns.length; i++) {
       const v = batch.values[i]![r]!;
-      out += '\t' + (kinds[i] === -1 ? copyText(v as string) : valueText(v, kinds[i]!));
+      // \N is COPY's NULL: a missing value is NULL, not an empty text
+      out += '\t' + (v === null ? '\\N' : kinds[i] === -1 ? copyText(v as string) : valueText(v, kinds[i]!));
     }
     out += '\n';
   }
@@ -148,7 +149,7 @@ async function ensureTable(client: pg.Client, target: PostgresTarget, columns: r
     found = await existingColumns(client, target.table);
   }
   if (found === undefined) {
-    const defs = columns.map((c) => `${quoteIdentifier(c.name)} ${SQL_TYPES[c.type]} NOT NULL`);
+    const defs = columns.map((c) => `${quoteIdentifier(c.name)} ${SQL_TYPES[c.type]}`);
     await client.query(`CREATE TABLE ${name} (_row bigint PRIMARY KEY, ${defs.join(', ')})`);
     return [...columns];
   }

@@ -27,8 +27,11 @@ export interface RowBatch {
   /** The generation's number (from 0) of the batch's first row. */
   readonly firstRow: number;
   readonly length: number;
-  /** One array per column: numbers for int and double columns, text for text columns. */
-  readonly values: readonly (readonly number[] | readonly string[])[];
+  /**
+   * One array per column: numbers for int and double columns, text for text columns; `null` where
+   * the value is missing (an empty value, as a Missing node writes it: an empty CSV field).
+   */
+  readonly values: readonly (readonly (number | null)[] | readonly (string | null)[])[];
 }
 
 export interface RowSink {
@@ -67,8 +70,10 @@ function typeOfKind(kind: number): ColumnType {
 export function probeColumnTypes(run: SynthRun, rows: number): ColumnType[] {
   const types: (ColumnType | undefined)[] = new Array<ColumnType | undefined>(run.dimension);
   for (let r = 0; r < rows; r++) {
-    const kinds = run.next().kinds;
+    const { kinds, strs } = run.next();
     for (let i = 0; i < run.dimension; i++) {
+      // a missing value (empty) fits any column: the others decide its type
+      if (isText(kinds[i]!) && (strs[i] ?? '') === '') continue;
       const t = typeOfKind(kinds[i]!);
       types[i] = types[i] === undefined || types[i] === t ? t : 'text';
     }
@@ -93,18 +98,23 @@ class Misfit extends Error {
 
 /** Fills one batch of `length` rows from the run, checking each value against its column. */
 function fillBatch(run: SynthRun, types: readonly ColumnType[], firstRow: number, length: number): RowBatch {
-  const values = types.map((t) => (t === 'text' ? new Array<string>(length) : new Array<number>(length)));
+  const values = types.map((t) =>
+    t === 'text' ? new Array<string | null>(length) : new Array<number | null>(length),
+  );
   for (let r = 0; r < length; r++) {
     const row = run.next();
     for (let i = 0; i < types.length; i++) {
       const kind = row.kinds[i]!;
       const type = types[i]!;
-      if (type === 'text')
-        (values[i] as string[])[r] = isText(kind) ? (row.strs[i] ?? '') : valueText(row.nums[i]!, kind);
+      if (isText(kind) && (row.strs[i] ?? '') === '') values[i]![r] = null;
+      else if (type === 'text')
+        (values[i] as (string | null)[])[r] = isText(kind)
+          ? (row.strs[i] ?? '')
+          : valueText(row.nums[i]!, kind);
       else if (typeOfKind(kind) !== type) throw new Misfit(i, firstRow + r, typeOfKind(kind));
       else if (type === 'int' && !(Math.abs(row.nums[i]!) < INT64_LIMIT))
         throw new Misfit(i, firstRow + r, 'text');
-      else (values[i] as number[])[r] = row.nums[i]!;
+      else (values[i] as (number | null)[])[r] = row.nums[i]!;
     }
   }
   return { firstRow, length, values };

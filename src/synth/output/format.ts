@@ -44,6 +44,8 @@ export function csvField(text: string): string {
 }
 
 function jsonValue(value: number | string, kind: number): string {
+  // an empty value is a missing one (a Missing node's cell, an empty CSV field): null
+  if ((isText(kind) || typeof value === 'string') && value === '') return 'null';
   if (isText(kind) || typeof value === 'string') return JSON.stringify(String(value));
   if (!Number.isFinite(value)) return JSON.stringify(javaDoubleToString(value));
   // Java's text is valid JSON for finite numbers and keeps 15.0 distinct from 15.
