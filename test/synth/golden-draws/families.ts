@@ -452,6 +452,11 @@ export const FAMILIES: readonly Family[] = [
   ),
   fam(
     'NachaFileAssembler',
+    'ten-digit-company',
+    `<NachaFileAssembler name="X" count="2" companyId="1234567890" companyName="ACME PAYROLL"><input name="E"/></NachaFileAssembler><NachaEntryRender name="E">${ENTRY_INPUTS}</NachaEntryRender>${ENTRY_SOURCES}`,
+  ),
+  fam(
+    'NachaFileAssembler',
     'routing-origin-kept-traces',
     `<NachaFileAssembler name="X" count="12" companyId="121025375" renumberTraces="false"><input name="E"/></NachaFileAssembler><NachaEntryRender name="E" addenda="1">${ENTRY_INPUTS}</NachaEntryRender>${ENTRY_SOURCES}`,
   ),
