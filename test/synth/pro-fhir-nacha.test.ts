@@ -117,7 +117,7 @@ describe('NACHA', () => {
     for (const r of recs) expect(r).toHaveLength(94);
     expect(recs.map((r) => r[0]).join('')).toBe('1566689999');
     expect(recs[0]).toMatch(
-      /^101 02100002110000000002601010000A094101ACH OPERATOR {11}SPICEGRINDER CO {8} {8}$/,
+      /^101 021000021 1000000002601010000A094101ACH OPERATOR {11}SPICEGRINDER CO {8} {8}$/,
     );
     expect(recs[1]!.slice(0, 4)).toBe('5200');
     expect(recs[1]!.slice(50, 63)).toBe('PPDPAYROLL   ');
@@ -138,32 +138,46 @@ describe('NACHA', () => {
 });
 
 describe('NACHA file header: Immediate Origin (positions 14-23)', () => {
-  // The published NACHA file format: the field is ten positions, holding either a ten-character
-  // identifier as it is (1NNNNNNNNN, a TIN with its prefix) or a nine-digit routing number
-  // preceded by a blank (bTTTTAAAAC); the Immediate Destination (4-13) is always bTTTTAAAAC.
+  // The NACHA Operating Rules lay the field out as bTTTTAAAAC: a blank, then nine digits; the
+  // Immediate Destination (4-13) has the same layout. A ten-digit company identifier (1NNNNNNNNN)
+  // is not copied as it is (the product's recording differs there, issue 40): it keeps its first
+  // nine digits after the blank, and the batch header (41-50) and control (45-54) keep all ten.
   const entry =
     '<NachaEntryRender name="E"><input name="R" role="routing"/><input name="A" role="account"/><input name="M" role="amount"/><input name="N" role="name"/></NachaEntryRender>' +
     '<Constant name="R" value="021000021" type="string"/><Constant name="A" value="12345678" type="string"/>' +
     '<Constant name="M" value="10"/>' +
     str('N', 'Jane Doe');
-  const header = (companyId?: string): string => {
+  const records = (companyId?: string): string[] => {
     const attr = companyId === undefined ? '' : ` companyId="${companyId}"`;
     const model = `<NachaFileAssembler name="F" count="1"${attr}><input name="E"/></NachaFileAssembler>${entry}`;
-    return grind(xmlModel('F', model), 1, 1, 'raw').split('\n')[0]!;
+    return grind(xmlModel('F', model), 1, 1, 'raw').split('\n');
   };
+  const header = (companyId?: string): string => records(companyId)[0]!;
   const origin = (line: string): string => line.slice(13, 23);
 
-  it('a ten-digit companyId fills the ten positions as it is', () => {
-    expect(origin(header('1234567890'))).toBe('1234567890');
-    expect(origin(header())).toBe('1000000000'); // the default companyId
-    expect(header('1234567890').slice(3, 13)).toBe(' 021000021');
+  it('a ten-digit companyId: a blank, then its first nine digits; the batch records keep all ten', () => {
+    const file = records('1234567890');
+    expect(origin(file[0]!)).toBe(' 123456789');
+    expect(file[0]!.slice(3, 13)).toBe(' 021000021');
+    expect(file[1]!.slice(40, 50)).toBe('1234567890'); // batch header Company Identification
+    expect(file[3]!.slice(44, 54)).toBe('1234567890'); // batch control Company Identification
+    expect(origin(header())).toBe(' 100000000'); // the default companyId 1000000000
   });
 
-  it('a nine-digit identifier is preceded by a blank, and the fields after it stay in place', () => {
-    const line = header('121025372');
-    expect(origin(line)).toBe(' 121025372');
-    expect(line).toHaveLength(94);
-    expect(line.slice(23, 40)).toBe('2601010000A094101');
+  it('a nine-digit identifier (a routing number) follows the blank as it is', () => {
+    expect(origin(header('121025372'))).toBe(' 121025372');
+  });
+
+  it('a shorter identifier is right-justified and zero-filled, and the fields after it stay in place', () => {
+    for (const [id, field] of [
+      ['12345678', ' 012345678'],
+      ['42', ' 000000042'],
+    ] as const) {
+      const line = header(id);
+      expect(origin(line)).toBe(field);
+      expect(line).toHaveLength(94);
+      expect(line.slice(23, 40)).toBe('2601010000A094101');
+    }
   });
 
   it('a companyId longer than ten characters is a load error, not cut short', () => {

@@ -28,13 +28,17 @@ export function numeric(value: string | number, width: number): string {
 const DEBIT_CODES = new Set(['27', '37']);
 
 /**
- * The file header's Immediate Origin (positions 14-23), as the NACHA file format lays it out: ten
- * positions holding either a ten-character identifier as it is (`1NNNNNNNNN`, a TIN with its
- * prefix) or a nine-digit routing number preceded by a blank (`bTTTTAAAAC`): right-justified,
- * blank-filled. (The batch header's Company Identification is left-justified alphanumeric.)
+ * The file header's Immediate Origin (positions 14-23) in the NACHA Operating Rules' layout for
+ * the field, `bTTTTAAAAC`: a blank, then nine digits. `companyId` fills the nine positions as a
+ * numeric field, right-justified and zero-filled; a ten-character identifier (the `1NNNNNNNNN`
+ * company form the batch header carries) keeps its first nine, as the widely used ACH writers do
+ * (moov-io/ach's `" " + stringField(origin, 9)`). The product puts a ten-digit identifier here
+ * differently from "as it is" (issue 40); this rule is our derivation, see docs/synth-draws.md.
+ * The batch header's Company Identification keeps all ten, left-justified.
  */
 export function immediateOrigin(companyId: string): string {
-  return companyId.padStart(10, ' ');
+  const id = companyId.trim();
+  return ' ' + (id.length > 9 ? id.slice(0, 9) : id.padStart(9, '0'));
 }
 
 function fail(ctx: BuildContext, message: string): never {
