@@ -1,0 +1,512 @@
+// Generated workbooks, one per family of supported patterns (docs/spreadsheets.md, "Supported
+// formulas" and "What it becomes"), each with the input cells the oracle test edits at random.
+// Nothing here is copied from a real workbook; values are small and plain so a failure reads easily.
+import type { BookDef, Input } from './book.js';
+
+/** Input cells to edit: numbers within a range, or categories from the column's own values. */
+export type EditDef =
+  | { sheet: string; cells: string[]; kind: 'number'; min: number; max: number; integer?: boolean }
+  | { sheet: string; cells: string[]; kind: 'category'; values: Input[] };
+
+export interface Pattern {
+  name: string;
+  /** What the workbook exercises, for the test's title. */
+  covers: string;
+  book: BookDef;
+  edits: EditDef[];
+  /** A converter defect known today (issue 39): the case runs as `it.fails` until it is fixed. */
+  knownDefect?: string;
+  /**
+   * The defect is that supported cells are rejected (not that compiled ones are wrong): the case
+   * requires no rejection. Otherwise a known defect counts as fixed when its cells are rejected
+   * or right.
+   */
+  rejectionIsTheDefect?: boolean;
+}
+
+/** Table cells: a header row at `top`, one row per input row, formulas filled down (`#` = the row). */
+function table(
+  cells: Record<string, Input>,
+  top: number,
+  left: string,
+  headers: string[],
+  inputs: Input[][],
+  formulas: string[],
+): void {
+  const col0 = left.charCodeAt(0) - 64;
+  const colOf = (i: number): string => String.fromCharCode(64 + col0 + i);
+  headers.forEach((h, i) => (cells[`${colOf(i)}${top}`] = h));
+  inputs.forEach((row, r) => {
+    const sheetRow = top + 1 + r;
+    row.forEach((v, i) => (cells[`${colOf(i)}${sheetRow}`] = v));
+    // `#` is the row, except in a structured reference's `[#This Row]`
+    formulas.forEach(
+      (f, j) =>
+        (cells[`${colOf(row.length + j)}${sheetRow}`] = f.replace(/#(?![A-Za-z])/g, String(sheetRow))),
+    );
+  });
+}
+
+const range = (col: string, from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${col}${from + i}`);
+
+// ---- a table, filled-down columns, summary cells and side inputs on another sheet --------------
+function orders(): Pattern {
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    1,
+    'A',
+    ['Item', 'Region', 'Qty', 'Price', 'Amount', 'Tax', 'Label', 'Size', 'Gross'],
+    [
+      ['apple', 'North', 3, 2.5],
+      ['banana', 'South', 10, 0.35],
+      ['cherry', 'North', 1, 12],
+      ['date', 'East', 7, 1.25],
+      ['elder', 'South', 4, 2.75],
+      ['fig', 'East', 6, 3.1],
+    ],
+    [
+      '=ROUND(C#*D#,2)',
+      '=E#*Rates!$B$1',
+      '=UPPER(LEFT(A#,3))&"-"&B#',
+      '=IF(E#>=10,"big","small")',
+      '=E#+F#-Rates!$B$2',
+    ],
+  );
+  cells.K2 = 'Total';
+  cells.L2 = '=SUM(E2:E7)';
+  cells.K3 = 'Average';
+  cells.L3 = '=AVERAGE(E2:E7)';
+  cells.K4 = 'Largest';
+  cells.L4 = '=MAX(E2:E7)';
+  cells.K5 = 'Smallest';
+  cells.L5 = '=MIN(C2:C7)';
+  cells.K6 = 'Weighted';
+  cells.L6 = '=SUMPRODUCT($C$2:$C$7,$D$2:$D$7)';
+  cells.K7 = 'Items';
+  cells.L7 = '=COUNT(C2:C7)';
+  const rates: Record<string, Input> = { A1: 'VAT', B1: 0.2, A2: 'Fee', B2: 1.5 };
+  return {
+    name: 'orders',
+    covers: 'a table, filled-down columns, totals, side inputs on another sheet',
+    book: {
+      sheets: [
+        { name: 'Orders', cells },
+        { name: 'Rates', cells: rates },
+      ],
+    },
+    edits: [
+      { sheet: 'Orders', cells: range('C', 2, 7), kind: 'number', min: 0, max: 20, integer: true },
+      { sheet: 'Orders', cells: range('D', 2, 7), kind: 'number', min: 0.1, max: 15 },
+      { sheet: 'Orders', cells: range('B', 2, 7), kind: 'category', values: ['North', 'South', 'East'] },
+      { sheet: 'Rates', cells: ['B1'], kind: 'number', min: 0, max: 0.3 },
+      { sheet: 'Rates', cells: ['B2'], kind: 'number', min: 0, max: 5 },
+    ],
+  };
+}
+
+// ---- conditional aggregates with plain, literal-operator and wildcard criteria -----------------
+function criteria(): Pattern {
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    1,
+    'A',
+    ['Region', 'Product', 'Amount', 'Units', 'Region total', 'Region count'],
+    [
+      ['North', 'apple', 120, 3],
+      ['South', 'apricot', 80, 5],
+      ['North', 'banana', 45, 2],
+      ['East', 'apple', 200, 8],
+      ['South', 'cherry', 95, 1],
+      ['East', 'avocado', 60, 4],
+      ['North', 'cherry', 150, 6],
+    ],
+    ['=SUMIF($A$2:$A$8,A#,$C$2:$C$8)', '=COUNTIF($A$2:$A$8,A#)'],
+  );
+  cells.H1 = 'Region';
+  cells.I1 = 'North';
+  cells.H2 = 'North sum';
+  cells.I2 = '=SUMIF($A$2:$A$8,"North",$C$2:$C$8)';
+  cells.H3 = 'Chosen sum';
+  cells.I3 = '=SUMIFS($C$2:$C$8,$A$2:$A$8,$I$1)';
+  cells.H4 = 'Over hundred';
+  cells.I4 = '=COUNTIF($C$2:$C$8,">100")';
+  cells.H5 = 'Big north';
+  cells.I5 = '=COUNTIFS($A$2:$A$8,"North",$C$2:$C$8,">=100")';
+  cells.H6 = 'A products';
+  cells.I6 = '=SUMIF($B$2:$B$8,"a*",$D$2:$D$8)';
+  cells.H7 = 'South mean';
+  cells.I7 = '=AVERAGEIF($A$2:$A$8,"South",$C$2:$C$8)';
+  cells.H8 = 'Not east';
+  cells.I8 = '=SUMIFS($D$2:$D$8,$A$2:$A$8,"<>East")';
+  cells.H9 = 'Mean small';
+  cells.I9 = '=AVERAGEIFS($C$2:$C$8,$D$2:$D$8,"<5")';
+  return {
+    name: 'criteria',
+    covers: 'SUMIF(S)/COUNTIF(S)/AVERAGEIF(S) with plain, literal operator and wildcard criteria',
+    book: { sheets: [{ name: 'Sales', cells }] },
+    edits: [
+      { sheet: 'Sales', cells: range('A', 2, 8), kind: 'category', values: ['North', 'South', 'East'] },
+      { sheet: 'Sales', cells: range('C', 2, 8), kind: 'number', min: 0, max: 250, integer: true },
+      { sheet: 'Sales', cells: range('D', 2, 8), kind: 'number', min: 0, max: 10, integer: true },
+      { sheet: 'Sales', cells: ['I1'], kind: 'category', values: ['North', 'South', 'East'] },
+    ],
+  };
+}
+
+// ---- VLOOKUP / INDEX / MATCH into a table on another sheet ---------------------------------------
+function lookups(): Pattern {
+  const products: Record<string, Input> = {};
+  table(
+    products,
+    1,
+    'A',
+    ['Code', 'Name', 'Price'],
+    [
+      ['P1', 'pen', 1.5],
+      ['P2', 'pad', 3],
+      ['P3', 'ink', 7.25],
+      ['P4', 'clip', 0.2],
+      ['P5', 'tape', 2.4],
+    ],
+    [],
+  );
+  const orders: Record<string, Input> = {};
+  table(
+    orders,
+    1,
+    'A',
+    ['Code', 'Qty', 'Price', 'Name', 'Position', 'Cost'],
+    [
+      ['P3', 2],
+      ['P1', 10],
+      ['P5', 1],
+      ['P2', 4],
+    ],
+    [
+      '=VLOOKUP(A#,Products!$A$2:$C$6,3,FALSE)',
+      '=INDEX(Products!$B$2:$B$6,MATCH(A#,Products!$A$2:$A$6,0))',
+      '=MATCH(A#,Products!$A$2:$A$6,0)',
+      '=B#*C#',
+    ],
+  );
+  return {
+    name: 'lookups',
+    covers: 'exact VLOOKUP, INDEX/MATCH and MATCH into a table of another sheet',
+    book: {
+      sheets: [
+        { name: 'Orders', cells: orders },
+        { name: 'Products', cells: products },
+      ],
+    },
+    edits: [
+      { sheet: 'Orders', cells: range('A', 2, 5), kind: 'category', values: ['P1', 'P2', 'P3', 'P4', 'P5'] },
+      { sheet: 'Orders', cells: range('B', 2, 5), kind: 'number', min: 0, max: 20, integer: true },
+      // the lookup range itself is not edited: a VLOOKUP range becomes a constant table of the
+      // spec's library (docs/spreadsheets.md), so the model has no input for its cells
+    ],
+  };
+}
+
+// ---- a running balance (recurrence), a running total and a read of the row above ---------------
+function ledger(): Pattern {
+  const cells: Record<string, Input> = {
+    A1: 'Month',
+    B1: 'In',
+    C1: 'Out',
+    D1: 'Balance',
+    E1: 'To date',
+    F1: 'Change',
+  };
+  const rows: [number, number][] = [
+    [500, 120],
+    [200, 340],
+    [150, 90],
+    [400, 410],
+    [80, 20],
+    [300, 150],
+  ];
+  rows.forEach(([i, o], k) => {
+    const r = k + 2;
+    cells[`A${r}`] = k + 1;
+    cells[`B${r}`] = i;
+    cells[`C${r}`] = o;
+    cells[`D${r}`] = r === 2 ? '=B2-C2' : `=D${r - 1}+B${r}-C${r}`;
+    cells[`E${r}`] = `=SUM($B$2:B${r})`;
+    cells[`F${r}`] = r === 2 ? '=0' : `=B${r}-B${r - 1}`;
+  });
+  return {
+    name: 'ledger',
+    covers: 'a running balance (a fold), a running total SUM($B$2:B#), a read of the row above',
+    book: { sheets: [{ name: 'Ledger', cells }] },
+    edits: [
+      { sheet: 'Ledger', cells: range('B', 2, 7), kind: 'number', min: 0, max: 600, integer: true },
+      { sheet: 'Ledger', cells: range('C', 2, 7), kind: 'number', min: 0, max: 600 },
+    ],
+  };
+}
+
+// ---- finance: a loan's payment and an amortisation schedule --------------------------------------
+function loan(): Pattern {
+  const cells: Record<string, Input> = {
+    A1: 'Rate',
+    B1: 0.06,
+    A2: 'Years',
+    B2: 3,
+    A3: 'Principal',
+    B3: 12000,
+    A4: 'Payment',
+    B4: '=PMT(B1/12,B2*12,-B3)',
+    A7: 'First interest',
+    B7: '=IPMT(B1/12,1,B2*12,-B3)',
+  };
+  const flows: Record<string, Input> = { A1: 'Year', B1: 'Cash' };
+  [1, 2, 3, 4].forEach((y, k) => {
+    flows[`A${k + 2}`] = y;
+    flows[`B${k + 2}`] = [1000, 1500, 1800, 2100][k]!;
+  });
+  flows.D1 = 'Rate';
+  flows.E1 = 0.08;
+  flows.D2 = 'Value';
+  flows.E2 = '=NPV($E$1,B2:B5)';
+  return {
+    name: 'loan',
+    covers: 'PMT, IPMT and NPV over side inputs and a column',
+    book: {
+      sheets: [
+        { name: 'Loan', cells },
+        { name: 'Flows', cells: flows },
+      ],
+    },
+    edits: [
+      { sheet: 'Loan', cells: ['B1'], kind: 'number', min: 0.01, max: 0.12 },
+      { sheet: 'Loan', cells: ['B2'], kind: 'number', min: 1, max: 30, integer: true },
+      { sheet: 'Loan', cells: ['B3'], kind: 'number', min: 1000, max: 500000, integer: true },
+      { sheet: 'Flows', cells: range('B', 2, 5), kind: 'number', min: -500, max: 5000, integer: true },
+      { sheet: 'Flows', cells: ['E1'], kind: 'number', min: 0.01, max: 0.2 },
+    ],
+  };
+}
+
+// ---- FV and PV: the converter's results differ from LibreOffice's in the 14th digit ---------------
+function futureValue(): Pattern {
+  const cells: Record<string, Input> = {
+    A1: 'Rate',
+    B1: 0.06,
+    A2: 'Years',
+    B2: 3,
+    A5: 'Future',
+    B5: '=FV(B1/12,12,-100,-1000)',
+    A6: 'Present',
+    B6: '=PV(B1,B2,-2500)',
+  };
+  return {
+    name: 'future-value',
+    covers: 'FV and PV of side inputs',
+    book: { sheets: [{ name: 'Loan', cells }] },
+    edits: [
+      { sheet: 'Loan', cells: ['B1'], kind: 'number', min: 0.01, max: 0.12 },
+      { sheet: 'Loan', cells: ['B2'], kind: 'number', min: 1, max: 30, integer: true },
+    ],
+    knownDefect:
+      'FV and PV are rejected as VALUE_MISMATCH: the compiled formula differs from the stored value in the 14th significant digit (FV(0.005,12,-100,-1000): LibreOffice 2295.23404915446, model 2295.23404915449) and the stored-value check compares 15 digits',
+    rejectionIsTheDefect: true,
+  };
+}
+
+// ---- an Excel Table with structured references and a defined name ------------------------------
+function excelTable(): Pattern {
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    3,
+    'B',
+    ['Item', 'Qty', 'Price', 'Amount', 'With VAT'],
+    [
+      ['pen', 4, 1.5],
+      ['pad', 2, 3.2],
+      ['ink', 1, 7.25],
+      ['tape', 6, 2.4],
+    ],
+    [
+      '=tbSales[[#This Row],[Qty]]*tbSales[[#This Row],[Price]]',
+      '=ROUND(tbSales[[#This Row],[Amount]]*(1+VAT),2)',
+    ],
+  );
+  cells.H3 = 'Total';
+  cells.I3 = '=SUM(tbSales[Amount])';
+  cells.H4 = 'Mean price';
+  cells.I4 = '=AVERAGE(tbSales[Price])';
+  cells.H5 = 'Gross';
+  cells.I5 = '=SUM(tbSales[With VAT])';
+  return {
+    name: 'excel-table',
+    covers: 'an Excel Table with structured references ([#This Row], a column) and a defined name',
+    book: {
+      sheets: [
+        { name: 'Sales', cells, tables: [{ name: 'tbSales', ref: 'B3:F7' }] },
+        { name: 'Inputs', cells: { A1: 'VAT', B1: 0.2 } },
+      ],
+      names: { VAT: 'Inputs!$B$1' },
+    },
+    edits: [
+      { sheet: 'Sales', cells: range('C', 4, 7), kind: 'number', min: 0, max: 12, integer: true },
+      { sheet: 'Sales', cells: range('D', 4, 7), kind: 'number', min: 0.1, max: 9 },
+      { sheet: 'Inputs', cells: ['B1'], kind: 'number', min: 0, max: 0.25 },
+    ],
+  };
+}
+
+// ---- text, dates and number functions ------------------------------------------------------------
+function textDates(): Pattern {
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    1,
+    'A',
+    [
+      'Name',
+      'Day',
+      'Value',
+      'Month',
+      'Year',
+      'Month end',
+      'Next',
+      'Month name',
+      'Shown',
+      'Initial',
+      'Tidy',
+      'Parts',
+      'Rounded',
+    ],
+    [
+      ['ada lovelace', 45000, 12.345],
+      ['alan  turing', 45123.5, 7.5],
+      ['grace hopper', 44927, -3.25],
+      ['linus', 45291, 1000.005],
+    ],
+    [
+      '=MONTH(B#)',
+      '=YEAR(B#)',
+      '=EOMONTH(B#,0)',
+      '=EDATE(B#,1)',
+      '=TEXT(B#,"mmmm")',
+      '=TEXT(C#,"0.00")',
+      '=UPPER(MID(A#,1,1))&LOWER(RIGHT(A#,LEN(A#)-1))',
+      '=TRIM(SUBSTITUTE(A#,"a","A"))',
+      '=IFERROR(FIND(" ",A#),0)',
+      '=ROUNDUP(C#,1)+ROUNDDOWN(C#,1)+MOD(INT(ABS(C#)),7)',
+    ],
+  );
+  cells.P1 = 'Median';
+  cells.Q1 = '=MEDIAN(C2:C5)';
+  cells.P2 = 'Spread';
+  cells.Q2 = '=STDEV(C2:C5)';
+  cells.P3 = 'Root';
+  cells.Q3 = '=SQRT(ABS(C2))+POWER(C3,2)';
+  cells.P4 = 'Pick';
+  cells.Q4 = '=CHOOSE(2,C2,C3,C4)';
+  cells.P5 = 'Work days';
+  cells.Q5 = '=NETWORKDAYS(B2,B3)';
+  cells.P6 = 'Made date';
+  cells.Q6 = '=DATE(YEAR(B4),MONTH(B4)+2,DAY(B4))';
+  return {
+    name: 'text-dates',
+    covers: 'TEXT, dates (MONTH, YEAR, EOMONTH, EDATE, DATE, NETWORKDAYS), text and number functions',
+    book: { sheets: [{ name: 'People', cells }] },
+    edits: [
+      { sheet: 'People', cells: range('B', 2, 5), kind: 'number', min: 40000, max: 47000, integer: true },
+      { sheet: 'People', cells: range('C', 2, 5), kind: 'number', min: -100, max: 2000 },
+      {
+        sheet: 'People',
+        cells: range('A', 2, 5),
+        kind: 'category',
+        values: ['ada lovelace', 'alan  turing', 'grace hopper', 'linus'],
+      },
+    ],
+  };
+}
+
+// ---- the two wrong-after-edit patterns of issue 39 -----------------------------------------------
+// Both are laid out so the stored values happen to agree with the wrong translation (as in the
+// workbooks of the issue): only an edit shows the difference.
+function offsetIndex(): Pattern {
+  const cells: Record<string, Input> = {
+    B2: 'Key',
+    C2: 'Value',
+    B3: 101,
+    C3: 20,
+    B4: 102,
+    C4: 35,
+    B5: 103,
+    C5: 35,
+    B6: 104,
+    C6: 50,
+    A10: 'Find',
+    B10: 103,
+    A11: 'Found',
+    // INDEX's range starts at the header row, one above MATCH's: key 103 is the 3rd key, and
+    // INDEX(C2:C6,3) is C4 (35), which equals C5, the aligned reading
+    B11: '=INDEX(C2:C6,MATCH(B10,B3:B6,0))',
+  };
+  return {
+    name: 'offset-index',
+    covers: 'INDEX over a range starting one row above its MATCH range',
+    book: { sheets: [{ name: 'Data', cells }] },
+    edits: [
+      { sheet: 'Data', cells: ['B10'], kind: 'category', values: [102, 103, 104] },
+      { sheet: 'Data', cells: range('C', 3, 6), kind: 'number', min: 0, max: 100, integer: true },
+    ],
+    knownDefect:
+      'issue 39: =INDEX(C2:C6,MATCH(B10,B3:B6,0)) compiles as if both ranges started on the same row (gives the value one row below the one LibreOffice gives)',
+  };
+}
+
+function operatorCriterion(): Pattern {
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    1,
+    'A',
+    ['Key', 'Amount'],
+    [
+      [1, 10],
+      [2, 20],
+      [3, 30],
+      [4, 40],
+    ],
+    [],
+  );
+  cells.D1 = 'From';
+  cells.E1 = 4;
+  cells.D2 = 'Above';
+  // no key is above 4, and none equals the text ">4": both readings give 0 on the stored values;
+  // with E1 = 1 LibreOffice gives 90 (the issue's example)
+  cells.E2 = '=SUMIFS($B$2:$B$5,$A$2:$A$5,">"&E1)';
+  return {
+    name: 'operator-criterion',
+    covers: 'SUMIFS with a criterion built from an operator and a cell (">"&E1)',
+    book: { sheets: [{ name: 'Sheet1', cells }] },
+    edits: [
+      { sheet: 'Sheet1', cells: ['E1'], kind: 'number', min: 0, max: 4, integer: true },
+      { sheet: 'Sheet1', cells: range('B', 2, 5), kind: 'number', min: 0, max: 100, integer: true },
+    ],
+    knownDefect:
+      'issue 39: =SUMIFS($B$2:$B$5,$A$2:$A$5,">"&E1) compiles the criterion as an equality test with the text ">4" (verified on the stored values, 0 instead of 90 once E1 is 1)',
+  };
+}
+
+export const PATTERNS: Pattern[] = [
+  orders(),
+  criteria(),
+  lookups(),
+  ledger(),
+  loan(),
+  futureValue(),
+  excelTable(),
+  textDates(),
+  offsetIndex(),
+  operatorCriterion(),
+];
