@@ -18,8 +18,9 @@ function findSoffice(): string | undefined {
 }
 
 export const SOFFICE = findSoffice();
-export const SOFFICE_SKIP_REASON =
-  'LibreOffice (soffice) is not installed; .ci/run installs libreoffice-calc-nogui when run as root, or set MODELWORKS_SOFFICE';
+export const SOFFICE_SKIP_REASON = process.env.MODELWORKS_SOFFICE
+  ? `MODELWORKS_SOFFICE is ${process.env.MODELWORKS_SOFFICE}, which does not exist`
+  : 'LibreOffice (soffice) is not on the PATH; .ci/run installs libreoffice-calc-nogui when run as root, or set MODELWORKS_SOFFICE';
 
 const RECALC_ON_LOAD = `<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
