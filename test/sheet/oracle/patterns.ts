@@ -429,6 +429,87 @@ function textDates(): Pattern {
   };
 }
 
+// ---- logic, errors, approximate MATCH on a sorted band table, positions and SUBTOTAL ------------
+function logic(): Pattern {
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    1,
+    'A',
+    [
+      'Name',
+      'Score',
+      'Day',
+      'Code',
+      'Pass',
+      'Grade',
+      'Band',
+      'Known',
+      'Weekday',
+      'Has an',
+      'Tag',
+      'Same',
+      'Whole',
+      'Line',
+    ],
+    [
+      ['Ada', 91, 45000, 'x1'],
+      ['bob', 48, 45001, 'y2'],
+      ['Cy', 73, 45002, 'x1'],
+      ['dana', 65, 45005, 'z9'],
+      ['Eve', 12, 45010, 'y2'],
+    ],
+    [
+      '=AND(B#>=50,NOT(OR(D#="z9",B#>95)))',
+      '=_xlfn.IFS(B#>=90,"A",B#>=70,"B",B#>=50,"C",TRUE,"F")',
+      '=INDEX($R$2:$R$5,MATCH(B#,$Q$2:$Q$5,1))',
+      '=_xlfn.IFNA(VLOOKUP(D#,$T$2:$U$3,2,FALSE),"none")',
+      '=WEEKDAY(C#,2)',
+      '=IF(ISNUMBER(SEARCH("a",A#)),"yes","no")',
+      '=_xlfn.CONCAT(D#,"-",B#)',
+      '=EXACT(A#,UPPER(A#))',
+      '=TRUNC(B#/7)',
+      '=ROW()-1',
+    ],
+  );
+  // functions newer than Excel 2007 are stored with Excel's `_xlfn.` prefix, as Excel writes them
+  // (LibreOffice reads IFS without it as #NAME?)
+  // a band table sorted ascending, read by MATCH type 1 (the largest value not above the key)
+  Object.assign(cells, {
+    Q1: 'From',
+    R1: 'Band',
+    Q2: 0,
+    R2: 'low',
+    Q3: 40,
+    R3: 'mid',
+    Q4: 70,
+    R4: 'high',
+    Q5: 90,
+    R5: 'top',
+    T1: 'Key',
+    U1: 'Meaning',
+    T2: 'x1',
+    U2: 'first',
+    T3: 'y2',
+    U3: 'second',
+  });
+  cells.W1 = 'Subtotal';
+  cells.X1 = '=SUBTOTAL(9,B2:B6)';
+  cells.W2 = 'Text cells';
+  cells.X2 = '=IF(ISTEXT(A2),1,0)+IF(ISTEXT(B2),1,0)';
+  return {
+    name: 'logic',
+    covers:
+      'AND/OR/NOT, IFS, approximate MATCH into a band table, IFNA(VLOOKUP), WEEKDAY, SEARCH, CONCAT, EXACT, TRUNC, ROW(), SUBTOTAL',
+    book: { sheets: [{ name: 'Scores', cells }] },
+    edits: [
+      { sheet: 'Scores', cells: range('B', 2, 6), kind: 'number', min: 0, max: 100, integer: true },
+      { sheet: 'Scores', cells: range('C', 2, 6), kind: 'number', min: 44000, max: 46000, integer: true },
+      { sheet: 'Scores', cells: range('D', 2, 6), kind: 'category', values: ['x1', 'y2', 'z9'] },
+    ],
+  };
+}
+
 // ---- the two wrong-after-edit patterns of issue 39 -----------------------------------------------
 // Both are laid out so the stored values happen to agree with the wrong translation (as in the
 // workbooks of the issue): only an edit shows the difference.
@@ -507,6 +588,7 @@ export const PATTERNS: Pattern[] = [
   futureValue(),
   excelTable(),
   textDates(),
+  logic(),
   offsetIndex(),
   operatorCriterion(),
 ];
