@@ -1,54 +1,11 @@
 // Generated workbooks, one per family of supported patterns (docs/spreadsheets.md, "Supported
 // formulas" and "What it becomes"), each with the input cells the oracle test edits at random.
 // Nothing here is copied from a real workbook; values are small and plain so a failure reads easily.
-import type { BookDef, Input } from './book.js';
+import type { Input } from './book.js';
+import { futureValue, offsetIndex, operatorCriterion } from './known-defects.js';
+import { range, table, type Pattern } from './layout.js';
 
-/** Input cells to edit: numbers within a range, or categories from the column's own values. */
-export type EditDef =
-  | { sheet: string; cells: string[]; kind: 'number'; min: number; max: number; integer?: boolean }
-  | { sheet: string; cells: string[]; kind: 'category'; values: Input[] };
-
-export interface Pattern {
-  name: string;
-  /** What the workbook exercises, for the test's title. */
-  covers: string;
-  book: BookDef;
-  edits: EditDef[];
-  /** A converter defect known today (issue 39): the case runs as `it.fails` until it is fixed. */
-  knownDefect?: string;
-  /**
-   * The defect is that supported cells are rejected (not that compiled ones are wrong): the case
-   * requires no rejection. Otherwise a known defect counts as fixed when its cells are rejected
-   * or right.
-   */
-  rejectionIsTheDefect?: boolean;
-}
-
-/** Table cells: a header row at `top`, one row per input row, formulas filled down (`#` = the row). */
-function table(
-  cells: Record<string, Input>,
-  top: number,
-  left: string,
-  headers: string[],
-  inputs: Input[][],
-  formulas: string[],
-): void {
-  const col0 = left.charCodeAt(0) - 64;
-  const colOf = (i: number): string => String.fromCharCode(64 + col0 + i);
-  headers.forEach((h, i) => (cells[`${colOf(i)}${top}`] = h));
-  inputs.forEach((row, r) => {
-    const sheetRow = top + 1 + r;
-    row.forEach((v, i) => (cells[`${colOf(i)}${sheetRow}`] = v));
-    // `#` is the row, except in a structured reference's `[#This Row]`
-    formulas.forEach(
-      (f, j) =>
-        (cells[`${colOf(row.length + j)}${sheetRow}`] = f.replace(/#(?![A-Za-z])/g, String(sheetRow))),
-    );
-  });
-}
-
-const range = (col: string, from: number, to: number): string[] =>
-  Array.from({ length: to - from + 1 }, (_, i) => `${col}${from + i}`);
+export type { EditDef, Pattern } from './layout.js';
 
 // ---- a table, filled-down columns, summary cells and side inputs on another sheet --------------
 function orders(): Pattern {
@@ -290,32 +247,6 @@ function loan(): Pattern {
   };
 }
 
-// ---- FV and PV: the converter's results differ from LibreOffice's in the 14th digit ---------------
-function futureValue(): Pattern {
-  const cells: Record<string, Input> = {
-    A1: 'Rate',
-    B1: 0.06,
-    A2: 'Years',
-    B2: 3,
-    A5: 'Future',
-    B5: '=FV(B1/12,12,-100,-1000)',
-    A6: 'Present',
-    B6: '=PV(B1,B2,-2500)',
-  };
-  return {
-    name: 'future-value',
-    covers: 'FV and PV of side inputs',
-    book: { sheets: [{ name: 'Loan', cells }] },
-    edits: [
-      { sheet: 'Loan', cells: ['B1'], kind: 'number', min: 0.01, max: 0.12 },
-      { sheet: 'Loan', cells: ['B2'], kind: 'number', min: 1, max: 30, integer: true },
-    ],
-    knownDefect:
-      'FV and PV are rejected as VALUE_MISMATCH: the compiled formula differs from the stored value in the 14th significant digit (FV(0.005,12,-100,-1000): LibreOffice 2295.23404915446, model 2295.23404915449) and the stored-value check compares 15 digits',
-    rejectionIsTheDefect: true,
-  };
-}
-
 // ---- an Excel Table with structured references and a defined name ------------------------------
 function excelTable(): Pattern {
   const cells: Record<string, Input> = {};
@@ -507,75 +438,6 @@ function logic(): Pattern {
       { sheet: 'Scores', cells: range('C', 2, 6), kind: 'number', min: 44000, max: 46000, integer: true },
       { sheet: 'Scores', cells: range('D', 2, 6), kind: 'category', values: ['x1', 'y2', 'z9'] },
     ],
-  };
-}
-
-// ---- the two wrong-after-edit patterns of issue 39 -----------------------------------------------
-// Both are laid out so the stored values happen to agree with the wrong translation (as in the
-// workbooks of the issue): only an edit shows the difference.
-function offsetIndex(): Pattern {
-  const cells: Record<string, Input> = {
-    B2: 'Key',
-    C2: 'Value',
-    B3: 101,
-    C3: 20,
-    B4: 102,
-    C4: 35,
-    B5: 103,
-    C5: 35,
-    B6: 104,
-    C6: 50,
-    A10: 'Find',
-    B10: 103,
-    A11: 'Found',
-    // INDEX's range starts at the header row, one above MATCH's: key 103 is the 3rd key, and
-    // INDEX(C2:C6,3) is C4 (35), which equals C5, the aligned reading
-    B11: '=INDEX(C2:C6,MATCH(B10,B3:B6,0))',
-  };
-  return {
-    name: 'offset-index',
-    covers: 'INDEX over a range starting one row above its MATCH range',
-    book: { sheets: [{ name: 'Data', cells }] },
-    edits: [
-      { sheet: 'Data', cells: ['B10'], kind: 'category', values: [102, 103, 104] },
-      { sheet: 'Data', cells: range('C', 3, 6), kind: 'number', min: 0, max: 100, integer: true },
-    ],
-    knownDefect:
-      'issue 39: =INDEX(C2:C6,MATCH(B10,B3:B6,0)) compiles as if both ranges started on the same row (gives the value one row below the one LibreOffice gives)',
-  };
-}
-
-function operatorCriterion(): Pattern {
-  const cells: Record<string, Input> = {};
-  table(
-    cells,
-    1,
-    'A',
-    ['Key', 'Amount'],
-    [
-      [1, 10],
-      [2, 20],
-      [3, 30],
-      [4, 40],
-    ],
-    [],
-  );
-  cells.D1 = 'From';
-  cells.E1 = 4;
-  cells.D2 = 'Above';
-  // no key is above 4, and none equals the text ">4": both readings give 0 on the stored values;
-  // with E1 = 1 LibreOffice gives 90 (the issue's example)
-  cells.E2 = '=SUMIFS($B$2:$B$5,$A$2:$A$5,">"&E1)';
-  return {
-    name: 'operator-criterion',
-    covers: 'SUMIFS with a criterion built from an operator and a cell (">"&E1)',
-    book: { sheets: [{ name: 'Sheet1', cells }] },
-    edits: [
-      { sheet: 'Sheet1', cells: ['E1'], kind: 'number', min: 0, max: 4, integer: true },
-      { sheet: 'Sheet1', cells: range('B', 2, 5), kind: 'number', min: 0, max: 100, integer: true },
-    ],
-    knownDefect:
-      'issue 39: =SUMIFS($B$2:$B$5,$A$2:$A$5,">"&E1) compiles the criterion as an equality test with the text ">4" (verified on the stored values, 0 instead of 90 once E1 is 1)',
   };
 }
 
