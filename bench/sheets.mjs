@@ -1,8 +1,11 @@
 // Spreadsheet conversion over a corpus: every .xlsx of a folder (and its subfolders) is converted
 // by the built converter, one child process per workbook (so a slow or huge one is stopped at its
 // time limit and the rest carry on). Prints per workbook and overall: formula cells, compiled cells,
-// verified cells, and the two figures of issue 22's acceptance — verified cells over formula cells
-// summed over all cells, and averaged per workbook — and the rejection reasons grouped.
+// verified cells, seconds and peak MB (the child's peak resident set), and the two figures of the
+// acceptance — verified cells over formula cells summed over all cells, and averaged per workbook —
+// and the rejection reasons grouped. "Verified" is the report's `verifiedCells` (since issue 39:
+// checked after what-if edits too); a report that also counts cells checked only at the stored
+// values (a numeric field named like `…Stored…`) has that count printed beside it.
 //
 //   npm run bench:sheets -- path/to/corpus            # builds first
 //   node bench/sheets.mjs path/to/corpus --json       # the same as JSON on stdout
@@ -29,7 +32,9 @@ if (process.argv[2] === '--one') {
   const result = await convertSpreadsheetBytes(new Uint8Array(readFileSync(file)), basename(file), undefined);
   const ms = performance.now() - started;
   const { spec: _spec, rejectedColumns: _columns, ...rest } = result;
-  process.stdout.write(JSON.stringify({ ...rest, ms }));
+  // maxRSS is in kilobytes on Linux: the child's peak, the conversion's memory and node's own
+  const peakMb = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(JSON.stringify({ ...rest, ms, peakMb }));
   process.exit(0);
 }
 
@@ -54,20 +59,32 @@ function workbooks(dir) {
   return out;
 }
 
+/**
+ * The report's count of cells checked only at the workbook's stored values, when the report has one
+ * (its name is not settled: any numeric field of the report naming "stored"), else undefined.
+ */
+function storedOnlyOf(report) {
+  if (!report) return undefined;
+  const key = Object.keys(report).find((k) => /stored/i.test(k) && typeof report[k] === 'number');
+  return key === undefined ? undefined : { key, count: report[key] };
+}
+
 function convert(file) {
+  const started = performance.now();
   const child = spawnSync(process.execPath, [here, '--one', file], {
     encoding: 'utf8',
     timeout: TIMEOUT_S * 1000,
     maxBuffer: 64 * 1024 * 1024,
   });
+  const ms = performance.now() - started;
   if (child.error?.code === 'ETIMEDOUT' || child.signal) {
-    return { valid: false, reason: 'TIME_LIMIT', error: `stopped after ${TIMEOUT_S} s` };
+    return { valid: false, reason: 'TIME_LIMIT', error: `stopped after ${TIMEOUT_S} s`, ms };
   }
   try {
     return JSON.parse(child.stdout);
   } catch {
     const why = child.stderr.trim().split('\n').pop() ?? `exit ${child.status}`;
-    return { valid: false, reason: 'INTERNAL_ERROR', error: why };
+    return { valid: false, reason: 'INTERNAL_ERROR', error: why, ms };
   }
 }
 
@@ -106,7 +123,9 @@ for (const file of workbooks(folder)) {
     compiledCells: report?.compiledCells ?? 0,
     verifiedCells: report?.verifiedCells ?? 0,
     verifiedPercent: report ? pct(report.verifiedCells, report.formulaCells) : 0,
+    storedOnlyCells: storedOnlyOf(report)?.count,
     ms: r.ms === undefined ? null : Math.round(r.ms),
+    peakMb: r.peakMb === undefined ? null : Math.round(r.peakMb),
   };
   rows.push(row);
   for (const g of report?.rejected ?? []) {
@@ -126,10 +145,16 @@ for (const file of workbooks(folder)) {
     reasons.set(key, seen);
   }
   if (!json) {
+    const stored =
+      row.storedOnlyCells === undefined ? '' : `, ${row.storedOnlyCells} checked at stored values only`;
     const what = report
-      ? `${report.formulaCells} formula, ${report.compiledCells} compiled, ${report.verifiedCells} verified (${fmt(row.verifiedPercent)})`
+      ? `${report.formulaCells} formula, ${report.compiledCells} compiled, ${report.verifiedCells} verified (${fmt(row.verifiedPercent)})${stored}`
       : `refused ${r.reason}: ${r.error} (${row.formulaCells ?? 'unknown'} formula cells counted from the XML)`;
-    process.stdout.write(`${name}: ${what}${row.ms === null ? '' : `, ${row.ms} ms`}\n`);
+    const cost = [
+      row.ms === null ? '' : `, ${(row.ms / 1000).toFixed(1)} s`,
+      row.peakMb === null ? '' : `, peak ${row.peakMb} MB`,
+    ].join('');
+    process.stdout.write(`${name}: ${what}${cost}\n`);
   }
 }
 
@@ -138,6 +163,10 @@ const counted = rows.filter((r) => r.formulaCells !== 0);
 const formulaCells = counted.reduce((n, r) => n + (r.formulaCells ?? 0), 0);
 const compiledCells = counted.reduce((n, r) => n + r.compiledCells, 0);
 const verifiedCells = counted.reduce((n, r) => n + r.verifiedCells, 0);
+const hasStoredOnly = counted.some((r) => r.storedOnlyCells !== undefined);
+const storedOnlyCells = counted.reduce((n, r) => n + (r.storedOnlyCells ?? 0), 0);
+const seconds = rows.reduce((n, r) => n + (r.ms ?? 0), 0) / 1000;
+const peakMb = rows.reduce((n, r) => Math.max(n, r.peakMb ?? 0), 0);
 const summed = pct(verifiedCells, formulaCells);
 const averaged =
   counted.length === 0 ? 0 : counted.reduce((n, r) => n + r.verifiedPercent, 0) / counted.length;
@@ -148,6 +177,9 @@ const overall = {
   formulaCells,
   compiledCells,
   verifiedCells,
+  ...(hasStoredOnly ? { storedOnlyCells } : {}),
+  seconds: Number(seconds.toFixed(1)),
+  peakMb,
   verifiedSummedPercent: Number(summed.toFixed(2)),
   verifiedAveragedPercent: Number(averaged.toFixed(2)),
   target: TARGET,
@@ -162,7 +194,8 @@ if (json) {
     [
       '',
       `${overall.workbooks} workbooks (${overall.withFormulas} counted: all but those without a formula; ${overall.refused} of them refused whole)`,
-      `formula cells ${formulaCells}, compiled ${compiledCells}, verified ${verifiedCells}`,
+      `formula cells ${formulaCells}, compiled ${compiledCells}, verified ${verifiedCells}${hasStoredOnly ? `, checked at stored values only ${storedOnlyCells}` : ''}`,
+      `seconds ${seconds.toFixed(1)} in all, peak ${peakMb} MB (the largest of one workbook's child)`,
       `verified, summed over all cells:     ${fmt(summed)}  (target ${TARGET}%)`,
       `verified, averaged per workbook:     ${fmt(averaged)}  (target ${TARGET}%)`,
       '',
