@@ -8,6 +8,8 @@ import { Rejection } from './errors.js';
 import type { Field, TableModel } from './fields.js';
 import { printFormula, type Formula } from './formula.js';
 import { ReferenceCompiler, type Compiled } from './references.js';
+import { cellKey, cellName } from './xlsx.js';
+import type { JsonValue } from '../calc/index.js';
 
 type Column = { table: TableModel; field: Field; fromRow: number };
 
@@ -31,30 +33,62 @@ export abstract class LookupCompiler extends ReferenceCompiler {
     return this.num(this.compile(a));
   }
 
-  /** An ordered list for a lookup: one whole table column, or a row or column of side cells. */
+  /** An ordered list for a lookup (see `listOf`). */
   protected list(arg: Formula): string {
+    return this.listOf(arg).code;
+  }
+
+  /**
+   * An ordered list for a lookup, and its length: one whole table column (from its header row or
+   * its first data row: a range that starts at the header holds the header text first, so a
+   * position found in another range counts the same cells a spreadsheet counts), or a row or
+   * column of at most 200 cells, each read where it lies (a side cell, a table cell, a header).
+   */
+  protected listOf(arg: Formula): { code: string; length: number } {
     const r = this.resolveArg(arg);
     if (r.kind !== 'range') {
       throw new Rejection('UNSUPPORTED_REFERENCE', `a lookup reads a range; ${printFormula(r)} is not one`);
     }
     const columns = this.wholeColumns(r);
     if (columns?.length === 1) {
-      this.depend(columns[0]!.field);
-      return `${this.helper('xl_arr')}(${this.root(columns[0]!.table.name)}.${columns[0]!.field.name})`;
+      const { table, field } = columns[0]!;
+      this.depend(field);
+      const rows = `${this.helper('xl_arr')}(${this.root(table.name)}.${field.name})`;
+      const length = table.lastRow - table.firstRow + 1;
+      // a whole column (`B:B`) counts from row 1: the cells above the table come first
+      const above = LookupCompiler.above(table, r.from.col, r.from.row === 0 ? 1 : r.from.row);
+      if (above.length === 0) return { code: rows, length };
+      return { code: `$append(${JSON.stringify(above)}, ${rows})`, length: length + above.length };
     }
-    const cells = this.sideCells(r);
-    return `[${cells.map((f) => (f ? this.root(f.name) : 'null')).join(', ')}]`;
+    const cells = this.lineCells(r);
+    return { code: `[${cells.map((c) => c ?? 'null').join(', ')}]`, length: cells.length };
   }
 
-  /** The cells of a one-row or one-column block outside the tables (undefined for a blank). */
-  private sideCells(r: Formula & { kind: 'range' }): (Field | undefined)[] {
+  /** The constants of a column from `row` down to a table's first data row (its header, notes above it). */
+  private static above(table: TableModel, col: number, row: number): JsonValue[] {
+    const out: JsonValue[] = [];
+    for (let r = row; r < table.firstRow; r++) {
+      const cell = table.sheet.cells.get(cellKey(r, col));
+      if (cell?.formula) {
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `the lookup range reads ${cellName(r, col)} above table '${table.title}', which holds a formula`,
+        );
+      }
+      out.push((cell?.value ?? null));
+    }
+    return out;
+  }
+
+  /** The cells of a one-row or one-column block, each as an expression (undefined for a blank). */
+  private lineCells(r: Formula & { kind: 'range' }): (string | undefined)[] {
     const sheet = this.sheetOf(r.sheet, `the range ${printFormula(r)}`);
     const { from, to } = r;
     const size = (to.row - from.row + 1) * (to.col - from.col + 1);
     if (from.row === 0 || (from.row !== to.row && from.col !== to.col) || size > 200) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
-        `the lookup range ${printFormula(r)} is neither one whole table column nor a row or column of at most 200 cells outside the tables`,
+        `the lookup range ${printFormula(r)} is neither one whole table column nor a row or column of at most 200 cells`,
       );
     }
     if (this.rowMode && !(from.rowAbs && to.rowAbs)) {
@@ -63,24 +97,26 @@ export abstract class LookupCompiler extends ReferenceCompiler {
         `the lookup range ${printFormula(r)} moves with the row; lock it with $`,
       );
     }
-    const out: (Field | undefined)[] = [];
+    const out: (string | undefined)[] = [];
     for (let row = from.row; row <= to.row; row++) {
       for (let col = from.col; col <= to.col; col++) {
         const target = this.scope.target(sheet, row, col);
-        if (target.kind === 'data' || target.kind === 'header') {
-          throw new Rejection(
-            'CROSS_ROW_REFERENCE',
-            `the lookup range ${printFormula(r)} covers part of a table`,
-          );
+        const cell = sheet.cells.get(cellKey(row, col));
+        if (target.kind === 'data') {
+          out.push(this.tableCell(target.table, target.field, row).code);
+          continue;
         }
-        const cell = sheet.cells.get(`${row}:${col}`);
         if (!cell || (cell.value === null && !cell.formula)) {
           out.push(undefined);
           continue;
         }
+        if (target.kind === 'header') {
+          out.push(JSON.stringify(cell.value));
+          continue;
+        }
         const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, row, col);
         this.depend(field);
-        out.push(field);
+        out.push(this.root(field.name));
       }
     }
     return out;
@@ -245,8 +281,16 @@ export abstract class LookupCompiler extends ReferenceCompiler {
         type: 'any',
       };
     }
+    const lookIn = this.listOf(args[1]!);
+    const returned = this.listOf(args[2]!);
+    if (lookIn.length !== returned.length) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `XLOOKUP's lookup range has ${lookIn.length} cells and its return range ${returned.length}; a spreadsheet gives #VALUE! then`,
+      );
+    }
     return {
-      code: `(${e} := ${this.helper('xl_match')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)}); $exists(${e}) ? ${this.list(args[2]!)}[${e} - 1] : ${notFound})`,
+      code: `(${e} := ${this.helper('xl_match')}(${this.compile(args[0]!).code}, ${lookIn.code}); $exists(${e}) ? ${returned.code}[${e} - 1] : ${notFound})`,
       type: 'any',
     };
   }
