@@ -5,11 +5,11 @@
  * looking up in a thousand-row list cost one pass over the list, not a million comparisons.
  */
 import { Rejection } from './errors.js';
-import type { Field, TableModel } from './fields.js';
-import { printFormula, type Formula } from './formula.js';
+import { isError, typeOf, type Field, type TableModel } from './fields.js';
+import { printFormula, type CellRef, type Formula } from './formula.js';
 import { ReferenceCompiler, type Compiled } from './references.js';
-import { cellKey, cellName } from './xlsx.js';
-import type { JsonValue } from '../calc/index.js';
+import { cellKey, cellName, type Worksheet } from './xlsx.js';
+import type { JsonObject, JsonValue } from '../calc/index.js';
 
 type Column = { table: TableModel; field: Field; fromRow: number };
 
@@ -75,7 +75,7 @@ export abstract class LookupCompiler extends ReferenceCompiler {
           `the lookup range reads ${cellName(r, col)} above table '${table.title}', which holds a formula`,
         );
       }
-      out.push((cell?.value ?? null));
+      out.push(cell?.value ?? null);
     }
     return out;
   }
@@ -157,27 +157,67 @@ export abstract class LookupCompiler extends ReferenceCompiler {
       case 'XLOOKUP':
         this.args(name, args, 3, 6);
         return this.xlookup(args);
+      case 'XMATCH':
+        this.args(name, args, 2, 4);
+        return this.xmatch(args);
+      case 'VLOOKUP':
+      case 'HLOOKUP':
+        this.args(name, args, 3, 4);
+        return this.tableLookup(name, args);
       default:
         return undefined;
     }
   }
 
   private match(args: Formula[]): Compiled {
-    const mode = args[2];
-    const exact = mode !== undefined && mode.kind === 'number' && mode.value === 0;
-    const below = mode === undefined || (mode.kind === 'number' && mode.value === 1);
-    if (!exact && !below)
-      throw new Rejection('UNSUPPORTED_FUNCTION', 'MATCH is compiled with match type 0 or 1 (a constant)');
-    const cols = exact ? this.columnsOf(args[1]) : undefined;
+    const mode = args[2] === undefined || args[2].kind === 'missing' ? 1 : constantNumber(args[2]);
+    if (mode !== 0 && mode !== 1 && mode !== -1)
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'MATCH is compiled with match type 0, 1 or -1 (a constant)',
+      );
+    const cols = mode === 0 ? this.columnsOf(args[1]) : undefined;
     if (cols?.length === 1) {
       const m = this.fresh();
       return num(
         `(${m} := ${this.indexed(args[0]!, cols[0]!)}; ${m}.i + ${LookupCompiler.offset(cols[0]!)})`,
       );
     }
-    return num(
-      `${this.helper(exact ? 'xl_match' : 'xl_match_le')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)})`,
-    );
+    const key = this.compile(args[0]!).code;
+    if (mode === 0) return num(`${this.helper('xl_match')}(${key}, ${this.list(args[1]!)})`);
+    return num(`${this.helper('xl_approx')}(${key}, ${this.list(args[1]!)}, ${mode})`);
+  }
+
+  /** XMATCH(key, range, match mode, search mode): the position XLOOKUP would read. */
+  private xmatch(args: Formula[]): Compiled {
+    const { mode, search } = LookupCompiler.xmodes(args[2], args[3], 'XMATCH');
+    const key = this.compile(args[0]!).code;
+    if (mode === 0 && search === 1) return num(`${this.helper('xl_match')}(${key}, ${this.list(args[1]!)})`);
+    return num(`${this.helper('xl_xmatch')}(${key}, ${this.list(args[1]!)}, ${mode}, ${search})`);
+  }
+
+  /** XLOOKUP's and XMATCH's match mode (0, -1, 1) and search mode (1, -1), both constants. */
+  private static xmodes(
+    modeArg: Formula | undefined,
+    searchArg: Formula | undefined,
+    name: string,
+  ): { mode: number; search: number } {
+    const given = (f: Formula | undefined, fallback: number): number | undefined =>
+      f === undefined || f.kind === 'missing' ? fallback : constantNumber(f);
+    const mode = given(modeArg, 0);
+    const search = given(searchArg, 1);
+    if (
+      mode === undefined ||
+      ![0, -1, 1].includes(mode) ||
+      search === undefined ||
+      ![1, -1].includes(search)
+    ) {
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        `${name} is compiled with match mode 0, -1 or 1 and search mode 1 or -1 (constants); wildcards (2) and binary search (2, -2) are not`,
+      );
+    }
+    return { mode, search };
   }
 
   /** INDEX over one column or row; over table columns side by side when the column number is a constant. */
@@ -254,15 +294,7 @@ export abstract class LookupCompiler extends ReferenceCompiler {
   }
 
   private xlookup(args: Formula[]): Compiled {
-    const modes = args.slice(4);
-    if (
-      modes.some((m) => m.kind !== 'missing' && !(m.kind === 'number' && (m.value === 0 || m.value === 1)))
-    ) {
-      throw new Rejection(
-        'UNSUPPORTED_FUNCTION',
-        'XLOOKUP is compiled with exact match and a first-to-last search',
-      );
-    }
+    const { mode, search } = LookupCompiler.xmodes(args[4], args[5], 'XLOOKUP');
     const e = this.fresh();
     const notFound = args[3] && args[3].kind !== 'missing' ? this.compile(args[3]).code : '$nothing';
     const keys = this.columnsOf(args[1]);
@@ -270,6 +302,8 @@ export abstract class LookupCompiler extends ReferenceCompiler {
     const key = keys?.[0];
     const value = values?.[0];
     if (
+      mode === 0 &&
+      search === 1 &&
       keys?.length === 1 &&
       values?.length === 1 &&
       key!.table === value!.table &&
@@ -289,9 +323,175 @@ export abstract class LookupCompiler extends ReferenceCompiler {
         `XLOOKUP's lookup range has ${lookIn.length} cells and its return range ${returned.length}; a spreadsheet gives #VALUE! then`,
       );
     }
+    const wanted = this.compile(args[0]!).code;
+    const position =
+      mode === 0 && search === 1
+        ? `${this.helper('xl_match')}(${wanted}, ${lookIn.code})`
+        : `${this.helper('xl_xmatch')}(${wanted}, ${lookIn.code}, ${mode}, ${search})`;
     return {
-      code: `(${e} := ${this.helper('xl_match')}(${this.compile(args[0]!).code}, ${lookIn.code}); $exists(${e}) ? ${returned.code}[${e} - 1] : ${notFound})`,
+      code: `(${e} := ${position}; $exists(${e}) ? ${returned.code}[${e} - 1] : ${notFound})`,
       type: 'any',
     };
   }
+
+  /**
+   * VLOOKUP / HLOOKUP over a constant side block: the block is checked, embedded as a lookup
+   * function of the library (HLOOKUP's block turned so that its rows read as columns), and called
+   * with the key. Approximate match (a 4th argument TRUE, non-zero or left out) needs the first
+   * column (row) sorted ascending, checked here: the block is constant, so it stays sorted.
+   */
+  private tableLookup(name: 'VLOOKUP' | 'HLOOKUP', args: Formula[]): Compiled {
+    const [keyArg, rangeArg, colArg, modeArg] = args as [Formula, Formula, Formula, Formula | undefined];
+    const approx = approximate(name, modeArg);
+    const { sheet, from, to } = this.lookupBlock(name, rangeArg);
+    const across = name === 'HLOOKUP';
+    const width = across ? to.row - from.row + 1 : to.col - from.col + 1;
+    if (
+      colArg.kind !== 'number' ||
+      !Number.isInteger(colArg.value) ||
+      colArg.value < 1 ||
+      colArg.value > width
+    ) {
+      throw new Rejection(
+        'UNSUPPORTED_SYNTAX',
+        `${name}'s ${across ? 'row' : 'column'} index must be a whole number from 1 to ${width}`,
+      );
+    }
+    if ((to.row - from.row + 1) * (to.col - from.col + 1) > 100_000) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} is too large to embed`,
+      );
+    }
+    const { rows, resultValues } = embedBlock(name, sheet, from, to, colArg.value, across);
+    if (approx) requireSorted(name, rows);
+    const range = printFormula({ kind: 'range', sheet: sheet.name, from, to });
+    const fn = this.lib.table(across ? `${range} across` : range, rows, approx);
+    this.field.tables.add(fn);
+    const key = this.compile(keyArg);
+    return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };
+  }
+
+  /**
+   * The lookup table as a block of cells: a range, $-locked in a column formula (else it moves
+   * from row to row), bounded, and apart from the formula's own table.
+   */
+  private lookupBlock(name: string, rangeArg: Formula): { sheet: Worksheet; from: CellRef; to: CellRef } {
+    const range = this.resolveArg(rangeArg);
+    if (range.kind !== 'range') {
+      throw new Rejection('UNSUPPORTED_REFERENCE', `${name}'s table must be a cell range`);
+    }
+    const sheet = this.sheetOf(range.sheet, `the ${name} table ${printFormula(rangeArg)}`);
+    const { from, to } = range;
+    if (this.rowMode && !(from.rowAbs && from.colAbs && to.rowAbs && to.colAbs)) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} is not $-locked, so it moves from row to row`,
+      );
+    }
+    if (from.row === 0 || to.row < from.row || to.col < from.col) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} is not a bounded block of cells`,
+      );
+    }
+    const own = this.field.table;
+    if (
+      own &&
+      own.sheet === sheet &&
+      from.col <= own.right &&
+      to.col >= own.left &&
+      from.row <= own.lastRow &&
+      to.row >= own.firstRow
+    ) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} overlaps the formula's own table`,
+      );
+    }
+    return { sheet, from, to };
+  }
+}
+
+/** Whether VLOOKUP/HLOOKUP matches approximately: a 4th argument TRUE or non-zero, or none. */
+function approximate(name: string, modeArg: Formula | undefined): boolean {
+  if (modeArg === undefined) return true;
+  const mode = constantNumber(modeArg);
+  if (mode === undefined)
+    throw new Rejection(
+      'UNSUPPORTED_SYNTAX',
+      `${name}'s 4th argument must be a constant (TRUE, FALSE, 1 or 0)`,
+    );
+  return mode !== 0;
+}
+
+/**
+ * An approximate lookup's first column must hold numbers only, or text only, ascending (blanks
+ * aside): on unsorted keys Excel and LibreOffice each answer by the steps of their own binary
+ * search, which a model does not reproduce.
+ */
+function requireSorted(name: string, rows: JsonValue[]): void {
+  const keys = rows.map((r) => (r as JsonObject).c1).filter((v) => v !== null && v !== undefined);
+  const numbers = keys.every((k) => typeof k === 'number');
+  const texts = keys.every((k) => typeof k === 'string');
+  const sorted = keys.every((k, i) => {
+    if (i === 0) return true;
+    const prev = keys[i - 1]!;
+    return numbers
+      ? (prev as number) <= (k as number)
+      : (prev as string).toLowerCase() <= (k as string).toLowerCase();
+  });
+  if (!(numbers || texts) || !sorted) {
+    throw new Rejection(
+      'APPROXIMATE_VLOOKUP',
+      `${name} matches approximately (no FALSE as its 4th argument) over keys that are not ${numbers || texts ? 'sorted ascending' : 'all numbers or all text'}; a spreadsheet then answers by the steps of its own binary search`,
+    );
+  }
+}
+
+/**
+ * The block's constants as rows `{c1, c2, …}` (HLOOKUP: the block's columns, `c1` its first row),
+ * and the non-empty values of the result column (for the result's type). A formula or an error in
+ * the block rejects it.
+ */
+function embedBlock(
+  name: string,
+  sheet: Worksheet,
+  from: CellRef,
+  to: CellRef,
+  result: number,
+  across: boolean,
+): { rows: JsonValue[]; resultValues: JsonValue[] } {
+  const rows: JsonValue[] = [];
+  const resultValues: JsonValue[] = [];
+  const [outer0, outer1, inner0, inner1] = across
+    ? [from.col, to.col, from.row, to.row]
+    : [from.row, to.row, from.col, to.col];
+  for (let o = outer0; o <= outer1; o++) {
+    const row: JsonObject = {};
+    for (let i = inner0; i <= inner1; i++) {
+      const [r, c] = across ? [i, o] : [o, i];
+      const cell = sheet.cells.get(cellKey(r, c));
+      if (cell?.formula || isError(cell?.value)) {
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `the ${name} table cell ${cellName(r, c)} holds a formula or an error; side tables must hold constants`,
+        );
+      }
+      const v = (cell?.value ?? null) as JsonValue;
+      row[`c${i - inner0 + 1}`] = v;
+      if (i - inner0 + 1 === result && v !== null) resultValues.push(v);
+    }
+    rows.push(row);
+  }
+  return { rows, resultValues };
+}
+
+/** A constant number argument (`1`, `-1`), or undefined when it is anything else. */
+function constantNumber(f: Formula): number | undefined {
+  if (f.kind === 'number') return f.value;
+  if (f.kind === 'unary' && f.operand.kind === 'number')
+    return f.op === '-' ? -f.operand.value : f.operand.value;
+  if (f.kind === 'boolean') return f.value ? 1 : 0;
+  return undefined;
 }
