@@ -7,7 +7,8 @@
 import { Rejection } from './errors.js';
 import { isError, typeOf, type Field, type TableModel } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
-import { ReferenceCompiler, type Compiled } from './references.js';
+import { LetCompiler } from './let.js';
+import type { Compiled } from './references.js';
 import { cellKey, cellName, type Worksheet } from './xlsx.js';
 import type { JsonObject, JsonValue } from '../calc/index.js';
 
@@ -15,7 +16,7 @@ type Column = { table: TableModel; field: Field; fromRow: number };
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
-export abstract class LookupCompiler extends ReferenceCompiler {
+export abstract class LookupCompiler extends LetCompiler {
   private vars = 0;
 
   /** A fresh variable name for a block (`$e1`), so nested blocks never shadow each other. */
@@ -165,7 +166,7 @@ export abstract class LookupCompiler extends ReferenceCompiler {
         this.args(name, args, 3, 4);
         return this.tableLookup(name, args);
       default:
-        return undefined;
+        return this.letOrLambda(name, args);
     }
   }
 

@@ -22,6 +22,8 @@ export class FormulaCompiler extends FunctionCompiler {
       case 'missing':
         throw new Rejection('UNSUPPORTED_SYNTAX', 'the formula leaves an argument empty');
       case 'name':
+        // a name a LET or LAMBDA around it binds (`_xlpm.x`), else a defined name or table
+        return this.boundName(f.name) ?? this.named(f, (g) => this.compile(g));
       case 'structured':
         return this.named(f, (g) => this.compile(g));
       case 'ref':
@@ -175,7 +177,7 @@ export class FormulaCompiler extends FunctionCompiler {
     }
   }
 
-  /** CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM; undefined for any other name. */
+  /** CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, CLEAN; undefined for any other name. */
   private coreText(name: string, args: Formula[]): Compiled | undefined {
     const text = (i: number): string => this.text(this.compile(args[i]!));
     const num = (i: number): string => this.num(this.compile(args[i]!));
@@ -208,6 +210,9 @@ export class FormulaCompiler extends FunctionCompiler {
       case 'TRIM':
         this.args(name, args, 1, 1);
         return { code: `${this.helper('xl_trim')}(${text(0)})`, type: 'string' };
+      case 'CLEAN':
+        this.args(name, args, 1, 1);
+        return { code: `${this.helper('xl_clean')}(${text(0)})`, type: 'string' };
       default:
         return undefined;
     }
