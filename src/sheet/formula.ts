@@ -46,7 +46,7 @@ const TOKEN = new RegExp(
     String.raw`(?<num>(?:\d+\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?)(?![\w(])`,
     String.raw`(?<str>"(?:[^"]|"")*")`,
     String.raw`(?<err>#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA))`,
-    String.raw`(?<fn>(?:_xlfn\.|_xlws\.)?[A-Za-z][\w.]*)\s*\(`,
+    String.raw`(?<fn>(?:_xlfn\.|_xlws\.){0,2}[A-Za-z][\w.]*)\s*\(`,
     String.raw`(?<ref>${REF})(?![\w(])`,
     String.raw`(?<name>[A-Za-z_\\][\w.]*)`,
     String.raw`(?<op><>|<=|>=|[-+*/^&=<>%(),;{}:!@])`,
@@ -254,7 +254,8 @@ class Parser {
       // TRUE / FALSE written bare; TRUE() as a call is handled below
       return { kind: 'boolean', value: fn === '=TRUE' };
     }
-    const name = fn.replace(/^_xl(?:fn|ws)\./i, '').toUpperCase();
+    // Excel 365's newer functions carry one or two prefixes (`_xlfn._xlws.SORT`)
+    const name = fn.replace(/^(?:_xl(?:fn|ws)\.){1,2}/i, '').toUpperCase();
     const args = this.callArgs();
     if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
       return { kind: 'boolean', value: name === 'TRUE' };
