@@ -26,18 +26,21 @@ const FORMULAS: [string, string][] = [
   ['J6', 'MATCH(E8,$A$20:$D$20,-1)'],
   ['J7', 'HLOOKUP(E8,$A$22:$D$23,2,TRUE)'],
   ['J8', 'MATCH(E8,$A$2:$A$5)'],
+  // text keys, sorted without case: approximate match compares text without case too
+  ['J9', 'VLOOKUP(E10,$A$25:$B$28,2)'],
+  ['J10', 'MATCH(E10,$A$25:$A$28,1)'],
 ];
-const KEYS: [number, number][] = [
-  [3000, 102],
-  [-5, 104],
-  [999.5, 101],
-  [1000, 103],
-  [5000, 104],
-  [19999.99, 102],
-  [25000, 103],
+const KEYS: [number, number, string][] = [
+  [3000, 102, 'b'],
+  [-5, 104, 'Cherry pie'],
+  [999.5, 101, 'a'],
+  [1000, 103, 'zebra'],
+  [5000, 104, 'BANANA'],
+  [19999.99, 102, 'apple'],
+  [25000, 103, 'cherry'],
 ];
 
-function book(amount: number, key: number): Uint8Array {
+function book(amount: number, key: number, word: string): Uint8Array {
   const rows = [
     row(1, text('A1', 'From'), text('B1', 'Rate')),
     row(2, num('A2', 0), num('B2', 0.1), text('G2', 'Key'), text('H2', 'Value')),
@@ -47,9 +50,14 @@ function book(amount: number, key: number): Uint8Array {
     row(6, num('G6', 104), num('H6', 40)),
     row(8, text('D8', 'Amount'), num('E8', amount)),
     row(9, text('D9', 'Key'), num('E9', key)),
+    row(10, text('D10', 'Word'), text('E10', word)),
     row(20, num('A20', 20000), num('B20', 5000), num('C20', 1000), num('D20', 0)),
     row(22, num('A22', 0), num('B22', 1000), num('C22', 5000), num('D22', 20000)),
     row(23, text('A23', 'low'), text('B23', 'mid'), text('C23', 'high'), text('D23', 'top')),
+    row(25, text('A25', 'apple'), num('B25', 1)),
+    row(26, text('A26', 'Banana'), num('B26', 2)),
+    row(27, text('A27', 'cherry'), num('B27', 3)),
+    row(28, text('A28', 'Date'), num('B28', 4)),
   ];
   // the formulas in their own rows' cells of column J (labels in I); stored 0: LibreOffice recalculates
   const byRow = new Map<number, string>();
@@ -132,7 +140,7 @@ const valueAt = (bytes: Uint8Array, at: string): CellValue => {
 
 describe.skipIf(!SOFFICE)('lookups against LibreOffice after edits', () => {
   it('offset INDEX/MATCH and approximate VLOOKUP/HLOOKUP/MATCH agree with LibreOffice on every key', async () => {
-    const recalculated = recalculate(KEYS.map(([a, k]) => book(a, k)));
+    const recalculated = recalculate(KEYS.map(([a, k, w]) => book(a, k, w)));
     const c = await convertWorkbook(recalculated[0]!, { modelId: 'lo' });
     const why = c.rejectedColumns.map((r) => `${r.address}: ${r.reason}: ${r.message}`).join('; ');
     expect(why === '' ? 'compiled' : why).toBe('compiled');
@@ -142,11 +150,11 @@ describe.skipIf(!SOFFICE)('lookups against LibreOffice after edits', () => {
     const runtime = new ModelRuntime(await compileModel(normalizeSpec(c.spec).spec));
     await runtime.initialize({ recomputeAll: true });
     await runtime.mutate(c.spec.tests[0]!.given);
-    for (const [i, [amount, key]] of KEYS.entries()) {
-      await runtime.mutate({ '$.amount': amount, '$.key': key });
+    for (const [i, [amount, key, word]] of KEYS.entries()) {
+      await runtime.mutate({ '$.amount': amount, '$.key': key, '$.word': word });
       const state = (await runtime.getState()) as Record<string, unknown>;
-      const model = FORMULAS.map(([at]) => [at, amount, key, state[pathOf(at)] ?? null]);
-      const libre = FORMULAS.map(([at]) => [at, amount, key, valueAt(recalculated[i]!, at)]);
+      const model = FORMULAS.map(([at]) => [at, amount, key, word, state[pathOf(at)] ?? null]);
+      const libre = FORMULAS.map(([at]) => [at, amount, key, word, valueAt(recalculated[i]!, at)]);
       expect(model).toEqual(libre);
     }
   }, 300_000);
