@@ -46,7 +46,7 @@ const TOKEN = new RegExp(
     String.raw`(?<num>(?:\d+\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?)(?![\w(])`,
     String.raw`(?<str>"(?:[^"]|"")*")`,
     String.raw`(?<err>#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA))`,
-    String.raw`(?<fn>(?:_xlfn\.|_xlws\.)?[A-Za-z][\w.]*)\s*\(`,
+    String.raw`(?<fn>(?:_xlfn\.|_xlws\.){0,2}[A-Za-z][\w.]*)\s*\(`,
     String.raw`(?<ref>${REF})(?![\w(])`,
     String.raw`(?<name>[A-Za-z_\\][\w.]*)`,
     String.raw`(?<op><>|<=|>=|[-+*/^&=<>%(),;{}:!@])`,
@@ -126,6 +126,13 @@ export function parseFormula(src: string): Formula {
 }
 
 const COMPARISON = ['=', '<>', '<', '>', '<=', '>='];
+
+/**
+ * The call of a LAMBDA written in place (`LAMBDA(x, x + 1)(5)`): a call node whose first argument
+ * is the LAMBDA and the rest its arguments. The name holds a space, so no function or defined
+ * name can be it.
+ */
+export const LAMBDA_CALL = 'LAMBDA CALL';
 
 /**
  * Recursive descent over the tokens, one method per precedence level (lowest first: comparison,
@@ -247,7 +254,8 @@ class Parser {
       // TRUE / FALSE written bare; TRUE() as a call is handled below
       return { kind: 'boolean', value: fn === '=TRUE' };
     }
-    const name = fn.replace(/^_xl(?:fn|ws)\./i, '').toUpperCase();
+    // Excel 365's newer functions carry one or two prefixes (`_xlfn._xlws.SORT`)
+    const name = fn.replace(/^(?:_xl(?:fn|ws)\.){1,2}/i, '').toUpperCase();
     const args = this.callArgs();
     if ((name === 'TRUE' || name === 'FALSE') && args.length === 0)
       return { kind: 'boolean', value: name === 'TRUE' };
@@ -255,7 +263,13 @@ class Parser {
     // expression (`SINGLE(IF(Pmt_Nbr="",…))`) it is the expression itself: the compiler reads a
     // range in a value's place as its own row's cell already, and aggregates take whole ranges
     if (name === 'SINGLE' && args.length === 1) return intersect(args[0]!) ?? args[0]!;
-    return this.node({ kind: 'call', name, args });
+    const call = this.node({ kind: 'call', name, args });
+    // a LAMBDA called where it is written: `LAMBDA(x, x + 1)(5)`
+    if (name === 'LAMBDA' && this.isOp('(')) {
+      this.i++;
+      return this.node({ kind: 'call', name: LAMBDA_CALL, args: [call, ...this.callArgs()] });
+    }
+    return call;
   }
 
   /** The arguments up to the closing `)`; an empty one (`f(a,,b)`) is `missing`. */
@@ -355,6 +369,8 @@ export function printFormula(f: Formula): string {
     case 'structured':
       return f.text;
     case 'call':
+      if (f.name === LAMBDA_CALL)
+        return `${printFormula(f.args[0]!)}(${f.args.slice(1).map(printFormula).join(',')})`;
       return `${f.name}(${f.args.map(printFormula).join(',')})`;
     case 'binary': {
       const p = PRECEDENCE[f.op] ?? 0;

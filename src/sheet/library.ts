@@ -56,13 +56,35 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       'function($x, $l) { ( $m := $filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), ' +
       'function($o) { $xl_eq($o.v, $x) }); $m[0].i + 1 ) }',
   },
-  // MATCH type 1 on a list sorted ascending: the position of the last value not above $x
-  xl_match_le: {
+  // MATCH type 1 ($d = 1) or -1 ($d = -1), VLOOKUP/HLOOKUP's approximate match: among the values
+  // of $x's type (text without case, blanks skipped), the position of the last one not above $x
+  // (not below it for -1). Only on a list sorted that way; an unsorted one gives no value, since
+  // each spreadsheet then answers by the steps of its own binary search
+  xl_approx: {
     deps: ['xl_arr'],
     body:
-      'function($x, $l) { ( $n := $count($filter($xl_arr($l), function($v) { $type($v) = $type($x) and $v <= $x })); ' +
-      '$n > 0 ? $n : $nothing ) }',
+      'function($x, $l, $d) { ( $t := $type($x); $k := function($v) { $t = "string" ? $lowercase($v) : $v }; ' +
+      '$c := $xl_arr($filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), function($o) { $type($o.v) = $t })); ' +
+      '$ks := $xl_arr($c.($k(v))); $s := $xl_arr($sort($ks)); ' +
+      '$t in ["number", "string"] and $string($d > 0 ? $s : $reverse($s)) = $string($ks) ? ' +
+      '( $kx := $k($x); $m := $xl_arr($filter($c, function($o) { $d > 0 ? $k($o.v) <= $kx : $k($o.v) >= $kx })); ' +
+      '$count($m) > 0 ? $m[-1].i + 1 : $nothing ) : $nothing ) }',
   },
+  // XLOOKUP/XMATCH: $mode 0 exact, -1 exact or the next smaller, 1 exact or the next larger (any
+  // order: a linear search); $search 1 the first such position, -1 the last
+  xl_xmatch: {
+    deps: ['xl_arr'],
+    body:
+      'function($x, $l, $mode, $search) { ( $t := $type($x); $k := function($v) { $t = "string" ? $lowercase($v) : $v }; ' +
+      '$c := $xl_arr($filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), function($o) { $type($o.v) = $t })); ' +
+      '$kx := $k($x); $mode != 0 and $not($t in ["number", "string"]) ? $nothing : ' +
+      '( $ok := $xl_arr($filter($c, function($o) { $mode = 0 ? $k($o.v) = $kx : $mode < 0 ? $k($o.v) <= $kx : $k($o.v) >= $kx })); ' +
+      '$s := $xl_arr($sort($xl_arr($ok.($k(v))))); $best := $mode < 0 ? $s[-1] : $s[0]; ' +
+      '$hits := $xl_arr($filter($ok, function($o) { $k($o.v) = $best })); ' +
+      '$count($hits) = 0 ? $nothing : ($search < 0 ? $hits[-1] : $hits[0]).i + 1 ) ) }',
+  },
+  // CLEAN: the control characters 0-31 removed
+  xl_clean: { deps: [], body: 'function($s) { $replace($s, /[\\x00-\\x1f]/, "") }' },
   xl_mod: { deps: [], body: 'function($a, $b) { $b = 0 ? $nothing : $a - $b * $floor($a / $b) }' },
   xl_roundup: {
     deps: [],
@@ -175,7 +197,7 @@ export const HELPER_NAMES = Object.keys(HELPERS);
 
 export class LibraryBuilder {
   private readonly helpers = new Set<string>();
-  private readonly tables: { range: string; rows: JsonValue[] }[] = [];
+  private readonly tables: { range: string; rows: JsonValue[]; approx: boolean }[] = [];
   /** Lookup indexes by `table.column`: the top-level field each becomes. */
   private readonly indexes = new Map<string, { name: string; table: string; column: string }>();
 
@@ -186,11 +208,15 @@ export class LibraryBuilder {
     return `$${name}`;
   }
 
-  /** Registers a side table (deduplicated by range) and returns its lookup function's name. */
-  table(range: string, rows: JsonValue[]): string {
-    let i = this.tables.findIndex((t) => t.range === range);
+  /**
+   * Registers a side table (deduplicated by range and match) and returns its lookup function's
+   * name. An approximate one (its first column sorted ascending, checked by the caller) finds the
+   * last row whose key is of the key's type and not above it.
+   */
+  table(range: string, rows: JsonValue[], approx = false): string {
+    let i = this.tables.findIndex((t) => t.range === range && t.approx === approx);
     if (i < 0) {
-      this.tables.push({ range, rows });
+      this.tables.push({ range, rows, approx });
       i = this.tables.length - 1;
     }
     this.use('xl_eq');
@@ -245,7 +271,10 @@ export class LibraryBuilder {
       const table = `lookup_table_${i + 1}`;
       lines.push(`  $${table} := ${JSON.stringify(t.rows)};`);
       lines.push(
-        `  $${fn} := function($key) { ( $m := $filter($${table}, function($r) { $xl_eq($r.c1, $key) }); $m[0] ) };`,
+        t.approx
+          ? `  $${fn} := function($key) { ( $t := $type($key); $k := function($v) { $t = "string" ? $lowercase($v) : $v }; ` +
+              `$m := $t in ["number", "string"] ? $filter($${table}, function($r) { $type($r.c1) = $t and $k($r.c1) <= $k($key) }); $m[-1] ) };`
+          : `  $${fn} := function($key) { ( $m := $filter($${table}, function($r) { $xl_eq($r.c1, $key) }); $m[0] ) };`,
       );
       exports.push(table, fn);
     });

@@ -5,15 +5,19 @@
  * looking up in a thousand-row list cost one pass over the list, not a million comparisons.
  */
 import { Rejection } from './errors.js';
-import type { Field, TableModel } from './fields.js';
-import { printFormula, type Formula } from './formula.js';
-import { ReferenceCompiler, type Compiled } from './references.js';
+import { typeOf, type Field, type TableModel } from './fields.js';
+import { printFormula, type CellRef, type Formula } from './formula.js';
+import { LetCompiler } from './let.js';
+import { approximate, constantNumber, embedBlock, requireSorted } from './lookup-tables.js';
+import type { Compiled } from './references.js';
+import { cellKey, cellName, type Worksheet } from './xlsx.js';
+import type { JsonValue } from '../calc/index.js';
 
 type Column = { table: TableModel; field: Field; fromRow: number };
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
-export abstract class LookupCompiler extends ReferenceCompiler {
+export abstract class LookupCompiler extends LetCompiler {
   private vars = 0;
 
   /** A fresh variable name for a block (`$e1`), so nested blocks never shadow each other. */
@@ -31,30 +35,62 @@ export abstract class LookupCompiler extends ReferenceCompiler {
     return this.num(this.compile(a));
   }
 
-  /** An ordered list for a lookup: one whole table column, or a row or column of side cells. */
+  /** An ordered list for a lookup (see `listOf`). */
   protected list(arg: Formula): string {
+    return this.listOf(arg).code;
+  }
+
+  /**
+   * An ordered list for a lookup, and its length: one whole table column (from its header row or
+   * its first data row: a range that starts at the header holds the header text first, so a
+   * position found in another range counts the same cells a spreadsheet counts), or a row or
+   * column of at most 200 cells, each read where it lies (a side cell, a table cell, a header).
+   */
+  protected listOf(arg: Formula): { code: string; length: number } {
     const r = this.resolveArg(arg);
     if (r.kind !== 'range') {
       throw new Rejection('UNSUPPORTED_REFERENCE', `a lookup reads a range; ${printFormula(r)} is not one`);
     }
     const columns = this.wholeColumns(r);
     if (columns?.length === 1) {
-      this.depend(columns[0]!.field);
-      return `${this.helper('xl_arr')}(${this.root(columns[0]!.table.name)}.${columns[0]!.field.name})`;
+      const { table, field } = columns[0]!;
+      this.depend(field);
+      const rows = `${this.helper('xl_arr')}(${this.root(table.name)}.${field.name})`;
+      const length = table.lastRow - table.firstRow + 1;
+      // a whole column (`B:B`) counts from row 1: the cells above the table come first
+      const above = LookupCompiler.above(table, r.from.col, r.from.row === 0 ? 1 : r.from.row);
+      if (above.length === 0) return { code: rows, length };
+      return { code: `$append(${JSON.stringify(above)}, ${rows})`, length: length + above.length };
     }
-    const cells = this.sideCells(r);
-    return `[${cells.map((f) => (f ? this.root(f.name) : 'null')).join(', ')}]`;
+    const cells = this.lineCells(r);
+    return { code: `[${cells.map((c) => c ?? 'null').join(', ')}]`, length: cells.length };
   }
 
-  /** The cells of a one-row or one-column block outside the tables (undefined for a blank). */
-  private sideCells(r: Formula & { kind: 'range' }): (Field | undefined)[] {
+  /** The constants of a column from `row` down to a table's first data row (its header, notes above it). */
+  private static above(table: TableModel, col: number, row: number): JsonValue[] {
+    const out: JsonValue[] = [];
+    for (let r = row; r < table.firstRow; r++) {
+      const cell = table.sheet.cells.get(cellKey(r, col));
+      if (cell?.formula) {
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `the lookup range reads ${cellName(r, col)} above table '${table.title}', which holds a formula`,
+        );
+      }
+      out.push(cell?.value ?? null);
+    }
+    return out;
+  }
+
+  /** The cells of a one-row or one-column block, each as an expression (undefined for a blank). */
+  private lineCells(r: Formula & { kind: 'range' }): (string | undefined)[] {
     const sheet = this.sheetOf(r.sheet, `the range ${printFormula(r)}`);
     const { from, to } = r;
     const size = (to.row - from.row + 1) * (to.col - from.col + 1);
     if (from.row === 0 || (from.row !== to.row && from.col !== to.col) || size > 200) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
-        `the lookup range ${printFormula(r)} is neither one whole table column nor a row or column of at most 200 cells outside the tables`,
+        `the lookup range ${printFormula(r)} is neither one whole table column nor a row or column of at most 200 cells`,
       );
     }
     if (this.rowMode && !(from.rowAbs && to.rowAbs)) {
@@ -63,24 +99,26 @@ export abstract class LookupCompiler extends ReferenceCompiler {
         `the lookup range ${printFormula(r)} moves with the row; lock it with $`,
       );
     }
-    const out: (Field | undefined)[] = [];
+    const out: (string | undefined)[] = [];
     for (let row = from.row; row <= to.row; row++) {
       for (let col = from.col; col <= to.col; col++) {
         const target = this.scope.target(sheet, row, col);
-        if (target.kind === 'data' || target.kind === 'header') {
-          throw new Rejection(
-            'CROSS_ROW_REFERENCE',
-            `the lookup range ${printFormula(r)} covers part of a table`,
-          );
+        const cell = sheet.cells.get(cellKey(row, col));
+        if (target.kind === 'data') {
+          out.push(this.tableCell(target.table, target.field, row).code);
+          continue;
         }
-        const cell = sheet.cells.get(`${row}:${col}`);
         if (!cell || (cell.value === null && !cell.formula)) {
           out.push(undefined);
           continue;
         }
+        if (target.kind === 'header') {
+          out.push(JSON.stringify(cell.value));
+          continue;
+        }
         const field = target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, row, col);
         this.depend(field);
-        out.push(field);
+        out.push(this.root(field.name));
       }
     }
     return out;
@@ -121,27 +159,67 @@ export abstract class LookupCompiler extends ReferenceCompiler {
       case 'XLOOKUP':
         this.args(name, args, 3, 6);
         return this.xlookup(args);
+      case 'XMATCH':
+        this.args(name, args, 2, 4);
+        return this.xmatch(args);
+      case 'VLOOKUP':
+      case 'HLOOKUP':
+        this.args(name, args, 3, 4);
+        return this.tableLookup(name, args);
       default:
-        return undefined;
+        return this.letOrLambda(name, args);
     }
   }
 
   private match(args: Formula[]): Compiled {
-    const mode = args[2];
-    const exact = mode !== undefined && mode.kind === 'number' && mode.value === 0;
-    const below = mode === undefined || (mode.kind === 'number' && mode.value === 1);
-    if (!exact && !below)
-      throw new Rejection('UNSUPPORTED_FUNCTION', 'MATCH is compiled with match type 0 or 1 (a constant)');
-    const cols = exact ? this.columnsOf(args[1]) : undefined;
+    const mode = args[2] === undefined || args[2].kind === 'missing' ? 1 : constantNumber(args[2]);
+    if (mode !== 0 && mode !== 1 && mode !== -1)
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'MATCH is compiled with match type 0, 1 or -1 (a constant)',
+      );
+    const cols = mode === 0 ? this.columnsOf(args[1]) : undefined;
     if (cols?.length === 1) {
       const m = this.fresh();
       return num(
         `(${m} := ${this.indexed(args[0]!, cols[0]!)}; ${m}.i + ${LookupCompiler.offset(cols[0]!)})`,
       );
     }
-    return num(
-      `${this.helper(exact ? 'xl_match' : 'xl_match_le')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)})`,
-    );
+    const key = this.compile(args[0]!).code;
+    if (mode === 0) return num(`${this.helper('xl_match')}(${key}, ${this.list(args[1]!)})`);
+    return num(`${this.helper('xl_approx')}(${key}, ${this.list(args[1]!)}, ${mode})`);
+  }
+
+  /** XMATCH(key, range, match mode, search mode): the position XLOOKUP would read. */
+  private xmatch(args: Formula[]): Compiled {
+    const { mode, search } = LookupCompiler.xmodes(args[2], args[3], 'XMATCH');
+    const key = this.compile(args[0]!).code;
+    if (mode === 0 && search === 1) return num(`${this.helper('xl_match')}(${key}, ${this.list(args[1]!)})`);
+    return num(`${this.helper('xl_xmatch')}(${key}, ${this.list(args[1]!)}, ${mode}, ${search})`);
+  }
+
+  /** XLOOKUP's and XMATCH's match mode (0, -1, 1) and search mode (1, -1), both constants. */
+  private static xmodes(
+    modeArg: Formula | undefined,
+    searchArg: Formula | undefined,
+    name: string,
+  ): { mode: number; search: number } {
+    const given = (f: Formula | undefined, fallback: number): number | undefined =>
+      f === undefined || f.kind === 'missing' ? fallback : constantNumber(f);
+    const mode = given(modeArg, 0);
+    const search = given(searchArg, 1);
+    if (
+      mode === undefined ||
+      ![0, -1, 1].includes(mode) ||
+      search === undefined ||
+      ![1, -1].includes(search)
+    ) {
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        `${name} is compiled with match mode 0, -1 or 1 and search mode 1 or -1 (constants); wildcards (2) and binary search (2, -2) are not`,
+      );
+    }
+    return { mode, search };
   }
 
   /** INDEX over one column or row; over table columns side by side when the column number is a constant. */
@@ -218,15 +296,7 @@ export abstract class LookupCompiler extends ReferenceCompiler {
   }
 
   private xlookup(args: Formula[]): Compiled {
-    const modes = args.slice(4);
-    if (
-      modes.some((m) => m.kind !== 'missing' && !(m.kind === 'number' && (m.value === 0 || m.value === 1)))
-    ) {
-      throw new Rejection(
-        'UNSUPPORTED_FUNCTION',
-        'XLOOKUP is compiled with exact match and a first-to-last search',
-      );
-    }
+    const { mode, search } = LookupCompiler.xmodes(args[4], args[5], 'XLOOKUP');
     const e = this.fresh();
     const notFound = args[3] && args[3].kind !== 'missing' ? this.compile(args[3]).code : '$nothing';
     const keys = this.columnsOf(args[1]);
@@ -234,6 +304,8 @@ export abstract class LookupCompiler extends ReferenceCompiler {
     const key = keys?.[0];
     const value = values?.[0];
     if (
+      mode === 0 &&
+      search === 1 &&
       keys?.length === 1 &&
       values?.length === 1 &&
       key!.table === value!.table &&
@@ -245,9 +317,100 @@ export abstract class LookupCompiler extends ReferenceCompiler {
         type: 'any',
       };
     }
+    const lookIn = this.listOf(args[1]!);
+    const returned = this.listOf(args[2]!);
+    if (lookIn.length !== returned.length) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `XLOOKUP's lookup range has ${lookIn.length} cells and its return range ${returned.length}; a spreadsheet gives #VALUE! then`,
+      );
+    }
+    const wanted = this.compile(args[0]!).code;
+    const position =
+      mode === 0 && search === 1
+        ? `${this.helper('xl_match')}(${wanted}, ${lookIn.code})`
+        : `${this.helper('xl_xmatch')}(${wanted}, ${lookIn.code}, ${mode}, ${search})`;
     return {
-      code: `(${e} := ${this.helper('xl_match')}(${this.compile(args[0]!).code}, ${this.list(args[1]!)}); $exists(${e}) ? ${this.list(args[2]!)}[${e} - 1] : ${notFound})`,
+      code: `(${e} := ${position}; $exists(${e}) ? ${returned.code}[${e} - 1] : ${notFound})`,
       type: 'any',
     };
+  }
+
+  /**
+   * VLOOKUP / HLOOKUP over a constant side block: the block is checked, embedded as a lookup
+   * function of the library (HLOOKUP's block turned so that its rows read as columns), and called
+   * with the key. Approximate match (a 4th argument TRUE, non-zero or left out) needs the first
+   * column (row) sorted ascending, checked here: the block is constant, so it stays sorted.
+   */
+  private tableLookup(name: 'VLOOKUP' | 'HLOOKUP', args: Formula[]): Compiled {
+    const [keyArg, rangeArg, colArg, modeArg] = args as [Formula, Formula, Formula, Formula | undefined];
+    const approx = approximate(name, modeArg);
+    const { sheet, from, to } = this.lookupBlock(name, rangeArg);
+    const across = name === 'HLOOKUP';
+    const width = across ? to.row - from.row + 1 : to.col - from.col + 1;
+    if (
+      colArg.kind !== 'number' ||
+      !Number.isInteger(colArg.value) ||
+      colArg.value < 1 ||
+      colArg.value > width
+    ) {
+      throw new Rejection(
+        'UNSUPPORTED_SYNTAX',
+        `${name}'s ${across ? 'row' : 'column'} index must be a whole number from 1 to ${width}`,
+      );
+    }
+    if ((to.row - from.row + 1) * (to.col - from.col + 1) > 100_000) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} is too large to embed`,
+      );
+    }
+    const { rows, resultValues } = embedBlock(name, sheet, from, to, colArg.value, across);
+    if (approx) requireSorted(name, rows);
+    const range = printFormula({ kind: 'range', sheet: sheet.name, from, to });
+    const fn = this.lib.table(across ? `${range} across` : range, rows, approx);
+    this.field.tables.add(fn);
+    const key = this.compile(keyArg);
+    return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };
+  }
+
+  /**
+   * The lookup table as a block of cells: a range, $-locked in a column formula (else it moves
+   * from row to row), bounded, and apart from the formula's own table.
+   */
+  private lookupBlock(name: string, rangeArg: Formula): { sheet: Worksheet; from: CellRef; to: CellRef } {
+    const range = this.resolveArg(rangeArg);
+    if (range.kind !== 'range') {
+      throw new Rejection('UNSUPPORTED_REFERENCE', `${name}'s table must be a cell range`);
+    }
+    const sheet = this.sheetOf(range.sheet, `the ${name} table ${printFormula(rangeArg)}`);
+    const { from, to } = range;
+    if (this.rowMode && !(from.rowAbs && from.colAbs && to.rowAbs && to.colAbs)) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} is not $-locked, so it moves from row to row`,
+      );
+    }
+    if (from.row === 0 || to.row < from.row || to.col < from.col) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} is not a bounded block of cells`,
+      );
+    }
+    const own = this.field.table;
+    if (
+      own &&
+      own.sheet === sheet &&
+      from.col <= own.right &&
+      to.col >= own.left &&
+      from.row <= own.lastRow &&
+      to.row >= own.firstRow
+    ) {
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `the ${name} table ${printFormula(rangeArg)} overlaps the formula's own table`,
+      );
+    }
+    return { sheet, from, to };
   }
 }

@@ -1,13 +1,11 @@
 /** One formula → JSONata: operators and functions translated (references: references.ts). */
-import type { JsonObject, JsonValue } from '../calc/index.js';
 import { Rejection } from './errors.js';
-import { isError, typeOf, type TableModel } from './fields.js';
-import { printFormula, type CellRef, type Formula } from './formula.js';
+import type { TableModel } from './fields.js';
+import { printFormula, type Formula } from './formula.js';
 import { FunctionCompiler, FUNCTIONS } from './functions.js';
 import type { Compiled } from './references.js';
-import { cellKey, cellName, type Worksheet } from './xlsx.js';
 
-const SUPPORTED = `IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP (exact), SUMPRODUCT, ${FUNCTIONS.join(', ')}`;
+const SUPPORTED = `IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP, HLOOKUP, XMATCH, CLEAN, SUMPRODUCT, ${FUNCTIONS.join(', ')}`;
 
 /** Compiles one formula of a field into JSONata. */
 export class FormulaCompiler extends FunctionCompiler {
@@ -24,6 +22,8 @@ export class FormulaCompiler extends FunctionCompiler {
       case 'missing':
         throw new Rejection('UNSUPPORTED_SYNTAX', 'the formula leaves an argument empty');
       case 'name':
+        // a name a LET or LAMBDA around it binds (`_xlpm.x`), else a defined name or table
+        return this.boundName(f.name) ?? this.named(f, (g) => this.compile(g));
       case 'structured':
         return this.named(f, (g) => this.compile(g));
       case 'ref':
@@ -100,15 +100,12 @@ export class FormulaCompiler extends FunctionCompiler {
     switch (name) {
       case 'SUMPRODUCT':
         return this.sumproduct(args);
-      case 'VLOOKUP':
-        return this.vlookup(args);
-      case 'HLOOKUP':
       case 'LOOKUP':
       case 'OFFSET':
       case 'INDIRECT':
         throw new Rejection(
           'UNSUPPORTED_FUNCTION',
-          `${name} is not compiled; of the lookups VLOOKUP (exact), INDEX, MATCH and XLOOKUP are`,
+          `${name} is not compiled; of the lookups VLOOKUP, HLOOKUP, INDEX, MATCH, XMATCH and XLOOKUP are`,
         );
     }
     const compiled =
@@ -180,7 +177,7 @@ export class FormulaCompiler extends FunctionCompiler {
     }
   }
 
-  /** CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM; undefined for any other name. */
+  /** CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, CLEAN; undefined for any other name. */
   private coreText(name: string, args: Formula[]): Compiled | undefined {
     const text = (i: number): string => this.text(this.compile(args[i]!));
     const num = (i: number): string => this.num(this.compile(args[i]!));
@@ -213,6 +210,9 @@ export class FormulaCompiler extends FunctionCompiler {
       case 'TRIM':
         this.args(name, args, 1, 1);
         return { code: `${this.helper('xl_trim')}(${text(0)})`, type: 'string' };
+      case 'CLEAN':
+        this.args(name, args, 1, 1);
+        return { code: `${this.helper('xl_clean')}(${text(0)})`, type: 'string' };
       default:
         return undefined;
     }
@@ -246,128 +246,4 @@ export class FormulaCompiler extends FunctionCompiler {
     });
     return { code: `$sum(${this.root(table!.name)}.(${fields.join(' * ')}))`, type: 'number' };
   }
-
-  /**
-   * VLOOKUP with exact match over a constant side table: the block is checked, embedded as a
-   * lookup function of the library, and called with the key.
-   */
-  private vlookup(args: Formula[]): Compiled {
-    this.args('VLOOKUP', args, 3, 4);
-    const [keyArg, rangeArg, colArg, modeArg] = args as [Formula, Formula, Formula, Formula | undefined];
-    requireExactMatch(modeArg);
-    const { sheet, from, to } = this.vlookupBlock(rangeArg);
-    const width = to.col - from.col + 1;
-    if (
-      colArg.kind !== 'number' ||
-      !Number.isInteger(colArg.value) ||
-      colArg.value < 1 ||
-      colArg.value > width
-    ) {
-      throw new Rejection(
-        'UNSUPPORTED_SYNTAX',
-        `VLOOKUP's column index must be a whole number from 1 to ${width}`,
-      );
-    }
-    if ((to.row - from.row + 1) * width > 100_000) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `the VLOOKUP table ${printFormula(rangeArg)} is too large to embed`,
-      );
-    }
-    const { rows, resultValues } = embedBlock(sheet, from, to, colArg.value);
-    const fn = this.lib.table(printFormula({ kind: 'range', sheet: sheet.name, from, to }), rows);
-    this.field.tables.add(fn);
-    const key = this.compile(keyArg);
-    return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };
-  }
-
-  /**
-   * The VLOOKUP table as a block of cells: a range, $-locked in a column formula (else it moves
-   * from row to row), bounded, and apart from the formula's own table.
-   */
-  private vlookupBlock(rangeArg: Formula): { sheet: Worksheet; from: CellRef; to: CellRef } {
-    const range = this.resolveArg(rangeArg);
-    if (range.kind !== 'range') {
-      throw new Rejection('UNSUPPORTED_REFERENCE', "VLOOKUP's table must be a cell range");
-    }
-    const sheet = this.sheetOf(range.sheet, `the VLOOKUP table ${printFormula(rangeArg)}`);
-    const { from, to } = range;
-    if (this.rowMode && !(from.rowAbs && from.colAbs && to.rowAbs && to.colAbs)) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `the VLOOKUP table ${printFormula(rangeArg)} is not $-locked, so it moves from row to row`,
-      );
-    }
-    if (from.row === 0 || to.row < from.row || to.col < from.col) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `the VLOOKUP table ${printFormula(rangeArg)} is not a bounded block of cells`,
-      );
-    }
-    const own = this.field.table;
-    if (
-      own &&
-      own.sheet === sheet &&
-      from.col <= own.right &&
-      to.col >= own.left &&
-      from.row <= own.lastRow &&
-      to.row >= own.firstRow
-    ) {
-      throw new Rejection(
-        'UNSUPPORTED_REFERENCE',
-        `the VLOOKUP table ${printFormula(rangeArg)} overlaps the formula's own table`,
-      );
-    }
-    return { sheet, from, to };
-  }
-}
-
-/** Only exact match (4th argument the constant FALSE or 0) is compiled. */
-function requireExactMatch(modeArg: Formula | undefined): void {
-  const exact =
-    modeArg !== undefined &&
-    ((modeArg.kind === 'boolean' && !modeArg.value) || (modeArg.kind === 'number' && modeArg.value === 0));
-  const approximate =
-    modeArg === undefined ||
-    (modeArg.kind === 'boolean' && modeArg.value) ||
-    (modeArg.kind === 'number' && modeArg.value !== 0);
-  if (approximate) {
-    throw new Rejection(
-      'APPROXIMATE_VLOOKUP',
-      'VLOOKUP without FALSE as its 4th argument matches approximately (sorted ranges); only exact match is compiled',
-    );
-  }
-  if (!exact)
-    throw new Rejection('UNSUPPORTED_SYNTAX', "VLOOKUP's 4th argument must be the constant FALSE or 0");
-}
-
-/**
- * The block's constants as rows `{c1, c2, …}`, and the non-empty values of the result column
- * (for the result's type). A formula or an error in the block rejects it.
- */
-function embedBlock(
-  sheet: Worksheet,
-  from: CellRef,
-  to: CellRef,
-  resultCol: number,
-): { rows: JsonValue[]; resultValues: JsonValue[] } {
-  const rows: JsonValue[] = [];
-  const resultValues: JsonValue[] = [];
-  for (let r = from.row; r <= to.row; r++) {
-    const row: JsonObject = {};
-    for (let c = from.col; c <= to.col; c++) {
-      const cell = sheet.cells.get(cellKey(r, c));
-      if (cell?.formula || isError(cell?.value)) {
-        throw new Rejection(
-          'UNSUPPORTED_REFERENCE',
-          `the VLOOKUP table cell ${cellName(r, c)} holds a formula or an error; side tables must hold constants`,
-        );
-      }
-      const v = (cell?.value ?? null) as JsonValue;
-      row[`c${c - from.col + 1}`] = v;
-      if (c - from.col + 1 === resultCol && v !== null) resultValues.push(v);
-    }
-    rows.push(row);
-  }
-  return { rows, resultValues };
 }

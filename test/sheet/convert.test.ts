@@ -137,7 +137,6 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
   it('rejections.xlsx: each unsupported column is named with its reason; the rest still compiles', async () => {
     const c = await convert('rejections.xlsx');
     expect(byColumn(c.rejectedColumns)).toEqual({
-      Approx: 'APPROXIMATE_VLOOKUP',
       'Array constant': 'UNSUPPORTED_SYNTAX',
       'Per unit': 'ERROR_VALUE',
       'Row average': 'VALUE_MISMATCH',
@@ -154,6 +153,8 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
         '$.rows[*].position',
         '$xl_num(($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup($$.items_2_item_index, $e2)); $e1.i + 0))',
       ],
+      // VLOOKUP without FALSE over keys sorted ascending: approximate match, as LibreOffice computed it
+      ['$.rows[*].approx', '$vlookup_1($parent.item).c2'],
       ['$.rows[*].cross_sheet', '$xl_num(($parent.qty * $$.rates_a1))'],
       // =SUM($B$2:B2), a running total: the rows of the column up to the formula's own
       [
@@ -193,8 +194,9 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     // range of its own column (a recurrence through a range, which no fold computes)
     const links = await convertWorkbook(
       xlsx(
-        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c><c r="E1" t="inlineStr"><is><t>Array</t></is></c><c r="F1" t="inlineStr"><is><t>Balance</t></is></c></row>' +
-          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c><c r="F2"><f>IF(A2=2,A2,SUM($F$2:F2))</f><v>2</v></c></row>',
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c><c r="E1" t="inlineStr"><is><t>Array</t></is></c><c r="F1" t="inlineStr"><is><t>Balance</t></is></c><c r="G1" t="inlineStr"><is><t>Unsorted</t></is></c><c r="H1" t="inlineStr"><is><t>Moving</t></is></c></row>' +
+          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c><c r="F2"><f>IF(A2=2,A2,SUM($F$2:F2))</f><v>2</v></c><c r="G2"><f>VLOOKUP(A2,$X$5:$Y$6,2)</f><v>7</v></c><c r="H2"><f>OFFSET(A2,0,0)</f><v>2</v></c></row>' +
+          '<row r="5"><c r="X5"><v>5</v></c><c r="Y5"><v>6</v></c></row><row r="6"><c r="X6"><v>1</v></c><c r="Y6"><v>7</v></c></row>',
       ),
       { modelId: 'links' },
     );
@@ -204,6 +206,9 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       Next: 'DEPENDS_ON_REJECTED',
       Array: 'ARRAY_FORMULA',
       Balance: 'CROSS_ROW_REFERENCE',
+      // approximate match over keys that are not sorted: each spreadsheet's own binary search
+      Unsorted: 'APPROXIMATE_VLOOKUP',
+      Moving: 'UNSUPPORTED_FUNCTION',
     });
     for (const r of links.rejectedColumns) seen.add(r.reason);
     // a column of different formulas too long to become one cell per row
@@ -223,11 +228,11 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());
   });
 
-  it('all-rejected.xlsx: HLOOKUP is rejected; SQRT, once rejected too, now compiles', async () => {
+  it('all-rejected.xlsx: HLOOKUP and SQRT, both once rejected, now compile (to the values LibreOffice stored)', async () => {
     const c = await convert('all-rejected.xlsx');
     expect(c.formulaFields).toBe(2);
-    expect(c.compiledFields).toBe(1);
-    expect(byColumn(c.rejectedColumns)).toEqual({ Position: 'UNSUPPORTED_FUNCTION' });
+    expect(c.compiledFields).toBe(2);
+    expect(c.rejectedColumns).toEqual([]);
   });
 
   it.each([

@@ -32,6 +32,16 @@ describe('formula reader', () => {
     expect(parseFormula('TRUE()')).toEqual({ kind: 'boolean', value: true });
     expect(parseFormula('false')).toEqual({ kind: 'boolean', value: false });
     expect(parseFormula('_xlfn.CONCAT(A1)')).toMatchObject({ kind: 'call', name: 'CONCAT' });
+    // Excel 365's dynamic-array functions carry two prefixes: the name is read without both
+    expect(parseFormula('_xlfn._xlws.SORT(A1:A3)')).toMatchObject({ kind: 'call', name: 'SORT' });
+    // LET's names, and a LAMBDA called where it is written
+    expect(parseFormula('_xlfn.LET(_xlpm.x,1,_xlpm.x+1)')).toMatchObject({
+      name: 'LET',
+      args: [{ kind: 'name', name: '_xlpm.x' }, { kind: 'number' }, { kind: 'binary' }],
+    });
+    const called = parseFormula('_xlfn.LAMBDA(_xlpm.x,_xlpm.x*2)(B2)');
+    expect(called).toMatchObject({ kind: 'call', args: [{ name: 'LAMBDA' }, { kind: 'ref' }] });
+    expect(printFormula(called)).toBe('LAMBDA(_xlpm.x,_xlpm.x*2)(B2)');
     expect(parseFormula('#DIV/0!')).toEqual({ kind: 'error', value: '#DIV/0!' });
     expect(() => parseFormula('SUM({1,2})')).toThrow(/array constants/);
     expect(() => parseFormula('1+')).toThrow(/ends too early/);

@@ -60,7 +60,7 @@ describe('convert_spreadsheet tool', () => {
     const s = r.structuredContent as { valid: boolean; spec: { id: string }; rejectedColumns: unknown[] };
     expect(s.valid).toBe(true);
     expect(s.spec.id).toBe('acme/items');
-    expect(s.rejectedColumns).toHaveLength(6); // the scalar array formula, the running column and the non-uniform column compile
+    expect(s.rejectedColumns).toHaveLength(5); // the scalar array formula, the running, non-uniform and approximate-VLOOKUP columns compile
   });
 
   it('returns {valid:false, reason, error} for refused files and when every column fails', async () => {
@@ -137,9 +137,9 @@ describe('modelworks calc from-xlsx', () => {
     expect(await run(book('rejections.xlsx'))).toBe(1);
     const spec = JSON.parse(out) as { id: string; derivations: unknown[] };
     expect(spec.id).toBe('rejections');
-    expect(spec.derivations).toHaveLength(14); // 9 columns, the 4 cells of the non-uniform one, a lookup index
-    expect(err).toContain('rejected Approx (H, 4 cells): APPROXIMATE_VLOOKUP: VLOOKUP without FALSE');
-    expect(err).toContain('rejections.xlsx: 64 formula cells, 40 compiled, 40 verified (63%)');
+    expect(spec.derivations).toHaveLength(15); // 10 columns, the 4 cells of the non-uniform one, a lookup index
+    expect(err).toContain('rejected Loop a (R, 4 cells): CIRCULAR_REFERENCE');
+    expect(err).toContain('rejections.xlsx: 64 formula cells, 44 compiled, 44 verified (69%)');
   });
 
   it('--json prints the whole result with its report (without the spec when --output has it)', async () => {
