@@ -60,8 +60,8 @@ export function offsetIndex(): Pattern {
       { sheet: 'Data', cells: ['B10'], kind: 'category', values: [102, 103, 104] },
       { sheet: 'Data', cells: range('C', 3, 6), kind: 'number', min: 0, max: 100, integer: true },
     ],
-    knownDefect:
-      'issue 39: =INDEX(C2:C6,MATCH(B10,B3:B6,0)) compiles as if both ranges started on the same row (gives the value one row below the one LibreOffice gives)',
+    // was a known defect (issue 39: compiled as if both ranges started on the same row); fixed by
+    // reading every lookup range from its own first cell (src/sheet/lookups.ts)
   };
 }
 
