@@ -29,6 +29,14 @@ function needsRounding(p: ColumnPlan): boolean {
   return m !== undefined && !m.integer && m.family !== 'Empirical' && p.col.decimals < MAX_DECIMALS;
 }
 
+/** The sample's range where the Truncate sees the draw: a Beta draws on (0, 1) before its affine map. */
+function drawBounds(p: ColumnPlan): [number, number] {
+  const [min, max] = p.bounds!;
+  const a = p.marginal?.affine;
+  if (!a) return [min, max];
+  return [(min - a.offset) / a.width, (max - a.offset) / a.width];
+}
+
 function roundExpr(at: number, decimals: number, inner = `x[${at}]`): string {
   const f = num(10 ** decimals);
   return `y[${at}] = round(${inner} * ${f}) / ${f}`;
@@ -57,9 +65,8 @@ function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
   nodes.push(marginalNode(`${s}_dist`, m));
   let cur = `${s}_dist`;
   if (p.bounds) {
-    nodes.push(
-      node('Truncate', `${s}_bounds`, { min: num(p.bounds[0]), max: num(p.bounds[1]) }, [input(cur)]),
-    );
+    const [min, max] = drawBounds(p);
+    nodes.push(node('Truncate', `${s}_bounds`, { min: num(min), max: num(max) }, [input(cur)]));
     cur = `${s}_bounds`;
   }
   const affine = m.affine ? `(${param(m.affine.offset)} + ${param(m.affine.width)} * x[0])` : undefined;
@@ -194,7 +201,8 @@ function copulaBlock(
   plans.forEach((p, j) => {
     if (!p.bounds) return;
     const name = `${p.safe}_bounds`;
-    const attrs = { min: num(p.bounds[0]), max: num(p.bounds[1]), indexes: String(j) };
+    const [min, max] = drawBounds(p);
+    const attrs = { min: num(min), max: num(max), indexes: String(j) };
     nodes.push(node('Truncate', name, attrs, [input(cur)]));
     cur = name;
   });

@@ -49,22 +49,32 @@ export interface PlanOptions extends MarginalOptions {
   minCategoryCount: number;
 }
 
-const BOUNDED = new Set(['Empirical', 'Uniform', 'Triangular', 'Beta', 'Categorical']);
+/**
+ * Every numeric column's draws stay inside the sample's [min, max]: a `Truncate` (redraw, never
+ * clamp, which would pile spikes at the ends) for every family that can leave it. An Empirical
+ * (quantiles or frequencies) never does; Uniform, Triangular and Beta are fitted on a range widened
+ * by one spacing, so they get the bounds too.
+ */
+function setBounds(plan: ColumnPlan): void {
+  if (plan.marginal!.family === 'Empirical') {
+    plan.bounds = undefined;
+    return;
+  }
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of plan.col.values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  plan.bounds = [min, max];
+}
 
 function numericPlan(col: TypedColumn, safe: string, options: PlanOptions): ColumnPlan {
   const integer = col.kind === 'integer';
   const marginal = fitMarginal(col.values, integer, col.decimals, options);
   const plan: ColumnPlan = { col, safe, marginal, codes: col.values, inCopula: false, notes: [] };
   if (marginal.note) plan.notes.push(marginal.note);
-  if (!BOUNDED.has(marginal.family)) {
-    let min = Infinity;
-    let max = -Infinity;
-    for (const v of col.values) {
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-    plan.bounds = [min, max];
-  }
+  setBounds(plan);
   return plan;
 }
 
@@ -75,6 +85,8 @@ export function quantilePlan(plan: ColumnPlan, options: PlanOptions): void {
   plan.notes.push(`${plan.marginal!.family} has no inverse CDF for the copula: ${m.family} used instead`);
   if (m.note) plan.notes.push(m.note);
   plan.marginal = m;
+  // the refit family may be unbounded where the first was not (Beta → Normal)
+  setBounds(plan);
 }
 
 /**
