@@ -52,3 +52,25 @@ describe('fit keeps draws inside the sample range', () => {
     expect(at(687)).toBeLessThan(3 * Math.max(1, at(686), at(685)));
   });
 });
+
+describe('the Empirical fallback keeps resolution', () => {
+  // three clusters of 3,000 distinct coordinates written to 6 decimals: no single family fits
+  const rng = new L64X128MixRandom(3375n);
+  const centres = [33.7, 40.6, 61.2];
+  const values = new Set<string>();
+  while (values.size < 3000)
+    values.add((centres[Math.floor(rng.nextDouble() * 3)]! + 2 * rng.nextGaussian()).toFixed(6));
+  const csv = ['latitude', ...values].join('\n');
+
+  it('draws thousands of distinct values at the sample precision, none of them a sample row', () => {
+    const { model, report } = fitCsv(csv);
+    expect(report.columns[0]!.family).toBe('Empirical');
+    const out = generateCells(model, 5n, 3000).map(([c]) => c!);
+    const distinct = new Set(out);
+    // 3,000 draws from 3,000 equally likely points give about 1,900 distinct values; 200 points gave 200
+    expect(distinct.size).toBeGreaterThan(1500);
+    expect(out.every((c) => (c.split('.')[1] ?? '').length <= 6)).toBe(true);
+    const copied = out.filter((c) => values.has(c)).length;
+    expect(copied / out.length).toBeLessThan(0.05);
+  });
+});
