@@ -31,6 +31,12 @@ export function registerSynthCompare(synth: Command): void {
         .choices(['auto', 'yes', 'no'])
         .default('auto'),
     )
+    .option(
+      '--ignore <column>',
+      'leave a sample column out of every test (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .addOption(editionOption())
     .action(async (model: string, sample: string, opts: CompareCliOptions) => {
       const { compare } = await import('./synth-compare-action.js');
@@ -40,5 +46,6 @@ export function registerSynthCompare(synth: Command): void {
     command,
     'modelworks synth compare --seed 1 examples/synth/support-queue.xml examples/synth/support-queue.csv',
     'modelworks synth compare --seed 1 --json model.xml sample.csv > report.json',
+    'modelworks synth compare --ignore customer_id --ignore note model.xml sample.csv',
   );
 }

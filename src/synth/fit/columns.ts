@@ -1,7 +1,8 @@
 /**
  * Column typing for `fit`: what kind of column a sample's text cells describe. Pure; cells come
- * from csv-parse, an empty cell is a missing value.
+ * from csv-parse; missing cells are those of missing.ts (shared with compare).
  */
+import { isMissingCell } from './missing.js';
 
 /** How a column will be modelled. */
 export type ColumnKind =
@@ -49,10 +50,6 @@ const BOOLEAN_PAIRS = [
   ['n', 'y'],
   ['f', 't'],
 ];
-
-/** Cells that count as missing (case-insensitive). */
-const MISSING = new Set(['', 'na', 'n/a', 'nan', 'null', 'none', '?']);
-const MISSING_LENGTH = 4;
 
 export interface TypingOptions {
   /** Most distinct values a text column may have and still be categorical. */
@@ -176,7 +173,7 @@ export function typeColumn(
   const rowsOf: number[] = [];
   raw.forEach((r, i) => {
     const t = r.trim();
-    if (t.length <= MISSING_LENGTH && MISSING.has(t.toLowerCase())) return;
+    if (isMissingCell(t)) return;
     cells.push(t);
     rowsOf.push(i);
   });
