@@ -3,6 +3,7 @@
  * up with, and the Empirical fallback keeps the sample's resolution.
  */
 import { describe, expect, it } from 'vitest';
+import { compareTables } from '../../src/synth/compare/index.js';
 import { fitCsv } from '../../src/synth/fit/index.js';
 import { generateCells } from '../../src/synth/fit/quality.js';
 import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
@@ -72,5 +73,42 @@ describe('the Empirical fallback keeps resolution', () => {
     expect(out.every((c) => (c.split('.')[1] ?? '').length <= 6)).toBe(true);
     const copied = out.filter((c) => values.has(c)).length;
     expect(copied / out.length).toBeLessThan(0.05);
+  });
+});
+
+describe('identifiers: row indexes stay running numbers, keys are fresh', () => {
+  // RowNumber 1..n, an 8-digit customer number unique per row (not a row index), a balance
+  const rng = new L64X128MixRandom(414n);
+  const ids = new Set<number>();
+  while (ids.size < 2000) ids.add(15_565_701 + Math.floor(rng.nextDouble() * 250_000));
+  const lines = ['RowNumber,CustomerId,Balance'];
+  [...ids].forEach((id, i) =>
+    lines.push(`${i + 1},${id},${(50_000 + 20_000 * rng.nextGaussian()).toFixed(2)}`),
+  );
+  const csv = lines.join('\n');
+
+  it('never writes a real customer number; fresh ones have the same width and are distinct', () => {
+    const { model, report } = fitCsv(csv);
+    expect(report.columns.map((c) => c.kind)).toEqual(['identifier', 'identifier', 'continuous']);
+    const out = generateCells(model, 2n, 6000);
+    const keys = out.map((r) => r[1]!);
+    expect(keys.filter((k) => ids.has(Number(k)))).toEqual([]);
+    expect(keys.every((k) => /^\d{8}$/.test(k))).toBe(true);
+    expect(new Set(keys).size).toBe(keys.length);
+    // the row index is the sample's own running number
+    expect(out.slice(0, 2000).map((r) => Number(r[0]))).toEqual(
+      Array.from({ length: 2000 }, (_, i) => i + 1),
+    );
+  });
+
+  it('compare of the fitted model against its sample finds no copied identifier and no high finding', () => {
+    const { model } = fitCsv(csv);
+    const sample = { header: lines[0]!.split(','), rows: lines.slice(1).map((l) => l.split(',')) };
+    const output = { header: sample.header, rows: generateCells(model, 4n, 2000) };
+    const report = compareTables(sample, output);
+    expect(report.findings.filter((f) => f.severity === 'high').map((f) => `${f.kind}:${f.column}`)).toEqual(
+      [],
+    );
+    expect(report.columns[1]!.treatedAs).toBe('identifier');
   });
 });

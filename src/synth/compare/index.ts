@@ -5,6 +5,7 @@
  * the difference. Pure: tables in, a report out (docs/compare.md explains every finding).
  */
 import { compareColumn } from './columns.js';
+import { isNumericKey, rowIndexOf } from '../fit/keys.js';
 import { CompareError } from './errors.js';
 import { Findings } from './findings.js';
 import { type Profile, dominantKind, profile } from './profile.js';
@@ -66,12 +67,8 @@ function pairColumns(sample: Table, generated: Table): [number, number][] {
  */
 export function isRowIndex(p: Profile): boolean {
   const filled = p.count - p.kinds.get('empty')!;
-  const x = p.numbers;
-  if (filled < 10 || x.length !== filled) return false;
-  const step = x[1]! - x[0]!;
-  if (!(step > 0) || !Number.isInteger(step) || !Number.isInteger(x[0]!)) return false;
-  for (let i = 2; i < x.length; i++) if (x[i]! - x[i - 1]! !== step) return false;
-  return true;
+  if (filled < 10 || p.numbers.length !== filled) return false;
+  return rowIndexOf(Array.from(p.numbers)) !== undefined;
 }
 
 /**
@@ -134,7 +131,7 @@ export function compareTables(sample: Table, generated: Table, options: CompareO
       generated.header[gi]!,
       s,
       g,
-      { maxCategories: o.maxCategories, checkIdentifiers },
+      { maxCategories: o.maxCategories, checkIdentifiers, key: isNumericKey(column(sample, si)) },
       f,
     );
     columns.push(report);

@@ -81,7 +81,7 @@ export interface ColumnReport {
   name: string;
   generatedName: string;
   /** How the column was compared. */
-  treatedAs: 'numeric' | 'date' | 'categorical' | 'numeric+categorical' | 'text';
+  treatedAs: 'numeric' | 'date' | 'categorical' | 'numeric+categorical' | 'text' | 'identifier';
   sample: ColumnSummary;
   generated: ColumnSummary;
   /** KS statistic (numeric and date columns). */

@@ -6,6 +6,7 @@
 import type { TypedColumn } from './columns.js';
 import { TIMESTAMP } from './columns.js';
 import type { Marginal, MarginalOptions } from './marginal.js';
+import { rowIndexOf } from './keys.js';
 import { fitMarginal } from './marginal.js';
 
 /** How a derived column is looked up from its source(s) (derived.ts). */
@@ -222,9 +223,11 @@ export function planColumn(col: TypedColumn, safe: string, options: PlanOptions)
         safe,
         inCopula: false,
         notes: [
-          col.values.length > 0
-            ? 'identifier: generated as a running number, no sample value copied'
-            : 'identifier: generated as opaque text keys, no sample value copied',
+          col.values.length === 0
+            ? 'identifier: generated as opaque text keys, no sample value copied'
+            : rowIndexOf(col.values)
+              ? 'row index: generated as the same running number'
+              : 'identifier: fresh keys of the same width outside the sample range, none equal to a sample value',
         ],
       };
     case 'text':
