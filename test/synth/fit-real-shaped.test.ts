@@ -112,3 +112,19 @@ describe('identifiers: row indexes stay running numbers, keys are fresh', () => 
     expect(report.columns[1]!.treatedAs).toBe('identifier');
   });
 });
+
+describe('a sample piled at an end keeps its pile', () => {
+  it('credit scores capped at 850 (3% of rows) come out at 850 about as often', () => {
+    const rng = new L64X128MixRandom(850n);
+    const rows = Array.from({ length: 4000 }, () =>
+      String(Math.min(850, Math.round(650 + 90 * rng.nextGaussian()))),
+    );
+    const atCap = rows.filter((r) => r === '850').length / rows.length;
+    expect(atCap).toBeGreaterThan(0.01);
+    const { model } = fitCsv(['score', ...rows].join('\n'));
+    const out = generateCells(model, 6n, 20_000).map(([c]) => c);
+    const share = out.filter((c) => c === '850').length / out.length;
+    expect(share).toBeGreaterThan(atCap * 0.7);
+    expect(share).toBeLessThan(atCap * 1.3);
+  });
+});

@@ -65,6 +65,9 @@ function quantileOf(sorted: readonly number[], p: number): number {
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
+/** A share of the sample at its min or max that makes an end pile (see fitMarginal). */
+export const END_PILE = 0.01;
+
 /** Most quantile points an Empirical fallback lists (the model text grows with them). */
 export const EMPIRICAL_MAX_POINTS = 10_000;
 
@@ -190,6 +193,17 @@ export function fitMarginal(
       (kstest(probe, (x: number) => f.cdf(x), { sorted: true }) as { pValue: number }).pValue;
     return { d: ksStatistic(probe, f.cdf), p: pValue };
   };
+  // a sample piled at an end (a score capped at 850, a balance of 0) keeps its pile: a fitted
+  // family truncated to the range would spread it over the neighbours, the Empirical keeps it
+  const pile = Math.max(options.minCategoryCount, END_PILE * n);
+  if (t.length > options.maxCategories && (t[0]![1] >= pile || t[t.length - 1]![1] >= pile))
+    return empiricalQuantiles(
+      asArray,
+      options.empiricalPoints,
+      integer ? Math.round : round,
+      integer,
+      options.minCategoryCount,
+    );
   if (integer) {
     const discreteFits = fitDiscrete(values, t);
     const intKs = (f: FittedFamily): { d: number } => ({ d: discreteKs(t, n, f.cdf) });
