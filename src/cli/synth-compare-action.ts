@@ -25,6 +25,7 @@ export interface CompareCliOptions {
   json: boolean;
   header: 'auto' | 'yes' | 'no';
   edition: Edition;
+  ignore: string[];
 }
 
 function fail(message: string, code: number, err?: unknown): void {
@@ -63,7 +64,7 @@ export async function compare(modelPath: string, samplePath: string, opts: Compa
   const { sample, run, seedInfo } = prepared;
   let report;
   try {
-    report = compareTables(sample, outputTable(run, sample.rows.length));
+    report = compareTables(sample, outputTable(run, sample.rows.length), { ignore: opts.ignore });
   } catch (err) {
     if (err instanceof CompareError) fail(err.message, EXIT.usage, err);
     else fail(failureText(err, 'compare'), EXIT.failed, err);

@@ -31,6 +31,12 @@ export function registerSynthCompare(synth: Command): void {
         .choices(['auto', 'yes', 'no'])
         .default('auto'),
     )
+    .option(
+      '--ignore <column>',
+      'leave a sample column out of every test (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .addOption(editionOption())
     .addOption(editionFlag('free'))
     .addOption(editionFlag('pro'))
@@ -42,5 +48,6 @@ export function registerSynthCompare(synth: Command): void {
     command,
     'modelworks synth compare --seed 1 examples/synth/support-queue.xml examples/synth/support-queue.csv',
     'modelworks synth compare --seed 1 --json model.xml sample.csv > report.json',
+    'modelworks synth compare --ignore customer_id --ignore note model.xml sample.csv',
   );
 }

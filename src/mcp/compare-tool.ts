@@ -22,16 +22,17 @@ export function compareSampleTool(service: SynthService, log?: (message: string)
   return {
     name: 'compare_sample',
     title: 'Compare a sample with a model',
-    description: `sampleCsv vs the model's output (same rows, seed) or generationId's rows. Findings {severity, kind, column, message}: formats, distributions, tails, spikes, categories, copied ids, correlations, duplicates. ≤${COMPARE_LIMITS.rows} rows, ${COMPARE_LIMITS.columns} columns.`,
+    description: `sampleCsv vs the model's output (same rows, seed) or a generationId's. Findings: formats, distributions, tails, spikes, categories, copied ids, correlations, duplicates. ≤${COMPARE_LIMITS.rows} rows, ${COMPARE_LIMITS.columns} columns.`,
     inputSchema: input(
       {
         modelText: { type: 'string' },
         generationId: { type: 'string' },
         sampleCsv: { type: 'string' },
         seed: { type: ['integer', 'string'] },
+        ignore: { type: 'array', items: { type: 'string' } },
         options: {
           type: 'object',
-          description: 'highP, mediumP, maxCategories, identifierColumns, header (auto|yes|no)',
+          description: 'highP, mediumP, maxCategories, identifierColumns, header',
         },
       },
       ['sampleCsv'],

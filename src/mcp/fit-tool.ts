@@ -8,7 +8,7 @@ import { SynthServiceError } from '../service/synth-errors.js';
 import type { SynthService } from '../service/synth-service.js';
 import { fitInWorker } from '../service/fit-runner.js';
 import { type FitControl, FitError, type FitOptions } from '../synth/fit/index.js';
-import { type ModelFormat } from '../synth/index.js';
+import { type ModelFormat, loadSynthModel, parseModel } from '../synth/index.js';
 import { okResult, textError, type ToolResult } from './results.js';
 import { input, output, READ, type ToolDefinition } from './tool.js';
 
@@ -110,7 +110,34 @@ async function run(
     { text, options: { ...options, maxRows: FIT_LIMITS.rows }, format },
     { signal, timeMs },
   );
+  if (service?.edition === 'free') {
+    const refusal = await refusedUnderFree(service, modelText);
+    if (refusal) return refusal;
+  }
   return okResult({ format, modelText, report }, 'fit fewer columns');
+}
+
+/**
+ * A Free-edition server refuses models over its node limit or with Pro components, and a fitted
+ * model usually is one: load it with the server's own gates, and refuse with why, rather than
+ * return a model this server would not run.
+ */
+async function refusedUnderFree(service: SynthService, modelText: string): Promise<ToolResult | undefined> {
+  try {
+    await loadSynthModel(parseModel(modelText), service.loadOptions());
+    return undefined;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'SYNTH_LICENSE') throw err;
+    const shape = {
+      error: `the fitted model needs the Pro edition and this server runs the Free edition (${(err as Error).message}); fit on a full-edition server or with the CLI`,
+      code: 'SYNTH_LICENSE',
+    };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(shape) }],
+      structuredContent: shape,
+      isError: true,
+    };
+  }
 }
 
 /** `timeMs`: the wall-time budget of one call (tests give a small one). */

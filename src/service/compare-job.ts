@@ -41,6 +41,7 @@ export interface CompareJob {
     modelText: unknown;
     generationId: unknown;
     seed: unknown;
+    ignore: unknown;
   };
   /** A held generation's csv text (without header), or the error reading it gave. */
   generation?: { text: string } | { error: CarriedError };
@@ -119,6 +120,14 @@ export function optionsArg(value: unknown): { compare: CompareOptions; header: H
   return { compare, header };
 }
 
+/** The columns left out (`ignore`): a list of sample column names. */
+export function ignoreArg(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every((x) => typeof x === 'string') || value.length > 200)
+    throw bad('ignore must be a list of sample column names');
+  return value;
+}
+
 /** The sample's type and size, checked before it is parsed (cheap: done on the server's thread too). */
 export function checkSampleText(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '')
@@ -185,6 +194,8 @@ function compact(report: CompareReport): Record<string, unknown> {
 export async function runCompareJob(job: CompareJob, load: LoadOptions): Promise<Record<string, unknown>> {
   const a = job.args;
   const { compare, header } = optionsArg(a.options);
+  const ignore = ignoreArg(a.ignore);
+  if (ignore) compare.ignore = ignore;
   const sample = parseSampleCsv(checkSampleText(a.sampleCsv), header, COMPARE_LIMITS.rows);
   if (sample.header.length > COMPARE_LIMITS.columns)
     throw new CompareError(

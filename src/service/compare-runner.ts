@@ -14,6 +14,7 @@ import {
   COMPARE_LIMITS,
   carryError,
   checkSampleText,
+  ignoreArg,
   optionsArg,
   rebuildError,
   wantsGeneration,
@@ -71,11 +72,13 @@ export async function compareInWorker(
     modelText: a.modelText,
     generationId: a.generationId,
     seed: a.seed,
+    ignore: a.ignore,
   };
   return fitGate()
     .run(async () => {
       // the cheap refusals first, as before, without starting a thread
       optionsArg(args.options);
+      ignoreArg(args.ignore);
       checkSampleText(args.sampleCsv);
       const {
         onCustomsLoaded: _told,

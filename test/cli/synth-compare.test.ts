@@ -31,6 +31,28 @@ describe('modelworks synth compare', () => {
     expect(out.stdout).toMatch(/COLUMN\s+AS\s+SAMPLE MEAN/);
   });
 
+  it('--ignore (repeatable) leaves columns out: the shifted column ignored, exit 0', () => {
+    const path = sample(9, (c) => c.map((x, i) => (i === 2 ? String(Number(x) + 5) : x)));
+    expect(run(['synth', 'compare', '--seed', '1', MODEL, path]).code).toBe(1);
+    const out = run([
+      'synth',
+      'compare',
+      '--seed',
+      '1',
+      '--json',
+      '--ignore',
+      'dim2',
+      '--ignore',
+      'dim0',
+      MODEL,
+      path,
+    ]);
+    expect(out.code).toBe(0);
+    const report = JSON.parse(out.stdout) as { ignored: string[]; columns: { name: string }[] };
+    expect(report.ignored).toEqual(['dim2', 'dim0']);
+    expect(report.columns.map((c) => c.name)).not.toContain('dim2');
+  });
+
   it('a shifted column: exit 1, and --json carries the report', () => {
     const path = sample(8, (c) => c.map((x, i) => (i === 2 ? String(Number(x) + 5) : x)));
     const text = run(['synth', 'compare', '--seed', '1', MODEL, path]);

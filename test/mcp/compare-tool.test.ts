@@ -106,6 +106,27 @@ describe('compare_sample', () => {
     expect(kinds).toContain('identifier');
   });
 
+  it('ignore leaves sample columns out (a shifted one no longer fails); a bad list is refused', async () => {
+    const [head, ...rows] = csv(MODEL, 9, 600).trim().split('\n');
+    const shifted = [
+      head,
+      ...rows.map((r) =>
+        r
+          .split(',')
+          .map((x, i) => (i === 2 ? String(Number(x) + 5) : x))
+          .join(','),
+      ),
+    ].join('\n');
+    const plain = await call({ modelText: MODEL, sampleCsv: shifted, seed: 1 });
+    expect(plain.structuredContent!.highCount).toBeGreaterThan(0);
+    const r = await call({ modelText: MODEL, sampleCsv: shifted, seed: 1, ignore: ['dim2'] });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ highCount: 0, ignored: ['dim2'] });
+    const bad = await call({ modelText: MODEL, sampleCsv: shifted, seed: 1, ignore: 'dim2' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/ignore/);
+  });
+
   it('refuses bad input with stable codes', async () => {
     const both = await call({ modelText: MODEL, generationId: 'e-x', sampleCsv: 'a\n1\n' });
     expect(both.isError).toBe(true);

@@ -102,3 +102,25 @@ describe('fit_model', () => {
     expect(bytes).toBeLessThan(1200);
   });
 });
+
+describe('fit_model on a Free-edition server', () => {
+  it('refuses with SYNTH_LICENSE and why, instead of returning a model the server would refuse', async () => {
+    const { SynthService } = await import('../../src/service/synth-service.js');
+    const free = fitModelTool(new SynthService({ edition: 'free' }));
+    const wide = [
+      'a,b,c,d,e,f',
+      ...Array.from(
+        { length: 80 },
+        (_, i) =>
+          `${i % 7},${(i * 3) % 11},${(i * 5) % 13}.5,x${i % 3},${i % 2 ? 'yes' : 'no'},${(i * 7) % 17}`,
+      ),
+    ].join('\n');
+    const r = await free.run({ sampleCsv: wide }, ctx);
+    expect(r.isError).toBe(true);
+    const s = r.structuredContent as { code: string; error: string };
+    expect(s.code).toBe('SYNTH_LICENSE');
+    expect(s.error).toMatch(/Free edition/);
+    // the same sample on a full server fits
+    expect((await fitModelTool(new SynthService()).run({ sampleCsv: wide }, ctx)).isError).toBeFalsy();
+  });
+});

@@ -18,6 +18,8 @@ import type { ValueKind } from './values.js';
 export interface ColumnSettings {
   maxCategories: number;
   checkIdentifiers: boolean;
+  /** A numeric key (fit/keys.ts): only its format and copies are compared, not its values' spread. */
+  key?: boolean;
 }
 
 /** Counts pooled below this go into one "other" cell, so every expected count is at least 5. */
@@ -291,6 +293,17 @@ export function compareColumn(
   f: Findings,
 ): ColumnReport {
   checkFormats(name, s, g, f);
+  if (settings.key) {
+    // fresh keys are drawn outside the sample's range on purpose: their spread means nothing
+    if (settings.checkIdentifiers) checkIdentifiers(name, s, g, f);
+    return {
+      name,
+      generatedName,
+      treatedAs: 'identifier',
+      sample: summarize(s, s.numbers),
+      generated: summarize(g, g.numbers),
+    };
+  }
   const data = numericData(s, g);
   const pooledDistinct = new Set([...s.values.keys(), ...g.values.keys()]).size;
   const categorical = pooledDistinct <= settings.maxCategories && pooledDistinct * 5 <= s.count + g.count;

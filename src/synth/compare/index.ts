@@ -5,9 +5,10 @@
  * the difference. Pure: tables in, a report out (docs/compare.md explains every finding).
  */
 import { compareColumn } from './columns.js';
+import { isNumericKey, rowIndexOf } from '../fit/keys.js';
 import { CompareError } from './errors.js';
 import { Findings } from './findings.js';
-import { type Profile, profile } from './profile.js';
+import { type Profile, dominantKind, profile } from './profile.js';
 import { compareCorrelations, compareRows } from './table.js';
 import type { ColumnReport, CompareOptions, CompareReport, Table } from './types.js';
 
@@ -60,6 +61,31 @@ function pairColumns(sample: Table, generated: Table): [number, number][] {
   return Array.from({ length: k }, (_, i) => [i, i]);
 }
 
+/**
+ * A row index: distinct whole numbers at one constant step (1, 2, 3… or 1000, 1010…), whatever
+ * their order. A model's Sequence writes the same ones, so finding them in the output is no copy.
+ */
+export function isRowIndex(p: Profile): boolean {
+  const filled = p.count - p.kinds.get('empty')!;
+  if (filled < 10 || p.numbers.length !== filled) return false;
+  return rowIndexOf(Array.from(p.numbers)) !== undefined;
+}
+
+/**
+ * Columns whose copies the identifier test looks for: mostly distinct sample values, but not a
+ * row index and not dates (a daily column has each day once, and any model of it draws days the
+ * sample has). `identifierColumns` names them outright.
+ */
+function identifierLike(s: Profile): boolean {
+  const filled = s.count - s.kinds.get('empty')!;
+  if (filled < 10 || s.values.size < 0.5 * filled) return false;
+  return dominantKind(s) !== 'date' && !isRowIndex(s);
+}
+
+function project(t: Table, keep: readonly number[]): Table {
+  return { header: keep.map((i) => t.header[i]!), rows: t.rows.map((r) => keep.map((i) => r[i]!)) };
+}
+
 function column(t: Table, i: number): string[] {
   return t.rows.map((row) => row[i]!);
 }
@@ -78,30 +104,41 @@ export function compareTables(sample: Table, generated: Table, options: CompareO
       undefined,
       `the sample has ${sample.header.length} columns, the output ${generated.header.length}`,
     );
-  const pairs = pairColumns(sample, generated);
+  const ignored = new Set(o.ignore ?? []);
+  const unknown = [...ignored].filter((n) => !sample.header.includes(n));
+  if (unknown.length > 0)
+    throw new CompareError(
+      'COMPARE_INPUT',
+      `no sample column is named ${unknown.map((n) => JSON.stringify(n)).join(', ')} (ignore)`,
+    );
+  const pairs = pairColumns(sample, generated).filter(([si]) => !ignored.has(sample.header[si]!));
   const idNames =
     o.identifierColumns === 'auto' || o.identifierColumns === undefined
       ? undefined
       : new Set(o.identifierColumns);
   const columns: ColumnReport[] = [];
   const numeric: { name: string; s: Profile; g: Profile }[] = [];
-  for (const [si, gi] of pairs) {
+  const indexColumns = new Set<number>();
+  for (const [k, [si, gi]] of pairs.entries()) {
     const name = sample.header[si]!;
     const s = profile(column(sample, si));
     const g = profile(column(generated, gi));
-    const filled = s.count - s.kinds.get('empty')!;
-    const checkIdentifiers =
-      idNames === undefined ? filled >= 10 && s.values.size >= 0.5 * filled : idNames.has(name);
+    const rowIndex = isRowIndex(s);
+    if (rowIndex) indexColumns.add(k);
+    const checkIdentifiers = idNames === undefined ? identifierLike(s) : idNames.has(name);
     const report = compareColumn(
       name,
       generated.header[gi]!,
       s,
       g,
-      { maxCategories: o.maxCategories, checkIdentifiers },
+      { maxCategories: o.maxCategories, checkIdentifiers, key: isNumericKey(column(sample, si)) },
       f,
     );
     columns.push(report);
-    if (report.ks !== undefined && numeric.length < o.maxCorrelationColumns) numeric.push({ name, s, g });
+    // a row index follows the sample's row order, not its values: its correlations say how the
+    // file was sorted (mall customers by income), which no model of the rows reproduces
+    if (report.ks !== undefined && numeric.length < o.maxCorrelationColumns && !rowIndex)
+      numeric.push({ name, s, g });
   }
   const correlation = compareCorrelations(
     numeric.map((c) => c.name),
@@ -109,7 +146,23 @@ export function compareTables(sample: Table, generated: Table, options: CompareO
     numeric.map((c) => c.g),
     f,
   );
-  const duplicateRate = compareRows(sample, generated, f);
+  // whole rows without the ignored columns and without row indexes: a running number makes every
+  // row distinct (no duplicate could show) and a Sequence writes the sample's own numbers
+  const rowPairs = pairs.filter((_, k) => !indexColumns.has(k));
+  const duplicateRate =
+    rowPairs.length === 0
+      ? { sample: 0, generated: 0, sampleRowsInOutput: 0 }
+      : compareRows(
+          project(
+            sample,
+            rowPairs.map(([si]) => si),
+          ),
+          project(
+            generated,
+            rowPairs.map(([, gi]) => gi),
+          ),
+          f,
+        );
   const findings = f.judge(o);
   const count = (sev: string): number => findings.filter((x) => x.severity === sev).length;
   return {
@@ -123,6 +176,7 @@ export function compareTables(sample: Table, generated: Table, options: CompareO
     highCount: count('high'),
     mediumCount: count('medium'),
     lowCount: count('low'),
+    ignored: [...ignored],
   };
 }
 export { outputTable } from './generate.js';

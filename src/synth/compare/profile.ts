@@ -23,6 +23,7 @@ export interface Profile {
 /** The value a cell counts as: numbers by their value, anything else by its trimmed text. */
 export function valueKey(cell: string, kind: ValueKind): string {
   const text = cell.trim();
+  if (kind === 'empty') return ''; // NA, null and a blank are one missing value
   if (kind !== 'number') return text;
   const n = Number(text);
   return Number.isNaN(n) ? 'NaN' : String(n);

@@ -27,6 +27,8 @@ export interface CompareOptions {
    * values are mostly distinct) or the names (sample header) to check.
    */
   identifierColumns?: 'auto' | string[];
+  /** Sample columns left out of every test (and of the whole-row ones); an unknown name is an error. */
+  ignore?: string[];
 }
 
 export type Severity = 'high' | 'medium' | 'low';
@@ -79,7 +81,7 @@ export interface ColumnReport {
   name: string;
   generatedName: string;
   /** How the column was compared. */
-  treatedAs: 'numeric' | 'date' | 'categorical' | 'numeric+categorical' | 'text';
+  treatedAs: 'numeric' | 'date' | 'categorical' | 'numeric+categorical' | 'text' | 'identifier';
   sample: ColumnSummary;
   generated: ColumnSummary;
   /** KS statistic (numeric and date columns). */
@@ -125,4 +127,6 @@ export interface CompareReport {
   highCount: number;
   mediumCount: number;
   lowCount: number;
+  /** The sample columns left out (the `ignore` option). */
+  ignored: string[];
 }

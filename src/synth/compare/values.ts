@@ -3,6 +3,8 @@
  * number of decimals, or a date's shape. Compare reads cells as text, as a user's sample is.
  */
 
+import { isMissingCell } from '../fit/missing.js';
+
 export type ValueKind = 'empty' | 'number' | 'date' | 'boolean' | 'text';
 
 // Java's Double.toString (NaN, Infinity) and plain decimal or exponent forms
@@ -15,7 +17,8 @@ const BOOLEAN = /^(?:true|false)$/i;
 
 export function kindOf(cell: string): ValueKind {
   const text = cell.trim();
-  if (text === '') return 'empty';
+  // the vocabulary fit uses (NA, null, NaN, -…): both read a sample alike
+  if (isMissingCell(text)) return 'empty';
   if (NUMBER.test(text)) return 'number';
   if (DATE_YMD.test(text) || DATE_DMY.test(text) || TIME.test(text)) return 'date';
   if (BOOLEAN.test(text)) return 'boolean';

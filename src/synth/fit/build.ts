@@ -5,6 +5,7 @@
  */
 import type { ModelNode, SynthModel } from '../model/types.js';
 import { MAX_DECIMALS } from './columns.js';
+import { freshKeyRange, rowIndexOf } from './keys.js';
 import type { ColumnPlan } from './plan.js';
 import { categoricalNode, constantNode, input, marginalNode, node, num, param } from './nodes.js';
 
@@ -27,6 +28,14 @@ function identityLabels(labels: readonly string[]): boolean {
 function needsRounding(p: ColumnPlan): boolean {
   const m = p.marginal;
   return m !== undefined && !m.integer && m.family !== 'Empirical' && p.col.decimals < MAX_DECIMALS;
+}
+
+/** The sample's range where the Truncate sees the draw: a Beta draws on (0, 1) before its affine map. */
+function drawBounds(p: ColumnPlan): [number, number] {
+  const [min, max] = p.bounds!;
+  const a = p.marginal?.affine;
+  if (!a) return [min, max];
+  return [(min - a.offset) / a.width, (max - a.offset) / a.width];
 }
 
 function roundExpr(at: number, decimals: number, inner = `x[${at}]`): string {
@@ -57,9 +66,8 @@ function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
   nodes.push(marginalNode(`${s}_dist`, m));
   let cur = `${s}_dist`;
   if (p.bounds) {
-    nodes.push(
-      node('Truncate', `${s}_bounds`, { min: num(p.bounds[0]), max: num(p.bounds[1]) }, [input(cur)]),
-    );
+    const [min, max] = drawBounds(p);
+    nodes.push(node('Truncate', `${s}_bounds`, { min: num(min), max: num(max) }, [input(cur)]));
     cur = `${s}_bounds`;
   }
   const affine = m.affine ? `(${param(m.affine.offset)} + ${param(m.affine.width)} * x[0])` : undefined;
@@ -105,6 +113,33 @@ function dateChain(nodes: ModelNode[], p: ColumnPlan): string {
 }
 
 /**
+ * A numeric identifier: a row index is the same running number (its first value and step); a
+ * key gets fresh keys of its width outside the sample's range (keys.ts), so no real one is copied.
+ */
+function numericKeys(nodes: ModelNode[], p: ColumnPlan): string {
+  const values = p.col.values;
+  const index = rowIndexOf(values);
+  const fresh = index ? undefined : freshKeyRange(values, p.col.rowCount);
+  if (index || !fresh) {
+    // a key with no room left in its width counts on from above its largest value instead
+    const start = index?.start ?? values.reduce((m, v) => (v > m ? v : m), -Infinity) + 1;
+    nodes.push(node('Sequence', `${p.safe}_seq`, { start: num(start), step: num(index?.step ?? 1) }));
+    return `${p.safe}_seq`;
+  }
+  nodes.push(node('Sequence', `${p.safe}_row`, { start: '0', step: '1' }));
+  const { start, size, stride } = fresh;
+  nodes.push(
+    node(
+      'Calculate',
+      `${p.safe}_key`,
+      { expression: `y[0] = ${num(start)} + mod(mod(x[0], ${num(size)}) * ${num(stride)}, ${num(size)})` },
+      [input(`${p.safe}_row`)],
+    ),
+  );
+  return `${p.safe}_key`;
+}
+
+/**
  * Text keys that copy nothing: the catalogue has no free-pattern string generator, so a MAC
  * address under a locally administered prefix (02:00:00) gives distinct, clearly synthetic text.
  */
@@ -123,8 +158,7 @@ function independentChain(nodes: ModelNode[], p: ColumnPlan): string {
     cur = categoricalChain(nodes, p);
   else if (c.kind === 'date') cur = dateChain(nodes, p);
   else if (c.kind === 'identifier' && c.values.length > 0) {
-    nodes.push(node('Sequence', `${p.safe}_seq`, { start: '1', step: '1' }));
-    cur = `${p.safe}_seq`; // a double: 1.0, as a sample that writes its keys so
+    cur = numericKeys(nodes, p); // a double: 1.0, as a sample that writes its keys so
     if (!c.pointZero) {
       nodes.push(node('ToInteger', `${p.safe}_id`, {}, [input(cur)]));
       cur = `${p.safe}_id`;
@@ -194,7 +228,8 @@ function copulaBlock(
   plans.forEach((p, j) => {
     if (!p.bounds) return;
     const name = `${p.safe}_bounds`;
-    const attrs = { min: num(p.bounds[0]), max: num(p.bounds[1]), indexes: String(j) };
+    const [min, max] = drawBounds(p);
+    const attrs = { min: num(min), max: num(max), indexes: String(j) };
     nodes.push(node('Truncate', name, attrs, [input(cur)]));
     cur = name;
   });

@@ -1,7 +1,9 @@
 /**
  * Column typing for `fit`: what kind of column a sample's text cells describe. Pure; cells come
- * from csv-parse, an empty cell is a missing value.
+ * from csv-parse; missing cells are those of missing.ts (shared with compare).
  */
+import { MIN_KEY_ROWS, isNumericKey, rowIndexOf } from './keys.js';
+import { isMissingCell } from './missing.js';
 
 /** How a column will be modelled. */
 export type ColumnKind =
@@ -49,10 +51,6 @@ const BOOLEAN_PAIRS = [
   ['n', 'y'],
   ['f', 't'],
 ];
-
-/** Cells that count as missing (case-insensitive). */
-const MISSING = new Set(['', 'na', 'n/a', 'nan', 'null', 'none', '?']);
-const MISSING_LENGTH = 4;
 
 export interface TypingOptions {
   /** Most distinct values a text column may have and still be categorical. */
@@ -135,18 +133,9 @@ function repeats(counts: readonly [string, number][], n: number): boolean {
 function numericKind(cells: readonly string[], counts: readonly [string, number][]): ColumnKind {
   // whole numbers count as integers however they are written: `3.0` has no decimals to keep
   const allInt = cells.every((c) => WHOLE.test(c));
-  if (allInt && counts.length === cells.length && cells.length >= 20) {
-    // unique integer keys are identifiers when they look like a row number (dense range)
-    // a loop, not Math.max(...v): spreading a million arguments overflows the stack
-    let min = Infinity;
-    let max = -Infinity;
-    for (const c of cells) {
-      const v = Number(c);
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-    const span = max - min + 1;
-    if (span <= cells.length * 1.5) return 'identifier';
+  // distinct whole numbers: a row index (a Sequence) or a key (fresh keys, keys.ts)
+  if (allInt && counts.length === cells.length && cells.length >= MIN_KEY_ROWS) {
+    if (rowIndexOf(cells.map(Number)) !== undefined || isNumericKey(cells)) return 'identifier';
   }
   if (allInt && counts.length === 2 && counts.every(([c]) => c === '0' || c === '1')) return 'boolean';
   return allInt ? 'integer' : 'continuous';
@@ -176,7 +165,7 @@ export function typeColumn(
   const rowsOf: number[] = [];
   raw.forEach((r, i) => {
     const t = r.trim();
-    if (t.length <= MISSING_LENGTH && MISSING.has(t.toLowerCase())) return;
+    if (isMissingCell(t)) return;
     cells.push(t);
     rowsOf.push(i);
   });

@@ -65,6 +65,12 @@ function quantileOf(sorted: readonly number[], p: number): number {
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
+/** A share of the sample at its min or max that makes an end pile (see fitMarginal). */
+export const END_PILE = 0.01;
+
+/** Most quantile points an Empirical fallback lists (the model text grows with them). */
+export const EMPIRICAL_MAX_POINTS = 10_000;
+
 /**
  * The fallback: an `Empirical` over at most `points` interpolated quantiles (rounded to the
  * column's precision), so no row's exact value needs to be listed.
@@ -76,8 +82,10 @@ export function empiricalQuantiles(
   integer: boolean,
   spike: number,
 ): Marginal {
-  // large samples get more points (one per 20 rows, at most 5000) so no point becomes a spike
-  const k = Math.min(sorted.length, Math.max(points, Math.min(5000, Math.floor(sorted.length / 20))));
+  // one point per row (up to EMPIRICAL_MAX_POINTS): each lies between two neighbouring order
+  // statistics, so the output keeps the sample's resolution (3,375 distinct latitudes stay
+  // thousands of values, not 200 spikes) without listing a row's own value
+  const k = Math.min(sorted.length, Math.max(points, EMPIRICAL_MAX_POINTS));
   const ties = new Map<number, number>();
   for (const v of sorted) ties.set(v, (ties.get(v) ?? 0) + 1);
   const weights = new Map<number, number>();
@@ -185,6 +193,17 @@ export function fitMarginal(
       (kstest(probe, (x: number) => f.cdf(x), { sorted: true }) as { pValue: number }).pValue;
     return { d: ksStatistic(probe, f.cdf), p: pValue };
   };
+  // a sample piled at an end (a score capped at 850, a balance of 0) keeps its pile: a fitted
+  // family truncated to the range would spread it over the neighbours, the Empirical keeps it
+  const pile = Math.max(options.minCategoryCount, END_PILE * n);
+  if (t.length > options.maxCategories && (t[0]![1] >= pile || t[t.length - 1]![1] >= pile))
+    return empiricalQuantiles(
+      asArray,
+      options.empiricalPoints,
+      integer ? Math.round : round,
+      integer,
+      options.minCategoryCount,
+    );
   if (integer) {
     const discreteFits = fitDiscrete(values, t);
     const intKs = (f: FittedFamily): { d: number } => ({ d: discreteKs(t, n, f.cdf) });

@@ -6,6 +6,7 @@
 import type { TypedColumn } from './columns.js';
 import { TIMESTAMP } from './columns.js';
 import type { Marginal, MarginalOptions } from './marginal.js';
+import { rowIndexOf } from './keys.js';
 import { fitMarginal } from './marginal.js';
 
 /** How a derived column is looked up from its source(s) (derived.ts). */
@@ -49,22 +50,32 @@ export interface PlanOptions extends MarginalOptions {
   minCategoryCount: number;
 }
 
-const BOUNDED = new Set(['Empirical', 'Uniform', 'Triangular', 'Beta', 'Categorical']);
+/**
+ * Every numeric column's draws stay inside the sample's [min, max]: a `Truncate` (redraw, never
+ * clamp, which would pile spikes at the ends) for every family that can leave it. An Empirical
+ * (quantiles or frequencies) never does; Uniform, Triangular and Beta are fitted on a range widened
+ * by one spacing, so they get the bounds too.
+ */
+function setBounds(plan: ColumnPlan): void {
+  if (plan.marginal!.family === 'Empirical') {
+    plan.bounds = undefined;
+    return;
+  }
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of plan.col.values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  plan.bounds = [min, max];
+}
 
 function numericPlan(col: TypedColumn, safe: string, options: PlanOptions): ColumnPlan {
   const integer = col.kind === 'integer';
   const marginal = fitMarginal(col.values, integer, col.decimals, options);
   const plan: ColumnPlan = { col, safe, marginal, codes: col.values, inCopula: false, notes: [] };
   if (marginal.note) plan.notes.push(marginal.note);
-  if (!BOUNDED.has(marginal.family)) {
-    let min = Infinity;
-    let max = -Infinity;
-    for (const v of col.values) {
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-    plan.bounds = [min, max];
-  }
+  setBounds(plan);
   return plan;
 }
 
@@ -75,6 +86,8 @@ export function quantilePlan(plan: ColumnPlan, options: PlanOptions): void {
   plan.notes.push(`${plan.marginal!.family} has no inverse CDF for the copula: ${m.family} used instead`);
   if (m.note) plan.notes.push(m.note);
   plan.marginal = m;
+  // the refit family may be unbounded where the first was not (Beta → Normal)
+  setBounds(plan);
 }
 
 /**
@@ -210,9 +223,11 @@ export function planColumn(col: TypedColumn, safe: string, options: PlanOptions)
         safe,
         inCopula: false,
         notes: [
-          col.values.length > 0
-            ? 'identifier: generated as a running number, no sample value copied'
-            : 'identifier: generated as opaque text keys, no sample value copied',
+          col.values.length === 0
+            ? 'identifier: generated as opaque text keys, no sample value copied'
+            : rowIndexOf(col.values)
+              ? 'row index: generated as the same running number'
+              : 'identifier: fresh keys of the same width outside the sample range, none equal to a sample value',
         ],
       };
     case 'text':
