@@ -136,12 +136,13 @@ async function prepareGrind(
 export async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   const prepared = await prepareGrind(modelPath, opts);
   if (prepared === undefined) return;
+  let firstRow = 0;
   // issue 26: partitions and sinks (synth-worker-grind.ts)
   if (opts.partition !== undefined || opts.to !== undefined || opts.format === 'parquet') {
     const more = await import('./synth-worker-grind.js');
     if (opts.to !== undefined || opts.format === 'parquet') return more.grindToSink(prepared, opts);
     const slice = more.partitionSlice(prepared.seedInfo, opts.partition!, opts.count, opts.quiet);
-    [prepared.seedInfo, opts.count] = [slice.seedInfo, slice.count];
+    [prepared.seedInfo, opts.count, firstRow] = [slice.seedInfo, slice.count, slice.firstRow];
   }
   const { seedInfo } = prepared;
   // rows printed on the terminal itself would tear the bar apart: a bar only when they go elsewhere
@@ -175,6 +176,7 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
   try {
     for await (const chunk of generateChunks(prepared.prepared, seedInfo.seed, {
       count: opts.count,
+      firstRow,
       format: opts.format,
       header: opts.header,
       workers: opts.workers ?? defaultWorkers(),
