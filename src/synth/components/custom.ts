@@ -26,7 +26,7 @@ import { SynthError, plainMessage } from '../errors.js';
 import type { RandomSource } from '../random/random-source.js';
 import type { BuildContext, ComponentImpl } from './component.js';
 import { checkColumns } from './component.js';
-import { rowIndexed } from '../engine/row-identity.js';
+import { rowIndexed } from '../engine/row-indexed.js';
 import type { ParameterDescriptor, ParamType } from './descriptor.js';
 
 type Value = number | string;

@@ -10,43 +10,8 @@
 import { SynthError } from '../errors.js';
 import type { SynthModel } from '../model/types.js';
 import type { Graph } from './loader.js';
-import { Row, type RuntimeNode } from './row.js';
-
-/** A node whose observations depend on how many times it has been pulled. */
-export interface RowIndexedNode extends RuntimeNode {
-  /** Times its state advanced so far (pulls, and the reads of an allocator that hand out ids). */
-  pulls(): number;
-  /** Advances as if pulled `n` more times, drawing nothing and writing nothing. */
-  skip(n: number): void;
-}
-
-/** True when the node numbers its observations (see RowIndexedNode). */
-export function isRowIndexed(node: RuntimeNode): node is RowIndexedNode {
-  const n = node as Partial<RowIndexedNode>;
-  return typeof n.pulls === 'function' && typeof n.skip === 'function';
-}
-
-/** `node` with its pull count and skip attached. */
-export function rowIndexed<T extends RuntimeNode>(
-  node: T,
-  pulls: () => number,
-  skip: (n: number) => void,
-): T & RowIndexedNode {
-  return Object.assign(node, { pulls, skip });
-}
-
-/**
- * `start` plus `step` added `n` times, as a loop of `x += step` computes it (drift included): a
- * product when every partial sum is an exact integer, the loop otherwise.
- */
-export function accumulate(start: number, step: number, n: number): number {
-  const bound = Math.abs(start) + Math.abs(step) * n;
-  if (Number.isInteger(start) && Number.isInteger(step) && bound <= Number.MAX_SAFE_INTEGER)
-    return start + step * n;
-  let x = start;
-  for (let i = 0; i < n; i++) x += step;
-  return x;
-}
+import { Row } from './row.js';
+import { isRowIndexed, type RowIndexedNode } from './row-indexed.js';
 
 /**
  * Filters that pull each input exactly once per observation of their own: a node below a chain of
@@ -63,7 +28,7 @@ function pullsPerRowFromShape(model: SynthModel, name: string): number | undefin
   for (const node of model.nodes) for (const input of node.inputs) consumer.set(input.name, node.name);
   const types = new Map(model.nodes.map((n) => [n.name, n.type]));
   const seen = new Set<string>();
-  for (let at = name; ; ) {
+  for (let at = name; ;) {
     if (at === model.root) return 1;
     if (seen.has(at)) return undefined;
     seen.add(at);

@@ -2,7 +2,7 @@
 import { DOUBLE, INT } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
-import { accumulate, rowIndexed } from '../../engine/row-identity.js';
+import { accumulate, rowIndexed } from '../../engine/row-indexed.js';
 import type { ComponentImpl } from '../component.js';
 import { descriptorOf, scalarNode, textNode } from '../component.js';
 

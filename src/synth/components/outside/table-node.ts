@@ -9,7 +9,7 @@ import type { Kind, Row, RuntimeNode } from '../../engine/row.js';
 import { SynthError } from '../../errors.js';
 import type { BuildContext } from '../component.js';
 import { checkColumns } from '../component.js';
-import { rowIndexed } from '../../engine/row-identity.js';
+import { rowIndexed } from '../../engine/row-indexed.js';
 import { cumulative } from '../generators/discrete.js';
 
 /** A typed cell: a number (printed as a double) or text. */

@@ -4,7 +4,7 @@
  * FHIR renderers; every read takes the next id).
  */
 import { DOUBLE, INT } from '../../../engine/row.js';
-import { accumulate, rowIndexed } from '../../../engine/row-identity.js';
+import { accumulate, rowIndexed } from '../../../engine/row-indexed.js';
 import type { CollaborateTarget, ComponentImpl } from '../../component.js';
 import { proImpl } from '../../pro-nodes.js';
 
