@@ -91,6 +91,8 @@ export interface GrindOptions {
   modelSeed: boolean;
   /** --partition k/K: that partition's own stream and rows (synth-worker-grind.ts). */
   partition?: Partition;
+  /** --partitions K: all K partitions, on the worker threads, written in order (partitioned.ts). */
+  partitions?: number;
   /** --to postgres://…/table: write into that table instead (synth-worker-grind.ts). */
   to?: string;
   count: number;
@@ -174,14 +176,31 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
   const started = performance.now();
   let lastYield = started;
   try {
-    for await (const chunk of generateChunks(prepared.prepared, seedInfo.seed, {
-      count: opts.count,
-      firstRow,
-      format: opts.format,
-      header: opts.header,
-      workers: opts.workers ?? defaultWorkers(),
-      reserve: opts.reserve,
-    })) {
+    const workers = opts.workers ?? defaultWorkers();
+    const format = opts.format;
+    const chunks =
+      opts.partitions === undefined
+        ? generateChunks(prepared.prepared, seedInfo.seed, {
+            count: opts.count,
+            firstRow,
+            format,
+            header: opts.header,
+            workers,
+            reserve: opts.reserve,
+          })
+        : (await import('../synth-io/parallel/partitioned.js')).generatePartitioned(
+            prepared.prepared,
+            seedInfo.seed,
+            {
+              count: opts.count,
+              partitions: opts.partitions,
+              format,
+              header: opts.header,
+              workers,
+              reserve: opts.reserve,
+            },
+          );
+    for await (const chunk of chunks) {
       await writeAll(out, chunk.data);
       progress.update(chunk.rows);
       if (performance.now() - lastYield > 50) {
