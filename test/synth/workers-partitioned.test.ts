@@ -3,7 +3,8 @@
  * and written in order. The bytes depend on the seed and K, never on N, and are the K partitions
  * of `--partition k/K` one after the other.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { OutputFormat, PreparedModel } from '../../src/synth/index.js';
@@ -11,7 +12,7 @@ import { SynthError, SynthRun, parseModel, prepareModel } from '../../src/synth/
 import { renderChunks } from '../../src/synth/output/format.js';
 import { partitionRange, partitionSeed } from '../../src/synth-io/partition.js';
 import { generatePartitioned } from '../../src/synth-io/parallel/partitioned.js';
-import { EXAMPLES } from './corpus-cases.js';
+import { EXAMPLES, ROOT } from './corpus-cases.js';
 
 const SUPPORT = prepareModel(parseModel(readFileSync(join(EXAMPLES, 'support-queue.xml'), 'utf8')));
 const KEYED = prepareModel(
@@ -109,4 +110,29 @@ describe('grind --partitions K --workers N', () => {
     expect(one).toMatch(/^SYNTH_INVALID: Sequence "Id" is pulled a varying number/);
     expect(await failure(3)).toBe(one);
   }, 60_000);
+
+  const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+  const grind = (...args: string[]) =>
+    spawnSync(
+      process.execPath,
+      [CLI, 'synth', 'grind', join(EXAMPLES, 'support-queue.xml'), '--seed', '5', '--quiet', ...args],
+      { encoding: 'utf8' },
+    );
+
+  it.skipIf(!existsSync(CLI))(
+    'the command: --partitions 3 is the three --partition k/3 outputs joined; misuse exits 2',
+    () => {
+      const joined = [1, 2, 3].map((k) => grind('--count', '900', '--partition', `${k}/3`).stdout).join('');
+      const all = grind('--count', '900', '--partitions', '3', '--workers', '2');
+      expect(all.status, all.stderr).toBe(0);
+      expect(all.stdout).toBe(joined);
+      const both = grind('--count', '9', '--partitions', '3', '--partition', '1/3');
+      expect(both.status).toBe(2);
+      expect(both.stderr).toMatch(/give --partitions K .* or --partition k\/K .*, not both/);
+      const sink = grind('--count', '9', '--partitions', '3', '--format', 'parquet', '--output', 'x.parquet');
+      expect(sink.status).toBe(2);
+      expect(grind('--count', '9', '--partitions', '0').status).toBe(2);
+    },
+    60_000,
+  );
 });
