@@ -28,6 +28,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { processCpu } from './lib/cpu.mjs';
 import { DICE_MODEL } from './lib/dice-model.mjs';
+import { benchSplitModes } from './lib/split-modes.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -288,6 +289,11 @@ if (COMMAND_ROUNDS > 0) {
   closeSync(devNull);
   rmSync(dir, { recursive: true, force: true });
 }
+
+// support-queue, a model whose rows take a varying number of draws: the single stream on two
+// threads, and the partitioned mode, each against one thread (lib/split-modes.mjs, issue 40)
+const SPLIT_ROUNDS = Number(process.env.BENCH_SPLIT_ROUNDS ?? 5);
+if (SPLIT_ROUNDS > 0) benchSplitModes([ROWS, 2 * ROWS], SPLIT_ROUNDS);
 
 // Pro-heavy model (person + address + email on the stand-in tables), rows/s against the floor of
 // this same run. Skipped with the reason while a component it needs is missing from the build.

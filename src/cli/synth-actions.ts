@@ -92,6 +92,8 @@ export interface GrindOptions {
   modelSeed: boolean;
   /** --partition k/K: that partition's own stream and rows (synth-worker-grind.ts). */
   partition?: Partition;
+  /** --partitions K: all K partitions, on the worker threads, written in order (partitioned.ts). */
+  partitions?: number;
   /** --to postgres://…/table: write into that table instead (synth-worker-grind.ts). */
   to?: string;
   count: number;
@@ -137,12 +139,13 @@ async function prepareGrind(
 export async function grind(modelPath: string, opts: GrindOptions): Promise<void> {
   const prepared = await prepareGrind(modelPath, opts);
   if (prepared === undefined) return;
+  let firstRow = 0;
   // issue 26: partitions and sinks (synth-worker-grind.ts)
   if (opts.partition !== undefined || opts.to !== undefined || opts.format === 'parquet') {
     const more = await import('./synth-worker-grind.js');
     if (opts.to !== undefined || opts.format === 'parquet') return more.grindToSink(prepared, opts);
     const slice = more.partitionSlice(prepared.seedInfo, opts.partition!, opts.count, opts.quiet);
-    [prepared.seedInfo, opts.count] = [slice.seedInfo, slice.count];
+    [prepared.seedInfo, opts.count, firstRow] = [slice.seedInfo, slice.count, slice.firstRow];
   }
   const { seedInfo } = prepared;
   // rows printed on the terminal itself would tear the bar apart: a bar only when they go elsewhere
@@ -174,13 +177,31 @@ export async function grind(modelPath: string, opts: GrindOptions): Promise<void
   const started = performance.now();
   let lastYield = started;
   try {
-    for await (const chunk of generateChunks(prepared.prepared, seedInfo.seed, {
-      count: opts.count,
-      format: opts.format,
-      header: opts.header,
-      workers: opts.workers ?? defaultWorkers(),
-      reserve: opts.reserve,
-    })) {
+    const workers = opts.workers ?? defaultWorkers();
+    const format = opts.format;
+    const chunks =
+      opts.partitions === undefined
+        ? generateChunks(prepared.prepared, seedInfo.seed, {
+            count: opts.count,
+            firstRow,
+            format,
+            header: opts.header,
+            workers,
+            reserve: opts.reserve,
+          })
+        : (await import('../synth-io/parallel/partitioned.js')).generatePartitioned(
+            prepared.prepared,
+            seedInfo.seed,
+            {
+              count: opts.count,
+              partitions: opts.partitions,
+              format,
+              header: opts.header,
+              workers,
+              reserve: opts.reserve,
+            },
+          );
+    for await (const chunk of chunks) {
       await writeAll(out, chunk.data);
       progress.update(chunk.rows);
       if (performance.now() - lastYield > 50) {

@@ -38,6 +38,13 @@ export function parsePartitionOption(value: string): { index: number; count: num
   return { index, count };
 }
 
+/** K of `--partitions K`: 1 to 100,000 (MAX_PARTITIONS). */
+export function parsePartitionCount(value: string): number {
+  if (!/^\d{1,9}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 100_000)
+    throw new InvalidArgumentError('must be a whole number from 1 to 100000');
+  return Number(value);
+}
+
 function parseSeed(value: string): bigint {
   if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer');
   const seed = BigInt(value);
@@ -80,6 +87,11 @@ export function registerSynthCommands(program: Command): void {
       'generate partition k of K (its own stream; --count is the total)',
       parsePartitionOption,
     )
+    .option(
+      '--partitions <K>',
+      'cut the rows into K partitions (each its own stream) rendered on --workers threads, written in order; output depends on K, not on --workers',
+      parsePartitionCount,
+    )
     .option('--to <url>', 'write into a PostgreSQL table: postgres://[user@]host[:port]/db/[schema.]table')
     .option(
       '--workers <n>',
@@ -97,6 +109,7 @@ export function registerSynthCommands(program: Command): void {
           format: OutputFormat | 'parquet';
           output?: string;
           partition?: { index: number; count: number };
+          partitions?: number;
           to?: string;
           edition: Edition;
           formats?: string;
@@ -108,6 +121,17 @@ export function registerSynthCommands(program: Command): void {
         if (seedFlags.has('seed') && seedFlags.has('no-seed'))
           grind.error('give --seed <n> or --no-seed, not both', { code: 'synth.seedConflict' });
         const seed = typeof opts.seed === 'bigint' ? opts.seed : undefined;
+        if (opts.partitions !== undefined && opts.partition !== undefined)
+          grind.error('give --partitions K (all of them, here) or --partition k/K (one), not both', {
+            code: 'synth.partitionsConflict',
+          });
+        if (opts.partitions !== undefined && (opts.to !== undefined || opts.format === 'parquet'))
+          grind.error(
+            '--partitions writes text output; for a table or Parquet use --partition k/K or the queue',
+            {
+              code: 'synth.partitionsSink',
+            },
+          );
         // Row workers start first, to load while this thread loads the engine and the model
         // (docs/synth-workers.md); the sinks write on one thread, so they get none.
         const { reserveWorkers, defaultWorkers } = await import('../synth-io/parallel/worker-start.js');

@@ -103,7 +103,7 @@ export async function enqueue(modelPath: string, opts: EnqueueOptions): Promise<
   } catch (err) {
     return fail(messageOf(err, `read ${modelPath}`), EXIT.usage, err);
   }
-  const types = sharedTypes(prepared, seed, opts.partitions);
+  const types = sharedTypes(prepared, seed, opts.partitions, opts.count);
   const boss = await queue(opts.queue);
   if (boss === undefined) return;
   try {

@@ -47,7 +47,8 @@ function announceSeed(seedInfo: SeedInfo, quiet: boolean): void {
 }
 
 /**
- * A text grind of one partition: the partition's stream seed and its row count. The run seed is
+ * A text grind of one partition: the partition's stream seed, its row count and its first row in
+ * the whole generation (where its Sequence ids and time steps go on from). The run seed is
  * announced here (the derived one would not reproduce the run), so the caller's copy says nothing.
  */
 export function partitionSlice(
@@ -55,12 +56,13 @@ export function partitionSlice(
   partition: Partition,
   total: number,
   quiet: boolean,
-): { seedInfo: SeedInfo; count: number } {
+): { seedInfo: SeedInfo; count: number; firstRow: number } {
   announceSeed(seedInfo, quiet);
   const { start, end } = partitionRange(total, partition);
   return {
     seedInfo: { seed: partitionSeed(seedInfo.seed, partition.index), seedSource: 'cli' },
     count: end - start,
+    firstRow: start,
   };
 }
 

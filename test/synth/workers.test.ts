@@ -3,16 +3,11 @@
  * batches, no row threshold, so every model that can split does) for every recording of the
  * bundled examples always, and of the shared corpus (../shared) when it is present.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpusFromDirectory } from '../../src/cli/synth-files.js';
-import type { CorpusFiles } from '../../src/synth/conformance/replay.js';
-import { parseRecipe } from '../../src/synth/conformance/replay.js';
-import type { FilePort } from '../../src/synth/access/ports.js';
-import type { OutputFormat, PreparedModel } from '../../src/synth/index.js';
-import { OUTPUT_FORMATS, SynthError, parseModel, prepareModel } from '../../src/synth/index.js';
+import type { PreparedModel, SynthError } from '../../src/synth/index.js';
+import { OUTPUT_FORMATS, parseModel, prepareModel } from '../../src/synth/index.js';
+import { EXAMPLES, SHARED, casesOf, sharedPresent, type Case } from './corpus-cases.js';
 import type { GenerateOptions, GenerateStats } from '../../src/synth-io/parallel/index.js';
 import { DICE_MODEL } from './helpers.js';
 import {
@@ -22,82 +17,7 @@ import {
   reserveWorkers,
 } from '../../src/synth-io/parallel/index.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const EXAMPLES = join(ROOT, 'examples', 'synth');
-// MODELWORKS_SHARED points at the shared directory when it is not beside the checkout (worktrees)
-const SHARED = join(
-  process.env.MODELWORKS_SHARED ?? join(ROOT, '..', 'shared'),
-  'conformance',
-  'synth-examples',
-);
-const sharedPresent = existsSync(SHARED);
 if (!sharedPresent) console.warn(`[synth workers] SKIPPED shared corpus: ${SHARED} not found`);
-
-const MOUNT = '/corpus';
-
-/** A file port over a corpus, `samples/` mapped to its root, missing tables from the stand-ins. */
-function corpusPort(files: CorpusFiles, standIns: CorpusFiles): FilePort {
-  const rel = (path: string): string => {
-    let r = posix.normalize(path).slice(MOUNT.length + 1);
-    while (r.startsWith('samples/')) r = r.slice('samples/'.length);
-    return r;
-  };
-  const read = (r: string): string | undefined => files.read(r) ?? standIns.read(r);
-  return {
-    realpath: (path) =>
-      path.startsWith(MOUNT) && read(rel(path)) !== undefined ? `${MOUNT}/${rel(path)}` : undefined,
-    readText: (path) => {
-      const text = read(rel(path));
-      if (text === undefined) throw new SynthError('SYNTH_LOAD', `file not found: ${path}`);
-      return text;
-    },
-  };
-}
-
-interface Case {
-  output: string;
-  model: string;
-  prepared: PreparedModel;
-  seed: bigint;
-  format: OutputFormat;
-  count: number;
-}
-
-/** Every recording of a corpus whose model loads here; the others are listed with the reason. */
-function casesOf(dir: string): { cases: Case[]; skipped: string[] } {
-  const files = corpusFromDirectory(dir);
-  const standIns = corpusFromDirectory(join(EXAMPLES, 'tables'));
-  const cases: Case[] = [];
-  const skipped: string[] = [];
-  for (const output of files.list().sort()) {
-    if (!/\.(csv|txt)$/.test(output)) continue;
-    const text = files.read(output) ?? '';
-    const recipe = parseRecipe(text.slice(0, Math.max(0, text.indexOf('\n'))));
-    if (recipe === undefined) continue;
-    const folder = output.includes('/') ? output.slice(0, output.lastIndexOf('/') + 1) : '';
-    const model = recipe.modelPath.startsWith('samples/')
-      ? recipe.modelPath.slice('samples/'.length)
-      : folder + recipe.modelPath;
-    const modelText = files.read(model);
-    if (modelText === undefined) {
-      skipped.push(`${output}: model ${model} not found`);
-      continue;
-    }
-    try {
-      const prepared = prepareModel(parseModel(modelText), {
-        location: `${MOUNT}/${model}`,
-        cwd: MOUNT,
-        ports: { files: corpusPort(files, standIns) },
-      });
-      // more rows than most recordings, so a model splits into many batches
-      const count = Math.max(recipe.count, 300);
-      cases.push({ output, model, prepared, seed: recipe.seed, format: recipe.format, count });
-    } catch (err) {
-      skipped.push(`${output}: ${(err as Error).message}`);
-    }
-  }
-  return { cases, skipped };
-}
 
 async function text(c: Case, workers: number, stats?: GenerateStats): Promise<string> {
   let out = '';

@@ -9,10 +9,15 @@ export default {
   create({ parameters, random }) {
     const { amplitude, period, noise } = parameters;
     let t = 0;
-    return () => {
+    const row = () => {
       const wave = amplitude * Math.sin((2 * Math.PI * t) / period);
       t += 1;
       return [Math.round((wave + noise * random.nextGaussian()) * 1000) / 1000];
     };
+    // A partition of a generation starts at its own hour, not at 0: skip n rows without drawing.
+    row.skip = (n) => {
+      t += n;
+    };
+    return row;
   },
 };

@@ -18,6 +18,11 @@ const CHUNK_ROWS = 2048;
 
 export interface GenerateOptions {
   count: number;
+  /**
+   * The index of the first row in the whole generation (a partition's first row, default 0):
+   * row-indexed nodes (Sequence, ...) start there (src/synth/engine/row-identity.ts).
+   */
+  firstRow?: number;
   format: OutputFormat;
   header: boolean;
   /** Threads rendering rows, this one included (N - 1 worker threads); 1 keeps to this thread. */
@@ -69,7 +74,7 @@ export async function* generateChunks(
 ): AsyncGenerator<OutputChunk, void, undefined> {
   const { count, format, header } = options;
   // one run (one graph) on this thread whichever way the rows go: see planParallel
-  const run = new SynthRun(prepared, seed);
+  const run = new SynthRun(prepared, seed, {}, options.firstRow ?? 0);
   const start = run.random.saveState();
   const plan =
     options.workers <= 1

@@ -12,6 +12,35 @@ export interface WorkerSetup {
   format: OutputFormat;
   /** Also answer each row's UTF-8 length (for callers that page by row). */
   rowBytes: boolean;
+  /** Whole partitions (PartitionTask) instead of batches of one stream: no run is built ahead. */
+  partitioned?: boolean;
+}
+
+/**
+ * Render a whole partition: rows [from, to) of the output, from a run seeded `seed` whose first
+ * row is row `from` of the generation (partitioned.ts).
+ */
+export interface PartitionTask {
+  partition: number;
+  seed: bigint;
+  from: number;
+  to: number;
+  /** Rows per chunk posted back. */
+  chunkRows: number;
+}
+
+/** A chunk of a partition's output, in order; `last` on its final chunk. */
+export interface PartitionChunk {
+  partition: number;
+  data: Uint8Array;
+  rows: number;
+  last: boolean;
+}
+
+/** A partition that threw; the generation renders it again on its own thread, where the error is real. */
+export interface PartitionFailed {
+  partition: number;
+  error: string;
 }
 
 /** Render rows [from, to) starting the stream at `state`. */
@@ -53,3 +82,6 @@ export interface WorkerLoaded {
 }
 
 export type WorkerMessage = BatchReply | WorkerReady | WorkerLoaded;
+
+/** What a worker set up for partitions posts. */
+export type PartitionMessage = PartitionChunk | PartitionFailed | WorkerReady | WorkerLoaded;

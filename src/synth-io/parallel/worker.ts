@@ -9,14 +9,49 @@ import { parentPort } from 'node:worker_threads';
 // the row loop alone, not the load phase nor the model parsers: a third fewer modules to start with
 import { GraphRun } from '../../synth/engine/graph-run.js';
 import { PreparedModel } from '../../synth/engine/prepared.js';
-import type { BatchReply, BatchTask, WorkerLoaded, WorkerReady, WorkerSetup } from './protocol.js';
+import { renderRangeBytes } from '../../synth/output/bytes.js';
+import type {
+  BatchReply,
+  BatchTask,
+  PartitionChunk,
+  PartitionFailed,
+  PartitionTask,
+  WorkerLoaded,
+  WorkerReady,
+  WorkerSetup,
+} from './protocol.js';
 import { renderBatch } from './render-batch.js';
 
+/** Renders a whole partition, posting its bytes chunk by chunk (in shared memory: nothing copied). */
+function renderPartition(prepared: PreparedModel, setup: WorkerSetup, task: PartitionTask): void {
+  try {
+    const run = new GraphRun(prepared, task.seed, task.from);
+    const names = run.header();
+    for (let from = task.from; from < task.to || from === task.from;) {
+      const to = Math.min(task.to, from + task.chunkRows);
+      const data = renderRangeBytes(run, from, to, setup.format, names, undefined, true);
+      const chunk: PartitionChunk = { partition: task.partition, data, rows: to - from, last: to >= task.to };
+      parentPort!.postMessage(chunk);
+      if (to >= task.to) break;
+      from = to;
+    }
+  } catch (err) {
+    const failed: PartitionFailed = {
+      partition: task.partition,
+      error: err instanceof Error ? err.message : String(err),
+    };
+    parentPort!.postMessage(failed);
+  }
+}
+
 parentPort!.once('message', (setup: WorkerSetup) => {
-  const run = new GraphRun(
-    new PreparedModel(setup.model, setup.edition, setup.outside, setup.formats, setup.limits),
-    setup.seed,
-  );
+  const prepared = new PreparedModel(setup.model, setup.edition, setup.outside, setup.formats, setup.limits);
+  if (setup.partitioned === true) {
+    parentPort!.on('message', (task: PartitionTask) => renderPartition(prepared, setup, task));
+    parentPort!.postMessage({ ready: true } satisfies WorkerReady);
+    return;
+  }
+  const run = new GraphRun(prepared, setup.seed);
   const names = run.header();
   parentPort!.on('message', (task: BatchTask) => {
     let reply: BatchReply;

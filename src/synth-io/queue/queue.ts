@@ -15,7 +15,7 @@ import PgBoss from 'pg-boss';
 import type { Allowlists, Edition, PreparedModel } from '../../synth/index.js';
 import { SynthRun, loadSynthModel, parseModel } from '../../synth/index.js';
 import { realPorts } from '../index.js';
-import { partitionSeed, type Partition } from '../partition.js';
+import { partitionRange, partitionSeed, type Partition } from '../partition.js';
 import { COLUMN_TYPES, PROBE_ROWS, probeColumnTypes, type ColumnType } from '../sinks/sink.js';
 import { generateToSink, openTarget, type SinkSpec } from '../sinks/target.js';
 
@@ -90,12 +90,22 @@ export async function loadJobModel(
   });
 }
 
-/** Column types every partition shares: kinds of the first rows of each partition, merged. */
-export function sharedTypes(prepared: PreparedModel, seed: bigint, partitions: number): ColumnType[] {
+/**
+ * Column types every partition shares: kinds of the first rows of each partition, merged. With
+ * `total` (rows of the whole generation), each partition is probed from its own first row, as its
+ * job generates it (a table read in order gives other rows there).
+ */
+export function sharedTypes(
+  prepared: PreparedModel,
+  seed: bigint,
+  partitions: number,
+  total?: number,
+): ColumnType[] {
   const rows = Math.max(1, Math.min(PROBE_ROWS, Math.floor(PROBE_BUDGET / partitions)));
   let types: ColumnType[] | undefined;
   for (let k = 1; k <= Math.min(partitions, PROBE_BUDGET); k++) {
-    const next = probeColumnTypes(new SynthRun(prepared, partitionSeed(seed, k)), rows);
+    const first = total === undefined ? 0 : partitionRange(total, { index: k, count: partitions }).start;
+    const next = probeColumnTypes(new SynthRun(prepared, partitionSeed(seed, k), {}, first), rows);
     types = types?.map((t, i) => (t === next[i] ? t : 'text')) ?? next;
   }
   return types ?? [];

@@ -103,7 +103,8 @@ export async function generateToSink(
 ): Promise<{ columns: SinkColumn[]; range: RowRange }> {
   const { range, seed } = runSlice(run);
   const columns = await writeRows({
-    newRun: () => new SynthRun(run.prepared, seed),
+    // a partition's row-indexed columns (Sequence, ...) go on from the rows before it
+    newRun: () => new SynthRun(run.prepared, seed, {}, range.start),
     range,
     open,
     types: run.types,

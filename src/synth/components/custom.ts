@@ -11,6 +11,10 @@
  *     },
  *   };
  *
+ * A component that counts its rows (a time step) may give the returned function a `skip(n)`
+ * method that moves its count ahead by n rows without drawing: a partition then starts it where
+ * the single stream has it at the partition's first row (row-identity.ts).
+ *
  * `random` is the run's one random stream (nextDouble, nextInt(bound), nextGaussian,
  * nextExponential): drawing only through it keeps a seed's output the same on every run.
  * Everything the module gives is checked here; a bad module is a load error.
@@ -22,6 +26,7 @@ import { SynthError, plainMessage } from '../errors.js';
 import type { RandomSource } from '../random/random-source.js';
 import type { BuildContext, ComponentImpl } from './component.js';
 import { checkColumns } from './component.js';
+import { rowIndexed } from '../engine/row-indexed.js';
 import type { ParameterDescriptor, ParamType } from './descriptor.js';
 
 type Value = number | string;
@@ -175,12 +180,14 @@ function build(ctx: BuildContext, def: Definition): RuntimeNode {
   if (typeof next !== 'function') ctx.params.reject('create must return a function (inputs) => values');
   const rows = ctx.inputs.map((n) => new Row(n.dimension));
   const width = dimension as number;
-  return {
+  let pulls = 0;
+  const node: RuntimeNode = {
     name: ctx.name,
     type: ctx.type,
     dimension: width,
     synchronous: ctx.inputs.some((n) => n.synchronous),
     next(out, offset) {
+      pulls++;
       const values = ctx.inputs.map((n, i) => {
         const row = rows[i]!;
         n.next(row, 0);
@@ -207,6 +214,17 @@ function build(ctx: BuildContext, def: Definition): RuntimeNode {
       }
     },
   };
+  const skip: unknown = Object.hasOwn(next, 'skip') ? (next as { skip?: unknown }).skip : undefined;
+  if (skip === undefined) return node;
+  if (typeof skip !== 'function') ctx.params.reject('skip, when given, must be a function (n) => void');
+  return rowIndexed(
+    node,
+    () => pulls,
+    (n) => {
+      guarded(ctx, 'skip', () => (skip as (n: number) => unknown).call(next, n));
+      pulls += n;
+    },
+  );
 }
 
 /**

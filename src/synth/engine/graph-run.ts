@@ -9,6 +9,7 @@ import type { Graph } from './loader.js';
 import { buildGraph } from './loader.js';
 import type { PreparedModel } from './prepared.js';
 import { Row } from './row.js';
+import { placeAtRow } from './row-identity.js';
 
 /** A prepared model bound to a seed; `next()` yields observations in a reused row. */
 export class GraphRun {
@@ -23,10 +24,19 @@ export class GraphRun {
     /** The loaded model this run generates from (parallel generation builds its workers' runs from it). */
     readonly prepared: PreparedModel,
     seed: bigint,
+    /**
+     * The index, in the whole generation, of this run's first row (a partition's first row): the
+     * nodes that number their observations (Sequence, ...) start where the single stream has
+     * them at that row; the random stream is `seed`'s own, wherever the run starts.
+     */
+    readonly firstRow = 0,
   ) {
     this.random = new L64X128MixRandom(seed);
     // a loaded model carries every graph option (edition, outside data, formats, limits, …)
     this.graph = buildGraph(prepared.model, this.random, prepared);
+    placeAtRow(prepared.model, this.graph, firstRow, () =>
+      buildGraph(prepared.model, new L64X128MixRandom(seed), prepared),
+    );
     this.dimension = this.graph.root.dimension;
     this.row = new Row(this.dimension);
   }

@@ -29,10 +29,11 @@ export function resolveSeed(
 export class SynthRun extends GraphRun {
   /**
    * A run of a prepared model (see `loadSynthModel`), or of a plain model loaded synchronously
-   * with `options` (enough for every model without databases or services).
+   * with `options` (enough for every model without databases or services). `firstRow`: see
+   * GraphRun (a partition's first row in the whole generation).
    * @throws SynthError when the model does not load or validate
    */
-  constructor(model: SynthModel | PreparedModel, seed: bigint, options: LoadOptions = {}) {
-    super(model instanceof PreparedModel ? model : prepareModel(model, options), seed);
+  constructor(model: SynthModel | PreparedModel, seed: bigint, options: LoadOptions = {}, firstRow = 0) {
+    super(model instanceof PreparedModel ? model : prepareModel(model, options), seed, firstRow);
   }
 }

@@ -2,6 +2,7 @@
 import { DOUBLE, INT } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
+import { accumulate, rowIndexed } from '../../engine/row-indexed.js';
 import type { ComponentImpl } from '../component.js';
 import { descriptorOf, scalarNode, textNode } from '../component.js';
 
@@ -30,12 +31,23 @@ export const DETERMINISTIC: ComponentImpl[] = [
     const start = ctx.params.double('start');
     const step = ctx.params.double('step');
     let current = start;
-    // Accumulates (current += step), so long runs carry the usual floating-point drift.
-    return scalarNode(ctx, DOUBLE, () => {
+    let pulls = 0;
+    // Accumulates (current += step), so long runs carry the usual floating-point drift; a
+    // partition skips to its first row with the same sums (accumulate).
+    const node = scalarNode(ctx, DOUBLE, () => {
       const v = current;
       current += step;
+      pulls++;
       return v;
     });
+    return rowIndexed(
+      node,
+      () => pulls,
+      (n) => {
+        current = accumulate(current, step, n);
+        pulls += n;
+      },
+    );
   }),
   impl('Polynomial', (ctx) => {
     const coeffs = ctx.params.doubles('coefficients');
@@ -52,14 +64,24 @@ export const DETERMINISTIC: ComponentImpl[] = [
       for (let i = coeffs.length - 1; i >= 0; i--) y = y * v + coeffs[i]!;
       return y;
     };
-    return scalarNode(ctx, DOUBLE, () => {
-      if (mode === 'uniform') return horner(xMin + (xMax - xMin) * rng.nextDouble());
-      if (mode === 'sequence') {
-        const v = horner(x);
-        x += step;
-        return v;
-      }
-      return horner(x0);
+    if (mode !== 'sequence')
+      return scalarNode(ctx, DOUBLE, () =>
+        mode === 'uniform' ? horner(xMin + (xMax - xMin) * rng.nextDouble()) : horner(x0),
+      );
+    let pulls = 0;
+    const node = scalarNode(ctx, DOUBLE, () => {
+      const v = horner(x);
+      x += step;
+      pulls++;
+      return v;
     });
+    return rowIndexed(
+      node,
+      () => pulls,
+      (n) => {
+        x = accumulate(x, step, n);
+        pulls += n;
+      },
+    );
   }),
 ];

@@ -9,6 +9,7 @@ import type { Kind, Row, RuntimeNode } from '../../engine/row.js';
 import { SynthError } from '../../errors.js';
 import type { BuildContext } from '../component.js';
 import { checkColumns } from '../component.js';
+import { rowIndexed } from '../../engine/row-indexed.js';
 import { cumulative } from '../generators/discrete.js';
 
 /** A typed cell: a number (printed as a double) or text. */
@@ -125,7 +126,9 @@ export function tableNode(
   if (mode === 'sequential') {
     const onEnd = p.text('onExhaustion') ?? 'error';
     let i = 0;
+    let pulls = 0;
     next = (out, offset) => {
+      pulls++;
       if (i >= count) {
         if (onEnd === 'repeat') i = 0;
         else if (onEnd === 'hold') {
@@ -146,6 +149,13 @@ export function tableNode(
       }
       emit(i++, out, offset);
     };
+    // a partition starts at its own rows of the table: where `pulls` calls above leave i
+    const skip = (n: number): void => {
+      pulls += n;
+      i = pulls < count ? pulls : onEnd === 'repeat' ? pulls % count : count;
+    };
+    const node = { name: ctx.name, type: ctx.type, dimension, synchronous: false, next };
+    return rowIndexed(node, () => pulls, skip);
   } else if (cum !== undefined) {
     const c = cum;
     next = (out, offset) => emit(pickRow(c, rng.nextDouble()), out, offset);

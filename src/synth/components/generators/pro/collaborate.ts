@@ -4,13 +4,15 @@
  * FHIR renderers; every read takes the next id).
  */
 import { DOUBLE, INT } from '../../../engine/row.js';
+import { accumulate, rowIndexed } from '../../../engine/row-indexed.js';
 import type { CollaborateTarget, ComponentImpl } from '../../component.js';
 import { proImpl } from '../../pro-nodes.js';
 
 export const COLLABORATE_GENERATORS: ComponentImpl[] = [
   proImpl('CollaborationBeacon', (ctx): CollaborateTarget => {
     let value = ctx.params.double('initial');
-    return {
+    let pulls = 0;
+    const node: CollaborateTarget = {
       name: ctx.name,
       type: ctx.type,
       dimension: 1,
@@ -20,6 +22,7 @@ export const COLLABORATE_GENERATORS: ComponentImpl[] = [
         out.nums[offset] = value;
         out.kinds[offset] = DOUBLE;
         value += 1;
+        pulls++;
       },
       collaborateDimension: 1,
       collaborate(out, offset): void {
@@ -27,10 +30,19 @@ export const COLLABORATE_GENERATORS: ComponentImpl[] = [
         out.kinds[offset] = DOUBLE;
       },
     };
+    return rowIndexed(
+      node,
+      () => pulls,
+      (n) => {
+        value = accumulate(value, 1, n);
+        pulls += n;
+      },
+    );
   }),
   proImpl('FhirIdRegistry', (ctx): CollaborateTarget => {
-    let next = ctx.params.int('startAt');
-    return {
+    const startAt = ctx.params.int('startAt');
+    let next = startAt;
+    const node: CollaborateTarget = {
       name: ctx.name,
       type: ctx.type,
       dimension: 1,
@@ -46,5 +58,13 @@ export const COLLABORATE_GENERATORS: ComponentImpl[] = [
         out.kinds[offset] = INT;
       },
     };
+    // every id handed out, by a pull or a read, counts
+    return rowIndexed(
+      node,
+      () => next - startAt,
+      (n) => {
+        next += n;
+      },
+    );
   }),
 ];
