@@ -28,22 +28,33 @@ export const CRITERIA_HELPERS: Record<string, { deps: string[]; body: string }> 
     deps: [],
     body: 'function($s) { $s = "" ? {} : $merge([$map($split($s, ""), function($c, $i) { {$string($i): $c} })]) }',
   },
-  // a wildcard pattern (lower case) as tokens: 1 for `*`, 2 for `?`, a character otherwise;
-  // `~*`, `~?` and `~~` are the characters themselves
+  // a wildcard pattern (lower case): its tokens (1 for `*`, 2 for `?`, a character otherwise) by
+  // position, and, when it has no `?`, its literal pieces between the stars; `~*`, `~?` and `~~`
+  // are the characters themselves
   xl_pattern: {
     deps: ['xl_chars'],
     body:
       'function($s) { ( $r := $replace($replace($replace($s, "~~", "\\u0001"), "~*", "\\u0002"), "~?", "\\u0003"); ' +
+      '$lit := function($p) { $replace($replace($replace($p, "\\u0001", "~"), "\\u0002", "*"), "\\u0003", "?") }; ' +
       '$cs := $split($r, ""); ' +
-      '$ts := $map($cs, function($c) { $c = "*" ? 1 : $c = "?" ? 2 : $c = "\\u0001" ? "~" : $c = "\\u0002" ? "*" : $c = "\\u0003" ? "?" : $c }); ' +
-      '{"n": $count($cs), "t": $count($cs) = 0 ? {} : $merge([$map([$ts], function($t, $i) { {$string($i): $t} })])} ) }',
+      '$ts := $map($cs, function($c) { $c = "*" ? 1 : $c = "?" ? 2 : $lit($c) }); ' +
+      '{"n": $count($cs), "t": $count($cs) = 0 ? {} : $merge([$map([$ts], function($t, $i) { {$string($i): $t} })]), ' +
+      '"p": $contains($r, "?") ? $nothing : [$map($split($r, "*"), $lit)]} ) }',
   },
-  // whether text $s (lower case) matches pattern $p (xl_pattern): the classic walk that remembers
-  // the last `*` and retries from one character further (time ≤ length × pattern length)
+  // whether text $s (lower case) matches pattern $p (xl_pattern). Without `?`: the first piece
+  // starts the text, the last ends it and the others follow in order between (native string
+  // search, linear). With `?`: the classic walk that remembers the last `*` and retries from one
+  // character further (time ≤ length × pattern length).
   xl_glob: {
     deps: ['xl_chars'],
     body:
-      'function($s, $p) { ( $c := $xl_chars($s); $ns := $count($split($s, "")); ' +
+      'function($s, $p) { $exists($p.p) ? ( $ps := $p.p; $k := $count($ps); $a := $ps[0]; $z := $ps[-1]; ' +
+      '$k = 1 ? $s = $a : ( $length($s) >= $length($a) + $length($z) and $substring($s, 0, $length($a)) = $a and ' +
+      '$substring($s, $length($s) - $length($z)) = $z and ( ' +
+      '$mid := $substring($s, $length($a), $length($s) - $length($a) - $length($z)); ' +
+      '$k = 2 ? true : $reduce($ps#$i[$i > 0 and $i < $k - 1], function($rest, $q) { ' +
+      '$type($rest) = "string" and $contains($rest, $q) ? $substringAfter($rest, $q) : false }, $mid) != false ) ) ) : ( ' +
+      '$c := $xl_chars($s); $ns := $count($split($s, "")); ' +
       '$tok := function($j) { $lookup($p.t, $string($j)) }; ' +
       '$rest := function($j) { $j >= $p.n ? true : $tok($j) = 1 ? $rest($j + 1) : false }; ' +
       '$go := function($i, $j, $st, $mk) { $i < $ns ? ( $t := $tok($j); ' +
@@ -113,16 +124,15 @@ export const CRITERIA_HELPERS: Record<string, { deps: string[]; body: string }> 
       'function($n, $f) { ( $go := function($lo, $hi) { $lo < $hi ? ( $m := $floor(($lo + $hi) / 2); ' +
       '$f($m) ? $go($m + 1, $hi) : $go($lo, $m) ) : $lo }; $go(0, $n) ) }',
   },
-  // running totals over groups by position ($g: position → {s, c, n, hi, lo}), added one group
-  // after another from the first ($up) or from the last: position → the totals so far. Split in
-  // halves so that each group is added once, in order, and the objects merge natively.
+  // running totals over values by position ($g: position → value), combined by $f one after
+  // another from the first ($up) or from the last, starting from $zero: position → the total so
+  // far. Split in halves, so that each value is added once, in order, and the objects merge
+  // natively (a list appended to one element at a time costs its length each time).
   xl_running: {
     deps: [],
     body:
-      'function($g, $n, $up) { ( $add := function($a, $b) { {"s": $a.s + $b.s, "c": $a.c + $b.c, "n": $a.n + $b.n, ' +
-      '"hi": $max([$a.hi, $b.hi]), "lo": $min([$a.lo, $b.lo])} }; ' +
-      '$zero := {"s": 0, "c": 0, "n": 0}; ' +
-      '$go := function($lo, $hi, $base) { $hi - $lo = 1 ? {$string($lo): $add($base, $lookup($g, $string($lo)))} : ( ' +
+      'function($g, $n, $up, $f, $zero) { ( ' +
+      '$go := function($lo, $hi, $base) { $hi - $lo = 1 ? {$string($lo): $f($base, $lookup($g, $string($lo)))} : ( ' +
       '$mid := $floor(($lo + $hi) / 2); ' +
       '$up ? ( $l := $go($lo, $mid, $base); $merge([$l, $go($mid, $hi, $lookup($l, $string($mid - 1)))]) ) : ' +
       '( $r := $go($mid, $hi, $base); $merge([$go($lo, $mid, $lookup($r, $string($mid))), $r]) ) ) }; ' +

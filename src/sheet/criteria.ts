@@ -98,19 +98,19 @@ export abstract class ConditionalCompiler extends LookupCompiler {
    * of SUMIF/AVERAGEIF takes that shape from its top-left cell, as Excel does; the *IFS functions
    * need equal shapes (Excel gives #VALUE! otherwise, which is rejected here).
    */
-  private shaped(name: string, f: Formula, first: Formula, resize: boolean): Formula {
-    if (f.kind === 'ref') return { kind: 'range', sheet: f.sheet, from: f.ref, to: f.ref };
+  private shaped(name: string, g: Formula, first: Formula, resize: boolean): Formula {
+    const f: Formula = g.kind === 'ref' ? { kind: 'range', sheet: g.sheet, from: g.ref, to: g.ref } : g;
     if (f.kind !== 'range') {
       throw new Rejection('UNSUPPORTED_REFERENCE', `${name} reads ranges; ${printFormula(f)} is not one`);
     }
-    const shape = (g: Formula): [number, number] | undefined => {
-      if (g.kind === 'ref') return [1, 1];
-      if (g.kind !== 'range' || g.from.row === 0) return undefined;
-      return [g.to.row - g.from.row, g.to.col - g.from.col];
+    const shape = (h: Formula): [number, number] | undefined => {
+      if (h.kind === 'ref') return [0, 0];
+      if (h.kind !== 'range' || h.from.row === 0) return undefined;
+      return [h.to.row - h.from.row, h.to.col - h.from.col];
     };
     const want = shape(first);
     const have = shape(f);
-    if ((want === undefined) !== (have === undefined) && f !== first) {
+    if ((want === undefined) !== (have === undefined) && g !== first) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
         `${name} mixes a whole-sheet column with a bounded range (${printFormula(f)}), which do not line up row by row`,
@@ -273,7 +273,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     const keyed = crits.map(own);
     const ordered = keyed.flatMap((k, i) => (k && ops[i] && ops[i] !== '=' ? [i] : []));
     if (ordered.length === 1 && keyed.filter((k) => k).length === 1 && ops[ordered[0]!] !== '<>') {
-      return this.ordered(agg, table, areas, crits, ordered[0]!, sum, scan);
+      return this.ordered(agg, table, areas, crits, ordered[0]!, ops[ordered[0]!]!, sum, scan);
     }
     // a row-dependent `"<>"&x`, or an order with other row-dependent criteria: the scan
     if (ordered.length > 0) return scan;
@@ -288,10 +288,11 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     const keyCols = areas.filter((_, i) => keyed[i]).map((a) => `${ckey}(${a.field.name})`);
     const v = sum ? present(sum.field.name) : 'null';
     const rows = `$$.${table.name}${filter.length > 0 ? `[${filter.join(' and ')}]` : ''}`;
-    const numeric = '$filter(v, function($x) { $type($x) = "number" })';
+    // (JSONata's grouping builds each group's list only: an object per group built inside the
+    // grouping nests its evaluation once per group, and overflows the stack past ~100 groups)
     const grouped =
-      `(${binds.length > 0 ? `${binds.join('; ')}; ` : ''}[${rows}.{"k": $string([${keyCols.join(', ')}]), "v": ${v}}]{ k: ` +
-      `{"n": $count(k), "s": $sum(${numeric}), "c": $count(${numeric}), "x": $max(${numeric}), "m": $min(${numeric})} })`;
+      `(${binds.length > 0 ? `${binds.join('; ')}; ` : ''}$g := [${rows}.{"k": $string([${keyCols.join(', ')}]), "v": ${v}}]{ k: [$] }; ` +
+      `$merge([$each($g, function($l, $key) { {$key: ${totals('$l')}} })]))`;
     const name = this.lib.aggregate(
       grouped,
       'object',
@@ -307,8 +308,8 @@ export abstract class ConditionalCompiler extends LookupCompiler {
       COUNT: `($exists(${g}) ? ${g}.n : 0)`,
       SUM: `($exists(${g}) ? ${g}.s : 0)`,
       AVERAGE: `($exists(${g}) and ${g}.c > 0 ? ${g}.s / ${g}.c : $nothing)`,
-      MAX: `($exists(${g}) and ${g}.c > 0 ? ${g}.x : 0)`,
-      MIN: `($exists(${g}) and ${g}.c > 0 ? ${g}.m : 0)`,
+      MAX: `($exists(${g}) and ${g}.c > 0 ? ${g}.hi : 0)`,
+      MIN: `($exists(${g}) and ${g}.c > 0 ? ${g}.lo : 0)`,
     };
     return (
       `(${kb.join('; ')}; ${all} ? (${g} := $lookup($$.${name}, $string([${rowKs.map((x) => x![0]).join(', ')}])); ` +
@@ -328,6 +329,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     areas: RowsArea[],
     crits: string[],
     at: number,
+    op: string,
     sum: RowsArea | undefined,
     scan: string,
   ): string {
@@ -337,45 +339,45 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     const filter = fixed.flatMap((x, i) => (x ? [`${h('xl_meets')}(${areas[i]!.field.name}, ${x[0]})`] : []));
     const rows = `$$.${table.name}${filter.length > 0 ? `[${filter.join(' and ')}]` : ''}`;
     const v = sum ? present(sum.field.name) : 'null';
-    const nums = '$filter(v, function($x) { $type($x) = "number" })';
+    const up = op === '<' || op === '<=';
+    // the totals each distinct value's rows need, and how they run (AVERAGE: sum and count)
+    const runs = RUNS[agg];
+    const pos = (total: string): string =>
+      `$merge([$map($xs, function($x, $i) { {$string($i): ($l := $lookup($g, $string($x)); ${total})} })])`;
     const expr =
       `(${binds.map((b) => `${b}; `).join('')}` +
-      `$g := [${rows}.{"x": ${h('xl_cnum')}(${areas[at]!.field.name}), "v": ${v}}][$exists(x)]` +
-      `{ $string(x): {"x": $min(x), "s": $sum(${nums}), "c": $count(${nums}), "n": $count(x), "hi": $max(${nums}), "lo": $min(${nums})} }; ` +
-      `$exists($g) ? ( $xs := $sort([$each($g, function($o) { $o.x })]); $d := $count($xs); ` +
-      `$pos := $merge([$map($xs, function($x, $i) { {$string($i): $lookup($g, $string($x))} })]); ` +
+      `$g := [${rows}.{"x": ${h('xl_cnum')}(${areas[at]!.field.name}), "v": ${v}}][$exists(x)]{ $string(x): [$] }; ` +
+      `$exists($g) ? ( $xs := $sort([$each($g, function($l) { $l[0].x })]); $d := $count($xs); ` +
       `{"d": $d, "xs": $merge([$map($xs, function($x, $i) { {$string($i): $x} })]), ` +
-      `"up": ${h('xl_running')}($pos, $d, true), "down": ${h('xl_running')}($pos, $d, false)} ) : {"d": 0})`;
+      runs
+        .map(
+          ([key, total, combine, zero]) =>
+            `"${key}": ${h('xl_running')}(${pos(total)}, $d, ${up}, ${combine}, ${zero})`,
+        )
+        .join(', ') +
+      `} ) : {"d": 0})`;
     const name = this.lib.aggregate(
       expr,
       'object',
       `${printAgg(agg)} by the order of ${areas[at]!.field.title}: sorted values and running totals`,
       this.scope.taken,
     );
-    const [k, a, t, lt, le, r] = [
-      this.fresh(),
-      this.fresh(),
-      this.fresh(),
-      this.fresh(),
-      this.fresh(),
-      this.fresh(),
-    ];
-    const count = (cmp: string): string =>
-      `${h('xl_bcount')}(${a}.d, function($i) { $lookup(${a}.xs, $string($i)) ${cmp} ${t} })`;
+    const [k, a, t, p] = [this.fresh(), this.fresh(), this.fresh(), this.fresh()];
+    // positions whose value meets the criterion: below the first not under (or not over) the threshold
+    const cmp = op === '<' || op === '>=' ? '<' : '<=';
+    const count = `${h('xl_bcount')}(${a}.d, function($i) { $lookup(${a}.xs, $string($i)) ${cmp} ${t} })`;
+    const at1 = up ? `${p} > 0 ? $string(${p} - 1)` : `${p} < ${a}.d ? $string(${p})`;
+    const run = (key: string): string => `$lookup(${a}.${key}, ${p}key)`;
     const read: Record<Aggregate, string> = {
-      COUNT: `($exists(${r}) ? ${r}.n : 0)`,
-      SUM: `($exists(${r}) ? ${r}.s : 0)`,
-      AVERAGE: `($exists(${r}) and ${r}.c > 0 ? ${r}.s / ${r}.c : $nothing)`,
-      MAX: `($exists(${r}.hi) ? ${r}.hi : 0)`,
-      MIN: `($exists(${r}.lo) ? ${r}.lo : 0)`,
+      COUNT: `($exists(${p}key) ? ${run('n')} : 0)`,
+      SUM: `($exists(${p}key) ? ${run('s')} : 0)`,
+      AVERAGE: `($exists(${p}key) and ${run('c')} > 0 ? ${run('s')} / ${run('c')} : $nothing)`,
+      MAX: `($exists(${p}key) and $exists(${run('hi')}) ? ${run('hi')} : 0)`,
+      MIN: `($exists(${p}key) and $exists(${run('lo')}) ? ${run('lo')} : 0)`,
     };
     return (
-      `(${k} := ${h('xl_crit')}(${crits[at]}); ${k}.o in ["<", "<=", ">", ">="] and $exists(${k}.n) ? ( ` +
-      `${a} := $$.${name}; ${t} := ${k}.n; ${lt} := ${count('<')}; ${le} := ${count('<=')}; ` +
-      `${r} := ${k}.o = "<" ? (${lt} > 0 ? $lookup(${a}.up, $string(${lt} - 1))) : ` +
-      `${k}.o = "<=" ? (${le} > 0 ? $lookup(${a}.up, $string(${le} - 1))) : ` +
-      `${k}.o = ">" ? (${le} < ${a}.d ? $lookup(${a}.down, $string(${le}))) : ` +
-      `(${lt} < ${a}.d ? $lookup(${a}.down, $string(${lt}))); ${read[agg]} ) : ${scan})`
+      `(${k} := ${h('xl_crit')}(${crits[at]}); ${k}.o = "${op}" and $exists(${k}.n) ? ( ` +
+      `${a} := $$.${name}; ${t} := ${k}.n; ${p} := ${count}; ${p}key := ${at1} : $nothing; ${read[agg]} ) : ${scan})`
     );
   }
 }
@@ -383,6 +385,25 @@ export abstract class ConditionalCompiler extends LookupCompiler {
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
 const printAgg = (agg: Aggregate): string => `${agg}IF(S)`;
+
+const SUM = 'function($a, $b) { $a + $b }';
+/** Per aggregate: the running totals an ordered read needs (key, a group's total of list `$l`, how totals combine, the start). */
+const RUNS: Record<Aggregate, [string, string, string, string][]> = {
+  COUNT: [['n', '$count($l)', SUM, '0']],
+  SUM: [['s', '$sum([$l.v[$type($) = "number"]])', SUM, '0']],
+  AVERAGE: [
+    ['s', '$sum([$l.v[$type($) = "number"]])', SUM, '0'],
+    ['c', '$count([$l.v[$type($) = "number"]])', SUM, '0'],
+  ],
+  MAX: [['hi', '$max([$l.v[$type($) = "number"]])', 'function($a, $b) { $max([$a, $b]) }', '$nothing']],
+  MIN: [['lo', '$min([$l.v[$type($) = "number"]])', 'function($a, $b) { $min([$a, $b]) }', '$nothing']],
+};
+
+/** Totals of a list `l` of entries `{v}`: rows, sum, count, max and min of the numbers. */
+const totals = (l: string): string => {
+  const nums = `[${l}.v[$type($) = "number"]]`;
+  return `{"n": $count(${l}), "s": $sum(${nums}), "c": $count(${nums}), "hi": $max(${nums}), "lo": $min(${nums})}`;
+};
 
 /** The aggregate of `v` (or a count) over `rows` where `cond` holds. */
 function reduce(
