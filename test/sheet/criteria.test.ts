@@ -16,7 +16,7 @@ const { text, num, row, formula } = cell;
 async function runtimeOf(c: SheetConversion): Promise<ModelRuntime> {
   const runtime = new ModelRuntime(await compileModel(normalizeSpec(c.spec).spec));
   await runtime.initialize({ recomputeAll: true });
-  await runtime.mutate(c.spec.tests[0]!.given as Record<string, unknown>);
+  await runtime.mutate(c.spec.tests[0]!.given);
   return runtime;
 }
 
