@@ -4,9 +4,8 @@
  * (library.ts) where JSONata has no built-in that behaves as Excel does.
  */
 import { Rejection } from './errors.js';
-import type { Field, TableModel } from './fields.js';
-import { printFormula, type Formula } from './formula.js';
-import { LookupCompiler } from './lookups.js';
+import type { Formula } from './formula.js';
+import { ConditionalCompiler } from './criteria.js';
 import type { Compiled } from './references.js';
 import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
@@ -37,6 +36,8 @@ export const FUNCTIONS = [
   'SUMIFS',
   'AVERAGEIF',
   'AVERAGEIFS',
+  'MAXIFS',
+  'MINIFS',
   'DATE',
   'YEAR',
   'MONTH',
@@ -77,20 +78,7 @@ const SUBTOTAL = new Map([
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
-/** `*`/`?` wildcards of a criterion (with `~` escaping them) as a case-insensitive regex literal. */
-function wildcardRegex(pattern: string): string {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i]!;
-    if (ch === '~' && i + 1 < pattern.length) re += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    else if (ch === '*') re += '.*';
-    else if (ch === '?') re += '.';
-    else re += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return `/^${re}$/i`;
-}
-
-export abstract class FunctionCompiler extends LookupCompiler {
+export abstract class FunctionCompiler extends ConditionalCompiler {
   /** The function compiled, or undefined when it is not one of this module's. */
   protected more(name: string, args: Formula[]): Compiled | undefined {
     return (
@@ -225,84 +213,6 @@ export abstract class FunctionCompiler extends LookupCompiler {
       default:
         return this.conditional(name, args);
     }
-  }
-
-  /** COUNTIF(S), SUMIF(S), AVERAGEIF(S) over whole columns of one table. */
-  private conditional(name: string, args: Formula[]): Compiled | undefined {
-    const single = name === 'COUNTIF' || name === 'SUMIF' || name === 'AVERAGEIF';
-    const multi = name === 'COUNTIFS' || name === 'SUMIFS' || name === 'AVERAGEIFS';
-    if (!single && !multi) return undefined;
-    const counting = name.startsWith('COUNT');
-    let pairs: [Formula, Formula][];
-    let target: Formula | undefined;
-    if (single) {
-      this.args(name, args, 2, counting ? 2 : 3);
-      pairs = [[args[0]!, args[1]!]];
-      target = counting ? undefined : (args[2] ?? args[0]);
-    } else {
-      const rest = counting ? args : args.slice(1);
-      if (rest.length < 2 || rest.length % 2 !== 0)
-        throw new Rejection('UNSUPPORTED_SYNTAX', `${name} takes ranges and criteria in pairs`);
-      target = counting ? undefined : args[0];
-      pairs = [];
-      for (let i = 0; i < rest.length; i += 2) pairs.push([rest[i]!, rest[i + 1]!]);
-    }
-    let table: TableModel | undefined;
-    const column = (f: Formula): Field => {
-      const r = this.resolveArg(f);
-      const cols = r.kind === 'range' ? this.wholeColumns(r) : undefined;
-      if (cols?.length !== 1 || (table && cols[0]!.table !== table)) {
-        throw new Rejection(
-          'UNSUPPORTED_REFERENCE',
-          `${name} is compiled over whole columns of one table; ${printFormula(f)} is not one`,
-        );
-      }
-      table = cols[0]!.table;
-      this.depend(cols[0]!.field);
-      return cols[0]!.field;
-    };
-    const binds: string[] = [];
-    const tests = pairs.map(([range, criterion]) => this.criterion(column(range).name, criterion, binds));
-    const value = target ? column(target).name : undefined;
-    const cond = tests.join(' and ');
-    const rows = this.root(table!.name);
-    const body = counting
-      ? `$sum(${rows}.(${cond} ? 1 : 0))`
-      : name.startsWith('SUM')
-        ? `$sum(${rows}.(${cond} and $type(${value}) = "number" ? ${value} : 0))`
-        : `$average(${rows}.(${cond} and $type(${value}) = "number" ? ${value}))`;
-    return num(binds.length > 0 ? `(${binds.join('; ')}; ${body})` : body);
-  }
-
-  /** A criterion on field `v` of a row; a criterion read from a cell is bound before the rows. */
-  private criterion(v: string, crit: Formula, binds: string[]): string {
-    if (crit.kind === 'number') return `(${v} = ${crit.value})`;
-    if (crit.kind === 'boolean') return `(${v} = ${crit.value})`;
-    if (crit.kind !== 'string') {
-      const e = this.fresh();
-      binds.push(`${e} := ${this.compile(crit).code}`);
-      return `${this.helper('xl_eq')}(${v}, ${e})`;
-    }
-    const m = /^(<=|>=|<>|<|>|=)?(.*)$/s.exec(crit.value)!;
-    const op = m[1] ?? '=';
-    const operand = m[2]!;
-    const n = operand.trim() === '' ? NaN : Number(operand);
-    if (!Number.isNaN(n)) {
-      const jop = op === '<>' ? '!=' : op;
-      return op === '<>'
-        ? `$not($type(${v}) = "number" and ${v} = ${n})`
-        : `($type(${v}) = "number" and ${v} ${jop} ${n})`;
-    }
-    if (op !== '=' && op !== '<>') {
-      throw new Rejection(
-        'UNSUPPORTED_FUNCTION',
-        `the criterion "${crit.value}" compares text by order, which is not compiled`,
-      );
-    }
-    const hit = /[*?~]/.test(operand)
-      ? `($type(${v}) = "string" and $contains(${v}, ${wildcardRegex(operand)}))`
-      : `($type(${v}) = "string" and $lowercase(${v}) = ${JSON.stringify(operand.toLowerCase())})`;
-    return op === '=' ? hit : `$not(${hit})`;
   }
 
   private dates(name: string, args: Formula[]): Compiled | undefined {

@@ -3,6 +3,7 @@
  * one lookup function per VLOOKUP side table.
  */
 import type { JsonValue } from '../calc/index.js';
+import { CRITERIA_HELPERS } from './criteria-library.js';
 import { fieldName } from './fields.js';
 
 const HELPERS: Record<string, { deps: string[]; body: string }> = {
@@ -188,9 +189,20 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       'function($a) { ( $n := $count($a); $m := $average($a); ' +
       '$n < 2 ? $nothing : $sqrt($sum($map($a, function($v) { ($v - $m) * ($v - $m) })) / ($n - 1)) ) }',
   },
+  ...CRITERIA_HELPERS,
 };
 
 export type HelperName = keyof typeof HELPERS;
+
+/** A top-level derivation the library adds: a lookup index, or an aggregate computed once. */
+export interface Derived {
+  name: string;
+  table: string;
+  column: string;
+  expr: string;
+  type?: 'number' | 'object';
+  description?: string;
+}
 
 /** Every helper's name, in definition order. */
 export const HELPER_NAMES = Object.keys(HELPERS);
@@ -200,11 +212,16 @@ export class LibraryBuilder {
   private readonly tables: { range: string; rows: JsonValue[]; approx: boolean }[] = [];
   /** Lookup indexes by `table.column`: the top-level field each becomes. */
   private readonly indexes = new Map<string, { name: string; table: string; column: string }>();
+  /** Top-level derivations that aggregates read (criteria.ts), by expression. */
+  private readonly aggregates = new Map<string, Derived>();
 
   /** Marks a helper as used and returns its call prefix (`$xl_round`). */
   use(name: HelperName): string {
-    this.helpers.add(name);
-    for (const d of HELPERS[name]!.deps) this.helpers.add(d);
+    if (!this.helpers.has(name)) {
+      this.helpers.add(name);
+      // dependencies of dependencies too (xl_meets → xl_glob → xl_chars)
+      for (const d of HELPERS[name]!.deps) this.use(d);
+    }
     return `$${name}`;
   }
 
@@ -238,14 +255,31 @@ export class LibraryBuilder {
     return entry.name;
   }
 
-  /** The derivations of the indexes that `code` reads (`$$.<name>`). */
-  indexDerivations(code: string): { name: string; table: string; column: string; expr: string }[] {
-    return [...this.indexes.values()]
+  /**
+   * Registers a top-level derivation an aggregate reads (computed once per recalculation instead
+   * of once per row) and returns its field's name; the same expression gets the same field.
+   */
+  aggregate(expr: string, type: 'number' | 'object', description: string, taken: Set<string>): string {
+    let entry = this.aggregates.get(expr);
+    if (!entry) {
+      const name = fieldName(`aggregate ${this.aggregates.size + 1}`, 'aggregate', taken);
+      entry = { name, table: '', column: '', expr, type, description };
+      this.aggregates.set(expr, entry);
+    }
+    return entry.name;
+  }
+
+  /** The derivations of the indexes and aggregates that `code` reads (`$$.<name>`). */
+  indexDerivations(code: string): Derived[] {
+    const indexes = [...this.indexes.values()]
       .filter((x) => code.includes(`$$.${x.name}`))
       .map((x) => ({
         ...x,
         expr: `$merge($reverse([${x.table}#$i.{ $xl_key(${x.column}): {"i": $i + 1, "r": $} }]))`,
       }));
+    // an aggregate's own expression may read an index, never another aggregate
+    const aggregates = [...this.aggregates.values()].filter((x) => code.includes(`$$.${x.name}`));
+    return [...indexes, ...aggregates];
   }
 
   /** A fresh builder with the same side tables and indexes (so names stay stable across passes). */
@@ -253,6 +287,7 @@ export class LibraryBuilder {
     const b = new LibraryBuilder();
     b.tables.push(...this.tables);
     for (const [k, v] of this.indexes) b.indexes.set(k, v);
+    for (const [k, v] of this.aggregates) b.aggregates.set(k, v);
     return b;
   }
 

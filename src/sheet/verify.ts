@@ -19,7 +19,7 @@ import {
   type Field,
   type TableModel,
 } from './fields.js';
-import { HELPER_NAMES, type LibraryBuilder } from './library.js';
+import { HELPER_NAMES, type Derived, type LibraryBuilder } from './library.js';
 import { cellKey, cellName } from './xlsx.js';
 
 function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
@@ -156,13 +156,7 @@ export function buildSpec(
   for (const name of HELPER_NAMES) if (allExpr.includes(`$${name}(`)) libUse.use(name);
   if (usedTables.size > 0) libUse.use('xl_eq');
   const indexes = lib.indexDerivations(allExpr);
-  for (const x of indexes) {
-    derivations.unshift({
-      path: `$.${x.name}`,
-      expr: x.expr,
-      description: `lookup index of ${x.table}.${x.column}: each value to its first row`,
-    });
-  }
+  for (const x of indexes) derivations.unshift(derivedField(x, libUse));
   const define = libUse.define(usedTables);
   const { given, expect } = testOf(live, used);
   const sheets = [...new Set(fields.map((f) => f.sheet.name))];
@@ -178,7 +172,11 @@ export function buildSpec(
         ...Object.fromEntries(
           indexes.map((x) => [
             x.name,
-            { type: 'object', readOnly: true, description: `lookup index of ${x.table}.${x.column}` },
+            {
+              type: x.type ?? 'object',
+              readOnly: true,
+              description: x.description ?? `lookup index of ${x.table}.${x.column}`,
+            },
           ]),
         ),
       },
@@ -202,6 +200,16 @@ export function buildSpec(
     };
   }
   return normalizeSpec(raw).spec;
+}
+
+/** The derivation of a lookup index or aggregate (criteria.ts), marking the helpers it calls. */
+function derivedField(x: Derived, libUse: LibraryBuilder): JsonObject {
+  for (const name of HELPER_NAMES) if (x.expr.includes(`$${name}(`)) libUse.use(name);
+  return {
+    path: `$.${x.name}`,
+    expr: x.expr,
+    description: x.description ?? `lookup index of ${x.table}.${x.column}: each value to its first row`,
+  };
 }
 
 /** A live field's key in the spec: `table.field` for a row field, the name for a top-level one. */
