@@ -145,7 +145,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
         return { kind: 'rows', table, field: part.field, span: this.span(table, r) };
       }
     }
-    return { kind: 'list', code: this.block(r, name) };
+    return { kind: 'list', code: this.criteriaBlock(r, name) };
   }
 
   /** The positions a part of a column covers, as JSONata expressions (moving with `$index` in a row formula). */
@@ -159,7 +159,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
   }
 
   /** A block of cells read one by one, blanks as null (positions matter here). */
-  private block(r: RangeFormula, name: string): string {
+  private criteriaBlock(r: RangeFormula, name: string): string {
     const sheet = this.sheetOf(r.sheet, `the range ${printFormula(r)}`);
     const { from, to } = r;
     const size = (to.row - from.row + 1) * (to.col - from.col + 1);
@@ -227,7 +227,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
         : list;
       value = (a) => (a as RowsArea).field.name;
     } else {
-      rows = `$zip(${all.map((a) => this.listOf(a)).join(', ')})`;
+      rows = `$zip(${all.map((a) => this.areaList(a)).join(', ')})`;
       value = (_a, i) => `$t[${i}]`;
     }
     const cond = areas.map((a, i) => `${meets}(${value(a, i)}, ${ks[i]})`).join(' and ');
@@ -241,7 +241,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
   }
 
   /** An area as a positional list. */
-  private listOf(a: Area): string {
+  private areaList(a: Area): string {
     if (a.kind === 'list') return a.code;
     const list = this.root(a.table.name);
     const rows = a.span

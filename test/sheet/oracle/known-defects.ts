@@ -94,7 +94,8 @@ export function operatorCriterion(): Pattern {
       { sheet: 'Sheet1', cells: ['E1'], kind: 'number', min: 0, max: 4, integer: true },
       { sheet: 'Sheet1', cells: range('B', 2, 5), kind: 'number', min: 0, max: 100, integer: true },
     ],
-    knownDefect:
-      'issue 39: =SUMIFS($B$2:$B$5,$A$2:$A$5,">"&E1) compiles the criterion as an equality test with the text ">4" (verified on the stored values, 0 instead of 90 once E1 is 1)',
+    // was a known defect (issue 39: the criterion compiled as an equality test with the text ">4",
+    // verified on the stored values, 0 instead of 90 once E1 is 1); criteria are now read when the
+    // model runs (src/sheet/criteria.ts)
   };
 }
