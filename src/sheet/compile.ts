@@ -6,7 +6,7 @@
  * hold the values the workbook stored, and a field whose computed values differ is rejected.
  */
 import type { ModelSpec } from '../calc/index.js';
-import { summaryFields, tableFields, type FieldSet } from './columns.js';
+import { summaryFields, tableFields, withTypedRows, type FieldSet } from './columns.js';
 import { DEFAULT_LIMITS, Rejection, SheetError, type SheetLimits } from './errors.js';
 import {
   fieldName,
@@ -134,7 +134,7 @@ function compileFields(scope: WorkbookScope, set: FieldSet, lib: LibraryBuilder)
     const f = set.formulas.get(field);
     if (!f || field.rejection) continue;
     try {
-      field.expr = new FormulaCompiler(scope, field, lib).compile(f).code;
+      field.expr = withTypedRows(field, new FormulaCompiler(scope, field, lib).compile(f).code);
       field.constant = field.kind === 'summary' && field.deps.size === 0 && field.tables.size === 0;
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;

@@ -70,6 +70,10 @@ export interface Field {
   /** A first row whose formula differs from the rest's: the start of a recurrence, else rejected. */
   firstFormula?: Formula;
   firstApart?: string;
+  /** A column with typed rows (columns.ts): the input column holding its typed values. */
+  typed?: Field;
+  /** That input column's rows (sheet rows) that hold a typed value; it is blank at the others. */
+  typedRows?: Set<number>;
   /** The fold (recurrence.ts) that computes this column with the others it reads back and forth. */
   fold?: { name: string; expr: string; members: Field[] };
 }
