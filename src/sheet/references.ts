@@ -148,12 +148,17 @@ export abstract class ReferenceCompiler {
   }
 
   private tableColumn(table: TableModel, name: string, text: string): number {
-    const lower = name.toLowerCase();
-    for (let c = table.left; c <= table.right; c++) {
-      const field = table.byCol.get(c)!;
-      const own = table.excel?.columns[c - table.left] ?? field.title;
-      if (own.toLowerCase() === lower) return c;
-    }
+    const names: string[] = [];
+    for (let c = table.left; c <= table.right; c++)
+      names.push(table.excel?.columns[c - table.left] ?? table.byCol.get(c)!.title);
+    // Excel compares names without case; spaces and line breaks count (`Amount ` is not `Amount`)
+    const exact = names.findIndex((own) => own.toLowerCase() === name.toLowerCase());
+    if (exact >= 0) return table.left + exact;
+    // a name that differs only in its spacing (a header found without a table part is trimmed),
+    // when one column alone has it
+    const loose = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
+    const near = names.flatMap((own, i) => (loose(own) === loose(name) ? [i] : []));
+    if (near.length === 1) return table.left + near[0]!;
     throw new Rejection('UNSUPPORTED_REFERENCE', `${text}: table '${table.title}' has no column '${name}'`);
   }
 

@@ -236,13 +236,23 @@ function readTables(sheetPath: string, part: (name: string) => Uint8Array | unde
   return tables;
 }
 
+/**
+ * An OOXML escaped string (ST_Xstring): `_xHHHH_` stands for the character HHHH. Excel writes a
+ * line break in a table column's name as `_x000a_` (an attribute cannot keep it), and a literal
+ * `_x` as `_x005f_x`.
+ */
+export function decodeXstring(s: string): string {
+  return s.replace(/_x([0-9A-Fa-f]{4})_/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 function readTable(path: string, bytes: Uint8Array): ExcelTable | undefined {
   let head: Record<string, string> | undefined;
   const columns: string[] = [];
   scanXml(path, decoder.decode(bytes), {
     open: (name, attrs, parent) => {
       if (name === 'table' && parent === undefined) head = attrs();
-      else if (name === 'tableColumn' && parent === 'tableColumns') columns.push(attrs().name ?? '');
+      else if (name === 'tableColumn' && parent === 'tableColumns')
+        columns.push(decodeXstring(attrs().name ?? ''));
     },
     close: () => {},
     wantsText: () => false,
