@@ -23,6 +23,7 @@ import { buildReport, groupRejections, type ConversionReport, type SheetOutcome 
 import { WorkbookScope } from './scope.js';
 import { findTables, formulaResolver, literalFormulas, type TableRegion } from './structure.js';
 import { FormulaCompiler } from './translate.js';
+import { usedPartReader } from './whole.js';
 import { buildSpec, checkSpec } from './verify.js';
 import { cellName, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
 
@@ -78,7 +79,7 @@ async function compileWorkbook(
   const literals = book.sheets.map(literalFormulas);
   const tables = tablesOf(book, limits, taken);
   const scope = new WorkbookScope(book.sheets, tables, set.fields, taken, book.names);
-  const resolvers = book.sheets.map(formulaResolver);
+  const resolvers = book.sheets.map((s) => formulaResolver(s, usedPartReader(s, scope)));
   for (const table of tables) tableFields(table, set, resolvers[book.sheets.indexOf(table.sheet)]!);
   loosenColumns(tables, set);
   book.sheets.forEach((sheet, i) => {
