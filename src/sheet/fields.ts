@@ -9,11 +9,23 @@ export const MAX_LOOSE_CELLS = 200;
 
 export type ValueType = 'number' | 'string' | 'boolean' | 'any';
 
+/**
+ * How far a conversion is: sheets read, formula cells compiled, formula cells verified (the
+ * spec's test run, once per pass: a pass that rejects something runs again without it).
+ */
+export interface ConvertProgress {
+  stage: 'read' | 'compile' | 'verify';
+  done: number;
+  total: number;
+}
+
 export interface ConvertOptions {
   modelId: string;
   /** Names the source in the spec's descriptions and test. */
   filename?: string;
   limits?: SheetLimits;
+  /** Told as the conversion goes (synchronously, from inside it): for a progress display. */
+  onProgress?: (progress: ConvertProgress) => void;
 }
 
 export interface RejectedColumn {

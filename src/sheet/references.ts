@@ -70,6 +70,12 @@ export abstract class ReferenceCompiler {
         `${what} reads sheet '${name}', which is not in this workbook (a link to another file, or a deleted sheet)`,
       );
     }
+    if (sheet.tooLarge) {
+      throw new Rejection(
+        'SHEET_TOO_LARGE',
+        `${what} reads sheet '${sheet.name}', which was left out: ${sheet.tooLarge.message}`,
+      );
+    }
     return sheet;
   }
 

@@ -34,6 +34,11 @@ export interface Worksheet {
   maxCol: number;
   /** The sheet's Excel Tables (from its table parts). */
   tables: ExcelTable[];
+  /**
+   * A sheet past the row, column or cell budget: not read (no cells, no tables), its formula cells
+   * counted so that the report names them; the workbook's other sheets still convert.
+   */
+  tooLarge?: { message: string; formulaCells: number };
 }
 
 export const cellKey = (row: number, col: number): string => `${row}:${col}`;
@@ -119,7 +124,54 @@ export function readWorkbook(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LI
 }
 
 /** Reads every worksheet of an .xlsx (with its Excel Tables) and the defined names, within the limits. */
-export function readWorkbookParts(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LIMITS): Workbook {
+export function readWorkbookParts(
+  bytes: Uint8Array,
+  limits: SheetLimits = DEFAULT_LIMITS,
+  /** Told after each sheet: sheets read so far, of how many. */
+  onSheet?: (done: number, total: number) => void,
+): Workbook {
+  const part = openParts(bytes, limits);
+  const workbookBytes = part('xl/workbook.xml');
+  if (!part.has('[Content_Types].xml') || !workbookBytes) {
+    throw new SheetError(
+      'UNSUPPORTED_FORMAT',
+      'the zip archive is not an .xlsx workbook (no [Content_Types].xml or xl/workbook.xml)',
+    );
+  }
+  const sheets = elementsOf('xl/workbook.xml', workbookBytes, 'sheet', 'sheets');
+  if (sheets.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet');
+  const sheetNames = sheets.map((s) => s.name ?? '');
+  const relsBytes = part('xl/_rels/workbook.xml.rels');
+  const rels = relsBytes
+    ? elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships')
+    : [];
+  const reader = new SheetReader(part, readSharedStrings(part('xl/sharedStrings.xml')), sheetNames, limits);
+  const read: Worksheet[] = [];
+  const missing: string[] = [];
+  sheets.forEach((sheet, i) => {
+    const rel = rels.find((r) => r.Id === sheet.id);
+    // a chart sheet or a dialog sheet holds no cells
+    if (rel?.Type !== undefined && !/\/worksheet$/.test(rel.Type)) return;
+    const sheetPath = resolvePart('xl/', rel?.Target ?? `worksheets/sheet${i + 1}.xml`);
+    const ws = reader.read(sheetPath, sheetNames[i] ?? `Sheet${i + 1}`);
+    // a sheet listed without its part is left out; the workbook is refused only when none is left
+    if (ws) read.push(ws);
+    else missing.push(sheetPath);
+    onSheet?.(i + 1, sheets.length);
+  });
+  if (read.length === 0 && missing.length > 0) {
+    throw new SheetError('PARSE_FAILED', `the worksheet part ${missing[0]} is missing`);
+  }
+  if (read.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet with cells');
+  // every sheet past a budget: the workbook is refused as a whole, as before
+  if (reader.refusal && read.every((s) => s.tooLarge)) throw reader.refusal;
+  return { sheets: read, names: definedNames(workbookBytes) };
+}
+
+type Parts = ((name: string) => Uint8Array | undefined) & { has(name: string): boolean };
+
+/** The zip's parts, each inflated on demand within the zip-bomb budget. */
+function openParts(bytes: Uint8Array, limits: SheetLimits): Parts {
   if (bytes.length > limits.maxFileBytes) {
     throw new SheetError(
       'FILE_TOO_LARGE',
@@ -141,49 +193,59 @@ export function readWorkbookParts(bytes: Uint8Array, limits: SheetLimits = DEFAU
     budget -= data.length;
     return data;
   };
-  const workbookBytes = part('xl/workbook.xml');
-  if (!entries.has('[Content_Types].xml') || !workbookBytes) {
-    throw new SheetError(
-      'UNSUPPORTED_FORMAT',
-      'the zip archive is not an .xlsx workbook (no [Content_Types].xml or xl/workbook.xml)',
-    );
-  }
-  const sheets = elementsOf('xl/workbook.xml', workbookBytes, 'sheet', 'sheets');
-  if (sheets.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet');
-  const sheetNames = sheets.map((s) => s.name ?? '');
-  const relsBytes = part('xl/_rels/workbook.xml.rels');
-  const rels = relsBytes
-    ? elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships')
-    : [];
-  const shared = readSharedStrings(part('xl/sharedStrings.xml'));
-  // the cell budget is the workbook's: every sheet's <c> elements, counted before any is parsed
-  let cellsLeft = limits.maxCells;
-  const read: Worksheet[] = [];
-  const missing: string[] = [];
-  sheets.forEach((sheet, i) => {
-    const rel = rels.find((r) => r.Id === sheet.id);
-    // a chart sheet or a dialog sheet holds no cells
-    if (rel?.Type !== undefined && !/\/worksheet$/.test(rel.Type)) return;
-    const sheetPath = resolvePart('xl/', rel?.Target ?? `worksheets/sheet${i + 1}.xml`);
-    const sheetBytes = part(sheetPath);
-    // a sheet listed without its part is left out; the workbook is refused only when none is left
-    if (!sheetBytes) {
-      missing.push(sheetPath);
-      return;
-    }
-    const xml = decoder.decode(sheetBytes);
-    const name = sheetNames[i] ?? `Sheet${i + 1}`;
-    cellsLeft -= checkBudgets(xml, name, limits, cellsLeft);
-    const ws = readCells(sheetPath, xml, shared, name, sheetNames, limits);
-    ws.tables = readTables(sheetPath, part);
-    read.push(ws);
-  });
-  if (read.length === 0 && missing.length > 0) {
-    throw new SheetError('PARSE_FAILED', `the worksheet part ${missing[0]} is missing`);
-  }
-  if (read.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet with cells');
-  return { sheets: read, names: definedNames(workbookBytes) };
+  return Object.assign(part, { has: (name: string) => entries.has(name) });
 }
+
+/** Reads sheets one by one within the workbook's cell budget; a sheet past a budget is left out alone. */
+class SheetReader {
+  // the cell budget is the workbook's: every sheet's <c> elements, counted before any is parsed
+  private cellsLeft: number;
+  /** The first budget a sheet went past. */
+  refusal?: SheetError;
+
+  constructor(
+    private readonly part: Parts,
+    private readonly shared: string[],
+    private readonly sheetNames: string[],
+    private readonly limits: SheetLimits,
+  ) {
+    this.cellsLeft = limits.maxCells;
+  }
+
+  /** The sheet at `path`, or undefined when the part is missing. */
+  read(path: string, name: string): Worksheet | undefined {
+    const sheetBytes = this.part(path);
+    if (!sheetBytes) return undefined;
+    const xml = decoder.decode(sheetBytes);
+    let cells: number;
+    let ws: Worksheet;
+    try {
+      cells = checkBudgets(xml, name, this.limits, this.cellsLeft);
+      ws = readCells(path, xml, this.shared, name, this.sheetNames, this.limits);
+    } catch (err) {
+      // a sheet past a budget is left out alone (SHEET_TOO_LARGE); the others still convert
+      if (!(err instanceof SheetError) || !BUDGET_CODES.has(err.code)) throw err;
+      this.refusal ??= err;
+      const formulaCells = count(xml, /<(?:[A-Za-z_][\w.-]*:)?f[\s>/]/g);
+      return { ...emptySheet(name, this.sheetNames), tooLarge: { message: err.message, formulaCells } };
+    }
+    this.cellsLeft -= cells;
+    ws.tables = readTables(path, this.part);
+    return ws;
+  }
+}
+
+/** The refusals that leave one sheet out rather than the workbook. */
+const BUDGET_CODES = new Set<string>(['TOO_MANY_ROWS', 'TOO_MANY_COLUMNS', 'TOO_MANY_CELLS']);
+
+const emptySheet = (name: string, sheetNames: string[]): Worksheet => ({
+  name,
+  sheetNames,
+  cells: new Map(),
+  maxRow: 0,
+  maxCol: 0,
+  tables: [],
+});
 
 /** A relationship target made a part name: relative to `base`, or absolute from the root. */
 function resolvePart(base: string, target: string): string {
