@@ -64,7 +64,9 @@ async function cliBench() {
       let peak = 0;
       const poll = setInterval(() => {
         try {
-          peak = Math.max(peak, status(child.pid, 'VmHWM'));
+          // NaN once the process is a zombie (its status has no memory lines left)
+          const hwm = status(child.pid, 'VmHWM');
+          if (Number.isFinite(hwm)) peak = Math.max(peak, hwm);
         } catch {
           // the process has just exited
         }
