@@ -5,11 +5,15 @@
 // round trips during the conversion (worst, median, count) and the conversion's outcome and time.
 //
 //   npx tsc -p tsconfig.build.json && node bench/sheet-convert.mjs
+//   BENCH_MODE=cli node bench/sheet-convert.mjs   # the CLI instead, on two sizes (see cliBench)
 //
 // Knobs: BENCH_ROWS, BENCH_COLUMNS, BENCH_FORMULA_COLUMNS (the workbook); BENCH_CLI (another build's
 // dist/cli/main.js, e.g. to measure the code before a change); MODELWORKS_SHEET_* pass through
 // to the server (e.g. MODELWORKS_SHEET_MAX_CELLS=2000000 to convert past the default cell budget).
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +34,61 @@ const status = (pid, field) => {
 };
 const mb = (n) => `${n.toFixed(0)} MB`;
 const ms = (n) => `${n.toFixed(1)} ms`;
+
+/**
+ * BENCH_MODE=cli: `modelworks calc from-xlsx` on two sizes of the wide workbook (BENCH_CLI_SIZES,
+ * rows×columns, default 2000x100 and 10000x100), each in its own process: wall seconds, peak RSS
+ * (VmHWM, read every 50 ms while it runs) and the summary line it prints. Progress lines go to
+ * stderr as a pipe would see them (plain lines past 2 s).
+ */
+async function cliBench() {
+  const sizes = (process.env.BENCH_CLI_SIZES ?? '2000x100,10000x100')
+    .split(',')
+    .map((s) => s.split('x').map(Number));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-sheet-'));
+  try {
+    for (const [rows, columns] of sizes) {
+      const book = join(dir, `wide-${rows}x${columns}.xlsx`);
+      writeFileSync(book, wideWorkbook({ rows, columns, formulaColumns: FORMULA_COLUMNS }));
+      const started = performance.now();
+      const child = spawn(
+        process.execPath,
+        [cli, 'calc', 'from-xlsx', book, '--output', join(dir, 'spec.json')],
+        {
+          cwd: root,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c) => (stderr += c));
+      let peak = 0;
+      const poll = setInterval(() => {
+        try {
+          // NaN once the process is a zombie (its status has no memory lines left)
+          const hwm = status(child.pid, 'VmHWM');
+          if (Number.isFinite(hwm)) peak = Math.max(peak, hwm);
+        } catch {
+          // the process has just exited
+        }
+      }, 50);
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      clearInterval(poll);
+      const seconds = (performance.now() - started) / 1000;
+      const lines = stderr.trim().split('\n');
+      console.log(
+        `from-xlsx ${rows} x ${columns} (${FORMULA_COLUMNS} formula columns): exit ${code}, ${seconds.toFixed(1)} s, peak RSS ${mb(peak)}`,
+      );
+      console.log(`  ${lines.filter((l) => /formula cells|sheets read/.test(l)).join('\n  ')}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.BENCH_MODE === 'cli') {
+  await cliBench();
+  process.exit(0);
+}
 
 const bytes = wideWorkbook({ rows: ROWS, columns: COLUMNS, formulaColumns: FORMULA_COLUMNS });
 const data = Buffer.from(bytes).toString('base64');

@@ -57,7 +57,22 @@ async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
     process.stderr.write(`modelworks: ${systemErrorText(err, `read ${book}`) ?? `cannot read ${book}`}\n`);
     return EXIT.usage;
   }
-  const result = await convertSpreadsheetBytes(bytes, basename(book), opts.modelId);
+  // progress on stderr for a conversion past ~2 s (a bar on a terminal, plain lines elsewhere)
+  const { sheetProgress } = await import('./sheet-progress.js');
+  const progress = await sheetProgress({ prefix: `modelworks: ${book}` });
+  let result: Awaited<ReturnType<typeof convertSpreadsheetBytes>>;
+  try {
+    result = await convertSpreadsheetBytes(
+      bytes,
+      basename(book),
+      opts.modelId,
+      DEFAULT_LIMITS,
+      undefined,
+      (p) => progress.update(p),
+    );
+  } finally {
+    progress.stop();
+  }
   process.stderr.write(rejectionLines(result.rejectedColumns ?? []));
   if (!result.valid) {
     if (result.report) process.stderr.write(summaryLine(book, result.report));

@@ -7,6 +7,8 @@ import type { ModelSpec } from '../calc/index.js';
 import {
   convertWorkbook,
   DEFAULT_LIMITS,
+  type ConvertOptions,
+  type ConvertProgress,
   SheetError,
   type ConversionReport,
   type RejectedColumn,
@@ -102,11 +104,15 @@ export async function convertSpreadsheetBytes(
   modelId: string | undefined,
   limits: SheetLimits = DEFAULT_LIMITS,
   log: (message: string) => void = defaultLog,
+  /** Told as the conversion goes (the CLI's progress on stderr). */
+  onProgress?: (progress: ConvertProgress) => void,
 ): Promise<ConvertSpreadsheetResult> {
   const id = modelIdFor(filename, modelId);
   if (typeof id !== 'string') return id;
   try {
-    const result = await convertWorkbook(bytes, { modelId: id, filename, limits });
+    const options: ConvertOptions = { modelId: id, filename, limits };
+    if (onProgress) options.onProgress = onProgress;
+    const result = await convertWorkbook(bytes, options);
     const { report, rejectedColumns } = result;
     if (report.formulaCells > 0 && report.compiledCells === 0) {
       // the most frequent reason (other than a knock-on) names the refusal; its first example says where

@@ -3,6 +3,7 @@
  * formula filled down is a computed column) and each formula cell outside the tables.
  */
 import { Rejection } from './errors.js';
+import type { JsonValue } from '../calc/index.js';
 import {
   fieldName,
   isError,
@@ -73,11 +74,17 @@ export function tableFields(table: TableModel, set: FieldSet, resolve: Resolve):
     table.byCol.set(col, field);
     const cells: (SheetCell | undefined)[] = [];
     for (let r = table.firstRow; r <= table.lastRow; r++) cells.push(sheet.cells.get(cellKey(r, col)));
-    columnField(field, cells, set, resolve);
+    columnField(field, cells, set, resolve, taken);
   }
 }
 
-function columnField(field: Field, cells: (SheetCell | undefined)[], set: FieldSet, resolve: Resolve): void {
+function columnField(
+  field: Field,
+  cells: (SheetCell | undefined)[],
+  set: FieldSet,
+  resolve: Resolve,
+  taken: Set<string>,
+): void {
   const col = field.col;
   const withFormula = cells.filter((c) => c?.formula);
   field.formulaCells = withFormula.length;
@@ -99,6 +106,7 @@ function columnField(field: Field, cells: (SheetCell | undefined)[], set: FieldS
   const formula = parseFirst(set, field, first, resolve);
   if (!formula) return;
   const constant = cells.findIndex((c) => !c?.formula);
+  if (constant >= 0 && typedColumn(field, cells, withFormula as SheetCell[], set, resolve, taken)) return;
   if (constant >= 0) {
     reject(
       field,
@@ -162,6 +170,68 @@ function uniform(
     }
   }
   return true;
+}
+
+/**
+ * A long column of one formula filled down with typed constants in some rows (an opening balance
+ * above a running balance, a typed row between two blocks, typed overrides at the end): the
+ * typed values become a writable input column of their own (`<column>_typed`, blank at the
+ * formula's rows) and the column computes, row by row, the typed value at a typed row and the
+ * formula elsewhere, which is what the workbook computes. A shorter column is taken apart cell by
+ * cell instead (loose.ts); a blank among the formulas still rejects the column.
+ * Returns false when the column is not such a column (the caller rejects it).
+ */
+function typedColumn(
+  field: Field,
+  cells: (SheetCell | undefined)[],
+  formulaCells: SheetCell[],
+  set: FieldSet,
+  resolve: Resolve,
+  taken: Set<string>,
+): boolean {
+  if (formulaCells.length <= MAX_LOOSE_CELLS) return false;
+  const table = field.table!;
+  const typedRows = new Set<number>();
+  const typedValues: JsonValue[] = [];
+  for (const [i, c] of cells.entries()) {
+    if (c?.formula) continue;
+    if (c === undefined || c.value === null || isError(c.value)) return false;
+    typedRows.add(table.firstRow + i);
+    typedValues.push(c.value);
+  }
+  const formula = set.formulas.get(field)!;
+  if (!uniform(field, formula, formulaCells, resolve)) return true;
+  const typed = newField(field.sheet, {
+    name: fieldName(`${field.title} typed`, `${field.address}_typed`, taken),
+    title: `${field.title} (typed)`,
+    address: field.address,
+    kind: 'input',
+    col: field.col,
+    row: table.firstRow,
+    // blank at the formula's rows: no single JSON type
+    type: 'any',
+  });
+  typed.table = table;
+  typed.typedRows = typedRows;
+  field.typed = typed;
+  field.deps.add(typed);
+  set.fields.push(typed);
+  const stored = storedError(field, formulaCells);
+  if (stored) set.storedErrors.set(field, stored);
+  else field.type = typeOf([...formulaCells.map((c) => c.value), ...typedValues]);
+  return true;
+}
+
+/**
+ * A column's compiled formula with its typed rows (typedColumn) in front: the typed value at those
+ * rows, the formula at the others. `rowVar` is the current row (`$parent`, or a fold's row).
+ */
+export function withTypedRows(field: Field, code: string, rowVar = '$parent'): string {
+  const typed = field.typed;
+  if (!typed?.typedRows) return code;
+  const first = field.table!.firstRow;
+  const at = [...typed.typedRows].map((r) => r - first).join(', ');
+  return `($index in [${at}] ? ${rowVar}.${typed.name} : (${code}))`;
 }
 
 /** An error or a missing result stored for a formula cell: the field cannot be checked. */

@@ -6,7 +6,7 @@
  * hold the values the workbook stored, and a field whose computed values differ is rejected.
  */
 import type { ModelSpec } from '../calc/index.js';
-import { summaryFields, tableFields, type FieldSet } from './columns.js';
+import { summaryFields, tableFields, withTypedRows, type FieldSet } from './columns.js';
 import { DEFAULT_LIMITS, Rejection, SheetError, type SheetLimits } from './errors.js';
 import {
   fieldName,
@@ -23,10 +23,11 @@ import { buildReport, groupRejections, type ConversionReport, type SheetOutcome 
 import { WorkbookScope } from './scope.js';
 import { findTables, formulaResolver, literalFormulas, type TableRegion } from './structure.js';
 import { FormulaCompiler } from './translate.js';
+import { usedPartReader } from './whole.js';
 import { buildSpec, checkSpec } from './verify.js';
 import { cellName, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
 
-export type { ConvertOptions, RejectedColumn, ValueType } from './fields.js';
+export type { ConvertOptions, ConvertProgress, RejectedColumn, ValueType } from './fields.js';
 
 export interface SheetConversion {
   spec: ModelSpec;
@@ -40,14 +41,25 @@ export interface SheetConversion {
 /** Reads the workbook and compiles it; throws SheetError for a file refused as a whole. */
 export async function convertWorkbook(bytes: Uint8Array, options: ConvertOptions): Promise<SheetConversion> {
   const limits = options.limits ?? DEFAULT_LIMITS;
-  return compileWorkbook(readWorkbookParts(bytes, limits), options, limits);
+  const onSheet =
+    options.onProgress &&
+    ((done: number, total: number): void => options.onProgress!({ stage: 'read', done, total }));
+  return compileWorkbook(readWorkbookParts(bytes, limits, onSheet), options, limits);
 }
 
 /** The tables of every sheet, named for the spec: `rows` for a table at A1 of the first sheet. */
 function tablesOf(book: Workbook, limits: SheetLimits, taken: Set<string>): TableModel[] {
   const tables: TableModel[] = [];
   book.sheets.forEach((sheet, i) => {
-    const regions = findTables(sheet, limits);
+    let regions: TableRegion[];
+    try {
+      regions = findTables(sheet, limits);
+    } catch (err) {
+      // a table past the row budget leaves its sheet out alone, as the reader does (xlsx.ts)
+      if (!(err instanceof SheetError) || err.code !== 'TOO_MANY_ROWS') throw err;
+      leaveOut(sheet, err.message);
+      return;
+    }
     for (const [n, region] of regions.entries()) {
       const legacy = i === 0 && n === 0 && region.headerRow === 1 && region.left === 1 && !region.excel;
       const base = region.excel?.name ?? (regions.length === 1 ? sheet.name : `${sheet.name} ${n + 1}`);
@@ -57,6 +69,33 @@ function tablesOf(book: Workbook, limits: SheetLimits, taken: Set<string>): Tabl
     }
   });
   return tables;
+}
+
+/** Empties a sheet past a budget; its formula cells are counted for the report (SHEET_TOO_LARGE). */
+function leaveOut(sheet: Worksheet, message: string): void {
+  let formulaCells = 0;
+  for (const c of sheet.cells.values()) if (c.formula) formulaCells++;
+  Object.assign(sheet, {
+    cells: new Map(),
+    maxRow: 0,
+    maxCol: 0,
+    tables: [],
+    tooLarge: { message, formulaCells },
+  });
+}
+
+/** A sheet left out as SHEET_TOO_LARGE, as the result lists it: one entry for all its formula cells. */
+function tooLargeEntry(sheet: Worksheet): RejectedColumn | undefined {
+  const t = sheet.tooLarge;
+  if (!t) return undefined;
+  return {
+    sheet: sheet.name,
+    column: `sheet '${sheet.name}'`,
+    address: sheet.name,
+    reason: 'SHEET_TOO_LARGE',
+    message: `${t.message}; the sheet is left out (its ${t.formulaCells} formula cells are not compiled) and the other sheets convert`,
+    cells: t.formulaCells,
+  };
 }
 
 const regionOf = (r: TableRegion): Omit<TableRegion, 'excel'> & Pick<TableModel, 'excel'> => r;
@@ -77,8 +116,12 @@ async function compileWorkbook(
   const set: FieldSet = { fields: [], formulas: new Map(), storedErrors: new Map() };
   const literals = book.sheets.map(literalFormulas);
   const tables = tablesOf(book, limits, taken);
+  const leftOut = book.sheets.filter((s) => s.tooLarge);
+  if (leftOut.length === book.sheets.length) {
+    throw new SheetError('TOO_MANY_ROWS', leftOut[0]!.tooLarge!.message);
+  }
   const scope = new WorkbookScope(book.sheets, tables, set.fields, taken, book.names);
-  const resolvers = book.sheets.map(formulaResolver);
+  const resolvers = book.sheets.map((s) => formulaResolver(s, usedPartReader(s, scope)));
   for (const table of tables) tableFields(table, set, resolvers[book.sheets.indexOf(table.sheet)]!);
   loosenColumns(tables, set);
   book.sheets.forEach((sheet, i) => {
@@ -95,7 +138,7 @@ async function compileWorkbook(
     );
   }
   const lib = new LibraryBuilder();
-  compileFields(scope, set, lib);
+  compileFields(scope, set, lib, options.onProgress);
   rejectCycles(set.fields);
   compileRecurrences(scope, set.fields, set.formulas, lib, taken);
   for (const [field, rejection] of set.storedErrors) {
@@ -103,14 +146,20 @@ async function compileWorkbook(
     field.rejection = { ...rejection, formula: `=${field.formulaText ?? ''}` };
   }
   const fields = set.fields;
+  const formulaCells = fields.reduce((n, f) => n + f.formulaCells, 0);
+  const verifying = (done: number): void =>
+    options.onProgress?.({ stage: 'verify', done, total: formulaCells });
   for (let pass = 0; pass <= fields.length; pass++) {
     propagateRejections(fields);
     const spec = buildSpec(fields, tables, options, lib);
+    verifying(0);
     if (!(await checkSpec(spec, fields))) {
+      verifying(formulaCells);
       const computed = fields.filter((f) => f.kind === 'column' || f.kind === 'summary');
+      const sheetsLeftOut = leftOut.flatMap((s) => tooLargeEntry(s) ?? []);
       return {
         spec,
-        rejectedColumns: groupRejections(fields),
+        rejectedColumns: [...sheetsLeftOut, ...groupRejections(fields)],
         formulaFields: computed.length,
         compiledFields: computed.filter((f) => !f.rejection).length,
         report: buildReport(outcomes(book, tables, fields, literals, scope)),
@@ -129,12 +178,27 @@ function totalsTitle(tables: TableModel[], sheet: Worksheet, row: number, col: n
 }
 
 /** Compiles every formula field once; side inputs are added to the fields as formulas read them. */
-function compileFields(scope: WorkbookScope, set: FieldSet, lib: LibraryBuilder): void {
-  for (const field of [...set.fields]) {
+function compileFields(
+  scope: WorkbookScope,
+  set: FieldSet,
+  lib: LibraryBuilder,
+  onProgress?: ConvertOptions['onProgress'],
+): void {
+  const fields = [...set.fields];
+  const total = fields.reduce((n, f) => n + f.formulaCells, 0);
+  let done = 0;
+  let told = -Infinity;
+  for (const field of fields) {
+    done += field.formulaCells;
+    // told every 1% or so: a workbook of many small cells does not call back per cell
+    if (onProgress && (done - told >= total / 100 || done === total)) {
+      onProgress({ stage: 'compile', done, total });
+      told = done;
+    }
     const f = set.formulas.get(field);
     if (!f || field.rejection) continue;
     try {
-      field.expr = new FormulaCompiler(scope, field, lib).compile(f).code;
+      field.expr = withTypedRows(field, new FormulaCompiler(scope, field, lib).compile(f).code);
       field.constant = field.kind === 'summary' && field.deps.size === 0 && field.tables.size === 0;
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
@@ -153,12 +217,15 @@ function outcomes(
   return book.sheets.map((sheet, i) => {
     let literalCells = 0;
     for (const cell of literals[i]!.keys()) if (scope.tableAt(sheet, cell.row, cell.col)) literalCells++;
-    return {
+    const outcome: SheetOutcome = {
       name: sheet.name,
       tables: tables.filter((t) => t.sheet === sheet).map((t) => t.name),
       fields: fields.filter((f) => f.sheet === sheet),
       literalCells,
     };
+    const left = tooLargeEntry(sheet);
+    if (left) outcome.unreached = { count: sheet.tooLarge!.formulaCells, rejection: left };
+    return outcome;
   });
 }
 

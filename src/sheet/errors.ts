@@ -36,6 +36,7 @@ export const REJECTION_REASONS = [
   'ERROR_VALUE',
   'DEPENDS_ON_REJECTED',
   'VALUE_MISMATCH',
+  'SHEET_TOO_LARGE',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

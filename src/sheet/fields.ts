@@ -9,11 +9,23 @@ export const MAX_LOOSE_CELLS = 200;
 
 export type ValueType = 'number' | 'string' | 'boolean' | 'any';
 
+/**
+ * How far a conversion is: sheets read, formula cells compiled, formula cells verified (the
+ * spec's test run, once per pass: a pass that rejects something runs again without it).
+ */
+export interface ConvertProgress {
+  stage: 'read' | 'compile' | 'verify';
+  done: number;
+  total: number;
+}
+
 export interface ConvertOptions {
   modelId: string;
   /** Names the source in the spec's descriptions and test. */
   filename?: string;
   limits?: SheetLimits;
+  /** Told as the conversion goes (synchronously, from inside it): for a progress display. */
+  onProgress?: (progress: ConvertProgress) => void;
 }
 
 export interface RejectedColumn {
@@ -70,6 +82,10 @@ export interface Field {
   /** A first row whose formula differs from the rest's: the start of a recurrence, else rejected. */
   firstFormula?: Formula;
   firstApart?: string;
+  /** A column with typed rows (columns.ts): the input column holding its typed values. */
+  typed?: Field;
+  /** That input column's rows (sheet rows) that hold a typed value; it is blank at the others. */
+  typedRows?: Set<number>;
   /** The fold (recurrence.ts) that computes this column with the others it reads back and forth. */
   fold?: { name: string; expr: string; members: Field[] };
 }

@@ -6,6 +6,7 @@ import { columnLetter, columnNumber } from './xlsx.js';
 export interface CellRef {
   /** 0 for a whole-column reference (`B:B`). */
   row: number;
+  /** 0 for a whole-row reference (`$1:$1`, `2:2`; `colAbs` is then true: it never moves). */
   col: number;
   rowAbs: boolean;
   colAbs: boolean;
@@ -39,10 +40,12 @@ const syntax = (message: string): never => {
   throw new Rejection('UNSUPPORTED_SYNTAX', message);
 };
 
-const REF = String.raw`(?:(?:'(?:[^']|'')+'|(?:\[\d+\])?[A-Za-z_][\w.]*)!)?(?:\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3})`;
+const REF = String.raw`(?:(?:'(?:[^']|'')+'|(?:\[\d+\])?[A-Za-z_][\w.]*)!)?(?:\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?|\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?\d+:\$?\d+)`;
 const TOKEN = new RegExp(
   [
     String.raw`(?<ws>\s+)`,
+    // whole rows (`$1:$1`, `2:5`) before numbers: `1:1` is a reference, never two numbers
+    String.raw`(?<rows>\$?\d+:\$?\d+)(?![\w(.])`,
     String.raw`(?<num>(?:\d+\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?)(?![\w(])`,
     String.raw`(?<str>"(?:[^"]|"")*")`,
     String.raw`(?<err>#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA))`,
@@ -74,6 +77,7 @@ function tokenize(src: string): Token[] {
     else if (g.err !== undefined) out.push({ t: 'err', v: g.err });
     else if (g.fn !== undefined) out.push({ t: 'fn', v: g.fn });
     else if (g.ref !== undefined) out.push({ t: 'ref', v: g.ref });
+    else if (g.rows !== undefined) out.push({ t: 'ref', v: g.rows });
     else if (g.name !== undefined) {
       const upper = g.name.toUpperCase();
       if (upper === 'TRUE' || upper === 'FALSE') out.push({ t: 'fn', v: `=${upper}` });
@@ -84,6 +88,8 @@ function tokenize(src: string): Token[] {
 }
 
 function parseCellRef(s: string): CellRef {
+  const whole = /^(\$?)(\d+)$/.exec(s);
+  if (whole) return { colAbs: true, col: 0, rowAbs: whole[1] === '$', row: Number(whole[2]) };
   const m = /^(\$?)([A-Za-z]{1,3})(\$?)(\d*)$/.exec(s)!;
   return {
     colAbs: m[1] === '$',
@@ -329,7 +335,9 @@ export function shiftFormula(f: Formula, dr: number, dc: number): Formula {
 }
 
 const refText = (r: CellRef): string =>
-  `${r.colAbs ? '$' : ''}${columnLetter(r.col)}${r.row === 0 ? '' : `${r.rowAbs ? '$' : ''}${r.row}`}`;
+  r.col === 0
+    ? `${r.rowAbs ? '$' : ''}${r.row}`
+    : `${r.colAbs ? '$' : ''}${columnLetter(r.col)}${r.row === 0 ? '' : `${r.rowAbs ? '$' : ''}${r.row}`}`;
 const sheetText = (s: string | undefined): string =>
   s === undefined ? '' : /^[A-Za-z_][\w.]*$/.test(s) ? `${s}!` : `'${s.replace(/'/g, "''")}'!`;
 

@@ -2,6 +2,7 @@
 export {
   convertWorkbook,
   type ConvertOptions,
+  type ConvertProgress,
   type RejectedColumn,
   type SheetConversion,
   type ValueType,

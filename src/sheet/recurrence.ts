@@ -5,9 +5,11 @@
  * same-row and earlier-row reads, is computed by one top-level fold over the table's rows
  * (`$.<table>_<column>_fold`) that builds every column of the group row by row; each column's
  * rows read their entry (`$$.<fold>[$index].<column>`). A first row whose formula differs from the
- * rest's is the fold's first step (the opening balance). What stays rejected: a group reaching a
+ * rest's is the fold's first step (the opening balance), and so is a typed opening value (a
+ * column with typed rows, columns.ts: each typed row is the fold's step there). What stays rejected: a group reaching a
  * cell outside the table or another table, and a first row apart in a column that is no recurrence.
  */
+import { withTypedRows } from './columns.js';
 import { Rejection } from './errors.js';
 import { fieldName, reject, type Field, type TableModel } from './fields.js';
 import type { Formula } from './formula.js';
@@ -79,7 +81,7 @@ function rowOrder(group: Field[]): Field[] {
 
 /** One column's step in the fold: its formula with the first row's apart, when it has one. */
 function stepOf(compiler: () => FormulaCompiler, field: Field, rest: Formula): string {
-  const restCode = compiler().compile(rest).code;
+  const restCode = withTypedRows(field, compiler().compile(rest).code, `$r_${field.table!.name}`);
   if (!field.firstFormula) return restCode;
   const row = field.row;
   field.row = field.table!.firstRow;

@@ -70,6 +70,12 @@ export abstract class ReferenceCompiler {
         `${what} reads sheet '${name}', which is not in this workbook (a link to another file, or a deleted sheet)`,
       );
     }
+    if (sheet.tooLarge) {
+      throw new Rejection(
+        'SHEET_TOO_LARGE',
+        `${what} reads sheet '${sheet.name}', which was left out: ${sheet.tooLarge.message}`,
+      );
+    }
     return sheet;
   }
 
@@ -148,12 +154,17 @@ export abstract class ReferenceCompiler {
   }
 
   private tableColumn(table: TableModel, name: string, text: string): number {
-    const lower = name.toLowerCase();
-    for (let c = table.left; c <= table.right; c++) {
-      const field = table.byCol.get(c)!;
-      const own = table.excel?.columns[c - table.left] ?? field.title;
-      if (own.toLowerCase() === lower) return c;
-    }
+    const names: string[] = [];
+    for (let c = table.left; c <= table.right; c++)
+      names.push(table.excel?.columns[c - table.left] ?? table.byCol.get(c)!.title);
+    // Excel compares names without case; spaces and line breaks count (`Amount ` is not `Amount`)
+    const exact = names.findIndex((own) => own.toLowerCase() === name.toLowerCase());
+    if (exact >= 0) return table.left + exact;
+    // a name that differs only in its spacing (a header found without a table part is trimmed),
+    // when one column alone has it
+    const loose = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
+    const near = names.flatMap((own, i) => (loose(own) === loose(name) ? [i] : []));
+    if (near.length === 1) return table.left + near[0]!;
     throw new Rejection('UNSUPPORTED_REFERENCE', `${text}: table '${table.title}' has no column '${name}'`);
   }
 

@@ -93,8 +93,14 @@ export function headerText(cell: SheetCell | undefined): string {
   return String(v).trim();
 }
 
-/** Resolves each formula cell to a syntax tree (shared formulas moved to their cell). */
-export function formulaResolver(sheet: Worksheet): (cell: SheetCell) => Formula {
+/**
+ * Resolves each formula cell to a syntax tree (shared formulas moved to their cell), passed
+ * through `rewrite` (whole rows and columns made the used part, whole.ts).
+ */
+export function formulaResolver(
+  sheet: Worksheet,
+  rewrite: (f: Formula) => Formula = (f) => f,
+): (cell: SheetCell) => Formula {
   const masters = new Map<string, SheetCell>();
   for (const cell of sheet.cells.values()) {
     if (cell.formula?.shared !== undefined && cell.formula.text !== undefined)
@@ -109,7 +115,8 @@ export function formulaResolver(sheet: Worksheet): (cell: SheetCell) => Formula 
     }
     return f;
   };
-  return (cell) => {
+  return (cell) => rewrite(resolve(cell));
+  function resolve(cell: SheetCell): Formula {
     const info = cell.formula!;
     if (info.text !== undefined) return parse(cell);
     const master = masters.get(info.shared ?? '');
@@ -119,7 +126,7 @@ export function formulaResolver(sheet: Worksheet): (cell: SheetCell) => Formula 
         `${cellName(cell.row, cell.col)} shares a formula whose master cell is missing`,
       );
     return shiftFormula(parse(master), cell.row - master.row, cell.col - master.col);
-  };
+  }
 }
 
 /**

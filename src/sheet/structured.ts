@@ -58,7 +58,11 @@ export function scanStructured(src: string, at: number): { ref: StructuredRef; e
   return { ref, end };
 }
 
-const unescape = (s: string): string => s.replace(/'(.)/g, '$1').trim();
+/**
+ * A column name as written, escapes undone. Spaces and line breaks are part of the name: a header
+ * `Amount ` is written `Tbl[Amount ]` (tableColumn matches a name that differs only in spacing).
+ */
+const unescape = (s: string): string => s.replace(/'(.)/gs, '$1');
 
 const SPECIAL: Record<string, StructuredArea> = {
   '#this row': 'thisRow',
@@ -76,17 +80,20 @@ function special(item: string): StructuredArea {
 /** The inside of the outer brackets. */
 function parseInner(inner: string): StructuredRef {
   const ref: StructuredRef = { kind: 'structured', area: 'data', text: '' };
-  let body = inner.trim();
-  if (body.startsWith('@')) {
+  let body = inner;
+  if (body.trimStart().startsWith('@')) {
     ref.area = 'thisRow';
-    body = body.slice(1).trim();
-    if (body === '') return ref;
+    body = body.trimStart().slice(1);
+    if (body.trim() === '') return ref;
   }
-  if (!body.startsWith('[')) {
-    if (body.startsWith('#')) ref.area = special(body);
-    else if (body !== '') ref.from = ref.to = unescape(body);
+  const trimmed = body.trim();
+  if (!trimmed.startsWith('[')) {
+    if (trimmed.startsWith('#')) ref.area = special(trimmed);
+    // a bare column name keeps its spaces (`Tbl[Amount ]`)
+    else if (trimmed !== '') ref.from = ref.to = unescape(body);
     return ref;
   }
+  body = trimmed;
   // a list of bracketed items: specifiers, then a column or a column range
   const items: { text: string; sep: string }[] = [];
   for (let i = 0; i < body.length;) {

@@ -28,6 +28,11 @@ function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
     const row: JsonObject = {};
     for (const f of fields) {
       if (f.table !== table || f.kind !== 'input' || f.rejection) continue;
+      // the typed values of a column with typed rows (columns.ts): blank at the formula's rows
+      if (f.typedRows && !f.typedRows.has(r)) {
+        row[f.name] = null;
+        continue;
+      }
       const v = table.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
       row[f.name] = v === null || isError(v) ? BLANK[f.type] : v;
     }

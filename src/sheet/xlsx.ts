@@ -4,8 +4,19 @@
  * needed are inflated, each within the limits.
  */
 import { DEFAULT_LIMITS, SheetError, type SheetLimits } from './errors.js';
-import { scanXml } from './xml.js';
-import { looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
+import {
+  columnNumber,
+  definedNames,
+  elementsOf,
+  readTables,
+  resolvePart,
+  type DefinedName,
+  type ExcelTable,
+} from './workbook-parts.js';
+import { scanXml, XmlScanner } from './xml.js';
+
+export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
+import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
 
 export type CellValue = number | string | boolean | { error: string } | null;
 
@@ -34,6 +45,11 @@ export interface Worksheet {
   maxCol: number;
   /** The sheet's Excel Tables (from its table parts). */
   tables: ExcelTable[];
+  /**
+   * A sheet past the row, column or cell budget: not read (no cells, no tables), its formula cells
+   * counted so that the report names them; the workbook's other sheets still convert.
+   */
+  tooLarge?: { message: string; formulaCells: number };
 }
 
 export const cellKey = (row: number, col: number): string => `${row}:${col}`;
@@ -44,33 +60,9 @@ export function columnLetter(col: number): string {
   for (let n = col; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
   return s;
 }
-export function columnNumber(letters: string): number {
-  let n = 0;
-  for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
-  return n;
-}
 export const cellName = (row: number, col: number): string => `${columnLetter(col)}${row}`;
 
 const decoder = new TextDecoder();
-
-/** The attributes of the `element`s inside `parent` elements of a small part (workbook.xml, its rels). */
-function elementsOf(
-  part: string,
-  bytes: Uint8Array,
-  element: string,
-  parent: string,
-): Record<string, string | undefined>[] {
-  const found: Record<string, string | undefined>[] = [];
-  scanXml(part, decoder.decode(bytes), {
-    open: (name, attrs, within) => {
-      if (name === element && within === parent) found.push(attrs());
-    },
-    close: () => {},
-    wantsText: () => false,
-    text: () => {},
-  });
-  return found;
-}
 
 /** What the bytes are, roughly, when they are not an .xlsx. */
 function sniff(bytes: Uint8Array): string {
@@ -85,29 +77,6 @@ function sniff(bytes: Uint8Array): string {
   return 'not a zip archive';
 }
 
-/** An Excel Table (a table part of a worksheet): its name, its cells, its columns. */
-export interface ExcelTable {
-  /** The name formulas use (`displayName`), e.g. `Table1` or `tbSales`. */
-  name: string;
-  /** First and last row and column of the whole table, header and totals rows included. */
-  top: number;
-  bottom: number;
-  left: number;
-  right: number;
-  /** Header rows (0 or 1) and totals rows (0 or 1) inside that block. */
-  headerRows: number;
-  totalsRows: number;
-  columns: string[];
-}
-
-/** A defined name: `TaxRate` → `Inputs!$B$2`, a formula or a constant; `sheet` when local to one. */
-export interface DefinedName {
-  name: string;
-  text: string;
-  /** Index of the sheet the name is local to (`localSheetId`). */
-  sheet?: number;
-}
-
 export interface Workbook {
   sheets: Worksheet[];
   names: DefinedName[];
@@ -119,7 +88,61 @@ export function readWorkbook(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LI
 }
 
 /** Reads every worksheet of an .xlsx (with its Excel Tables) and the defined names, within the limits. */
-export function readWorkbookParts(bytes: Uint8Array, limits: SheetLimits = DEFAULT_LIMITS): Workbook {
+export function readWorkbookParts(
+  bytes: Uint8Array,
+  limits: SheetLimits = DEFAULT_LIMITS,
+  /** Told after each sheet: sheets read so far, of how many. */
+  onSheet?: (done: number, total: number) => void,
+): Workbook {
+  const part = openParts(bytes, limits);
+  const workbookBytes = part('xl/workbook.xml');
+  if (!part.has('[Content_Types].xml') || !workbookBytes) {
+    throw new SheetError(
+      'UNSUPPORTED_FORMAT',
+      'the zip archive is not an .xlsx workbook (no [Content_Types].xml or xl/workbook.xml)',
+    );
+  }
+  const sheets = elementsOf('xl/workbook.xml', workbookBytes, 'sheet', 'sheets');
+  if (sheets.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet');
+  const sheetNames = sheets.map((s) => s.name ?? '');
+  const relsBytes = part('xl/_rels/workbook.xml.rels');
+  const rels = relsBytes
+    ? elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships')
+    : [];
+  const reader = new SheetReader(part, readSharedStrings(part('xl/sharedStrings.xml')), sheetNames, limits);
+  const read: Worksheet[] = [];
+  const missing: string[] = [];
+  sheets.forEach((sheet, i) => {
+    const rel = rels.find((r) => r.Id === sheet.id);
+    // a chart sheet or a dialog sheet holds no cells
+    if (rel?.Type !== undefined && !/\/worksheet$/.test(rel.Type)) return;
+    const sheetPath = resolvePart('xl/', rel?.Target ?? `worksheets/sheet${i + 1}.xml`);
+    const ws = reader.read(sheetPath, sheetNames[i] ?? `Sheet${i + 1}`);
+    // a sheet listed without its part is left out; the workbook is refused only when none is left
+    if (ws) read.push(ws);
+    else missing.push(sheetPath);
+    onSheet?.(i + 1, sheets.length);
+  });
+  if (read.length === 0 && missing.length > 0) {
+    throw new SheetError('PARSE_FAILED', `the worksheet part ${missing[0]} is missing`);
+  }
+  if (read.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet with cells');
+  // every sheet past a budget: the workbook is refused as a whole, as before
+  if (reader.refusal && read.every((s) => s.tooLarge)) throw reader.refusal;
+  return { sheets: read, names: definedNames(workbookBytes) };
+}
+
+type Parts = ((name: string) => Uint8Array | undefined) & {
+  has(name: string): boolean;
+  /**
+   * A part streamed: its text, chunk by chunk, into `onText`, each call inflating it again (a sheet
+   * is read twice: counted, then parsed); charged to the zip-bomb budget once. False when missing.
+   */
+  stream(name: string): ((onText: (text: string) => void) => void) | undefined;
+};
+
+/** The zip's parts, each inflated on demand within the zip-bomb budget. */
+function openParts(bytes: Uint8Array, limits: SheetLimits): Parts {
   if (bytes.length > limits.maxFileBytes) {
     throw new SheetError(
       'FILE_TOO_LARGE',
@@ -141,165 +164,131 @@ export function readWorkbookParts(bytes: Uint8Array, limits: SheetLimits = DEFAU
     budget -= data.length;
     return data;
   };
-  const workbookBytes = part('xl/workbook.xml');
-  if (!entries.has('[Content_Types].xml') || !workbookBytes) {
-    throw new SheetError(
-      'UNSUPPORTED_FORMAT',
-      'the zip archive is not an .xlsx workbook (no [Content_Types].xml or xl/workbook.xml)',
-    );
-  }
-  const sheets = elementsOf('xl/workbook.xml', workbookBytes, 'sheet', 'sheets');
-  if (sheets.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet');
-  const sheetNames = sheets.map((s) => s.name ?? '');
-  const relsBytes = part('xl/_rels/workbook.xml.rels');
-  const rels = relsBytes
-    ? elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships')
-    : [];
-  const shared = readSharedStrings(part('xl/sharedStrings.xml'));
+  const stream = (name: string): ((onText: (text: string) => void) => void) | undefined => {
+    const entry = entries.get(name);
+    if (!entry) return undefined;
+    const allowed = budget;
+    if (entry.size <= budget) budget -= entry.size;
+    return (onText) => {
+      const text = new TextDecoder();
+      inflateEntry(bytes, entry, allowed, (chunk) => onText(text.decode(chunk, { stream: true })));
+      const rest = text.decode();
+      if (rest !== '') onText(rest);
+    };
+  };
+  return Object.assign(part, { has: (name: string) => entries.has(name), stream });
+}
+
+/** Reads sheets one by one within the workbook's cell budget; a sheet past a budget is left out alone. */
+class SheetReader {
   // the cell budget is the workbook's: every sheet's <c> elements, counted before any is parsed
-  let cellsLeft = limits.maxCells;
-  const read: Worksheet[] = [];
-  const missing: string[] = [];
-  sheets.forEach((sheet, i) => {
-    const rel = rels.find((r) => r.Id === sheet.id);
-    // a chart sheet or a dialog sheet holds no cells
-    if (rel?.Type !== undefined && !/\/worksheet$/.test(rel.Type)) return;
-    const sheetPath = resolvePart('xl/', rel?.Target ?? `worksheets/sheet${i + 1}.xml`);
-    const sheetBytes = part(sheetPath);
-    // a sheet listed without its part is left out; the workbook is refused only when none is left
-    if (!sheetBytes) {
-      missing.push(sheetPath);
-      return;
+  private cellsLeft: number;
+  /** The first budget a sheet went past. */
+  refusal?: SheetError;
+
+  constructor(
+    private readonly part: Parts,
+    private readonly shared: string[],
+    private readonly sheetNames: string[],
+    private readonly limits: SheetLimits,
+  ) {
+    this.cellsLeft = limits.maxCells;
+  }
+
+  /**
+   * The sheet at `path`, or undefined when the part is missing. The part is streamed twice: its
+   * rows, cells and formulas counted (a sheet past a budget is never parsed), then its cells read;
+   * its whole text is never held at once.
+   */
+  read(path: string, name: string): Worksheet | undefined {
+    const feed = this.part.stream(path);
+    if (!feed) return undefined;
+    const counts = countElements(feed);
+    let cells: number;
+    let ws: Worksheet;
+    try {
+      cells = checkBudgets(counts, name, this.limits, this.cellsLeft);
+      ws = readCells(path, feed, this.shared, name, this.sheetNames, this.limits);
+    } catch (err) {
+      // a sheet past a budget is left out alone (SHEET_TOO_LARGE); the others still convert
+      if (!(err instanceof SheetError) || !BUDGET_CODES.has(err.code)) throw err;
+      this.refusal ??= err;
+      return {
+        ...emptySheet(name, this.sheetNames),
+        tooLarge: { message: err.message, formulaCells: counts.formulas },
+      };
     }
-    const xml = decoder.decode(sheetBytes);
-    const name = sheetNames[i] ?? `Sheet${i + 1}`;
-    cellsLeft -= checkBudgets(xml, name, limits, cellsLeft);
-    const ws = readCells(sheetPath, xml, shared, name, sheetNames, limits);
-    ws.tables = readTables(sheetPath, part);
-    read.push(ws);
+    this.cellsLeft -= cells;
+    ws.tables = readTables(path, this.part);
+    return ws;
+  }
+}
+
+/** The refusals that leave one sheet out rather than the workbook. */
+const BUDGET_CODES = new Set<string>(['TOO_MANY_ROWS', 'TOO_MANY_COLUMNS', 'TOO_MANY_CELLS']);
+
+const emptySheet = (name: string, sheetNames: string[]): Worksheet => ({
+  name,
+  sheetNames,
+  cells: new Map(),
+  maxRow: 0,
+  maxCol: 0,
+  tables: [],
+});
+
+interface ElementCounts {
+  rows: number;
+  cells: number;
+  formulas: number;
+}
+
+const COUNTED = /<(?:[A-Za-z_][\w.-]*:)?(row|c|f)[\s>/]/g;
+/** Text kept from one chunk to the next, so that a tag cut in two is counted once. */
+const COUNT_CARRY = 64;
+
+/** The `<row>`, `<c>` and `<f>` elements of a sheet's text, counted as it streams by. */
+function countElements(feed: (onText: (text: string) => void) => void): ElementCounts {
+  const counts: ElementCounts = { rows: 0, cells: 0, formulas: 0 };
+  const tally = (text: string, upTo: number): void => {
+    COUNTED.lastIndex = 0;
+    for (let m = COUNTED.exec(text); m && m.index < upTo; m = COUNTED.exec(text)) {
+      if (m[1] === 'row') counts.rows++;
+      else if (m[1] === 'c') counts.cells++;
+      else counts.formulas++;
+    }
+  };
+  let carry = '';
+  feed((chunk) => {
+    const text = carry + chunk;
+    // a match starting in the last COUNT_CARRY characters is counted with the next chunk
+    const upTo = Math.max(0, text.length - COUNT_CARRY);
+    tally(text, upTo);
+    carry = text.slice(upTo);
   });
-  if (read.length === 0 && missing.length > 0) {
-    throw new SheetError('PARSE_FAILED', `the worksheet part ${missing[0]} is missing`);
-  }
-  if (read.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet with cells');
-  return { sheets: read, names: definedNames(workbookBytes) };
+  tally(carry, carry.length);
+  return counts;
 }
 
-/** A relationship target made a part name: relative to `base`, or absolute from the root. */
-function resolvePart(base: string, target: string): string {
-  if (target.startsWith('/')) return target.slice(1);
-  const parts = `${base}${target}`.split('/');
-  const out: string[] = [];
-  for (const p of parts) {
-    if (p === '..') out.pop();
-    else if (p !== '.' && p !== '') out.push(p);
-  }
-  return out.join('/');
-}
-
-/** Rows and cells of one sheet counted in its raw XML; returns the cells, refuses past the limits. */
-function checkBudgets(xml: string, sheet: string, limits: SheetLimits, cellsLeft: number): number {
-  const rowElements = count(xml, /<(?:[A-Za-z_][\w.-]*:)?row[\s>/]/g);
-  if (rowElements > limits.maxRows + 1 + SUMMARY_ROW_SLACK) {
+/** Refuses a sheet past the row or cell budget (from its counted elements); returns its cells. */
+function checkBudgets(counts: ElementCounts, sheet: string, limits: SheetLimits, cellsLeft: number): number {
+  const { rows, cells } = counts;
+  if (rows > limits.maxRows + 1 + SUMMARY_ROW_SLACK) {
     throw new SheetError(
       'TOO_MANY_ROWS',
-      `sheet '${sheet}' has ${rowElements} rows; the limit is ${limits.maxRows} data rows`,
+      `sheet '${sheet}' has ${rows} rows; the limit is ${limits.maxRows} data rows`,
     );
   }
-  const cellElements = count(xml, /<(?:[A-Za-z_][\w.-]*:)?c[\s>/]/g);
-  if (cellElements > cellsLeft) {
+  if (cells > cellsLeft) {
     throw new SheetError(
       'TOO_MANY_CELLS',
-      `the workbook holds more than ${limits.maxCells} cells (sheet '${sheet}' alone ${cellElements}, in ${rowElements} rows); the limit is ${limits.maxCells} cells`,
+      `the workbook holds more than ${limits.maxCells} cells (sheet '${sheet}' alone ${cells}, in ${rows} rows); the limit is ${limits.maxCells} cells`,
     );
   }
-  return cellElements;
-}
-
-/** The Excel Tables of a worksheet, from its table parts. */
-function readTables(sheetPath: string, part: (name: string) => Uint8Array | undefined): ExcelTable[] {
-  const slash = sheetPath.lastIndexOf('/');
-  const dir = sheetPath.slice(0, slash + 1);
-  const relsPath = `${dir}_rels/${sheetPath.slice(slash + 1)}.rels`;
-  const relsBytes = part(relsPath);
-  if (!relsBytes) return [];
-  const tables: ExcelTable[] = [];
-  for (const rel of elementsOf(relsPath, relsBytes, 'Relationship', 'Relationships')) {
-    if (rel.Type === undefined || !/\/table$/.test(rel.Type) || rel.Target === undefined) continue;
-    if (rel.TargetMode === 'External') continue;
-    const path = resolvePart(dir, rel.Target);
-    const bytes = part(path);
-    if (!bytes) continue;
-    const table = readTable(path, bytes);
-    if (table) tables.push(table);
-  }
-  return tables;
-}
-
-function readTable(path: string, bytes: Uint8Array): ExcelTable | undefined {
-  let head: Record<string, string> | undefined;
-  const columns: string[] = [];
-  scanXml(path, decoder.decode(bytes), {
-    open: (name, attrs, parent) => {
-      if (name === 'table' && parent === undefined) head = attrs();
-      else if (name === 'tableColumn' && parent === 'tableColumns') columns.push(attrs().name ?? '');
-    },
-    close: () => {},
-    wantsText: () => false,
-    text: () => {},
-  });
-  const m = head?.ref ? /^([A-Z]{1,3})(\d+):([A-Z]{1,3})(\d+)$/i.exec(head.ref) : null;
-  const name = head?.displayName ?? head?.name;
-  if (!m || !name) return undefined;
-  const whole = (v: string | undefined, fallback: number): number =>
-    v !== undefined && /^\d+$/.test(v) ? Number(v) : fallback;
-  return {
-    name,
-    top: Number(m[2]),
-    bottom: Number(m[4]),
-    left: columnNumber(m[1]!),
-    right: columnNumber(m[3]!),
-    headerRows: Math.min(1, whole(head!.headerRowCount, 1)),
-    totalsRows: Math.min(1, whole(head!.totalsRowCount, 0)),
-    columns,
-  };
-}
-
-/** `<definedName>`s of workbook.xml, with their text; Excel's own (`_xlnm.Print_Area`, …) left out. */
-function definedNames(bytes: Uint8Array): DefinedName[] {
-  const names: DefinedName[] = [];
-  let current: DefinedName | undefined;
-  scanXml('xl/workbook.xml', decoder.decode(bytes), {
-    open: (name, attrs, parent) => {
-      if (name !== 'definedName' || parent !== 'definedNames') return;
-      const a = attrs();
-      if (a.name === undefined || a.name.startsWith('_xlnm.')) return;
-      current = { name: a.name, text: '' };
-      if (a.localSheetId !== undefined && /^\d+$/.test(a.localSheetId))
-        current.sheet = Number(a.localSheetId);
-    },
-    close: (name) => {
-      if (name === 'definedName' && current) {
-        names.push(current);
-        current = undefined;
-      }
-    },
-    wantsText: () => current !== undefined,
-    text: (t) => {
-      if (current) current.text += t;
-    },
-  });
-  return names;
+  return cells;
 }
 
 /** Rows beyond the table's limit that a worksheet may carry (blank rows, totals) before it is refused unparsed. */
 const SUMMARY_ROW_SLACK = 1000;
-
-function count(text: string, re: RegExp): number {
-  let n = 0;
-  while (re.exec(text)) n++;
-  return n;
-}
 
 /**
  * Collects a string item (`<si>` of the shared strings, `<is>` of an inline string): its own `<t>`,
@@ -363,7 +352,7 @@ interface RawCell {
 
 function readCells(
   part: string,
-  xml: string,
+  feed: (onText: (text: string) => void) => void,
   shared: string[],
   name: string,
   sheetNames: string[],
@@ -392,7 +381,7 @@ function readCells(
     maxRow = Math.max(maxRow, cellRow);
     maxCol = Math.max(maxCol, colNumber);
   };
-  scanXml(part, xml, {
+  const scanner = new XmlScanner(part, {
     open: (el, attrs, parent) => {
       if (raw) {
         if (el === 'v' && parent === 'c') {
@@ -431,6 +420,8 @@ function readCells(
       else raw.inline?.text(text);
     },
   });
+  feed((text) => scanner.push(text));
+  scanner.end();
   return { name, sheetNames, cells, maxRow, maxCol, tables: [] };
 }
 

@@ -47,78 +47,152 @@ function attributes(part: string, text: string): Record<string, string> {
   return out;
 }
 
-/** Where in the part an offset lies, for messages. */
-function place(xml: string, offset: number): string {
-  let line = 1;
-  for (let i = xml.indexOf('\n'); i >= 0 && i < offset; i = xml.indexOf('\n', i + 1)) line++;
-  return `line ${line}`;
+/** Newlines in `text` from `from` to `to`. */
+function newlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i >= 0 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
-/** Scans `xml` (the text of `part`), calling `reader` for each element; throws PARSE_FAILED. */
-export function scanXml(part: string, xml: string, reader: XmlReader): void {
-  const malformed = (offset: number, what: string): never => {
-    throw new SheetError('PARSE_FAILED', `${part} is not well-formed XML (${what}, ${place(xml, offset)})`);
-  };
-  const stack: string[] = [];
-  let rooted = false;
-  let pos = 0;
-  while (pos < xml.length) {
-    const lt = xml.indexOf('<', pos);
-    const end = lt < 0 ? xml.length : lt;
-    if (end > pos && stack.length > 0 && reader.wantsText())
-      reader.text(decodeXmlText(part, xml.slice(pos, end)));
-    if (lt < 0) break;
-    const next = xml.charCodeAt(lt + 1);
-    if (next === 0x3f /* ? */) {
-      const close = xml.indexOf('?>', lt + 2);
-      if (close < 0) malformed(lt, 'an unterminated processing instruction');
-      pos = close + 2;
-      continue;
-    }
-    if (next === 0x21 /* ! */) {
-      if (xml.startsWith('<!--', lt)) {
-        const close = xml.indexOf('-->', lt + 4);
-        if (close < 0) malformed(lt, 'an unterminated comment');
-        pos = close + 3;
+/** A tag longer than this that has not ended is broken, not cut by a chunk's end. */
+const MAX_PENDING_TAG = 64 * 1024;
+
+/**
+ * Scans the text of a part as it arrives, chunk by chunk (`push`, then `end`): what is complete is
+ * passed to the reader and let go; an element, comment or text cut by a chunk's end waits for the
+ * next chunk. A worksheet is read without its whole text in memory at once.
+ */
+export class XmlScanner {
+  private buf = '';
+  private readonly stack: string[] = [];
+  private rooted = false;
+  /** Lines of the text already let go, for messages. */
+  private lines = 0;
+
+  constructor(
+    private readonly part: string,
+    private readonly reader: XmlReader,
+  ) {}
+
+  push(chunk: string): void {
+    this.buf = this.buf === '' ? chunk : this.buf + chunk;
+    this.scan(false);
+  }
+
+  end(): void {
+    this.scan(true);
+    const { stack } = this;
+    if (stack.length > 0)
+      this.malformed(this.buf.length, `the text ends inside <${stack[stack.length - 1]}>`);
+    if (!this.rooted) this.malformed(0, 'no root element');
+  }
+
+  private malformed(offset: number, what: string): never {
+    const line = this.lines + 1 + newlines(this.buf, 0, offset);
+    throw new SheetError('PARSE_FAILED', `${this.part} is not well-formed XML (${what}, line ${line})`);
+  }
+
+  /** Lets go of the text before `pos`. */
+  private drop(pos: number): void {
+    if (pos === 0) return;
+    this.lines += newlines(this.buf, 0, pos);
+    this.buf = this.buf.slice(pos);
+  }
+
+  private text(raw: string): void {
+    if (this.stack.length > 0 && this.reader.wantsText()) this.reader.text(decodeXmlText(this.part, raw));
+  }
+
+  /** Scans what is complete; `final` when no more text comes. */
+  private scan(final: boolean): void {
+    const xml = this.buf;
+    const { reader, stack } = this;
+    let pos = 0;
+    while (pos < xml.length) {
+      const lt = xml.indexOf('<', pos);
+      if (lt < 0) {
+        // text runs to the end: it may go on in the next chunk (an entity cut in two)
+        if (final) this.text(xml.slice(pos));
+        if (final) pos = xml.length;
+        break;
+      }
+      if (lt > pos) this.text(xml.slice(pos, lt));
+      pos = lt;
+      const wait = (): boolean => !final;
+      if (lt + 9 > xml.length && wait()) break;
+      const next = xml.charCodeAt(lt + 1);
+      if (next === 0x3f /* ? */) {
+        const close = xml.indexOf('?>', lt + 2);
+        if (close < 0 && wait()) break;
+        if (close < 0) this.malformed(lt, 'an unterminated processing instruction');
+        pos = close + 2;
         continue;
       }
-      if (xml.startsWith('<![CDATA[', lt)) {
-        const close = xml.indexOf(']]>', lt + 9);
-        if (close < 0) malformed(lt, 'an unterminated CDATA section');
-        if (stack.length > 0 && reader.wantsText()) reader.text(xml.slice(lt + 9, close));
-        pos = close + 3;
-        continue;
+      if (next === 0x21 /* ! */) {
+        if (xml.startsWith('<!--', lt)) {
+          const close = xml.indexOf('-->', lt + 4);
+          if (close < 0 && wait()) break;
+          if (close < 0) this.malformed(lt, 'an unterminated comment');
+          pos = close + 3;
+          continue;
+        }
+        if (xml.startsWith('<![CDATA[', lt)) {
+          const close = xml.indexOf(']]>', lt + 9);
+          if (close < 0 && wait()) break;
+          if (close < 0) this.malformed(lt, 'an unterminated CDATA section');
+          if (stack.length > 0 && reader.wantsText()) reader.text(xml.slice(lt + 9, close));
+          pos = close + 3;
+          continue;
+        }
+        if (/^<!DOCTYPE/i.test(xml.slice(lt, lt + 9))) {
+          throw new SheetError(
+            'PARSE_FAILED',
+            `${this.part} declares a DOCTYPE, which an .xlsx part never does`,
+          );
+        }
+        this.malformed(lt, "a '<!' that is neither a comment nor CDATA");
       }
-      if (/^<!DOCTYPE/i.test(xml.slice(lt, lt + 9))) {
-        throw new SheetError('PARSE_FAILED', `${part} declares a DOCTYPE, which an .xlsx part never does`);
+      TAG.lastIndex = lt;
+      const m = TAG.exec(xml);
+      if (!m) {
+        if (wait() && xml.length - lt < MAX_PENDING_TAG) break;
+        this.malformed(lt, `a broken tag at '${xml.slice(lt, lt + 20)}'`);
       }
-      malformed(lt, "a '<!' that is neither a comment nor CDATA");
+      pos = TAG.lastIndex;
+      this.element(m, lt);
     }
-    TAG.lastIndex = lt;
-    const m = TAG.exec(xml);
-    if (!m) return malformed(lt, `a broken tag at '${xml.slice(lt, lt + 20)}'`);
-    pos = TAG.lastIndex;
+    this.drop(pos);
+  }
+
+  private element(m: RegExpExecArray, lt: number): void {
+    const { reader, stack } = this;
     const name = localName(m[2]!);
     const rest = m[3]!;
     if (m[1] === '/') {
-      if (rest.trim() !== '') malformed(lt, `attributes on the end tag </${m[2]}>`);
+      if (rest.trim() !== '') this.malformed(lt, `attributes on the end tag </${m[2]}>`);
       const top = stack.pop();
       if (top !== name)
-        malformed(lt, top === undefined ? `</${m[2]}> closes nothing` : `</${m[2]}> closes <${top}>`);
+        this.malformed(lt, top === undefined ? `</${m[2]}> closes nothing` : `</${m[2]}> closes <${top}>`);
       reader.close(name, stack[stack.length - 1]);
-      continue;
+      return;
     }
     if (stack.length === 0) {
-      if (rooted) malformed(lt, 'a second root element');
-      rooted = true;
+      if (this.rooted) this.malformed(lt, 'a second root element');
+      this.rooted = true;
     }
     const selfClosing = rest.endsWith('/');
     const attrText = selfClosing ? rest.slice(0, -1) : rest;
     const parent = stack[stack.length - 1];
+    const part = this.part;
     reader.open(name, () => attributes(part, attrText), parent);
     if (selfClosing) reader.close(name, parent);
     else stack.push(name);
   }
-  if (stack.length > 0) malformed(xml.length, `the text ends inside <${stack[stack.length - 1]}>`);
-  if (!rooted) malformed(0, 'no root element');
+}
+
+/** Scans `xml` (the whole text of `part`), calling `reader` for each element; throws PARSE_FAILED. */
+export function scanXml(part: string, xml: string, reader: XmlReader): void {
+  const scanner = new XmlScanner(part, reader);
+  scanner.push(xml);
+  scanner.end();
 }

@@ -74,6 +74,25 @@ export function readCentralDirectory(bytes: Uint8Array): Map<string, ZipEntry> {
  * still allows (checked against the declared size before any work).
  */
 export function readEntry(bytes: Uint8Array, entry: ZipEntry, budget: number): Uint8Array {
+  const out = new Uint8Array(entry.size);
+  let written = 0;
+  inflateEntry(bytes, entry, budget, (chunk) => {
+    out.set(chunk, written);
+    written += chunk.length;
+  });
+  return out;
+}
+
+/**
+ * Inflates one entry chunk by chunk (about 64 KB each) into `onChunk`, with the checks of
+ * `readEntry`: the whole entry is never in memory at once. A chunk is valid only during the call.
+ */
+export function inflateEntry(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  budget: number,
+  onChunk: (chunk: Uint8Array) => void,
+): void {
   if (entry.size > budget) {
     throw new SheetError(
       'FILE_TOO_LARGE',
@@ -91,13 +110,14 @@ export function readEntry(bytes: Uint8Array, entry: ZipEntry, budget: number): U
   const data = bytes.subarray(start, end);
   if (entry.method === 0) {
     if (entry.compressedSize !== entry.size) fail(`${entry.name}: stored size disagrees with its header`);
-    return data;
+    for (let i = 0; i < data.length; i += CHUNK) onChunk(data.subarray(i, Math.min(i + CHUNK, data.length)));
+    return;
   }
   if (entry.method !== 8) fail(`${entry.name} uses unsupported compression method ${entry.method}`);
-  const out = new Uint8Array(entry.size);
   let written = 0;
-  let overflow = false;
   let ended = false;
+  let overflow = false;
+  let failure: unknown;
   const inflater = new Inflate((chunk, final) => {
     if (written + chunk.length > entry.size) {
       overflow = true;
@@ -106,8 +126,14 @@ export function readEntry(bytes: Uint8Array, entry: ZipEntry, budget: number): U
         `${entry.name} inflates past its declared ${entry.size} bytes; refusing a possible zip bomb`,
       );
     }
-    out.set(chunk, written);
     written += chunk.length;
+    try {
+      onChunk(chunk);
+    } catch (err) {
+      // the reader's own failure (a malformed part, a budget) is passed on as it is
+      failure = err;
+      throw err;
+    }
     if (final) ended = true;
   });
   try {
@@ -116,10 +142,10 @@ export function readEntry(bytes: Uint8Array, entry: ZipEntry, budget: number): U
     }
     if (data.length === 0) inflater.push(new Uint8Array(0), true);
   } catch (err) {
+    if (failure !== undefined) throw failure as Error;
     if (overflow || err instanceof SheetError) throw err;
     fail(`${entry.name} does not inflate: ${(err as Error).message}`);
   }
   if (!ended || written !== entry.size)
     fail(`${entry.name} inflated to ${written} bytes, not the declared ${entry.size}`);
-  return out;
 }

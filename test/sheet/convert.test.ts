@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { runTests, validateSpec, type JsonObject } from '../../src/calc/index.js';
 import {
+  DEFAULT_LIMITS,
   convertWorkbook,
   readWorkbook,
   REJECTION_REASONS,
@@ -11,7 +12,7 @@ import {
   type SheetConversion,
 } from '../../src/sheet/index.js';
 import { MAX_LOOSE_CELLS } from '../../src/sheet/loose.js';
-import { workbook, xlsx } from './helpers.js';
+import { workbook, xlsx, xlsxBook } from './helpers.js';
 
 const convert = (name: string): Promise<SheetConversion> =>
   convertWorkbook(workbook(name), { modelId: 'sheet-test', filename: name });
@@ -225,6 +226,20 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     );
     expect(byColumn(wide.rejectedColumns)).toEqual({ Times: 'NON_UNIFORM_FORMULA' });
     for (const r of wide.rejectedColumns) seen.add(r.reason);
+    // a sheet past the row budget beside one that fits: left out alone (big-sheet.test.ts)
+    const header =
+      '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Twice</t></is></c></row>';
+    const twice = (r: number): string =>
+      `<row r="${r}"><c r="A${r}"><v>1</v></c><c r="B${r}"><f>A${r}*2</f><v>2</v></c></row>`;
+    const big = await convertWorkbook(
+      xlsxBook([
+        { name: 'Small', rows: header + twice(2) },
+        { name: 'Big', rows: header + [2, 3, 4].map(twice).join('') },
+      ]),
+      { modelId: 'big', limits: { ...DEFAULT_LIMITS, maxRows: 2 } },
+    );
+    expect(byColumn(big.rejectedColumns)).toEqual({ "sheet 'Big'": 'SHEET_TOO_LARGE' });
+    for (const r of big.rejectedColumns) seen.add(r.reason);
     expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());
   });
 

@@ -107,3 +107,71 @@ describe('compiling structured references', () => {
     });
   });
 });
+
+describe('table column names with odd spacing (issue 39)', () => {
+  // Excel keeps a header's spaces in the column's name and writes a line break in it as _x000a_;
+  // formulas name the column as it is, spaces and the line break included
+  const TABLE =
+    '<table xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" id="1" name="Tbl" displayName="Tbl" ref="A1:F3"><tableColumns count="6"><tableColumn id="1" name="Item"/><tableColumn id="2" name=" Qty"/><tableColumn id="3" name="Unit  price"/><tableColumn id="4" name="Amount "/><tableColumn id="5" name="Net_x000a_due"/><tableColumn id="6" name="Tax [%]"/></tableColumns></table>';
+  const book = (net3: number): Uint8Array =>
+    xlsxBook([
+      {
+        name: 'Sheet1',
+        tables: [TABLE],
+        rows: [
+          row(
+            1,
+            text('A1', 'Item'),
+            text('B1', ' Qty'),
+            text('C1', 'Unit  price'),
+            text('D1', 'Amount '),
+            text('E1', 'Net\ndue'),
+            text('F1', 'Tax [%]'),
+          ),
+          ...[
+            [2, 'pen', 2, 1.5, 3, 2.7],
+            [3, 'ink', 3, 4, 12, net3],
+          ].map(([r, item, qty, price, amount, net]) =>
+            row(
+              r as number,
+              text(`A${r}`, item as string),
+              num(`B${r}`, qty as number),
+              num(`C${r}`, price as number),
+              formula(`D${r}`, 'Tbl[[#This Row],[ Qty]]*Tbl[[#This Row],[Unit  price]]', amount as number),
+              formula(`E${r}`, "[@[Amount ]]*(1-Tbl[[#This Row],[Tax '[%']]])", net as number),
+              num(`F${r}`, 0.1),
+            ),
+          ),
+          row(5, text('A5', 'Total'), formula('B5', 'SUM(Tbl[Amount ])', 15)),
+          row(6, text('A6', 'Net'), formula('B6', 'SUM(Tbl[Net\ndue])', 2.7 + net3)),
+        ].join(''),
+      },
+    ]);
+
+  it('leading, trailing and double spaces, a line break and escaped brackets name their columns', async () => {
+    const c = await convertWorkbook(book(10.8), { modelId: 'odd' });
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.report.verifiedCells).toBe(6);
+    expect(c.spec.derivations.map((d) => [d.path, d.expr])).toEqual([
+      ['$.tbl[*].amount', '$xl_num(($parent.qty * $parent.unit_price))'],
+      ['$.tbl[*].net_due', '$xl_num(($parent.amount * (1 - $parent.tax)))'],
+      ['$.total', '$xl_num($sum([tbl.amount]))'],
+      ['$.net', '$xl_num($sum([tbl.net_due]))'],
+    ]);
+    expect((await runTests(c.spec)).failed).toBe(0);
+  });
+
+  it('a wrong stored value behind such a name is still caught', async () => {
+    const c = await convertWorkbook(book(11), { modelId: 'odd' });
+    expect(c.rejectedColumns.map((r) => [r.column, r.reason])).toEqual([
+      ['Net\ndue', 'VALUE_MISMATCH'],
+      ['Net', 'VALUE_MISMATCH'],
+    ]);
+  });
+
+  it('parses the names with their spaces', () => {
+    expect(parseFormula('Tbl[Amount ]')).toMatchObject({ from: 'Amount ', to: 'Amount ' });
+    expect(parseFormula('Tbl[[#This Row],[ Qty]]')).toMatchObject({ area: 'thisRow', from: ' Qty' });
+    expect(parseFormula('Tbl[@[Net\ndue]]')).toMatchObject({ area: 'thisRow', from: 'Net\ndue' });
+  });
+});

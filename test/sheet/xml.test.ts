@@ -3,7 +3,7 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { readWorkbook } from '../../src/sheet/index.js';
-import { scanXml } from '../../src/sheet/xml.js';
+import { scanXml, XmlScanner } from '../../src/sheet/xml.js';
 import { xlsx, xlsxEntries } from './helpers.js';
 
 const scan = (xml: string): void =>
@@ -87,5 +87,50 @@ describe('cells read by the scanner', () => {
     );
     expect(sheet.cells.get('2:2')?.formula).toEqual({ text: 'A2*2', shared: '0', array: false });
     expect(sheet.cells.get('3:2')?.formula).toEqual({ shared: '0', array: false });
+  });
+});
+
+describe('XmlScanner: a part read chunk by chunk (issue 39, point 6)', () => {
+  const events = (feed: (s: XmlScanner) => void): string[] => {
+    const out: string[] = [];
+    const scanner = new XmlScanner('xl/worksheets/sheet1.xml', {
+      open: (name, attrs, parent) => out.push(`open ${name} ${JSON.stringify(attrs())} in ${parent}`),
+      close: (name) => out.push(`close ${name}`),
+      wantsText: () => true,
+      text: (t) => out.push(`text ${t}`),
+    });
+    feed(scanner);
+    scanner.end();
+    // text may come in pieces: the pieces joined are what counts
+    return out
+      .join('\n')
+      .replace(/\ntext /g, '\u0000')
+      .split('\n');
+  };
+  const doc =
+    '<?xml version="1.0"?><!-- a note --><x:worksheet xmlns:x="urn:x"><x:sheetData>' +
+    '<x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>a &amp; b &#x263A; &lt;c&gt;</x:t></x:is></x:c>' +
+    '<x:c r="B1"><x:f>IF(A1&gt;1,"&quot;x&quot;",2)</x:f><x:v>2</x:v></x:c></x:row>' +
+    '<x:row r="2"><x:c r="A2" t="str"><x:v><![CDATA[<raw> & text]]></x:v></x:c></x:row>' +
+    '</x:sheetData></x:worksheet>';
+
+  it('gives the same elements and text however the text is cut', () => {
+    const whole = events((s) => s.push(doc));
+    for (const size of [1, 2, 3, 7, 64]) {
+      const cut = events((s) => {
+        for (let i = 0; i < doc.length; i += size) s.push(doc.slice(i, i + size));
+      });
+      expect(cut).toEqual(whole);
+    }
+    expect(whole.join('\n')).toContain('a & b \u263A <c>');
+  });
+
+  it('a part that ends inside an element is refused at its end, with the line', () => {
+    expect(() =>
+      events((s) => {
+        s.push('<a>\n<b>\n');
+        s.push('<c');
+      }),
+    ).toThrow(/not well-formed XML \(a broken tag at '<c', line 3\)/);
   });
 });
