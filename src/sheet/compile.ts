@@ -23,7 +23,9 @@ import { buildReport, groupRejections, type ConversionReport, type SheetOutcome 
 import { WorkbookScope } from './scope.js';
 import { findTables, formulaResolver, literalFormulas, type TableRegion } from './structure.js';
 import { FormulaCompiler } from './translate.js';
-import { buildSpec, checkSpec } from './verify.js';
+import { buildSpec, checkSpec, liveParts } from './verify.js';
+import { WhatIfVerifier } from './whatif.js';
+import { buildCellMap } from './cellmap.js';
 import { cellName, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
 
 export type { ConvertOptions, RejectedColumn, ValueType } from './fields.js';
@@ -103,17 +105,24 @@ async function compileWorkbook(
     field.rejection = { ...rejection, formula: `=${field.formulaText ?? ''}` };
   }
   const fields = set.fields;
+  // the independent evaluation of the workbook's own formulas, for the what-if check (whatif.ts)
+  const verifier = options.whatIf === false ? undefined : new WhatIfVerifier(book, options.whatIf);
   for (let pass = 0; pass <= fields.length; pass++) {
     propagateRejections(fields);
     const spec = buildSpec(fields, tables, options, lib);
-    if (!(await checkSpec(spec, fields))) {
+    const whatIf = verifier && { verifier, parts: liveParts(fields, tables) };
+    if (!(await checkSpec(spec, fields, whatIf))) {
       const computed = fields.filter((f) => f.kind === 'column' || f.kind === 'summary');
       return {
         spec,
         rejectedColumns: groupRejections(fields),
         formulaFields: computed.length,
         compiledFields: computed.filter((f) => !f.rejection).length,
-        report: buildReport(outcomes(book, tables, fields, literals, scope)),
+        report: buildReport(
+          outcomes(book, tables, fields, literals, scope),
+          verifier?.checks ?? new Map(),
+          buildCellMap(liveParts(fields, tables).live),
+        ),
       };
     }
   }

@@ -36,6 +36,7 @@ export const REJECTION_REASONS = [
   'ERROR_VALUE',
   'DEPENDS_ON_REJECTED',
   'VALUE_MISMATCH',
+  'WHAT_IF_MISMATCH',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

@@ -10,14 +10,12 @@ import { formulaResolver } from '../structure.js';
 import type { StructuredRef } from '../structured.js';
 import { cellName, type CellValue, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
+import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
 import {
-  approxAdd,
-  compare,
   isMatrix,
   isXlError,
   toBoolean,
   toNumber,
-  toText,
   xlError,
   type GridValue,
   type Matrix,
@@ -120,6 +118,11 @@ export class CellGrid {
     return this.values.get(gridKey(sheet, row, col)) ?? null;
   }
 
+  /** A cell's current value by its grid key. */
+  valueByKey(key: string): Scalar {
+    return this.values.get(key) ?? null;
+  }
+
   /** Whether a cell holds a formula the grid evaluates. */
   isFormula(sheet: number, row: number, col: number): boolean {
     return this.cells.has(gridKey(sheet, row, col));
@@ -138,9 +141,9 @@ export class CellGrid {
 
   /**
    * Applies the edits, recalculates the cells that depend on them (and only those), calls `read`
-   * with the grid in that state, then puts every changed cell back.
+   * with the grid in that state and the formula cells recalculated, then puts every changed cell back.
    */
-  withEdits<T>(edits: GridEdit[], read: () => T): T {
+  withEdits<T>(edits: GridEdit[], read: (recalculated: Set<string>) => T): T {
     const saved = new Map<string, Scalar>();
     const dirty = new Map<string, number[]>();
     const mark = (sheet: number, row: number, col: number): void => {
@@ -162,14 +165,16 @@ export class CellGrid {
       }
       return false;
     };
+    const recalculated = new Set<string>();
     try {
       for (const c of this.order) {
         if (!c.reads.some(touches)) continue;
+        recalculated.add(c.key);
         if (!saved.has(c.key)) saved.set(c.key, this.values.get(c.key) ?? null);
         this.evaluateCell(c);
         mark(c.sheet, c.row, c.col);
       }
-      return read();
+      return read(recalculated);
     } finally {
       for (const [k, v] of saved) this.values.set(k, v);
     }
@@ -381,7 +386,8 @@ export class CellGrid {
         this.collectReads(this.definedName(f.name, ctx), ctx, out, depth + 1);
         return;
       case 'call':
-        if (VOLATILE.has(f.name)) throw new GridUnsupported(`${f.name} is volatile (it changes on every recalculation)`);
+        if (VOLATILE.has(f.name))
+          throw new GridUnsupported(`${f.name} is volatile (it changes on every recalculation)`);
         if (DYNAMIC_REFERENCE.has(f.name))
           throw new GridUnsupported(`${f.name} makes its reference as it runs`);
         if (!LAZY.has(f.name) && !REFERENCE_FUNCTIONS.has(f.name) && !hasFunction(f.name))
@@ -460,11 +466,15 @@ export class CellGrid {
         if (isMatrix(cond)) {
           const yes = arg(1);
           const no = f.args.length > 2 ? arg(2) : false;
-          return lift2(cond, lift2(yes, no, (y, n) => [y, n] as unknown as Scalar), (c, yn) => {
-            const b = toBoolean(c);
-            if (isXlError(b)) return b;
-            return (yn as unknown as Scalar[])[b ? 0 : 1]!;
-          });
+          return lift2(
+            cond,
+            lift2(yes, no, (y, n) => [y, n] as unknown as Scalar),
+            (c, yn) => {
+              const b = toBoolean(c);
+              if (isXlError(b)) return b;
+              return (yn as unknown as Scalar[])[b ? 0 : 1]!;
+            },
+          );
         }
         const b = toBoolean(cond);
         if (isXlError(b)) return b;
@@ -535,91 +545,3 @@ export const fromCell = (v: CellValue): Scalar =>
   v !== null && typeof v === 'object' ? xlError(v.error) : v;
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : 'it cannot be read');
-
-/** A one-cell array as its value; a larger one where one value is needed is #VALUE!. */
-function asScalar(v: GridValue): Scalar {
-  if (!isMatrix(v)) return v;
-  return v.length === 1 && v[0]!.length === 1 ? v[0]![0]! : xlError('#VALUE!');
-}
-
-function numeric(x: Scalar, op: (n: number) => number): Scalar {
-  const n = toNumber(x);
-  return isXlError(n) ? n : finite(op(n));
-}
-
-const finite = (n: number): Scalar => (Number.isFinite(n) ? n : xlError('#NUM!'));
-
-function lift1(v: GridValue, op: (x: Scalar) => Scalar): GridValue {
-  return isMatrix(v) ? v.map((row) => row.map(op)) : op(v);
-}
-
-/** An operator over arrays, element by element; a one-cell side is spread; a missing cell is #N/A. */
-function lift2(a: GridValue, b: GridValue, op: (x: Scalar, y: Scalar) => Scalar): GridValue {
-  if (!isMatrix(a) && !isMatrix(b)) return op(a, b);
-  const ma = isMatrix(a) ? a : [[a]];
-  const mb = isMatrix(b) ? b : [[b]];
-  const rows = Math.max(ma.length, mb.length);
-  const cols = Math.max(ma[0]?.length ?? 0, mb[0]?.length ?? 0);
-  const at = (m: Matrix, r: number, c: number): Scalar | undefined => {
-    const rr = m.length === 1 ? 0 : r;
-    const cc = m[0]!.length === 1 ? 0 : c;
-    return m[rr]?.[cc];
-  };
-  const out: Matrix = [];
-  for (let r = 0; r < rows; r++) {
-    const row: Scalar[] = [];
-    for (let c = 0; c < cols; c++) {
-      const x = at(ma, r, c);
-      const y = at(mb, r, c);
-      row.push(x === undefined || y === undefined ? xlError('#N/A') : op(x, y));
-    }
-    out.push(row);
-  }
-  return out;
-}
-
-function binary(op: string, a: Scalar, b: Scalar): Scalar {
-  if (op === '&') {
-    const x = toText(a);
-    if (isXlError(x)) return x;
-    const y = toText(b);
-    return isXlError(y) ? y : x + y;
-  }
-  if (op === '=' || op === '<>' || op === '<' || op === '>' || op === '<=' || op === '>=') {
-    const c = compare(a, b);
-    if (isXlError(c)) return c;
-    switch (op) {
-      case '=':
-        return c === 0;
-      case '<>':
-        return c !== 0;
-      case '<':
-        return c < 0;
-      case '>':
-        return c > 0;
-      case '<=':
-        return c <= 0;
-      default:
-        return c >= 0;
-    }
-  }
-  const x = toNumber(a);
-  if (isXlError(x)) return x;
-  const y = toNumber(b);
-  if (isXlError(y)) return y;
-  switch (op) {
-    case '+':
-      return finite(approxAdd(x, y));
-    case '-':
-      return finite(approxAdd(x, -y));
-    case '*':
-      return finite(x * y);
-    case '/':
-      return y === 0 ? xlError('#DIV/0!') : finite(x / y);
-    case '^':
-      if (x === 0 && y === 0) return xlError('#NUM!');
-      return finite(x ** y);
-    default:
-      throw new GridUnsupported(`the operator ${op} is not evaluated`);
-  }
-}

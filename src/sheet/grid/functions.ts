@@ -5,7 +5,7 @@
  * ones, which cannot be what-if checked.
  */
 import * as formulajs from '@formulajs/formulajs';
-import { isMatrix, isXlError, xlError, type GridValue, type Matrix, type Scalar } from './values.js';
+import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 /** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
 export class GridUnsupported extends Error {
@@ -56,6 +56,10 @@ function criteria(name: string, args: GridValue[]): GridValue[] {
     if (isCriterion(i) && typeof a === 'string' && /[*?~]/.test(a)) {
       throw new GridUnsupported(`${name} with a wildcard criterion ('${a}') is not evaluated`);
     }
+    // formulajs reads TRUE/FALSE as 1/0 (in a criterion's range and in the summed one); Excel skips them
+    if (isMatrix(a) && a.some((row) => row.some((c) => typeof c === 'boolean'))) {
+      throw new GridUnsupported(`${name} over a range holding TRUE/FALSE is not evaluated`);
+    }
     return isCriterion(i) || isRange(i) ? lower(a) : a;
   });
 }
@@ -72,7 +76,10 @@ function index(...args: (GridValue | undefined)[]): unknown {
 /** XLOOKUP (formulajs has none): exact match, first to last, the default mode; others not evaluated. */
 function xlookup(...args: (GridValue | undefined)[]): unknown {
   const [key, look, ret, notFound, mode, search] = args;
-  if ((mode !== undefined && mode !== null && mode !== 0) || (search !== undefined && search !== null && search !== 1)) {
+  if (
+    (mode !== undefined && mode !== null && mode !== 0) ||
+    (search !== undefined && search !== null && search !== 1)
+  ) {
     throw new GridUnsupported('XLOOKUP with a match or search mode is not evaluated');
   }
   if (!isMatrix(look) || !isMatrix(ret)) return xlError('#VALUE!');
@@ -83,7 +90,33 @@ function xlookup(...args: (GridValue | undefined)[]): unknown {
   return look.length === 1 ? ret.map((r) => [r[i] ?? null]) : [ret[i] ?? []];
 }
 
+/**
+ * SUBTOTAL over several ranges (formulajs reads only the first): the function its code names, over
+ * all of them. Hidden rows are not in the file's cell data, so 1xx codes equal their x codes here.
+ */
+const SUBTOTAL_FUNCTIONS = [
+  'AVERAGE',
+  'COUNT',
+  'COUNTA',
+  'MAX',
+  'MIN',
+  'PRODUCT',
+  'STDEV',
+  'STDEVP',
+  'SUM',
+  'VAR',
+  'VARP',
+];
+function subtotal(...args: (GridValue | undefined)[]): unknown {
+  const [code, ...refs] = args;
+  if (typeof code !== 'number') return xlError('#VALUE!');
+  const name = SUBTOTAL_FUNCTIONS[(Math.trunc(code) % 100) - 1];
+  const fn = name === undefined ? undefined : library(name);
+  return fn ? fn(...refs) : xlError('#VALUE!');
+}
+
 const OWN = new Map<string, Fn>([
+  ['SUBTOTAL', subtotal],
   ['INDEX', index],
   ['XLOOKUP', xlookup],
 ]);
@@ -116,7 +149,7 @@ function fromResult(v: unknown): GridValue {
   if (isXlError(v)) return xlError(v.message);
   if (Array.isArray(v)) {
     const rows = v.every((r) => Array.isArray(r)) ? (v as unknown[][]) : [v];
-    return rows.map((r) => r.map((c) => fromResult(c) as Scalar)) as Matrix;
+    return rows.map((r) => r.map((c) => fromResult(c) as Scalar));
   }
   throw new GridUnsupported('a function returned a value the evaluator does not read');
 }
