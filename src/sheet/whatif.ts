@@ -191,7 +191,12 @@ export class WhatIfVerifier {
         f,
         n >= 3
           ? { checked: `what-if ${n} edits`, verified: true }
-          : { checked: `stored-only: its inputs changed in ${n} of ${rounds.length} edits`, verified: false },
+          : n === 0 && !readsInput(f)
+            ? { checked: 'constant', verified: true }
+            : {
+                checked: `stored-only: its inputs changed in ${n} of ${rounds.length} edits`,
+                verified: false,
+              },
       );
     }
     return failures.size > 0;
@@ -394,8 +399,8 @@ function editedGiven(base: ReturnType<typeof baseGiven>, round: Round, parts: Li
   return given;
 }
 
-/** An edit the field depends on (else the round's first), for the rejection's message. */
-function exampleEdit(round: Round, f: Field): string {
+/** The fields a field reads, directly or through others. */
+function depsOf(f: Field): Set<Field> {
   const deps = new Set<Field>();
   const stack = [f];
   while (stack.length > 0) {
@@ -406,6 +411,16 @@ function exampleEdit(round: Round, f: Field): string {
       stack.push(d);
     }
   }
+  return deps;
+}
+
+/** Whether an edit of the model's inputs can change the field (else it is a constant, e.g. `=E4*2` of `=100+25`). */
+const readsInput = (f: Field): boolean =>
+  [...depsOf(f)].some((d) => d.kind === 'input' || d.kind === 'side' || d.fold !== undefined);
+
+/** An edit the field depends on (else the round's first), for the rejection's message. */
+function exampleEdit(round: Round, f: Field): string {
+  const deps = depsOf(f);
   const e = round.edits.find((x) => deps.has(x.field)) ?? round.edits[0];
   if (!e) return 'nothing';
   const more = round.edits.length - 1;

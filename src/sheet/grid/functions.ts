@@ -115,7 +115,22 @@ function subtotal(...args: (GridValue | undefined)[]): unknown {
   return fn ? fn(...refs) : xlError('#VALUE!');
 }
 
+/**
+ * NETWORKDAYS with the end before the start: Excel counts the same days negative; formulajs
+ * subtracts the holidays on the wrong side. (Each call gets fresh arrays: formulajs turns the
+ * holidays into dates in place.)
+ */
+function networkdays(...args: (GridValue | undefined)[]): unknown {
+  const [start, end, holidays] = args;
+  if (typeof start === 'number' && typeof end === 'number' && end < start) {
+    const n = formulajs.NETWORKDAYS(end, start, holidays);
+    return typeof n === 'number' ? -n : n;
+  }
+  return formulajs.NETWORKDAYS(start, end, holidays);
+}
+
 const OWN = new Map<string, Fn>([
+  ['NETWORKDAYS', networkdays],
   ['SUBTOTAL', subtotal],
   ['INDEX', index],
   ['XLOOKUP', xlookup],
