@@ -254,7 +254,9 @@ export class WhatIfVerifier {
         for (const { row, col } of this.cellsOf(f)) {
           const old = f.sheet.cells.get(cellKey(row, col))?.value ?? null;
           if (isError(old)) continue;
-          const value = draw(old);
+          // a draw may land on the old value (a column's own values): draw again, a few times
+          let value = draw(old);
+          for (let again = 0; again < 4 && value === old; again++) value = draw(old);
           if (value === old) continue;
           edits.push({ sheet: s, row, col, value, field: f, old });
         }

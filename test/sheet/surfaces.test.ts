@@ -139,7 +139,7 @@ describe('modelworks calc from-xlsx', () => {
     expect(spec.id).toBe('rejections');
     expect(spec.derivations).toHaveLength(14); // 9 columns, the 4 cells of the non-uniform one, a lookup index
     expect(err).toContain('rejected Approx (H, 4 cells): APPROXIMATE_VLOOKUP: VLOOKUP without FALSE');
-    expect(err).toContain('rejections.xlsx: 64 formula cells, 40 compiled, 40 verified (63%)');
+    expect(err).toContain('rejections.xlsx: 64 formula cells, 40 compiled, 40 verified (63%)\n');
   });
 
   it('--json prints the whole result with its report (without the spec when --output has it)', async () => {

@@ -189,7 +189,8 @@ describe('a converted model starts where the workbook is', () => {
   });
 
   it('a side input (a rate, a key) holds its cell value', async () => {
-    const c = await convertWorkbook(criteriaBook(), { modelId: 'm' });
+    const c = await convertWorkbook(rewrite(criteriaBook, EQUAL, 'B9', 0), { modelId: 'm' });
+    expect(c.rejectedColumns).toEqual([]);
     const runtime = new ModelRuntime(await compileModel(c.spec), { historyCapacity: 0 });
     await runtime.initialize({ recomputeAll: true });
     expect(await runtime.getValue('$.threshold')).toBe(3);

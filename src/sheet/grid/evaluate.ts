@@ -101,7 +101,8 @@ export class CellGrid {
         if (!cell.formula) continue;
         const fc: FormulaCell = { key, sheet: s, row: cell.row, col: cell.col, reads: [] };
         try {
-          if (cell.formula.array) throw new GridUnsupported('an array formula is not evaluated');
+          // a legacy array formula ({=B2*C2}) evaluates as written (operators take arrays element
+          // by element); one whose result is an array is not evaluated (scalarResult)
           fc.formula = resolve(cell);
           this.collectReads(fc.formula, { sheet: s, row: cell.row, col: cell.col }, fc.reads, 0);
         } catch (err) {
