@@ -2,7 +2,7 @@
 import type { JsonValue } from '../calc/index.js';
 import type { RejectionReason, SheetLimits } from './errors.js';
 import type { Formula } from './formula.js';
-import type { WhatIfOptions } from './whatif.js';
+import type { WhatIfOptions } from './grid/limits.js';
 import { cellKey, type ExcelTable, type SheetCell, type Worksheet } from './xlsx.js';
 
 /** A longer column stays one rejected column: a field per cell would be too many, and a long column is a real table column (a schedule, a recurrence) better compiled whole. (loose.ts) */

@@ -14,8 +14,8 @@ import {
   GridBudgetExceeded,
   gridKey,
   type GridEdit,
-  type GridLimits,
 } from './grid/evaluate.js';
+import type { WhatIfOptions } from './grid/limits.js';
 import { isXlError, type Scalar } from './grid/values.js';
 import { cellKey, cellName, type Workbook } from './xlsx.js';
 
@@ -31,11 +31,7 @@ export interface FieldCheck {
   verified: boolean;
 }
 
-export interface WhatIfOptions {
-  rounds?: number;
-  seed?: number;
-  limits?: GridLimits;
-}
+export type { WhatIfOptions } from './grid/limits.js';
 
 /** The parts of the spec the model is built from (verify.ts's liveParts). */
 export interface LiveParts {

@@ -10,6 +10,7 @@ import { formulaResolver } from '../structure.js';
 import type { StructuredRef } from '../structured.js';
 import { cellName, type CellValue, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
+import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
 import {
   isMatrix,
@@ -22,14 +23,7 @@ import {
   type Scalar,
 } from './values.js';
 
-export interface GridLimits {
-  /** Wall-clock budget for all evaluations of one workbook. */
-  maxMillis: number;
-  /** Formula-cell evaluations, all recalculations together. */
-  maxEvaluations: number;
-}
-
-export const DEFAULT_GRID_LIMITS: GridLimits = { maxMillis: 20_000, maxEvaluations: 2_000_000 };
+export { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 
 /** The budget ran out: the evaluator gives no answer for the workbook. */
 export class GridBudgetExceeded extends Error {
