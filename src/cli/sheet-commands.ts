@@ -34,7 +34,9 @@ function rejectionLines(rejected: readonly RejectedColumn[]): string {
 /** The report's totals in one line. */
 function summaryLine(book: string, report: ConversionReport): string {
   const pct = report.formulaCells === 0 ? 0 : Math.round((100 * report.verifiedCells) / report.formulaCells);
-  return `${book}: ${report.formulaCells} formula cells, ${report.compiledCells} compiled, ${report.verifiedCells} verified (${pct}%)\n`;
+  const storedOnly =
+    report.storedOnlyCells > 0 ? `, ${report.storedOnlyCells} checked at the stored values only` : '';
+  return `${book}: ${report.formulaCells} formula cells, ${report.compiledCells} compiled, ${report.verifiedCells} verified (${pct}%)${storedOnly}\n`;
 }
 
 async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {

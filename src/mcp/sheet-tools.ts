@@ -64,13 +64,16 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
           report: {
             type: 'object',
             description:
-              'formula cells found, compiled and verified; per sheet; rejections grouped by reason',
+              'formula cells found, compiled, verified with what-if and checked at the stored values only; per sheet; rejections grouped by reason; how each compiled column was checked; the cell map',
             properties: {
               formulaCells: { type: 'integer' },
               compiledCells: { type: 'integer' },
               verifiedCells: { type: 'integer' },
+              storedOnlyCells: { type: 'integer' },
               sheets: { type: 'array', items: { type: 'object' } },
               rejected: { type: 'array', items: { type: 'object' } },
+              checks: { type: 'array', items: { type: 'object' } },
+              cellMap: { type: 'array', items: { type: 'object' } },
             },
           },
           reason: {

@@ -24,7 +24,9 @@ import { WorkbookScope } from './scope.js';
 import { findTables, formulaResolver, literalFormulas, type TableRegion } from './structure.js';
 import { FormulaCompiler } from './translate.js';
 import { usedPartReader } from './whole.js';
-import { buildSpec, checkSpec } from './verify.js';
+import { buildSpec, checkSpec, liveParts } from './verify.js';
+import { WhatIfVerifier } from './whatif.js';
+import { buildCellMap } from './cellmap.js';
 import { cellName, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
 
 export type { ConvertOptions, ConvertProgress, RejectedColumn, ValueType } from './fields.js';
@@ -149,11 +151,14 @@ async function compileWorkbook(
   const formulaCells = fields.reduce((n, f) => n + f.formulaCells, 0);
   const verifying = (done: number): void =>
     options.onProgress?.({ stage: 'verify', done, total: formulaCells });
+  // the independent evaluation of the workbook's own formulas, for the what-if check (whatif.ts)
+  const verifier = options.whatIf === false ? undefined : new WhatIfVerifier(book, options.whatIf);
   for (let pass = 0; pass <= fields.length; pass++) {
     propagateRejections(fields);
     const spec = buildSpec(fields, tables, options, lib);
+    const whatIf = verifier && { verifier, parts: liveParts(fields, tables) };
     verifying(0);
-    if (!(await checkSpec(spec, fields))) {
+    if (!(await checkSpec(spec, fields, whatIf))) {
       verifying(formulaCells);
       const computed = fields.filter((f) => f.kind === 'column' || f.kind === 'summary');
       const sheetsLeftOut = leftOut.flatMap((s) => tooLargeEntry(s) ?? []);
@@ -162,7 +167,11 @@ async function compileWorkbook(
         rejectedColumns: [...sheetsLeftOut, ...groupRejections(fields)],
         formulaFields: computed.length,
         compiledFields: computed.filter((f) => !f.rejection).length,
-        report: buildReport(outcomes(book, tables, fields, literals, scope)),
+        report: buildReport(
+          outcomes(book, tables, fields, literals, scope),
+          verifier?.checks ?? new Map(),
+          buildCellMap(liveParts(fields, tables).live),
+        ),
       };
     }
   }

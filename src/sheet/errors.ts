@@ -37,6 +37,7 @@ export const REJECTION_REASONS = [
   'DEPENDS_ON_REJECTED',
   'VALUE_MISMATCH',
   'SHEET_TOO_LARGE',
+  'WHAT_IF_MISMATCH',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

@@ -2,6 +2,7 @@
 import type { JsonValue } from '../calc/index.js';
 import type { RejectionReason, SheetLimits } from './errors.js';
 import type { Formula } from './formula.js';
+import type { WhatIfOptions } from './grid/limits.js';
 import { cellKey, type ExcelTable, type SheetCell, type Worksheet } from './xlsx.js';
 
 /** A longer column stays one rejected column: a field per cell would be too many, and a long column is a real table column (a schedule, a recurrence) better compiled whole. (loose.ts) */
@@ -26,6 +27,11 @@ export interface ConvertOptions {
   limits?: SheetLimits;
   /** Told as the conversion goes (synchronously, from inside it): for a progress display. */
   onProgress?: (progress: ConvertProgress) => void;
+  /**
+   * The what-if verification's edits, seed and evaluator budgets (whatif.ts has the defaults);
+   * false checks the stored values only (every compiled cell is then `stored-only`).
+   */
+  whatIf?: WhatIfOptions | false;
 }
 
 export interface RejectedColumn {
@@ -42,6 +48,8 @@ export interface RejectedColumn {
   cell?: string;
   expected?: JsonValue;
   actual?: JsonValue;
+  /** For WHAT_IF_MISMATCH: the edit after which the values differ (`Sheet1!B10 104 → 102`). */
+  edit?: string;
   /** Formula cells this entry stands for, when more than one (a column, or summary cells grouped by column). */
   cells?: number;
 }

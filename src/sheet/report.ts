@@ -2,8 +2,10 @@
  * What a conversion tells people and agents: formula cells found, compiled and verified, per sheet,
  * and the rejections grouped by reason (one entry per reason and column, never one per cell).
  */
+import { pathOf, type CellMapEntry } from './cellmap.js';
 import type { RejectionReason } from './errors.js';
 import type { Field, RejectedColumn } from './fields.js';
+import type { FieldCheck } from './whatif.js';
 
 export interface SheetReport {
   name: string;
@@ -11,6 +13,23 @@ export interface SheetReport {
   tables: string[];
   formulaCells: number;
   compiledCells: number;
+  /** Compiled cells verified with what-if edits (or constants, which no edit changes). */
+  verifiedCells: number;
+  /** Compiled cells verified at the workbook's stored values only. */
+  storedOnlyCells: number;
+}
+
+/** How one compiled column or cell was checked. */
+export interface CellCheck {
+  sheet: string;
+  /** Column letter of a table column, or the cell. */
+  address: string;
+  /** Its state path (`rows[*].total`, `vat`). */
+  path: string;
+  /** Formula cells it stands for. */
+  cells: number;
+  /** `what-if 3 edits`, `constant` (reads no input), or `stored-only: <why>`. */
+  checked: string;
 }
 
 export interface RejectionExample {
@@ -34,10 +53,20 @@ export interface ConversionReport {
   formulaCells: number;
   /** Formula cells whose formula is in the spec. */
   compiledCells: number;
-  /** Compiled cells whose compiled value equals the value the workbook stored. */
+  /**
+   * Compiled cells verified with what-if: the compiled model agrees with the independent
+   * evaluation of the workbook's formulas at the stored values and after every seeded edit of its
+   * inputs (a formula of constants and a constant in a table column count too: no edit changes them).
+   */
   verifiedCells: number;
+  /** Compiled cells that agree with the stored values, not checked after edits (`checks` says why). */
+  storedOnlyCells: number;
   sheets: SheetReport[];
   rejected: RejectionGroup[];
+  /** Per compiled column or cell, how it was checked. */
+  checks: CellCheck[];
+  /** Every field of the spec ↔ its workbook cells (cellmap.ts). */
+  cellMap: CellMapEntry[];
 }
 
 /** The compiled fields of one sheet, as the report needs them. */
@@ -94,13 +123,20 @@ export function groupRejections(fields: Field[]): RejectedColumn[] {
 
 const cellsOf = (r: RejectedColumn): number => r.cells ?? 1;
 
-export function buildReport(sheets: SheetOutcome[]): ConversionReport {
+export function buildReport(
+  sheets: SheetOutcome[],
+  checks: Map<Field, FieldCheck>,
+  cellMap: CellMapEntry[],
+): ConversionReport {
   const report: ConversionReport = {
     formulaCells: 0,
     compiledCells: 0,
     verifiedCells: 0,
+    storedOnlyCells: 0,
     sheets: [],
     rejected: [],
+    checks: [],
+    cellMap,
   };
   const groups = new Map<RejectionReason, RejectionGroup>();
   const add = (sheet: string, r: RejectedColumn): void => {
@@ -119,20 +155,39 @@ export function buildReport(sheets: SheetOutcome[]): ConversionReport {
   for (const s of sheets) {
     let formulaCells = s.literalCells + (s.unreached?.count ?? 0);
     let compiled = s.literalCells;
+    let verified = s.literalCells;
     for (const f of s.fields) {
       formulaCells += f.formulaCells;
-      if (!f.rejection) compiled += f.formulaCells;
+      if (f.rejection || (f.kind !== 'column' && f.kind !== 'summary')) continue;
+      compiled += f.formulaCells;
+      const check = checks.get(f) ?? { checked: 'stored-only: not checked after edits', verified: false };
+      if (check.verified) verified += f.formulaCells;
+      report.checks.push({
+        sheet: s.name,
+        address: f.address,
+        path: pathOf(f),
+        cells: f.formulaCells,
+        checked: check.checked,
+      });
     }
     for (const r of groupRejections(s.fields)) add(s.name, r);
     if (s.unreached && s.unreached.count > 0)
       add(s.name, { ...s.unreached.rejection, cells: s.unreached.count });
-    report.sheets.push({ name: s.name, tables: s.tables, formulaCells, compiledCells: compiled });
+    report.sheets.push({
+      name: s.name,
+      tables: s.tables,
+      formulaCells,
+      compiledCells: compiled,
+      verifiedCells: verified,
+      storedOnlyCells: compiled - verified,
+    });
     report.formulaCells += formulaCells;
     report.compiledCells += compiled;
+    report.verifiedCells += verified;
   }
-  // every compiled cell passed the spec's tests (or, for a formula of constants, its own evaluation):
-  // a cell that did not was rejected as VALUE_MISMATCH and is not counted as compiled
-  report.verifiedCells = report.compiledCells;
+  // every compiled cell agrees with the stored values (else it was rejected as VALUE_MISMATCH);
+  // those not verified after edits are counted apart
+  report.storedOnlyCells = report.compiledCells - report.verifiedCells;
   report.rejected = [...groups.values()].sort((a, b) => b.count - a.count);
   return report;
 }

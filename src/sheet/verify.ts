@@ -10,16 +10,11 @@ import {
   type ModelSpec,
 } from '../calc/index.js';
 import { SheetError } from './errors.js';
-import {
-  BLANK,
-  excelNumber,
-  isError,
-  reject,
-  type ConvertOptions,
-  type Field,
-  type TableModel,
-} from './fields.js';
+import { BLANK, isError, reject, type ConvertOptions, type Field, type TableModel } from './fields.js';
+import { cellsOf } from './cellmap.js';
+import { approxEqual } from './grid/values.js';
 import { HELPER_NAMES, type Derived, type LibraryBuilder } from './library.js';
+import type { LiveParts, WhatIfVerifier } from './whatif.js';
 import { cellKey, cellName } from './xlsx.js';
 
 function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
@@ -50,6 +45,11 @@ function origin(f: Field): string {
 function schemaOf(f: Field): JsonObject {
   const s: JsonObject = { title: f.title };
   if (f.type !== 'any') s.type = f.type;
+  // the cell map in the field itself (cellmap.ts): a column's range, a top-level field's cell
+  s[f.table ? 'x-cells' : 'x-cell'] = cellsOf(f);
+  // a top-level input starts as the workbook has it (a table's rows are its array's default)
+  if (f.kind === 'side') s.default = f.value ?? BLANK[f.type];
+  else if (f.constant) s.default = storedValue(f);
   if (f.constant) {
     s.description = `=${f.formulaText ?? ''} (${origin(f)}), a formula of constants: its value`;
   } else if (f.kind === 'side') {
@@ -63,9 +63,12 @@ function schemaOf(f: Field): JsonObject {
   return s;
 }
 
-/** A numeric result is kept to 15 significant digits, as a spreadsheet keeps it. */
-const keptExpr = (f: Field): string =>
-  f.type === 'number' || f.type === 'any' ? `$xl_num(${f.expr!})` : f.expr!;
+/**
+ * A compiled expression as the spec holds it: the plain IEEE double, which is what the
+ * spreadsheet computes and writes to the file (its 15 digits are a display format only; rounding
+ * each step of a recurrence to them drifted from the stored values).
+ */
+const keptExpr = (f: Field): string => f.expr!;
 
 const storedValue = (f: Field): JsonValue => f.sheet.cells.get(cellKey(f.row, f.col))!.value;
 
@@ -73,7 +76,7 @@ const storedValue = (f: Field): JsonValue => f.sheet.cells.get(cellKey(f.row, f.
  * What goes into the spec: fields not rejected; of the tables, those with a computed column or
  * read by a compiled formula (all of them when none is); of the side inputs, those a formula reads.
  */
-function liveParts(fields: Field[], tables: TableModel[]): { live: Field[]; used: TableModel[] } {
+export function liveParts(fields: Field[], tables: TableModel[]): { live: Field[]; used: TableModel[] } {
   const ok = fields.filter((f) => !f.rejection);
   const read = new Set<Field>();
   for (const f of ok) for (const d of f.deps) read.add(d);
@@ -95,11 +98,9 @@ function testOf(live: Field[], used: TableModel[]): { given: JsonObject; expect:
     else if (f.kind === 'column') {
       const t = f.table!;
       for (let r = t.firstRow; r <= t.lastRow; r++) {
-        expect[`$.${t.name}[${r - t.firstRow}].${f.name}`] = excelNumber(
-          t.sheet.cells.get(cellKey(r, f.col))!.value,
-        );
+        expect[`$.${t.name}[${r - t.firstRow}].${f.name}`] = t.sheet.cells.get(cellKey(r, f.col))!.value;
       }
-    } else if (f.kind === 'summary') expect[`$.${f.name}`] = excelNumber(storedValue(f));
+    } else if (f.kind === 'summary') expect[`$.${f.name}`] = storedValue(f);
   }
   return { given, expect };
 }
@@ -113,6 +114,8 @@ function schemaProperties(live: Field[], used: TableModel[]): JsonObject {
       type: 'array',
       description: `The table ${t.title} of sheet '${t.sheet.name}', one object per row`,
       items: { type: 'object', properties: rowProps },
+      // a new model starts where the workbook is: its rows, as the workbook holds them
+      default: rowsOf(t, live),
     };
   }
   for (const f of live) if (!f.table) props[f.name] = schemaOf(f);
@@ -217,11 +220,28 @@ function derivedField(x: Derived, libUse: LibraryBuilder): JsonObject {
   };
 }
 
+/**
+ * The stored double and the compiled one are equal when they are the same double, or differ only in
+ * the last bits as Excel's and LibreOffice's own `=` allows (relative 2^-48, approxEqual): the file
+ * holds the full double, so nothing is rounded to 15 digits; a function computed in another order
+ * (PMT, FV) may end a bit or two apart.
+ */
+const sameNumber = (a: JsonValue | undefined, b: JsonValue | undefined): boolean =>
+  typeof a === 'number' && typeof b === 'number' && approxEqual(a, b);
+
 /** A live field's key in the spec: `table.field` for a row field, the name for a top-level one. */
 const keyOf = (f: Field): string => (f.table ? `${f.table.name}.${f.name}` : f.name);
 
-/** Validates and runs the spec; rejects the fields that fail. Returns true when something was rejected. */
-export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boolean> {
+/**
+ * Validates and runs the spec; rejects the fields that fail: first against the values the workbook
+ * stored (VALUE_MISMATCH), then, when `whatIf` is given, against the workbook's own formulas after
+ * seeded edits of the inputs (WHAT_IF_MISMATCH). Returns true when something was rejected.
+ */
+export async function checkSpec(
+  spec: ModelSpec,
+  fields: Field[],
+  whatIf?: { verifier: WhatIfVerifier; parts: LiveParts },
+): Promise<boolean> {
   const byKey = new Map(fields.filter((f) => !f.rejection).map((f) => [keyOf(f), f]));
   for (const f of fields) if (f.fold && !f.rejection && !byKey.has(f.fold.name)) byKey.set(f.fold.name, f);
   if (await rejectInvalid(spec, fields, byKey)) return true;
@@ -233,6 +253,11 @@ export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boole
   >();
   for (const r of result.results) {
     for (const failure of r.failures ?? []) {
+      if (sameNumber(failure.expected, failure.actual)) {
+        // the spec's own test then holds the compiled double (equal to the stored one for Excel)
+        spec.tests[0]!.expect[failure.path] = failure.actual;
+        continue;
+      }
       const m = /^\$\.(?:([A-Za-z_]\w*)\[(\d+)\]\.)?([A-Za-z_]\w*)$/.exec(failure.path);
       const field = m ? byKey.get(m[1] !== undefined ? `${m[1]}.${m[3]}` : m[3]!) : undefined;
       if (!field) throw new SheetError('PARSE_FAILED', `the compiled spec does not run: ${failure.message}`);
@@ -251,7 +276,8 @@ export async function checkSpec(spec: ModelSpec, fields: Field[]): Promise<boole
       { cell: m.cell, expected: m.expected, actual: m.actual },
     );
   }
-  return mismatches.size > 0;
+  if (mismatches.size > 0) return true;
+  return whatIf ? whatIf.verifier.check(spec, whatIf.parts, byKey) : false;
 }
 
 /** Rejects the fields whose compiled expressions the validator refuses; true when any was. */
@@ -291,9 +317,9 @@ async function checkConstants(spec: ModelSpec, fields: Field[]): Promise<boolean
   for (const f of fields) {
     if (!f.constant || f.rejection) continue;
     const out = await evalExpression(keptExpr(f), {}, spec.library);
-    const expected = excelNumber(storedValue(f));
-    const actual = out.ok ? excelNumber(out.result) : null;
-    if (out.ok && jsonEqual(expected, actual)) continue;
+    const expected = storedValue(f);
+    const actual = out.ok ? out.result : null;
+    if (out.ok && (jsonEqual(expected, actual) || sameNumber(expected, actual))) continue;
     reject(
       f,
       'VALUE_MISMATCH',

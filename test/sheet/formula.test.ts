@@ -63,7 +63,7 @@ describe('compiler rules on hand-made workbooks (stored values written by hand, 
     );
     const c = await convertWorkbook(sheet, { modelId: 'shared' });
     expect(c.rejectedColumns).toEqual([]);
-    expect(c.spec.derivations[0]).toMatchObject({ path: '$.rows[*].b', expr: '$xl_num(($parent.a * 2))' });
+    expect(c.spec.derivations[0]).toMatchObject({ path: '$.rows[*].b', expr: '($parent.a * 2)' });
     expect((await runTests(c.spec)).failed).toBe(0);
   });
 

@@ -85,10 +85,10 @@ describe('compiling structured references', () => {
       modelId: 'orders',
     });
     expect(c.spec.derivations.map((d) => [d.path, d.expr])).toEqual([
-      ['$.orders[*].amount', '$xl_num(($parent.qty * $parent.unit_price))'],
-      ['$.orders[*].share', '$xl_num($xl_round(($parent.amount / $$.amount_total), 4))'],
-      ['$.qty_total', '$xl_num($sum([orders.qty]))'],
-      ['$.amount_total', '$xl_num($sum([orders.amount]))'],
+      ['$.orders[*].amount', '($parent.qty * $parent.unit_price)'],
+      ['$.orders[*].share', '$xl_round(($parent.amount / $$.amount_total), 4)'],
+      ['$.qty_total', '$sum([orders.qty])'],
+      ['$.amount_total', '$sum([orders.amount])'],
     ]);
     expect((await runTests(c.spec)).failed).toBe(0);
     // COUNTA is not compiled yet: the cell is rejected with its reason, the rest stands

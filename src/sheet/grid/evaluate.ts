@@ -1,0 +1,542 @@
+/**
+ * An independent evaluator of the workbook's own formulas over its cell grid: references, ranges
+ * across sheets, defined names, structured references, operators with Excel's coercions, errors as
+ * values, the functions of @formulajs/formulajs (functions.ts). It shares the formula parser with
+ * the compiler and nothing else, so a compiled model can be checked against it after edits.
+ */
+import type { Formula } from '../formula.js';
+import { parseFormula } from '../formula.js';
+import { formulaResolver } from '../structure.js';
+import type { StructuredRef } from '../structured.js';
+import { cellName, type CellValue, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
+import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
+import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
+import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
+import {
+  isMatrix,
+  isXlError,
+  toBoolean,
+  toNumber,
+  xlError,
+  type GridValue,
+  type Matrix,
+  type Scalar,
+} from './values.js';
+
+export { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
+
+/** The budget ran out: the evaluator gives no answer for the workbook. */
+export class GridBudgetExceeded extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GridBudgetExceeded';
+  }
+}
+
+/** A block of cells a formula reads. */
+interface Area {
+  sheet: number;
+  top: number;
+  left: number;
+  bottom: number;
+  right: number;
+}
+
+interface FormulaCell {
+  key: string;
+  sheet: number;
+  row: number;
+  col: number;
+  formula?: Formula;
+  /** Why the cell cannot be evaluated at all (parse, array formula, dynamic reference, cycle …). */
+  unsupported?: string;
+  reads: Area[];
+}
+
+/** A cell's place in the grid's maps. */
+export const gridKey = (sheet: number, row: number, col: number): string => `${sheet}:${row}:${col}`;
+
+/** One edit of an input cell. */
+export interface GridEdit {
+  sheet: number;
+  row: number;
+  col: number;
+  value: Scalar;
+}
+
+interface Context {
+  sheet: number;
+  row: number;
+  col: number;
+}
+
+const MAX_NAME_DEPTH = 16;
+
+export class CellGrid {
+  private readonly values = new Map<string, Scalar>();
+  private readonly cells = new Map<string, FormulaCell>();
+  private order: FormulaCell[] = [];
+  /** Cells whose evaluation failed in some recalculation, with the reason. */
+  readonly problems = new Map<string, string>();
+  private readonly names = new Map<string, Formula | string>();
+  private evaluations = 0;
+  private readonly deadline: number;
+
+  constructor(
+    private readonly book: Workbook,
+    private readonly limits: GridLimits = DEFAULT_GRID_LIMITS,
+  ) {
+    this.deadline = Date.now() + limits.maxMillis;
+    book.sheets.forEach((sheet, s) => {
+      const resolve = formulaResolver(sheet);
+      for (const cell of sheet.cells.values()) {
+        const key = gridKey(s, cell.row, cell.col);
+        this.values.set(key, fromCell(cell.value));
+        if (!cell.formula) continue;
+        const fc: FormulaCell = { key, sheet: s, row: cell.row, col: cell.col, reads: [] };
+        try {
+          // a legacy array formula ({=B2*C2}) evaluates as written (operators take arrays element
+          // by element); one whose result is an array is not evaluated (scalarResult)
+          fc.formula = resolve(cell);
+          this.collectReads(fc.formula, { sheet: s, row: cell.row, col: cell.col }, fc.reads, 0);
+        } catch (err) {
+          fc.unsupported = err instanceof GridUnsupported ? err.reason : messageOf(err);
+        }
+        this.cells.set(key, fc);
+      }
+    });
+    this.order = this.sortCells();
+  }
+
+  /** The current value of a cell (a blank is null). */
+  value(sheet: number, row: number, col: number): Scalar {
+    return this.values.get(gridKey(sheet, row, col)) ?? null;
+  }
+
+  /** A cell's current value by its grid key. */
+  valueByKey(key: string): Scalar {
+    return this.values.get(key) ?? null;
+  }
+
+  /** Whether a cell holds a formula the grid evaluates. */
+  isFormula(sheet: number, row: number, col: number): boolean {
+    return this.cells.has(gridKey(sheet, row, col));
+  }
+
+  /** Why a formula cell cannot be evaluated, if it cannot. */
+  problem(sheet: number, row: number, col: number): string | undefined {
+    const key = gridKey(sheet, row, col);
+    return this.cells.get(key)?.unsupported ?? this.problems.get(key);
+  }
+
+  /** Recalculates every formula cell from the inputs (dependency order). */
+  recalculate(): void {
+    for (const c of this.order) this.evaluateCell(c);
+  }
+
+  /**
+   * Applies the edits, recalculates the cells that depend on them (and only those), calls `read`
+   * with the grid in that state and the formula cells recalculated, then puts every changed cell back.
+   */
+  withEdits<T>(edits: GridEdit[], read: (recalculated: Set<string>) => T): T {
+    const saved = new Map<string, Scalar>();
+    const dirty = new Map<string, number[]>();
+    const mark = (sheet: number, row: number, col: number): void => {
+      const k = `${sheet}:${col}`;
+      const rows = dirty.get(k);
+      if (rows) rows.push(row);
+      else dirty.set(k, [row]);
+    };
+    for (const e of edits) {
+      const k = gridKey(e.sheet, e.row, e.col);
+      if (!saved.has(k)) saved.set(k, this.values.get(k) ?? null);
+      this.values.set(k, e.value);
+      mark(e.sheet, e.row, e.col);
+    }
+    const touches = (a: Area): boolean => {
+      for (let col = a.left; col <= a.right; col++) {
+        const rows = dirty.get(`${a.sheet}:${col}`);
+        if (rows?.some((r) => r >= a.top && r <= a.bottom)) return true;
+      }
+      return false;
+    };
+    const recalculated = new Set<string>();
+    try {
+      for (const c of this.order) {
+        if (!c.reads.some(touches)) continue;
+        recalculated.add(c.key);
+        if (!saved.has(c.key)) saved.set(c.key, this.values.get(c.key) ?? null);
+        this.evaluateCell(c);
+        mark(c.sheet, c.row, c.col);
+      }
+      return read(recalculated);
+    } finally {
+      for (const [k, v] of saved) this.values.set(k, v);
+    }
+  }
+
+  private budget(): void {
+    if (++this.evaluations > this.limits.maxEvaluations) {
+      throw new GridBudgetExceeded(
+        `the independent evaluation stopped after ${this.limits.maxEvaluations} cell evaluations`,
+      );
+    }
+    if ((this.evaluations & 255) === 0 && Date.now() > this.deadline) {
+      throw new GridBudgetExceeded(
+        `the independent evaluation stopped after its ${this.limits.maxMillis} ms budget`,
+      );
+    }
+  }
+
+  private evaluateCell(c: FormulaCell): void {
+    if (c.unsupported) return;
+    this.budget();
+    try {
+      const v = this.evaluate(c.formula!, { sheet: c.sheet, row: c.row, col: c.col });
+      this.values.set(c.key, this.scalarResult(v));
+    } catch (err) {
+      if (!(err instanceof GridUnsupported)) throw err;
+      this.problems.set(c.key, err.reason);
+      this.values.set(c.key, xlError('#N/A'));
+    }
+  }
+
+  /** A formula's value in its cell: a one-cell array is its cell; a blank reads as 0. */
+  private scalarResult(v: GridValue): Scalar {
+    if (isMatrix(v)) {
+      if (v.length === 1 && v[0]!.length === 1) return v[0]![0] ?? 0;
+      throw new GridUnsupported('the formula gives an array (a spill or an implicit intersection)');
+    }
+    return v ?? 0;
+  }
+
+  /**
+   * Formula cells in dependency order (an iterative depth-first walk, so a long recurrence does
+   * not exhaust the stack); a cell on a cycle is unsupported, as is one reading such a cell.
+   */
+  private sortCells(): FormulaCell[] {
+    const byColumn = new Map<string, number[]>();
+    for (const c of this.cells.values()) {
+      const k = `${c.sheet}:${c.col}`;
+      const rows = byColumn.get(k);
+      if (rows) rows.push(c.row);
+      else byColumn.set(k, [c.row]);
+    }
+    for (const rows of byColumn.values()) rows.sort((a, b) => a - b);
+    const precedents = (c: FormulaCell): FormulaCell[] => {
+      const out: FormulaCell[] = [];
+      for (const a of c.reads) {
+        for (let col = a.left; col <= a.right; col++) {
+          const rows = byColumn.get(`${a.sheet}:${col}`);
+          if (!rows) continue;
+          for (let i = lowerBound(rows, a.top); i < rows.length && rows[i]! <= a.bottom; i++) {
+            out.push(this.cells.get(gridKey(a.sheet, rows[i]!, col))!);
+          }
+        }
+      }
+      return out;
+    };
+    const state = new Map<FormulaCell, 1 | 2>();
+    const order: FormulaCell[] = [];
+    for (const start of this.cells.values()) {
+      if (state.has(start)) continue;
+      const stack: { cell: FormulaCell; next: FormulaCell[]; i: number }[] = [
+        { cell: start, next: precedents(start), i: 0 },
+      ];
+      state.set(start, 1);
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!;
+        if (top.i < top.next.length) {
+          const p = top.next[top.i++]!;
+          const s = state.get(p);
+          if (s === 1) {
+            // a cycle: every cell from p up the stack is on it
+            const at = stack.findIndex((e) => e.cell === p);
+            for (const e of stack.slice(at)) e.cell.unsupported ??= 'it is on a circular reference';
+          } else if (s === undefined) {
+            state.set(p, 1);
+            stack.push({ cell: p, next: precedents(p), i: 0 });
+          } else if (p.unsupported && !top.cell.unsupported) {
+            top.cell.unsupported = `it reads ${this.address(p)}, which cannot be evaluated`;
+          }
+          continue;
+        }
+        stack.pop();
+        state.set(top.cell, 2);
+        for (const p of top.next) {
+          if (p.unsupported && !top.cell.unsupported)
+            top.cell.unsupported = `it reads ${this.address(p)}, which cannot be evaluated`;
+        }
+        order.push(top.cell);
+      }
+    }
+    return order;
+  }
+
+  private address(c: { sheet: number; row: number; col: number }): string {
+    return `${this.book.sheets[c.sheet]!.name}!${cellName(c.row, c.col)}`;
+  }
+
+  private sheetIndex(name: string | undefined, ctx: Context): number {
+    if (name === undefined) return ctx.sheet;
+    const lower = name.toLowerCase();
+    const i = this.book.sheets.findIndex((s) => s.name.toLowerCase() === lower);
+    if (i < 0) throw new GridUnsupported(`the sheet '${name}' is not in the workbook`);
+    return i;
+  }
+
+  private sheetOf(i: number): Worksheet {
+    return this.book.sheets[i]!;
+  }
+
+  /** A range node's block; a whole column (`B:B`) runs to the sheet's last row. */
+  private areaOf(f: Formula & { kind: 'range' }, ctx: Context): Area {
+    const sheet = this.sheetIndex(f.sheet, ctx);
+    const whole = f.from.row === 0 || f.to.row === 0;
+    const bottom = whole ? Math.max(1, this.sheetOf(sheet).maxRow) : Math.max(f.from.row, f.to.row);
+    return {
+      sheet,
+      top: whole ? 1 : Math.min(f.from.row, f.to.row),
+      bottom,
+      left: Math.min(f.from.col, f.to.col),
+      right: Math.max(f.from.col, f.to.col),
+    };
+  }
+
+  /** A defined name's formula, the sheet's own first (as Excel resolves it). */
+  private definedName(name: string, ctx: Context): Formula {
+    const lower = name.toLowerCase();
+    const def: DefinedName | undefined =
+      this.book.names.find((d) => d.sheet === ctx.sheet && d.name.toLowerCase() === lower) ??
+      this.book.names.find((d) => d.sheet === undefined && d.name.toLowerCase() === lower);
+    if (!def) throw new GridUnsupported(`'${name}' is not a defined name of the workbook`);
+    const k = `${def.sheet ?? ''}:${lower}`;
+    let parsed = this.names.get(k);
+    if (parsed === undefined) {
+      try {
+        parsed = parseFormula(def.text.replace(/^=/, ''));
+      } catch (err) {
+        parsed = `the defined name '${name}' cannot be read: ${messageOf(err)}`;
+      }
+      this.names.set(k, parsed);
+    }
+    if (typeof parsed === 'string') throw new GridUnsupported(parsed);
+    return parsed;
+  }
+
+  /** The block of an Excel Table a structured reference names. */
+  private structuredArea(f: StructuredRef, ctx: Context): Area {
+    let found: { sheet: number; t: Worksheet['tables'][number] } | undefined;
+    this.book.sheets.forEach((s, i) => {
+      for (const t of s.tables) {
+        const named = f.table !== undefined && t.name.toLowerCase() === f.table.toLowerCase();
+        const around =
+          f.table === undefined &&
+          i === ctx.sheet &&
+          ctx.row >= t.top &&
+          ctx.row <= t.bottom &&
+          ctx.col >= t.left &&
+          ctx.col <= t.right;
+        if (!found && (named || around)) found = { sheet: i, t };
+      }
+    });
+    if (!found) throw new GridUnsupported(`the table of ${f.text} is not in the workbook`);
+    const { sheet, t } = found;
+    const column = (name: string): number => {
+      const i = t.columns.findIndex((c) => c.trim().toLowerCase() === name.trim().toLowerCase());
+      if (i < 0) throw new GridUnsupported(`the table ${t.name} has no column '${name}'`);
+      return t.left + i;
+    };
+    const left = f.from === undefined ? t.left : column(f.from);
+    const right = f.to === undefined ? t.right : column(f.to);
+    const dataTop = t.top + t.headerRows;
+    const dataBottom = t.bottom - t.totalsRows;
+    const rows: Record<StructuredRef['area'], [number, number]> = {
+      data: [dataTop, dataBottom],
+      thisRow: [ctx.row, ctx.row],
+      totals: [t.bottom, t.bottom],
+      headers: [t.top, t.top],
+      all: [t.top, t.bottom],
+    };
+    const [top, bottom] = rows[f.area];
+    return { sheet, top, bottom, left: Math.min(left, right), right: Math.max(left, right) };
+  }
+
+  /** Every block the formula can read, names and structured references resolved. */
+  private collectReads(f: Formula, ctx: Context, out: Area[], depth: number): void {
+    switch (f.kind) {
+      case 'ref': {
+        const sheet = this.sheetIndex(f.sheet, ctx);
+        out.push({ sheet, top: f.ref.row, bottom: f.ref.row, left: f.ref.col, right: f.ref.col });
+        return;
+      }
+      case 'range':
+        out.push(this.areaOf(f, ctx));
+        return;
+      case 'structured':
+        out.push(this.structuredArea(f, ctx));
+        return;
+      case 'name':
+        if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
+        this.collectReads(this.definedName(f.name, ctx), ctx, out, depth + 1);
+        return;
+      case 'call':
+        if (VOLATILE.has(f.name))
+          throw new GridUnsupported(`${f.name} is volatile (it changes on every recalculation)`);
+        if (DYNAMIC_REFERENCE.has(f.name))
+          throw new GridUnsupported(`${f.name} makes its reference as it runs`);
+        if (!LAZY.has(f.name) && !REFERENCE_FUNCTIONS.has(f.name) && !hasFunction(f.name))
+          throw new GridUnsupported(`the function ${f.name} is not evaluated`);
+        for (const a of f.args) this.collectReads(a, ctx, out, depth);
+        return;
+      case 'binary':
+        this.collectReads(f.left, ctx, out, depth);
+        this.collectReads(f.right, ctx, out, depth);
+        return;
+      case 'unary':
+      case 'percent':
+        this.collectReads(f.operand, ctx, out, depth);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private readArea(a: Area): Matrix {
+    const rows: Matrix = [];
+    for (let r = a.top; r <= a.bottom; r++) {
+      const row: Scalar[] = [];
+      for (let c = a.left; c <= a.right; c++) row.push(this.values.get(gridKey(a.sheet, r, c)) ?? null);
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  private evaluate(f: Formula, ctx: Context, depth = 0): GridValue {
+    switch (f.kind) {
+      case 'number':
+      case 'string':
+      case 'boolean':
+        return f.value;
+      case 'error':
+        return xlError(f.value);
+      case 'missing':
+        return null;
+      case 'ref':
+        return this.values.get(gridKey(this.sheetIndex(f.sheet, ctx), f.ref.row, f.ref.col)) ?? null;
+      case 'range':
+        return this.readArea(this.areaOf(f, ctx));
+      case 'structured': {
+        const m = this.readArea(this.structuredArea(f, ctx));
+        return m.length === 1 && m[0]!.length === 1 ? m[0]![0]! : m;
+      }
+      case 'name':
+        if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
+        return this.evaluate(this.definedName(f.name, ctx), ctx, depth + 1);
+      case 'unary': {
+        const v = this.evaluate(f.operand, ctx, depth);
+        return f.op === '+' ? v : lift1(v, (x) => numeric(x, (n) => -n));
+      }
+      case 'percent':
+        return lift1(this.evaluate(f.operand, ctx, depth), (x) => numeric(x, (n) => n / 100));
+      case 'binary':
+        return lift2(this.evaluate(f.left, ctx, depth), this.evaluate(f.right, ctx, depth), (a, b) =>
+          binary(f.op, a, b),
+        );
+      case 'call':
+        return this.call(f, ctx, depth);
+      default:
+        throw new GridUnsupported(`${(f as { kind: string }).kind} is not evaluated`);
+    }
+  }
+
+  private call(f: Formula & { kind: 'call' }, ctx: Context, depth: number): GridValue {
+    const arg = (i: number): GridValue => {
+      const a = f.args[i];
+      return a === undefined ? null : this.evaluate(a, ctx, depth);
+    };
+    switch (f.name) {
+      case 'IF': {
+        const cond = arg(0);
+        if (isMatrix(cond)) {
+          const yes = arg(1);
+          const no = f.args.length > 2 ? arg(2) : false;
+          return lift2(
+            cond,
+            lift2(yes, no, (y, n) => [y, n] as unknown as Scalar),
+            (c, yn) => {
+              const b = toBoolean(c);
+              if (isXlError(b)) return b;
+              return (yn as unknown as Scalar[])[b ? 0 : 1]!;
+            },
+          );
+        }
+        const b = toBoolean(cond);
+        if (isXlError(b)) return b;
+        if (b) return f.args[1] === undefined || f.args[1].kind === 'missing' ? 0 : arg(1);
+        if (f.args.length < 3) return false;
+        return f.args[2]!.kind === 'missing' ? 0 : arg(2);
+      }
+      case 'IFERROR':
+      case 'IFNA': {
+        const v = arg(0);
+        const caught = (x: Scalar): boolean => isXlError(x) && (f.name === 'IFERROR' || x.message === '#N/A');
+        if (isMatrix(v)) {
+          const alt = arg(1);
+          return lift2(v, alt, (x, a) => (caught(x) ? a : x));
+        }
+        return caught(v) ? arg(1) : v;
+      }
+      case 'CHOOSE': {
+        const k = toNumber(asScalar(arg(0)));
+        if (isXlError(k)) return k;
+        const i = Math.trunc(k);
+        if (i < 1 || i >= f.args.length) return xlError('#VALUE!');
+        return arg(i);
+      }
+      case 'ROW':
+      case 'COLUMN': {
+        const target = f.args[0];
+        if (target === undefined) return f.name === 'ROW' ? ctx.row : ctx.col;
+        if (target.kind === 'ref') return f.name === 'ROW' ? target.ref.row : target.ref.col;
+        if (target.kind === 'range') {
+          const a = this.areaOf(target, ctx);
+          return f.name === 'ROW' ? a.top : a.left;
+        }
+        throw new GridUnsupported(`${f.name} of ${target.kind} is not evaluated`);
+      }
+      case 'ISBLANK': {
+        const target = f.args[0];
+        if (target?.kind === 'ref') return this.evaluate(target, ctx, depth) === null;
+        const v = arg(0);
+        return v === null;
+      }
+      default: {
+        const args = f.args.map((a) => (a.kind === 'missing' ? null : this.evaluate(a, ctx, depth)));
+        return callFunction(f.name, args);
+      }
+    }
+  }
+}
+
+/** Functions the evaluator handles itself, reading their arguments as it goes. */
+const LAZY = new Set(['IF', 'IFERROR', 'IFNA', 'CHOOSE']);
+/** Functions that read a reference's place rather than its value. */
+const REFERENCE_FUNCTIONS = new Set(['ROW', 'COLUMN', 'ISBLANK']);
+
+function lowerBound(rows: number[], x: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A stored cell value as a grid value (a stored error is an error value). */
+export const fromCell = (v: CellValue): Scalar =>
+  v !== null && typeof v === 'object' ? xlError(v.error) : v;
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : 'it cannot be read');

@@ -1,0 +1,183 @@
+/**
+ * The Excel functions of the cell-grid evaluator: @formulajs/formulajs's, called with ranges as
+ * rows of cells, except the few it lacks or evaluates differently from Excel (each says why), the
+ * lazy ones (IF, IFERROR, CHOOSE: the evaluator evaluates their arguments itself) and the volatile
+ * ones, which cannot be what-if checked.
+ */
+import * as formulajs from '@formulajs/formulajs';
+import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
+
+/** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
+export class GridUnsupported extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'GridUnsupported';
+  }
+}
+
+type Fn = (...args: (GridValue | undefined)[]) => unknown;
+
+/** Functions whose value changes on every recalculation: the stored value cannot be reproduced. */
+export const VOLATILE = new Set(['TODAY', 'NOW', 'RAND', 'RANDBETWEEN', 'RANDARRAY']);
+
+/** Functions that make a reference at run time: the cells they read are not known beforehand. */
+export const DYNAMIC_REFERENCE = new Set(['OFFSET', 'INDIRECT']);
+
+/** Criteria functions: Excel matches text without case, with wildcards (see `criteria`). */
+const CRITERIA: Record<string, 'pairs' | 'sum-first' | 'range-criterion'> = {
+  SUMIFS: 'sum-first',
+  AVERAGEIFS: 'sum-first',
+  MAXIFS: 'sum-first',
+  MINIFS: 'sum-first',
+  COUNTIFS: 'pairs',
+  COUNTIF: 'range-criterion',
+  SUMIF: 'range-criterion',
+  AVERAGEIF: 'range-criterion',
+};
+
+const lower = (v: GridValue): GridValue =>
+  isMatrix(v)
+    ? v.map((row) => row.map((c) => (typeof c === 'string' ? c.toLowerCase() : c)))
+    : typeof v === 'string'
+      ? v.toLowerCase()
+      : v;
+
+/**
+ * formulajs matches criteria text with case and without wildcards, where Excel ignores case and
+ * reads `*`, `?` and `~`: text is lowered on both sides here; a wildcard criterion is not evaluated.
+ */
+function criteria(name: string, args: GridValue[]): GridValue[] {
+  const form = CRITERIA[name]!;
+  const isCriterion = (i: number): boolean =>
+    form === 'sum-first' ? i >= 2 && i % 2 === 0 : form === 'pairs' ? i % 2 === 1 : i === 1;
+  const isRange = (i: number): boolean =>
+    form === 'sum-first' ? i >= 1 && i % 2 === 1 : form === 'pairs' ? i % 2 === 0 : i === 0;
+  return args.map((a, i) => {
+    if (isCriterion(i) && typeof a === 'string' && /[*?~]/.test(a)) {
+      throw new GridUnsupported(`${name} with a wildcard criterion ('${a}') is not evaluated`);
+    }
+    // formulajs reads TRUE/FALSE as 1/0 (in a criterion's range and in the summed one); Excel skips them
+    if (isMatrix(a) && a.some((row) => row.some((c) => typeof c === 'boolean'))) {
+      throw new GridUnsupported(`${name} over a range holding TRUE/FALSE is not evaluated`);
+    }
+    return isCriterion(i) || isRange(i) ? lower(a) : a;
+  });
+}
+
+/** INDEX of a single row with one position: Excel reads it as the column, formulajs gives #REF!. */
+function index(...args: (GridValue | undefined)[]): unknown {
+  const [m, r, c] = args;
+  if (isMatrix(m) && m.length === 1 && c === undefined && typeof r === 'number') {
+    return formulajs.INDEX(m, 1, r);
+  }
+  return formulajs.INDEX(m, r, c);
+}
+
+/** XLOOKUP (formulajs has none): exact match, first to last, the default mode; others not evaluated. */
+function xlookup(...args: (GridValue | undefined)[]): unknown {
+  const [key, look, ret, notFound, mode, search] = args;
+  if (
+    (mode !== undefined && mode !== null && mode !== 0) ||
+    (search !== undefined && search !== null && search !== 1)
+  ) {
+    throw new GridUnsupported('XLOOKUP with a match or search mode is not evaluated');
+  }
+  if (!isMatrix(look) || !isMatrix(ret)) return xlError('#VALUE!');
+  const flat = look.length === 1 ? look[0]! : look.map((r) => r[0]!);
+  const k = typeof key === 'string' ? key.toLowerCase() : key;
+  const i = flat.findIndex((v) => (typeof v === 'string' ? v.toLowerCase() : v) === k);
+  if (i < 0) return notFound === undefined ? xlError('#N/A') : notFound;
+  return look.length === 1 ? ret.map((r) => [r[i] ?? null]) : [ret[i] ?? []];
+}
+
+/**
+ * SUBTOTAL over several ranges (formulajs reads only the first): the function its code names, over
+ * all of them. Hidden rows are not in the file's cell data, so 1xx codes equal their x codes here.
+ */
+const SUBTOTAL_FUNCTIONS = [
+  'AVERAGE',
+  'COUNT',
+  'COUNTA',
+  'MAX',
+  'MIN',
+  'PRODUCT',
+  'STDEV',
+  'STDEVP',
+  'SUM',
+  'VAR',
+  'VARP',
+];
+function subtotal(...args: (GridValue | undefined)[]): unknown {
+  const [code, ...refs] = args;
+  if (typeof code !== 'number') return xlError('#VALUE!');
+  const name = SUBTOTAL_FUNCTIONS[(Math.trunc(code) % 100) - 1];
+  const fn = name === undefined ? undefined : library(name);
+  return fn ? fn(...refs) : xlError('#VALUE!');
+}
+
+/**
+ * NETWORKDAYS with the end before the start: Excel counts the same days negative; formulajs
+ * subtracts the holidays on the wrong side. (Each call gets fresh arrays: formulajs turns the
+ * holidays into dates in place.)
+ */
+function networkdays(...args: (GridValue | undefined)[]): unknown {
+  const [start, end, holidays] = args;
+  if (typeof start === 'number' && typeof end === 'number' && end < start) {
+    const n = formulajs.NETWORKDAYS(end, start, holidays);
+    return typeof n === 'number' ? -n : n;
+  }
+  return formulajs.NETWORKDAYS(start, end, holidays);
+}
+
+const OWN = new Map<string, Fn>([
+  ['NETWORKDAYS', networkdays],
+  ['SUBTOTAL', subtotal],
+  ['INDEX', index],
+  ['XLOOKUP', xlookup],
+]);
+
+/** formulajs's function for an Excel name (`STDEV.S` is `STDEV.S` nested), if it has one. */
+function library(name: string): Fn | undefined {
+  let at: unknown = formulajs;
+  for (const part of name.split('.')) {
+    if (typeof at !== 'object' && typeof at !== 'function') return undefined;
+    if (at === null || !Object.hasOwn(at, part)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return typeof at === 'function' ? (at as Fn) : undefined;
+}
+
+/** Whether the evaluator can call `name` (its arguments already evaluated). */
+export function hasFunction(name: string): boolean {
+  return OWN.has(name) || library(name) !== undefined;
+}
+
+/** Milliseconds of a JavaScript date → a 1900 date serial (formulajs's date functions return dates). */
+const serialOf = (d: Date): number => d.getTime() / 86_400_000 + 25_569;
+
+/** A function's result as a grid value. */
+function fromResult(v: unknown): GridValue {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : xlError('#NUM!');
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? xlError('#VALUE!') : serialOf(v);
+  if (isXlError(v)) return xlError(v.message);
+  if (Array.isArray(v)) {
+    const rows = v.every((r) => Array.isArray(r)) ? (v as unknown[][]) : [v];
+    return rows.map((r) => r.map((c) => fromResult(c) as Scalar));
+  }
+  throw new GridUnsupported('a function returned a value the evaluator does not read');
+}
+
+export function callFunction(name: string, args: GridValue[]): GridValue {
+  const fn = OWN.get(name) ?? library(name);
+  if (!fn) throw new GridUnsupported(`the function ${name} is not evaluated`);
+  const given = Object.hasOwn(CRITERIA, name) ? criteria(name, args) : args;
+  try {
+    return fromResult(fn(...given));
+  } catch (err) {
+    if (err instanceof GridUnsupported) throw err;
+    // a library function that throws on an input Excel answers with an error value
+    return xlError('#VALUE!');
+  }
+}

@@ -1,0 +1,120 @@
+// The independent cell-grid evaluator (src/sheet/grid/) and the exact IEEE comparison (issue 39).
+import { describe, expect, it } from 'vitest';
+import { CellGrid } from '../../src/sheet/grid/evaluate.js';
+import { approxAdd, approxEqual, compare } from '../../src/sheet/grid/values.js';
+import { convertWorkbook } from '../../src/sheet/index.js';
+import { readWorkbookParts } from '../../src/sheet/xlsx.js';
+import { xlsx, xlsxBook } from './helpers.js';
+
+const str = (ref: string, text: string): string => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+const num = (ref: string, v: number): string => `<c r="${ref}"><v>${v}</v></c>`;
+const fml = (ref: string, f: string, v = 0): string =>
+  `<c r="${ref}"><f>${f.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</f><v>${v}</v></c>`;
+
+describe('the cell-grid evaluator', () => {
+  it('evaluates references across sheets, defined names, operators and formulajs functions', () => {
+    const book = readWorkbookParts(
+      xlsxBook(
+        [
+          {
+            name: 'Data',
+            rows:
+              `<row r="1">${num('A1', 2)}${num('B1', 10)}${fml('C1', 'A1*B1+Rate')}</row>` +
+              `<row r="2">${num('A2', 3)}${num('B2', 20)}${fml('C2', 'SUMIFS(B1:B2,A1:A2,">"&A1)')}</row>` +
+              `<row r="3">${str('A3', 'x')}${fml('B3', 'A3&"-"&A1')}${fml('C3', '1/0')}</row>` +
+              `<row r="4">${fml('A4', 'IFERROR(C3,"none")')}${fml('B4', 'Other!A1*2')}${fml('C4', 'IF(A1>1,"big","small")')}</row>`,
+          },
+          { name: 'Other', rows: `<row r="1">${num('A1', 7)}</row>` },
+        ],
+        '<definedName name="Rate">Other!$A$1</definedName>',
+      ),
+    );
+    const grid = new CellGrid(book);
+    grid.recalculate();
+    expect(grid.value(0, 1, 3)).toBe(27); // 2*10 + 7
+    expect(grid.value(0, 2, 3)).toBe(20); // the amounts where A > 2
+    expect(grid.value(0, 3, 2)).toBe('x-2');
+    expect((grid.value(0, 3, 3) as Error).message).toBe('#DIV/0!');
+    expect(grid.value(0, 4, 1)).toBe('none');
+    expect(grid.value(0, 4, 2)).toBe(14);
+    expect(grid.value(0, 4, 3)).toBe('big');
+    // an edit recalculates what depends on it, and only that; the grid is restored after
+    const after = grid.withEdits([{ sheet: 0, row: 1, col: 1, value: 0.5 }], (recalculated) => ({
+      c1: grid.value(0, 1, 3),
+      c2: grid.value(0, 2, 3),
+      b3: grid.value(0, 3, 2),
+      b4: recalculated.has('0:4:2'),
+      count: recalculated.size,
+    }));
+    expect(after).toEqual({ c1: 12, c2: 20, b3: 'x-0.5', b4: false, count: 4 });
+    expect(grid.value(0, 1, 3)).toBe(27);
+  });
+
+  it('reports a cycle instead of looping, and the cells that read it', () => {
+    const book = readWorkbookParts(
+      xlsx(
+        `<row r="1">${fml('A1', 'B1+1')}${fml('B1', 'A1+1')}${fml('C1', 'A1*2')}${num('D1', 4)}${fml('E1', 'D1*2', 8)}</row>`,
+      ),
+    );
+    const grid = new CellGrid(book);
+    grid.recalculate();
+    expect(grid.problem(0, 1, 1)).toBe('it is on a circular reference');
+    expect(grid.problem(0, 1, 2)).toBe('it is on a circular reference');
+    expect(grid.problem(0, 1, 3)).toMatch(/reads Sheet1!A1, which cannot be evaluated/);
+    expect(grid.problem(0, 1, 5)).toBeUndefined();
+    expect(grid.value(0, 1, 5)).toBe(8);
+  });
+
+  it('does not evaluate what it cannot vouch for: volatile, dynamic references, unknown functions', () => {
+    const book = readWorkbookParts(
+      xlsx(
+        `<row r="1">${fml('A1', 'TODAY()')}${fml('B1', 'OFFSET(A1,1,0)')}${fml('C1', 'NOSUCHFUNCTION(1)')}</row>`,
+      ),
+    );
+    const grid = new CellGrid(book);
+    expect(grid.problem(0, 1, 1)).toMatch(/TODAY is volatile/);
+    expect(grid.problem(0, 1, 2)).toMatch(/OFFSET makes its reference as it runs/);
+    expect(grid.problem(0, 1, 3)).toMatch(/NOSUCHFUNCTION is not evaluated/);
+  });
+
+  it('stops at its budget', () => {
+    const rows = Array.from(
+      { length: 50 },
+      (_, i) => `<row r="${i + 1}">${num(`A${i + 1}`, i)}${fml(`B${i + 1}`, `A${i + 1}*2`)}</row>`,
+    );
+    const grid = new CellGrid(readWorkbookParts(xlsx(rows.join(''))), {
+      maxMillis: 10_000,
+      maxEvaluations: 10,
+    });
+    expect(() => grid.recalculate()).toThrow(/stopped after 10 cell evaluations/);
+  });
+});
+
+describe("Excel's comparisons: exact doubles, equal within the last bits", () => {
+  it('compares and cancels as Excel and LibreOffice do', () => {
+    expect(0.1 + 0.2 === 0.3).toBe(false);
+    expect(approxEqual(0.1 + 0.2, 0.3)).toBe(true); // =0.1+0.2=0.3 is TRUE in a spreadsheet
+    expect(approxEqual(1, 1 + 1e-12)).toBe(false);
+    expect(compare(0.1 + 0.2, 0.3)).toBe(0);
+    expect(approxAdd(0.3, -(0.1 + 0.2))).toBe(0); // =0.3-(0.1+0.2) is 0, not -5.55e-17
+    expect(compare('Apple', 'apple')).toBe(0);
+    expect(compare(5, 'a')).toBe(-1); // numbers sort before text
+    expect(compare(null, '')).toBe(0);
+  });
+
+  it('the compiled spec holds the plain double the workbook stored, not 15 digits of it', async () => {
+    // 0.1 + 0.2 is stored by the spreadsheet as 0.30000000000000004 (the double); the compiled
+    // model computes the same double, so the spec's test holds it exactly
+    const c = await convertWorkbook(
+      xlsx(
+        `<row r="1">${str('A1', 'A')}${str('B1', 'B')}${str('C1', 'Sum')}</row>` +
+          `<row r="2">${num('A2', 0.1)}${num('B2', 0.2)}${fml('C2', 'A2+B2', 0.30000000000000004)}</row>` +
+          `<row r="3">${num('A3', 1)}${num('B3', 2)}${fml('C3', 'A3+B3', 3)}</row>`,
+      ),
+      { modelId: 'exact' },
+    );
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.spec.tests[0]!.expect['$.rows[0].sum']).toBe(0.30000000000000004);
+    expect(c.spec.derivations[0]!.expr).toBe('($parent.a + $parent.b)');
+  });
+});
