@@ -100,8 +100,15 @@ export class WhatIfVerifier {
   private cellsOf(f: Field): { row: number; col: number; index?: number }[] {
     if (!f.table) return [{ row: f.row, col: f.col }];
     const out: { row: number; col: number; index: number }[] = [];
-    for (let r = f.table.firstRow; r <= f.table.lastRow; r++)
+    // a column with typed rows (columns.ts): its formula cells are the other rows, and its typed
+    // input holds just those rows
+    const typed = f.typedRows;
+    const skipped = f.typed?.typedRows;
+    for (let r = f.table.firstRow; r <= f.table.lastRow; r++) {
+      if (typed && !typed.has(r)) continue;
+      if (skipped?.has(r)) continue;
       out.push({ row: r, col: f.col, index: r - f.table.firstRow });
+    }
     return out;
   }
 
