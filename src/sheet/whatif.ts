@@ -301,10 +301,23 @@ function columnValues(f: Field): JsonValue[] {
     }
     return out;
   }
+  const like = (c: { formula?: unknown; value: JsonValue } | undefined): c is { value: JsonValue } =>
+    c !== undefined &&
+    !c.formula &&
+    c.value !== null &&
+    !isError(c.value) &&
+    typeof c.value === typeof f.value;
   for (let r = 1; r <= f.sheet.maxRow; r++) {
     const c = f.sheet.cells.get(cellKey(r, f.col));
-    if (c && !c.formula && c.value !== null && !isError(c.value) && typeof c.value === typeof f.value)
-      out.push(c.value);
+    if (like(c)) out.push(c.value);
+  }
+  // a lone text (a key, a note) has no other text in its column: its row's texts (the labels and
+  // keys beside it) are the edits, so formulas reading only that text are checked after edits too
+  if (typeof f.value === 'string' && out.every((v) => v === f.value)) {
+    for (let c = 1; c <= f.sheet.maxCol; c++) {
+      const cell = f.sheet.cells.get(cellKey(f.row, c));
+      if (like(cell)) out.push(cell.value);
+    }
   }
   return out;
 }

@@ -77,6 +77,46 @@ describe('the cell-grid evaluator', () => {
     expect(grid.problem(0, 1, 3)).toMatch(/NOSUCHFUNCTION is not evaluated/);
   });
 
+  it('evaluates LET, LAMBDA (in place and through a defined name) and whole rows, and follows their edits', () => {
+    const book = readWorkbookParts(
+      xlsxBook(
+        [
+          {
+            name: 'Calc',
+            rows:
+              `<row r="1">${num('A1', 2)}${num('B1', 3)}</row>` +
+              `<row r="2">${fml('A2', '_xlfn.LET(_xlpm.x,A1,_xlfn.LET(_xlpm.x,_xlpm.x+1,_xlpm.x*B1)+_xlpm.x)')}` +
+              `${fml('B2', '_xlfn.LET(_xlpm.a,10,_xlfn.LAMBDA(_xlpm.x,_xlpm.x+_xlpm.a)(A1))')}` +
+              `${fml('C2', 'AddTax(A1)+AddTax(B1)')}${fml('D2', '_xlfn.LAMBDA(_xlpm.x,_xlpm.y,_xlpm.x+_xlpm.y)(A1)')}</row>` +
+              `<row r="3">${fml('A3', 'SUM(Data!2:2)')}${fml('B3', 'MATCH(4,Data!$2:$2,0)')}` +
+              `${fml('C3', '_xlfn.LET(_xlpm.k,2,Scale(A1))')}</row>`,
+          },
+          { name: 'Data', rows: `<row r="2">${num('A2', 1)}${num('B2', 2)}${num('C2', 4)}</row>` },
+        ],
+        '<definedName name="AddTax">_xlfn.LAMBDA(_xlpm.v,_xlpm.v*1.25)</definedName>' +
+          '<definedName name="Scale">_xlfn.LAMBDA(_xlpm.x,_xlpm.x*_xlpm.k)</definedName>',
+      ),
+    );
+    const grid = new CellGrid(book);
+    grid.recalculate();
+    expect(grid.value(0, 2, 1)).toBe((2 + 1) * 3 + 2);
+    expect(grid.value(0, 2, 2)).toBe(12); // an in-place LAMBDA sees the LET names around it
+    expect(grid.value(0, 2, 3)).toBe(2 * 1.25 + 3 * 1.25);
+    expect((grid.value(0, 2, 4) as Error).message).toBe('#VALUE!'); // one argument short, as in Excel
+    expect(grid.value(0, 3, 1)).toBe(7);
+    expect(grid.value(0, 3, 2)).toBe(3);
+    // a LAMBDA behind a defined name does not see the caller's LET names (#NAME? in Excel)
+    expect(grid.problem(0, 3, 3)).toMatch(/'_xlpm.k' is not a defined name/);
+    const after = grid.withEdits(
+      [
+        { sheet: 0, row: 1, col: 1, value: 10 },
+        { sheet: 1, row: 2, col: 3, value: 40 },
+      ],
+      () => [grid.value(0, 2, 1), grid.value(0, 2, 2), grid.value(0, 2, 3), grid.value(0, 3, 1)],
+    );
+    expect(after).toEqual([(10 + 1) * 3 + 10, 20, 10 * 1.25 + 3 * 1.25, 43]);
+  });
+
   it('stops at its budget', () => {
     const rows = Array.from(
       { length: 50 },

@@ -153,10 +153,10 @@ describe('table column names with odd spacing (issue 39)', () => {
     expect(c.rejectedColumns).toEqual([]);
     expect(c.report.verifiedCells).toBe(6);
     expect(c.spec.derivations.map((d) => [d.path, d.expr])).toEqual([
-      ['$.tbl[*].amount', '$xl_num(($parent.qty * $parent.unit_price))'],
-      ['$.tbl[*].net_due', '$xl_num(($parent.amount * (1 - $parent.tax)))'],
-      ['$.total', '$xl_num($sum([tbl.amount]))'],
-      ['$.net', '$xl_num($sum([tbl.net_due]))'],
+      ['$.tbl[*].amount', '($parent.qty * $parent.unit_price)'],
+      ['$.tbl[*].net_due', '($parent.amount * (1 - $parent.tax))'],
+      ['$.total', '$sum([tbl.amount])'],
+      ['$.net', '$sum([tbl.net_due])'],
     ]);
     expect((await runTests(c.spec)).failed).toBe(0);
   });

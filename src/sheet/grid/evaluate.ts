@@ -10,7 +10,9 @@ import { formulaResolver } from '../structure.js';
 import type { StructuredRef } from '../structured.js';
 import { cellName, type CellValue, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
+import { lambdaCallOf, letPairs, MAX_LAMBDA_DEPTH, type LambdaCall } from './lambda.js';
 import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
+import { tableArea, type Area } from './tables.js';
 import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
 import {
   isMatrix,
@@ -31,15 +33,6 @@ export class GridBudgetExceeded extends Error {
     super(message);
     this.name = 'GridBudgetExceeded';
   }
-}
-
-/** A block of cells a formula reads. */
-interface Area {
-  sheet: number;
-  top: number;
-  left: number;
-  bottom: number;
-  right: number;
 }
 
 interface FormulaCell {
@@ -68,6 +61,8 @@ interface Context {
   sheet: number;
   row: number;
   col: number;
+  /** Values of the names the LET and LAMBDA blocks around the node bind (lower case). */
+  bound?: ReadonlyMap<string, GridValue>;
 }
 
 const MAX_NAME_DEPTH = 16;
@@ -289,17 +284,20 @@ export class CellGrid {
     return this.book.sheets[i]!;
   }
 
-  /** A range node's block; a whole column (`B:B`) runs to the sheet's last row. */
+  /**
+   * A range node's block; a whole column (`B:B`) runs to the sheet's last row, a whole row (`2:2`,
+   * column 0) to its last column (cells past the used part are blank, so this reads the same).
+   */
   private areaOf(f: Formula & { kind: 'range' }, ctx: Context): Area {
     const sheet = this.sheetIndex(f.sheet, ctx);
-    const whole = f.from.row === 0 || f.to.row === 0;
-    const bottom = whole ? Math.max(1, this.sheetOf(sheet).maxRow) : Math.max(f.from.row, f.to.row);
+    const wholeColumn = f.from.row === 0 || f.to.row === 0;
+    const wholeRow = f.from.col === 0 || f.to.col === 0;
     return {
       sheet,
-      top: whole ? 1 : Math.min(f.from.row, f.to.row),
-      bottom,
-      left: Math.min(f.from.col, f.to.col),
-      right: Math.max(f.from.col, f.to.col),
+      top: wholeColumn ? 1 : Math.min(f.from.row, f.to.row),
+      bottom: wholeColumn ? Math.max(1, this.sheetOf(sheet).maxRow) : Math.max(f.from.row, f.to.row),
+      left: wholeRow ? 1 : Math.min(f.from.col, f.to.col),
+      right: wholeRow ? Math.max(1, this.sheetOf(sheet).maxCol) : Math.max(f.from.col, f.to.col),
     };
   }
 
@@ -324,46 +322,44 @@ export class CellGrid {
     return parsed;
   }
 
-  /** The block of an Excel Table a structured reference names. */
-  private structuredArea(f: StructuredRef, ctx: Context): Area {
-    let found: { sheet: number; t: Worksheet['tables'][number] } | undefined;
-    this.book.sheets.forEach((s, i) => {
-      for (const t of s.tables) {
-        const named = f.table !== undefined && t.name.toLowerCase() === f.table.toLowerCase();
-        const around =
-          f.table === undefined &&
-          i === ctx.sheet &&
-          ctx.row >= t.top &&
-          ctx.row <= t.bottom &&
-          ctx.col >= t.left &&
-          ctx.col <= t.right;
-        if (!found && (named || around)) found = { sheet: i, t };
-      }
-    });
-    if (!found) throw new GridUnsupported(`the table of ${f.text} is not in the workbook`);
-    const { sheet, t } = found;
-    const column = (name: string): number => {
-      const i = t.columns.findIndex((c) => c.trim().toLowerCase() === name.trim().toLowerCase());
-      if (i < 0) throw new GridUnsupported(`the table ${t.name} has no column '${name}'`);
-      return t.left + i;
-    };
-    const left = f.from === undefined ? t.left : column(f.from);
-    const right = f.to === undefined ? t.right : column(f.to);
-    const dataTop = t.top + t.headerRows;
-    const dataBottom = t.bottom - t.totalsRows;
-    const rows: Record<StructuredRef['area'], [number, number]> = {
-      data: [dataTop, dataBottom],
-      thisRow: [ctx.row, ctx.row],
-      totals: [t.bottom, t.bottom],
-      headers: [t.top, t.top],
-      all: [t.top, t.bottom],
-    };
-    const [top, bottom] = rows[f.area];
-    return { sheet, top, bottom, left: Math.min(left, right), right: Math.max(left, right) };
+  /** The LAMBDA a call applies (in place or through a defined name); undefined for other calls. */
+  private lambdaOf(f: Formula & { kind: 'call' }, ctx: Context): LambdaCall | undefined {
+    // a defined name cannot take a function's name, so a function is never a LAMBDA
+    const isFunction = (name: string): boolean =>
+      LAZY.has(name) || REFERENCE_FUNCTIONS.has(name) || name === 'LET' || hasFunction(name);
+    return lambdaCallOf(f, (name) =>
+      isFunction(name) || !this.book.names.some((d) => d.name.toLowerCase() === name.toLowerCase())
+        ? undefined
+        : this.definedName(name, ctx),
+    );
   }
 
-  /** Every block the formula can read, names and structured references resolved. */
-  private collectReads(f: Formula, ctx: Context, out: Area[], depth: number): void {
+  /** The block of an Excel Table a structured reference names. */
+  private structuredArea(f: StructuredRef, ctx: Context): Area {
+    return tableArea(this.book, f, ctx);
+  }
+
+  /**
+   * Every block the formula can read, names and structured references resolved; `bound` holds
+   * the names LET and LAMBDA blocks around the node bind (they read nothing themselves).
+   */
+  private collectReads(
+    f: Formula,
+    ctx: Context,
+    out: Area[],
+    depth: number,
+    bound: ReadonlySet<string> = new Set(),
+  ): void {
+    const lambda = f.kind === 'call' ? this.lambdaOf(f, ctx) : undefined;
+    if (lambda) {
+      const { params, body, args } = lambda;
+      for (const a of args) this.collectReads(a, ctx, out, depth, bound);
+      if (depth > MAX_LAMBDA_DEPTH) throw new GridUnsupported('the LAMBDA calls itself (recursion)');
+      const inner = new Set(lambda.inPlace ? bound : []);
+      for (const p of params) inner.add(p);
+      this.collectReads(body, ctx, out, depth + 1, inner);
+      return;
+    }
     switch (f.kind) {
       case 'ref': {
         const sheet = this.sheetIndex(f.sheet, ctx);
@@ -377,25 +373,37 @@ export class CellGrid {
         out.push(this.structuredArea(f, ctx));
         return;
       case 'name':
+        if (bound.has(f.name.toLowerCase())) return;
         if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
         this.collectReads(this.definedName(f.name, ctx), ctx, out, depth + 1);
         return;
       case 'call':
+        if (f.name === 'LET') {
+          const inner = new Set(bound);
+          letPairs(f).forEach(([name, value]) => {
+            this.collectReads(value, ctx, out, depth, inner);
+            inner.add(name);
+          });
+          this.collectReads(f.args[f.args.length - 1]!, ctx, out, depth, inner);
+          return;
+        }
+        if (f.name === 'LAMBDA')
+          throw new GridUnsupported('a LAMBDA that is not called has no value of its own');
         if (VOLATILE.has(f.name))
           throw new GridUnsupported(`${f.name} is volatile (it changes on every recalculation)`);
         if (DYNAMIC_REFERENCE.has(f.name))
           throw new GridUnsupported(`${f.name} makes its reference as it runs`);
         if (!LAZY.has(f.name) && !REFERENCE_FUNCTIONS.has(f.name) && !hasFunction(f.name))
           throw new GridUnsupported(`the function ${f.name} is not evaluated`);
-        for (const a of f.args) this.collectReads(a, ctx, out, depth);
+        for (const a of f.args) this.collectReads(a, ctx, out, depth, bound);
         return;
       case 'binary':
-        this.collectReads(f.left, ctx, out, depth);
-        this.collectReads(f.right, ctx, out, depth);
+        this.collectReads(f.left, ctx, out, depth, bound);
+        this.collectReads(f.right, ctx, out, depth, bound);
         return;
       case 'unary':
       case 'percent':
-        this.collectReads(f.operand, ctx, out, depth);
+        this.collectReads(f.operand, ctx, out, depth, bound);
         return;
       default:
         return;
@@ -430,9 +438,13 @@ export class CellGrid {
         const m = this.readArea(this.structuredArea(f, ctx));
         return m.length === 1 && m[0]!.length === 1 ? m[0]![0]! : m;
       }
-      case 'name':
+      case 'name': {
+        const key = f.name.toLowerCase();
+        if (ctx.bound?.has(key)) return ctx.bound.get(key)!;
         if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
-        return this.evaluate(this.definedName(f.name, ctx), ctx, depth + 1);
+        // a defined name's formula reads no LET or LAMBDA names of the formula that uses it
+        return this.evaluate(this.definedName(f.name, ctx), { ...ctx, bound: undefined }, depth + 1);
+      }
       case 'unary': {
         const v = this.evaluate(f.operand, ctx, depth);
         return f.op === '+' ? v : lift1(v, (x) => numeric(x, (n) => -n));
@@ -450,11 +462,35 @@ export class CellGrid {
     }
   }
 
+  /**
+   * Excel evaluates a LAMBDA's arguments, then its body with its parameters bound to them; a
+   * count of arguments other than its parameters' is #VALUE!
+   */
+  private apply(lambda: LambdaCall, ctx: Context, depth: number): GridValue {
+    if (lambda.args.length !== lambda.params.length) return xlError('#VALUE!');
+    if (depth > MAX_LAMBDA_DEPTH) throw new GridUnsupported('the LAMBDA calls itself (recursion)');
+    const bound = new Map(lambda.inPlace ? (ctx.bound ?? []) : []);
+    lambda.args.forEach((a, i) =>
+      bound.set(lambda.params[i]!, a.kind === 'missing' ? null : this.evaluate(a, ctx, depth)),
+    );
+    return this.evaluate(lambda.body, { ...ctx, bound }, depth + 1);
+  }
+
+  /** LET: each name bound to its value, seen from the next value on and by the result. */
+  private letValue(f: Formula & { kind: 'call' }, ctx: Context, depth: number): GridValue {
+    const bound = new Map(ctx.bound ?? []);
+    for (const [name, value] of letPairs(f)) bound.set(name, this.evaluate(value, { ...ctx, bound }, depth));
+    return this.evaluate(f.args[f.args.length - 1]!, { ...ctx, bound }, depth);
+  }
+
   private call(f: Formula & { kind: 'call' }, ctx: Context, depth: number): GridValue {
     const arg = (i: number): GridValue => {
       const a = f.args[i];
       return a === undefined ? null : this.evaluate(a, ctx, depth);
     };
+    const lambda = this.lambdaOf(f, ctx);
+    if (lambda) return this.apply(lambda, ctx, depth);
+    if (f.name === 'LET') return this.letValue(f, ctx, depth);
     switch (f.name) {
       case 'IF': {
         const cond = arg(0);
@@ -521,6 +557,7 @@ export class CellGrid {
 
 /** Functions the evaluator handles itself, reading their arguments as it goes. */
 const LAZY = new Set(['IF', 'IFERROR', 'IFNA', 'CHOOSE']);
+
 /** Functions that read a reference's place rather than its value. */
 const REFERENCE_FUNCTIONS = new Set(['ROW', 'COLUMN', 'ISBLANK']);
 
