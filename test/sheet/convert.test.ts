@@ -164,7 +164,11 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
         '($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup($$.items_2_item_index, $e2)); $e1.i + 0)',
       ],
       // VLOOKUP without FALSE over keys sorted ascending: approximate match, as LibreOffice computed it
-      ['$.rows[*].approx', '$vlookup_1($parent.item).c2'],
+      // the approximate VLOOKUP's block X1:Y5 is the items_2 table: read where it lies, not embedded
+      [
+        '$.rows[*].approx',
+        '($e1 := $xl_approx($parent.item, $xl_arr($$.items_2.item), 1); $exists($e1) ? $xl_arr($$.items_2.tag)[$e1 - 1] : $nothing)',
+      ],
       ['$.rows[*].cross_sheet', '($parent.qty * $$.rates_a1)'],
       // =SUM($B$2:B2), a running total: the rows of the column up to the formula's own
       ['$.rows[*].running', '$sum([$filter($$.rows, function($v, $i) { $i >= 0 and $i <= $index }).qty])'],
