@@ -214,6 +214,20 @@ function compileFields(
       reject(field, err.reason, err.message);
     }
   }
+  // a VLOOKUP/HLOOKUP block embedded as constants whose cells a later formula made inputs must
+  // follow those inputs: such fields are compiled again, now that every side input is known
+  for (const field of fields) {
+    const f = set.formulas.get(field);
+    const embedded = [...field.tables].filter((t) => t.startsWith('vlookup_'));
+    if (!f || field.rejection || embedded.length === 0) continue;
+    for (const t of embedded) field.tables.delete(t);
+    try {
+      field.expr = withTypedRows(field, new FormulaCompiler(scope, field, lib).compile(f).code);
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      reject(field, err.reason, err.message);
+    }
+  }
 }
 
 function outcomes(

@@ -367,11 +367,52 @@ export abstract class LookupCompiler extends LetCompiler {
     }
     const { rows, resultValues } = embedBlock(name, sheet, from, to, colArg.value, across);
     if (approx) requireSorted(name, rows);
+    // a block holding inputs (a table's data, side cells another formula reads) is read where it
+    // lies, so that the lookup follows them; a block of constants is embedded
+    if (this.blockIsLive(sheet, from, to)) return this.liveTableLookup(name, args, approx);
     const range = printFormula({ kind: 'range', sheet: sheet.name, from, to });
     const fn = this.lib.table(across ? `${range} across` : range, rows, approx);
     this.field.tables.add(fn);
     const key = this.compile(keyArg);
     return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };
+  }
+
+  /**
+   * Whether a cell of the block is an input of the model, so not a constant: a data cell of a
+   * model table, or a side cell another formula made an input (compileFields compiles a field
+   * with an embedded block again once every formula has been read).
+   */
+  private blockIsLive(sheet: Worksheet, from: CellRef, to: CellRef): boolean {
+    for (let row = from.row; row <= to.row; row++)
+      for (let col = from.col; col <= to.col; col++)
+        if (this.scope.target(sheet, row, col).kind === 'data' || this.scope.isSideInput(sheet, row, col))
+          return true;
+    return false;
+  }
+
+  /**
+   * VLOOKUP / HLOOKUP over a block holding a model table's cells: embedding its values would keep
+   * the workbook's values when the table's inputs change, so the block's first column (row) and
+   * its result column (row) are read as lists, like MATCH and INDEX (approximate match gives no
+   * value on keys edited out of order, as MATCH 1 does).
+   */
+  private liveTableLookup(name: 'VLOOKUP' | 'HLOOKUP', args: Formula[], approx: boolean): Compiled {
+    const range = this.resolveArg(args[1]!) as Formula & { kind: 'range' };
+    const { from, to } = range;
+    const n = (args[2] as Formula & { kind: 'number' }).value;
+    const line = (at: number): Formula =>
+      name === 'VLOOKUP'
+        ? { ...range, from: { ...from, col: at }, to: { ...to, col: at } }
+        : { ...range, from: { ...from, row: at }, to: { ...to, row: at } };
+    const first = name === 'VLOOKUP' ? from.col : from.row;
+    const keys = this.listOf(line(first)).code;
+    const values = this.listOf(line(first + n - 1)).code;
+    const key = this.compile(args[0]!).code;
+    const position = approx
+      ? `${this.helper('xl_approx')}(${key}, ${keys}, 1)`
+      : `${this.helper('xl_match')}(${key}, ${keys})`;
+    const e = this.fresh();
+    return { code: `(${e} := ${position}; $exists(${e}) ? ${values}[${e} - 1] : $nothing)`, type: 'any' };
   }
 
   /**

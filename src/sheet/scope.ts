@@ -78,6 +78,11 @@ export class WorkbookScope {
     return { kind: 'side' };
   }
 
+  /** Whether a formula has already made the side cell an input (see `sideInput`). */
+  isSideInput(sheet: Worksheet, row: number, col: number): boolean {
+    return this.cells.get(this.key(sheet, row, col))?.kind === 'side';
+  }
+
   /** The top-level input a side cell becomes (made the first time a formula reads it). */
   sideInput(sheet: Worksheet, row: number, col: number): Field {
     const k = this.key(sheet, row, col);

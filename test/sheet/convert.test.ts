@@ -97,7 +97,7 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     expect(sameDouble(expect0['$.revenue'], 7.335)).toBe(true);
   });
 
-  it('functions.xlsx: the spec is valid, typed, and carries its side table in the library', async () => {
+  it('functions.xlsx: the spec is valid, typed, and its VLOOKUP reads the Code | Category table where it lies', async () => {
     const c = await convert('functions.xlsx');
     const report = await validateSpec(c.spec);
     expect(report.errors).toEqual([]);
@@ -111,10 +111,11 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     expect(props.label).toMatchObject({ type: 'string', readOnly: true });
     expect(props.not_member).toMatchObject({ type: 'boolean', readOnly: true });
     const library = c.spec.library as { define: string };
-    expect(library.define).toContain('$lookup_table_1 := [{"c1":"A","c2":"Pome"}');
-    expect(library.define).toContain('"vlookup_1"');
+    // Z1:AA4 is a table of the model (fruit_2, its cells inputs): the lookup follows them, not
+    // the workbook's values embedded in the library
+    expect(library.define).not.toContain('$lookup_table_1');
     expect(c.spec.derivations.find((d) => d.path === '$.rows[*].category')!.expr).toBe(
-      '$vlookup_1($parent.code).c2',
+      '($e1 := $xl_match($parent.code, $xl_arr($$.fruit_2.code)); $exists($e1) ? $xl_arr($$.fruit_2.category)[$e1 - 1] : $nothing)',
     );
     expect(c.spec.derivations.find((d) => d.path === '$.revenue')!.expr).toBe('$sum(rows.(qty * price))');
     expect(c.spec.derivations.find((d) => d.path === '$.rows[*].subtotal')!.expr).toBe(
@@ -163,7 +164,11 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
         '($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup($$.items_2_item_index, $e2)); $e1.i + 0)',
       ],
       // VLOOKUP without FALSE over keys sorted ascending: approximate match, as LibreOffice computed it
-      ['$.rows[*].approx', '$vlookup_1($parent.item).c2'],
+      // the approximate VLOOKUP's block X1:Y5 is the items_2 table: read where it lies, not embedded
+      [
+        '$.rows[*].approx',
+        '($e1 := $xl_approx($parent.item, $xl_arr($$.items_2.item), 1); $exists($e1) ? $xl_arr($$.items_2.tag)[$e1 - 1] : $nothing)',
+      ],
       ['$.rows[*].cross_sheet', '($parent.qty * $$.rates_a1)'],
       // =SUM($B$2:B2), a running total: the rows of the column up to the formula's own
       ['$.rows[*].running', '$sum([$filter($$.rows, function($v, $i) { $i >= 0 and $i <= $index }).qty])'],

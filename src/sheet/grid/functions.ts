@@ -5,6 +5,7 @@
  * ones, which cannot be what-if checked.
  */
 import * as formulajs from '@formulajs/formulajs';
+import { hlookup, match, vlookup, xmatch, xPosition } from './lookups.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 /** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
@@ -73,21 +74,25 @@ function index(...args: (GridValue | undefined)[]): unknown {
   return formulajs.INDEX(m, r, c);
 }
 
-/** XLOOKUP (formulajs has none): exact match, first to last, the default mode; others not evaluated. */
+/** XLOOKUP (formulajs has none): the position by Excel's rule (`xPosition`), then the return range's cells. */
 function xlookup(...args: (GridValue | undefined)[]): unknown {
   const [key, look, ret, notFound, mode, search] = args;
-  if (
-    (mode !== undefined && mode !== null && mode !== 0) ||
-    (search !== undefined && search !== null && search !== 1)
-  ) {
-    throw new GridUnsupported('XLOOKUP with a match or search mode is not evaluated');
-  }
-  if (!isMatrix(look) || !isMatrix(ret)) return xlError('#VALUE!');
+  if (!isMatrix(look) || !isMatrix(ret) || isMatrix(key)) return xlError('#VALUE!');
   const flat = look.length === 1 ? look[0]! : look.map((r) => r[0]!);
-  const k = typeof key === 'string' ? key.toLowerCase() : key;
-  const i = flat.findIndex((v) => (typeof v === 'string' ? v.toLowerCase() : v) === k);
-  if (i < 0) return notFound === undefined ? xlError('#N/A') : notFound;
-  return look.length === 1 ? ret.map((r) => [r[i] ?? null]) : [ret[i] ?? []];
+  const i = xPosition(key ?? null, flat, mode, search);
+  if (i === undefined)
+    throw new GridUnsupported('XLOOKUP with wildcard match or binary search is not evaluated');
+  if (typeof i !== 'number') return notFound === undefined ? i : notFound;
+  return look.length === 1 ? ret.map((r) => [r[i - 1] ?? null]) : [ret[i - 1] ?? []];
+}
+
+/** XMATCH (formulajs has none), by Excel's rule (`xPosition`). */
+function xmatchOf(...args: (GridValue | undefined)[]): unknown {
+  const [key, range, mode, search] = args;
+  const i = xmatch(key, range, mode, search);
+  if (i === undefined)
+    throw new GridUnsupported('XMATCH with wildcard match or binary search is not evaluated');
+  return i;
 }
 
 /**
@@ -134,6 +139,10 @@ const OWN = new Map<string, Fn>([
   ['SUBTOTAL', subtotal],
   ['INDEX', index],
   ['XLOOKUP', xlookup],
+  ['XMATCH', xmatchOf],
+  ['MATCH', match],
+  ['VLOOKUP', vlookup],
+  ['HLOOKUP', hlookup],
 ]);
 
 /** formulajs's function for an Excel name (`STDEV.S` is `STDEV.S` nested), if it has one. */
