@@ -9,6 +9,7 @@ import { parseFormula } from '../formula.js';
 import { formulaResolver } from '../structure.js';
 import type { StructuredRef } from '../structured.js';
 import { cellName, type CellValue, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
+import { callCriteria, CRITERIA_FUNCTIONS } from './criteria.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
 import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
@@ -388,6 +389,7 @@ export class CellGrid {
         if (!LAZY.has(f.name) && !REFERENCE_FUNCTIONS.has(f.name) && !hasFunction(f.name))
           throw new GridUnsupported(`the function ${f.name} is not evaluated`);
         for (const a of f.args) this.collectReads(a, ctx, out, depth);
+        if (this.sumArea(f, ctx)) out.push(this.sumArea(f, ctx)!);
         return;
       case 'binary':
         this.collectReads(f.left, ctx, out, depth);
@@ -400,6 +402,28 @@ export class CellGrid {
       default:
         return;
     }
+  }
+
+  /**
+   * SUMIF/AVERAGEIF's sum range as Excel reads it: from its top-left cell, the criteria range's
+   * size (`=SUMIF(B2:B5,">1",C4)` sums C4:C7); undefined when the function has none.
+   */
+  private sumArea(f: Formula & { kind: 'call' }, ctx: Context): Area | undefined {
+    const [range, , sum] = f.args;
+    if ((f.name !== 'SUMIF' && f.name !== 'AVERAGEIF') || !range || !sum) return undefined;
+    const c = this.blockOf(range, ctx);
+    const s = this.blockOf(sum, ctx);
+    if (!c || !s) return undefined;
+    return { ...s, bottom: s.top + c.bottom - c.top, right: s.left + c.right - c.left };
+  }
+
+  /** The block a reference argument names, or undefined for any other argument. */
+  private blockOf(a: Formula, ctx: Context): Area | undefined {
+    if (a.kind === 'range') return this.areaOf(a, ctx);
+    if (a.kind === 'structured') return this.structuredArea(a, ctx);
+    if (a.kind !== 'ref') return undefined;
+    const { row, col } = a.ref;
+    return { sheet: this.sheetIndex(a.sheet, ctx), top: row, bottom: row, left: col, right: col };
   }
 
   private readArea(a: Area): Matrix {
@@ -513,6 +537,11 @@ export class CellGrid {
       }
       default: {
         const args = f.args.map((a) => (a.kind === 'missing' ? null : this.evaluate(a, ctx, depth)));
+        if (CRITERIA_FUNCTIONS.has(f.name)) {
+          const sized = this.sumArea(f, ctx);
+          if (sized) args[2] = this.readArea(sized);
+          return callCriteria(f.name, args);
+        }
         return callFunction(f.name, args);
       }
     }
