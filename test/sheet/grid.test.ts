@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { CellGrid } from '../../src/sheet/grid/evaluate.js';
 import { approxAdd, approxEqual, compare } from '../../src/sheet/grid/values.js';
 import { convertWorkbook } from '../../src/sheet/index.js';
-import { readWorkbookParts } from '../../src/sheet/xlsx.js';
+import { cellKey, readWorkbookParts } from '../../src/sheet/xlsx.js';
 import { xlsx, xlsxBook } from './helpers.js';
+import { recalculate, SOFFICE } from './libreoffice.mjs';
 
 const str = (ref: string, text: string): string => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
 const num = (ref: string, v: number): string => `<c r="${ref}"><v>${v}</v></c>`;
@@ -127,6 +128,60 @@ describe('the cell-grid evaluator', () => {
       maxEvaluations: 10,
     });
     expect(() => grid.recalculate()).toThrow(/stopped after 10 cell evaluations/);
+  });
+});
+
+describe.skipIf(!SOFFICE)('criteria and lookups as LibreOffice computes them', () => {
+  // the grid evaluates the workbook LibreOffice recalculated and must give LibreOffice's values
+  const FORMULAS = [
+    'COUNTIF(A2:A9,"a*")',
+    'COUNTIF(A2:A9,"?iwi")',
+    'SUMIF(A2:A9,"*an*",C2:C9)',
+    'SUMIF(A2:A9,"a~*c",C2:C9)',
+    'COUNTIF(A2:A9,"APPLE")',
+    'AVERAGEIF(A2:A9,"<>kiwi",C2:C9)',
+    'COUNTIFS(A2:A9,"b*",B2:B9,">=3")',
+    '_xlfn.MAXIFS(C2:C9,A2:A9,"?an*")',
+    '_xlfn.MINIFS(C2:C9,A2:A9,"zzz")',
+    'SUMIFS(C2:C9,A2:A9,"<>*",B2:B9,"<5")',
+    // a sum range of one cell is read as the criteria range's size from there: C4:C7
+    'SUMIF(B2:B5,">2",C4)',
+    'AVERAGEIF(B2:B5,">2",C4)',
+  ];
+  it('matches wildcards without case and sizes the sum range as Excel does', () => {
+    const cats = ['apple', 'Banana', 'kiwi', 'a*c', 'Kiwi', 'banana split', 'abc', 'fig'];
+    const rows = [['Cat', 'Num', 'Amt'], ...cats.map((c, i) => [c, (i * 3) % 7, 10 * (i + 1) + 0.5])];
+    const cells = Object.fromEntries(FORMULAS.map((f, i) => [`F${i + 1}`, `=${f}`]));
+    const [bytes] = recalculate([{ name: 'criteria-grid', sheets: [{ name: 'S', rows, cells }] }]);
+    const book = readWorkbookParts(bytes!);
+    const grid = new CellGrid(book);
+    grid.recalculate();
+    const sheet = book.sheets[0]!;
+    FORMULAS.forEach((f, i) => {
+      const stored = sheet.cells.get(cellKey(i + 1, 6))?.value;
+      expect(grid.problem(0, i + 1, 6), f).toBeUndefined();
+      const mine = grid.value(0, i + 1, 6);
+      // LibreOffice writes 15 significant digits
+      if (typeof stored === 'number') expect(mine, f).toBeCloseTo(stored, 9);
+      else expect(mine, f).toBe(stored);
+    });
+  });
+
+  it('does not vouch for an approximate VLOOKUP over unsorted keys', () => {
+    const rows = [
+      ['Key', 'Tag'],
+      ['pen', 'p'],
+      ['box', 'b'],
+      ['ink', 'i'],
+      ['cap', 'c'],
+    ];
+    const cells = { E1: 'ink', F1: '=VLOOKUP(E1,A2:B5,2)', F2: '=VLOOKUP(E1,A2:B5,2,FALSE)' };
+    const [bytes] = recalculate([{ name: 'unsorted', sheets: [{ name: 'S', rows, cells }] }]);
+    const grid = new CellGrid(readWorkbookParts(bytes!));
+    grid.recalculate();
+    expect(grid.problem(0, 1, 6)).toMatch(/approximate match over unsorted keys/);
+    expect(grid.problem(0, 2, 6)).toBeUndefined();
+    expect(grid.value(0, 2, 6)).toBe('i');
   });
 });
 

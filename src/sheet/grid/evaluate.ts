@@ -8,14 +8,17 @@ import type { Formula } from '../formula.js';
 import { parseFormula } from '../formula.js';
 import { formulaResolver } from '../structure.js';
 import type { StructuredRef } from '../structured.js';
-import { cellName, type CellValue, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
+import { cellName, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
+import { callCriteria, CRITERIA_FUNCTIONS, sizedSumArea } from './criteria.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
 import { lambdaCallOf, letPairs, MAX_LAMBDA_DEPTH, type LambdaCall } from './lambda.js';
-import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
+import { DEFAULT_GRID_LIMITS, GridBudgetExceeded, type GridLimits } from './limits.js';
 import { tableArea, type Area } from './tables.js';
 import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
 import {
+  fromCell,
   isMatrix,
+  lowerBound,
   isXlError,
   toBoolean,
   toNumber,
@@ -25,15 +28,8 @@ import {
   type Scalar,
 } from './values.js';
 
-export { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
-
-/** The budget ran out: the evaluator gives no answer for the workbook. */
-export class GridBudgetExceeded extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'GridBudgetExceeded';
-  }
-}
+export { DEFAULT_GRID_LIMITS, GridBudgetExceeded, type GridLimits } from './limits.js';
+export { fromCell } from './values.js';
 
 interface FormulaCell {
   key: string;
@@ -396,6 +392,7 @@ export class CellGrid {
         if (!LAZY.has(f.name) && !REFERENCE_FUNCTIONS.has(f.name) && !hasFunction(f.name))
           throw new GridUnsupported(`the function ${f.name} is not evaluated`);
         for (const a of f.args) this.collectReads(a, ctx, out, depth, bound);
+        if (this.sumArea(f, ctx)) out.push(this.sumArea(f, ctx)!);
         return;
       case 'binary':
         this.collectReads(f.left, ctx, out, depth, bound);
@@ -408,6 +405,20 @@ export class CellGrid {
       default:
         return;
     }
+  }
+
+  /** SUMIF/AVERAGEIF's sum range as Excel reads it (criteria.ts); undefined when there is none. */
+  private sumArea(f: Formula & { kind: 'call' }, ctx: Context): Area | undefined {
+    return sizedSumArea(f, (a) => this.blockOf(a, ctx));
+  }
+
+  /** The block a reference argument names, or undefined for any other argument. */
+  private blockOf(a: Formula, ctx: Context): Area | undefined {
+    if (a.kind === 'range') return this.areaOf(a, ctx);
+    if (a.kind === 'structured') return this.structuredArea(a, ctx);
+    if (a.kind !== 'ref') return undefined;
+    const { row, col } = a.ref;
+    return { sheet: this.sheetIndex(a.sheet, ctx), top: row, bottom: row, left: col, right: col };
   }
 
   private readArea(a: Area): Matrix {
@@ -549,6 +560,11 @@ export class CellGrid {
       }
       default: {
         const args = f.args.map((a) => (a.kind === 'missing' ? null : this.evaluate(a, ctx, depth)));
+        if (CRITERIA_FUNCTIONS.has(f.name)) {
+          const sized = this.sumArea(f, ctx);
+          if (sized) args[2] = this.readArea(sized);
+          return callCriteria(f.name, args);
+        }
         return callFunction(f.name, args);
       }
     }
@@ -560,20 +576,5 @@ const LAZY = new Set(['IF', 'IFERROR', 'IFNA', 'CHOOSE']);
 
 /** Functions that read a reference's place rather than its value. */
 const REFERENCE_FUNCTIONS = new Set(['ROW', 'COLUMN', 'ISBLANK']);
-
-function lowerBound(rows: number[], x: number): number {
-  let lo = 0;
-  let hi = rows.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (rows[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** A stored cell value as a grid value (a stored error is an error value). */
-export const fromCell = (v: CellValue): Scalar =>
-  v !== null && typeof v === 'object' ? xlError(v.error) : v;
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : 'it cannot be read');

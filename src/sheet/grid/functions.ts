@@ -1,7 +1,7 @@
 /**
  * The Excel functions of the cell-grid evaluator: @formulajs/formulajs's, called with ranges as
- * rows of cells, except the few it lacks or evaluates differently from Excel (each says why), the
- * lazy ones (IF, IFERROR, CHOOSE: the evaluator evaluates their arguments itself) and the volatile
+ * rows of cells, except the few it lacks or evaluates differently from Excel (each says why; the
+ * criteria functions are in criteria.ts), the lazy ones (IF, IFERROR, CHOOSE: the evaluator evaluates their arguments itself) and the volatile
  * ones, which cannot be what-if checked.
  */
 import * as formulajs from '@formulajs/formulajs';
@@ -23,47 +23,6 @@ export const VOLATILE = new Set(['TODAY', 'NOW', 'RAND', 'RANDBETWEEN', 'RANDARR
 
 /** Functions that make a reference at run time: the cells they read are not known beforehand. */
 export const DYNAMIC_REFERENCE = new Set(['OFFSET', 'INDIRECT']);
-
-/** Criteria functions: Excel matches text without case, with wildcards (see `criteria`). */
-const CRITERIA: Record<string, 'pairs' | 'sum-first' | 'range-criterion'> = {
-  SUMIFS: 'sum-first',
-  AVERAGEIFS: 'sum-first',
-  MAXIFS: 'sum-first',
-  MINIFS: 'sum-first',
-  COUNTIFS: 'pairs',
-  COUNTIF: 'range-criterion',
-  SUMIF: 'range-criterion',
-  AVERAGEIF: 'range-criterion',
-};
-
-const lower = (v: GridValue): GridValue =>
-  isMatrix(v)
-    ? v.map((row) => row.map((c) => (typeof c === 'string' ? c.toLowerCase() : c)))
-    : typeof v === 'string'
-      ? v.toLowerCase()
-      : v;
-
-/**
- * formulajs matches criteria text with case and without wildcards, where Excel ignores case and
- * reads `*`, `?` and `~`: text is lowered on both sides here; a wildcard criterion is not evaluated.
- */
-function criteria(name: string, args: GridValue[]): GridValue[] {
-  const form = CRITERIA[name]!;
-  const isCriterion = (i: number): boolean =>
-    form === 'sum-first' ? i >= 2 && i % 2 === 0 : form === 'pairs' ? i % 2 === 1 : i === 1;
-  const isRange = (i: number): boolean =>
-    form === 'sum-first' ? i >= 1 && i % 2 === 1 : form === 'pairs' ? i % 2 === 0 : i === 0;
-  return args.map((a, i) => {
-    if (isCriterion(i) && typeof a === 'string' && /[*?~]/.test(a)) {
-      throw new GridUnsupported(`${name} with a wildcard criterion ('${a}') is not evaluated`);
-    }
-    // formulajs reads TRUE/FALSE as 1/0 (in a criterion's range and in the summed one); Excel skips them
-    if (isMatrix(a) && a.some((row) => row.some((c) => typeof c === 'boolean'))) {
-      throw new GridUnsupported(`${name} over a range holding TRUE/FALSE is not evaluated`);
-    }
-    return isCriterion(i) || isRange(i) ? lower(a) : a;
-  });
-}
 
 /** INDEX of a single row with one position: Excel reads it as the column, formulajs gives #REF!. */
 function index(...args: (GridValue | undefined)[]): unknown {
@@ -181,9 +140,8 @@ function fromResult(v: unknown): GridValue {
 export function callFunction(name: string, args: GridValue[]): GridValue {
   const fn = OWN.get(name) ?? library(name);
   if (!fn) throw new GridUnsupported(`the function ${name} is not evaluated`);
-  const given = Object.hasOwn(CRITERIA, name) ? criteria(name, args) : args;
   try {
-    return fromResult(fn(...given));
+    return fromResult(fn(...args));
   } catch (err) {
     if (err instanceof GridUnsupported) throw err;
     // a library function that throws on an input Excel answers with an error value

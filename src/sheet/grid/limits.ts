@@ -15,3 +15,11 @@ export interface WhatIfOptions {
   seed?: number;
   limits?: GridLimits;
 }
+
+/** The budget ran out: the evaluator gives no answer for the workbook. */
+export class GridBudgetExceeded extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GridBudgetExceeded';
+  }
+}

@@ -3,6 +3,7 @@
  * whose message is the Excel error (`#N/A`), as @formulajs/formulajs makes and recognises them,
  * so errors flow through its functions as values.
  */
+import type { CellValue } from '../xlsx.js';
 
 export type Scalar = number | string | boolean | null | Error;
 /** A range or an array result: rows of cells. */
@@ -93,3 +94,19 @@ export function compare(a: Scalar, b: Scalar): number | Error {
   }
   return x === y ? 0 : x < y ? -1 : 1;
 }
+
+/** The first index of sorted `rows` whose value is at least `x` (rows.length when none is). */
+export function lowerBound(rows: number[], x: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A stored cell value as a grid value (a stored error is an error value). */
+export const fromCell = (v: CellValue): Scalar =>
+  v !== null && typeof v === 'object' ? xlError(v.error) : v;
