@@ -25,12 +25,12 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
       name: 'convert_spreadsheet',
       title: 'Convert spreadsheet',
       description:
-        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically (no LLM). Each table (an Excel " +
-        'Table or a block under a header row, on any sheet) becomes an array $.<table>: constant columns inputs, ' +
-        'formula columns $.<table>[*].<field> derivations; other formula cells top-level derivations; side cells and ' +
-        'defined names inputs. Stored values become tests: a formula that does not reproduce them is rejected. ' +
-        'Returns {valid:true, spec, rejectedColumns, report} or {valid:false, reason, error}; nothing is registered ' +
-        `(review, then create_model). At most ${maxCells} cells; functions: docs/spreadsheets.md.`,
+        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically. Tables (Excel " +
+        'Tables or blocks under a header row) become arrays $.<table>: constant columns inputs, formula columns ' +
+        'derivations; other formula cells top-level derivations; side cells and defined names inputs holding the ' +
+        "workbook's values. A formula that misses its stored value, or disagrees with an independent evaluation " +
+        'after seeded edits, is rejected. Returns {valid:true, spec, rejectedColumns, report} or {valid:false, ' +
+        `reason, error}; nothing is registered (review, then create_model). At most ${maxCells} cells.`,
       inputSchema: input(
         {
           data: { type: 'string', description: 'The .xlsx file, base64-encoded (at most 10 MB decoded)' },
@@ -64,7 +64,7 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
           report: {
             type: 'object',
             description:
-              'formula cells found, compiled, verified with what-if and checked at the stored values only; per sheet; rejections grouped by reason; how each compiled column was checked; the cell map',
+              'counts (verified: agrees after what-if edits), sheets, rejections; checks[]: how each was checked; cellMap[]: cell to path',
             properties: {
               formulaCells: { type: 'integer' },
               compiledCells: { type: 'integer' },
@@ -72,8 +72,6 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
               storedOnlyCells: { type: 'integer' },
               sheets: { type: 'array', items: { type: 'object' } },
               rejected: { type: 'array', items: { type: 'object' } },
-              checks: { type: 'array', items: { type: 'object' } },
-              cellMap: { type: 'array', items: { type: 'object' } },
             },
           },
           reason: {
