@@ -28,7 +28,7 @@ describe('synth Service HTTP app', () => {
   it('DELETE /v1/models/{id} with a JSON content type and no body deletes (no 400)', async () => {
     const a = make();
     const post = await a.inject({ method: 'POST', url: '/v1/models', payload: { modelText: SKIRMISH } });
-    const { modelId } = post.json() as { modelId: string };
+    const { modelId } = post.json<{ modelId: string }>();
     const json = { 'content-type': 'application/json' };
     const del = await a.inject({ method: 'DELETE', url: `/v1/models/${modelId}`, headers: json });
     expect(del.statusCode).toBe(204);
