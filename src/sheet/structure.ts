@@ -118,6 +118,11 @@ export function formulaResolver(
   return (cell) => rewrite(resolve(cell));
   function resolve(cell: SheetCell): Formula {
     const info = cell.formula!;
+    if (info.spillOf !== undefined)
+      throw new Rejection(
+        'ARRAY_FORMULA',
+        `${cellName(cell.row, cell.col)} holds part of the result of the array formula in ${info.spillOf}; array results are not compiled`,
+      );
     if (info.text !== undefined) return parse(cell);
     const master = masters.get(info.shared ?? '');
     if (!master)

@@ -27,6 +27,14 @@ export interface FormulaInfo {
   shared?: string;
   /** A legacy array (CSE) formula. */
   array: boolean;
+  /**
+   * A cell inside an array formula's result range other than its anchor (a legacy multi-cell
+   * array, or an Excel 365 spill): it holds the anchor's result, not a constant (its anchor's
+   * address).
+   */
+  spillOf?: string;
+  /** The anchor's result range (`D2:D10`), on an array formula spanning more than its cell. */
+  spill?: string;
 }
 
 export interface SheetCell {
@@ -346,7 +354,7 @@ interface RawCell {
   ref: string | undefined;
   type: string;
   value: string | undefined;
-  formula?: { body: string; t: string | undefined; si: string | undefined };
+  formula?: { body: string; t: string | undefined; si: string | undefined; ref: string | undefined };
   inline?: StringItem;
 }
 
@@ -389,7 +397,7 @@ function readCells(
           into = 'value';
         } else if (el === 'f' && parent === 'c') {
           const a = attrs();
-          raw.formula = { body: '', t: a.t, si: a.si };
+          raw.formula = { body: '', t: a.t, si: a.si, ref: a.ref };
           into = 'formula';
         } else if (el === 'is' && parent === 'c') raw.inline = new StringItem();
         else raw.inline?.open(el, parent, 'is');
@@ -422,6 +430,10 @@ function readCells(
   });
   feed((text) => scanner.push(text));
   scanner.end();
+  for (const c of markSpills(cells)) {
+    maxRow = Math.max(maxRow, c.row);
+    maxCol = Math.max(maxCol, c.col);
+  }
   return { name, sheetNames, cells, maxRow, maxCol, tables: [] };
 }
 
@@ -464,11 +476,47 @@ function readCell(c: RawCell, shared: string[], row: number, col: number): Sheet
   }
   const cell: SheetCell = { row, col, value };
   if (c.formula) {
-    const { body, t, si } = c.formula;
+    const { body, t, si, ref } = c.formula;
     const formula: FormulaInfo = { array: t === 'array' };
+    if (t === 'array' && ref !== undefined && ref.includes(':')) formula.spill = ref;
     if (body !== '') formula.text = body.startsWith('=') ? body.slice(1) : body;
     if (t === 'shared') formula.shared = si ?? '';
     if (formula.text !== undefined || formula.shared !== undefined) cell.formula = formula;
   }
   return cell;
+}
+
+/** The largest result range of an array formula marked cell by cell (Excel's own sheet is 1M × 16K). */
+const MAX_SPILL_CELLS = 100_000;
+
+/**
+ * The other cells of an array formula's result range hold its result, though the file stores them
+ * as plain values: they are marked (`spillOf`) so that nothing reads them as constants — a formula
+ * reading one would otherwise be compiled against a value that no edit of the array's inputs moves.
+ */
+function markSpills(cells: Map<string, SheetCell>): SheetCell[] {
+  const added: SheetCell[] = [];
+  for (const anchor of [...cells.values()]) {
+    const range = anchor.formula?.spill;
+    const m = range ? /^([A-Z]{1,3})(\d+):([A-Z]{1,3})(\d+)$/i.exec(range) : null;
+    if (!m) continue;
+    const [top, bottom] = [Number(m[2]), Number(m[4])];
+    const [left, right] = [columnNumber(m[1]!), columnNumber(m[3]!)];
+    if ((bottom - top + 1) * (right - left + 1) > MAX_SPILL_CELLS) continue;
+    const of = cellName(anchor.row, anchor.col);
+    for (let r = top; r <= bottom; r++)
+      for (let c = left; c <= right; c++) {
+        if (r === anchor.row && c === anchor.col) continue;
+        const key = cellKey(r, c);
+        const found = cells.get(key);
+        if (found?.formula?.text !== undefined) continue; // a formula of its own: the file is odd, keep it
+        const cell = found ?? { row: r, col: c, value: null };
+        cell.formula = { array: true, spillOf: of };
+        if (!found) {
+          cells.set(key, cell);
+          added.push(cell);
+        }
+      }
+  }
+  return added;
 }
