@@ -34,7 +34,9 @@ if (process.argv[2] === '--one') {
   const { spec: _spec, rejectedColumns: _columns, ...rest } = result;
   // maxRSS is in kilobytes on Linux: the child's peak, the conversion's memory and node's own
   const peakMb = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ ...rest, ms, peakMb }));
+  // exit once the pipe has the whole answer (a report with its cell map passes the pipe's 64 KB)
+  const answer = JSON.stringify({ ...rest, ms, peakMb });
+  await new Promise((resolve) => process.stdout.write(answer, resolve));
   process.exit(0);
 }
 
