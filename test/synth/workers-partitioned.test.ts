@@ -108,7 +108,10 @@ describe('grind --partitions K --workers N', () => {
     };
     const one = await failure(1);
     expect(one).toMatch(/^SYNTH_INVALID: Sequence "Id" is pulled a varying number/);
-    expect(await failure(3)).toBe(one);
+    // the same refusal; which rows the probe saw differ ("0 in row 2" on one thread, "row 4" once on
+    // a loaded CI box with workers): the row numbers in the detail are left out of the comparison
+    const withoutRows = (text: string): string => text.replace(/\([^)]*\)/, '(…)');
+    expect(withoutRows(await failure(3))).toBe(withoutRows(one));
   }, 60_000);
 
   const CLI = join(ROOT, 'dist', 'cli', 'main.js');
