@@ -3,7 +3,7 @@ import { DOUBLE, INT } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
 import { accumulate, rowIndexed } from '../../engine/row-indexed.js';
-import type { ComponentImpl } from '../component.js';
+import type { BuildContext, ComponentImpl } from '../component.js';
 import { descriptorOf, scalarNode, textNode } from '../component.js';
 
 function impl(name: string, create: ComponentImpl['create']): ComponentImpl {
@@ -30,24 +30,9 @@ export const DETERMINISTIC: ComponentImpl[] = [
   impl('Sequence', (ctx) => {
     const start = ctx.params.double('start');
     const step = ctx.params.double('step');
-    let current = start;
-    let pulls = 0;
     // Accumulates (current += step), so long runs carry the usual floating-point drift; a
     // partition skips to its first row with the same sums (accumulate).
-    const node = scalarNode(ctx, DOUBLE, () => {
-      const v = current;
-      current += step;
-      pulls++;
-      return v;
-    });
-    return rowIndexed(
-      node,
-      () => pulls,
-      (n) => {
-        current = accumulate(current, step, n);
-        pulls += n;
-      },
-    );
+    return steppedNode(ctx, start, step, (x) => x);
   }),
   impl('Polynomial', (ctx) => {
     const coeffs = ctx.params.doubles('coefficients');
@@ -58,7 +43,6 @@ export const DETERMINISTIC: ComponentImpl[] = [
     const xMin = ctx.params.double('xMin');
     const xMax = ctx.params.double('xMax');
     const { rng } = ctx;
-    let x = x0;
     const horner = (v: number): number => {
       let y = 0;
       for (let i = coeffs.length - 1; i >= 0; i--) y = y * v + coeffs[i]!;
@@ -68,20 +52,29 @@ export const DETERMINISTIC: ComponentImpl[] = [
       return scalarNode(ctx, DOUBLE, () =>
         mode === 'uniform' ? horner(xMin + (xMax - xMin) * rng.nextDouble()) : horner(x0),
       );
-    let pulls = 0;
-    const node = scalarNode(ctx, DOUBLE, () => {
-      const v = horner(x);
-      x += step;
-      pulls++;
-      return v;
-    });
-    return rowIndexed(
-      node,
-      () => pulls,
-      (n) => {
-        x = accumulate(x, step, n);
-        pulls += n;
-      },
-    );
+    return steppedNode(ctx, x0, step, horner);
   }),
 ];
+
+/**
+ * A node giving `value(x)` for x = start, start + step, … (one x per pull), row-indexed: a partition
+ * moves x to its first row with the same sums a single run makes (accumulate).
+ */
+function steppedNode(ctx: BuildContext, start: number, step: number, value: (x: number) => number) {
+  let x = start;
+  let pulls = 0;
+  const node = scalarNode(ctx, DOUBLE, () => {
+    const v = value(x);
+    x += step;
+    pulls++;
+    return v;
+  });
+  return rowIndexed(
+    node,
+    () => pulls,
+    (n) => {
+      x = accumulate(x, step, n);
+      pulls += n;
+    },
+  );
+}
