@@ -182,8 +182,3 @@ export function label(sheet: Worksheet, row: number, col: number): string | unde
   }
   return undefined;
 }
-
-/** Excel keeps 15 significant digits; stored values are compared at that precision. */
-export function excelNumber(v: JsonValue): JsonValue {
-  return typeof v === 'number' && Number.isFinite(v) ? Number(v.toPrecision(15)) : v;
-}

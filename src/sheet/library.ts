@@ -7,11 +7,6 @@ import { CRITERIA_HELPERS } from './criteria-library.js';
 import { fieldName } from './fields.js';
 
 const HELPERS: Record<string, { deps: string[]; body: string }> = {
-  xl_num: {
-    deps: [],
-    // the workbook stores 15 significant digits; so does this
-    body: 'function($x) { $type($x) = "number" ? $number($string($x)) : $x }',
-  },
   xl_round: {
     deps: [],
     // half away from zero; the scaled value is read at 15 significant digits first, so that
