@@ -6,12 +6,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { OutputFormat, PreparedModel } from '../../src/synth/index.js';
 import { SynthError, SynthRun, parseModel, prepareModel } from '../../src/synth/index.js';
 import { renderChunks } from '../../src/synth/output/format.js';
 import { partitionRange, partitionSeed } from '../../src/synth-io/partition.js';
 import { generatePartitioned } from '../../src/synth-io/parallel/partitioned.js';
+import type { WorkerReserve } from '../../src/synth-io/parallel/worker-start.js';
 import { EXAMPLES, ROOT } from './corpus-cases.js';
 
 const SUPPORT = prepareModel(parseModel(readFileSync(join(EXAMPLES, 'support-queue.xml'), 'utf8')));
@@ -108,10 +110,56 @@ describe('grind --partitions K --workers N', () => {
     };
     const one = await failure(1);
     expect(one).toMatch(/^SYNTH_INVALID: Sequence "Id" is pulled a varying number/);
-    // the same refusal; which rows the probe saw differ ("0 in row 2" on one thread, "row 4" once on
-    // a loaded CI box with workers): the row numbers in the detail are left out of the comparison
-    const withoutRows = (text: string): string => text.replace(/\([^)]*\)/, '(…)');
-    expect(withoutRows(await failure(3))).toBe(withoutRows(one));
+    // the same refusal, word for word: every partition past the first fails, each with its own probe
+    // rows, so this thread must not raise a later partition's error it met first
+    for (const workers of [2, 3, 4]) expect(await failure(workers)).toBe(one);
+  }, 60_000);
+
+  it('a later partition failing on this thread first does not hide an earlier one', async () => {
+    // Every partition past the first fails, each naming its own probe rows (seed 1: partition 2 at
+    // row 2, partitions 3 and 4 at row 4). A worker that is slow to fail partition 2 leaves this
+    // thread free to open partition 3 first: the error raised must still be partition 2's.
+    const mixed = prepareModel(
+      parseModel(`<dataset><root node="Row"/><nodes>
+        <Mix name="Row"><input name="Id" weight="1"/><input name="Zero" weight="1"/></Mix>
+        <Sequence name="Id" start="1" step="1"/>
+        <Constant name="Zero" value="0"/>
+      </nodes></dataset>`),
+    );
+    const messageOf = async (reserve?: WorkerReserve): Promise<string> => {
+      try {
+        for await (const _ of generatePartitioned(mixed, 1n, {
+          count: 400_000,
+          partitions: 4,
+          format: 'csv',
+          header: true,
+          workers: 2,
+          chunkRows: 97,
+          ...(reserve ? { reserve } : {}),
+        }));
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'no error';
+    };
+    const one = await messageOf();
+    expect(one).toMatch(/row 2\)/);
+    // a real worker thread that says it is ready and answers each partition, late, with a failure
+    // (as a worker whose partition threw does), so only the order on this thread is under test
+    // (started and listening before the generation, so it is ready while this thread renders
+    // partition 1, and takes partition 2)
+    const slow = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.on('message', (m) => {
+         if (m.partition === undefined) parentPort.postMessage({ ready: true });
+         else setTimeout(() => parentPort.postMessage({ partition: m.partition, error: 'slow' }), 1500);
+       });
+       parentPort.postMessage({ listening: true });`,
+      { eval: true },
+    );
+    await new Promise((resolve) => slow.once('message', resolve));
+    const reserve = { take: () => ({ worker: slow, loaded: false }) } as unknown as WorkerReserve;
+    expect(await messageOf(reserve)).toBe(one);
   }, 60_000);
 
   const CLI = join(ROOT, 'dist', 'cli', 'main.js');

@@ -149,6 +149,23 @@ export async function* generatePartitioned(
     run: new SynthRun(prepared, partitionSeed(seed, p + 1), {}, ranges[p]!.start),
     at: ranges[p]!.start,
   });
+  // A partition ahead of the one being written that fails on this thread is redone at its turn, like
+  // one a worker failed: the error raised must be the one a single thread meets first, and an earlier
+  // partition may fail too (placing a row-indexed node fails in every partition past the first).
+  const failedAhead = (p: number, err: unknown): undefined => {
+    if (p === writing) throw err;
+    held[p] = [];
+    complete[p] = false;
+    redo.push(p);
+    return undefined;
+  };
+  const openOrRedo = (p: number): ReturnType<typeof open> | undefined => {
+    try {
+      return open(p);
+    } catch (err) {
+      return failedAhead(p, err);
+    }
+  };
   let written = 0;
   try {
     if (options.waitForWorkers === true)
@@ -158,7 +175,7 @@ export async function* generatePartitioned(
         });
     // this thread takes the first partition (the workers are still starting): its run names the columns
     let local: { p: number; run: SynthRun; at: number } | undefined =
-      nextToTake < K ? open(nextToTake++) : undefined;
+      nextToTake < K ? openOrRedo(nextToTake++) : undefined;
     // (every partition already with a worker: the names from a run that renders nothing)
     const names = (local?.run ?? new SynthRun(prepared, seed)).header();
     const before = outputStart(format, options.header, names);
@@ -190,12 +207,19 @@ export async function* generatePartitioned(
             : nextToTake < K && (ahead() || slots.length === 0)
               ? nextToTake++
               : undefined;
-        if (p !== undefined) local = open(p);
+        if (p !== undefined) local = openOrRedo(p);
+        if (local === undefined && p !== undefined) continue;
       }
       if (local !== undefined) {
         const end = ranges[local.p]!.end;
         const to = Math.min(end, local.at + chunkRows);
-        const data = renderRangeBytes(local.run, local.at, to, format, names);
+        let data: string | Uint8Array;
+        try {
+          data = renderRangeBytes(local.run, local.at, to, format, names);
+        } catch (err) {
+          local = failedAhead(local.p, err);
+          continue;
+        }
         const piece = { data, rows: to - local.at };
         local.at = to;
         if (to >= end) complete[local.p] = true;
