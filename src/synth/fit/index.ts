@@ -17,6 +17,9 @@ import { type RankBins, latentCorrelation, rankBins, valueBins } from './latent.
 import type { Criterion } from './marginal.js';
 import type { ColumnPlan, PlanOptions } from './plan.js';
 import { copulaCandidate, planColumn, presencePlan, quantilePlan } from './plan.js';
+import { type PrivacyFigure, privacyFigure } from './privacy.js';
+import { SynthRun } from '../engine/run.js';
+import { valueText } from '../output/format.js';
 
 /** Why a sample could not be fitted; `code` is stable. */
 export type FitErrorCode = 'FIT_INPUT' | 'FIT_LIMIT' | 'CANCELLED';
@@ -80,6 +83,8 @@ export interface FitReport {
   dependence: { columns: string[]; matrix: number[][]; shrink: number; blend: number };
   /** Every generalisation, one line per column that had one. */
   generalised: string[];
+  /** Generated rows equal to a sample row and the nearest-neighbour distance ratio (privacy.ts). */
+  privacy: PrivacyFigure;
 }
 
 export interface FitResult {
@@ -319,6 +324,11 @@ function* fitSteps(
   }
   const model = buildModel({ plans, matrix: dep.matrix, seed: String(o.seed) });
   const columns = plans.map((p, i) => columnReport(p, i));
+  const generated = yield* generateRows(model, BigInt(o.seed), rows.length);
+  // identifiers and free text are drawn fresh: with them no row could ever be equal to another
+  const compared = plans.flatMap((p, j) => (p.col.kind === 'identifier' || p.col.kind === 'text' ? [] : [j]));
+  yield;
+  const privacy = privacyFigure(header, rows, generated, compared, String(o.seed));
   return {
     model,
     report: {
@@ -327,8 +337,26 @@ function* fitSteps(
       columns,
       dependence: dep,
       generalised: columns.flatMap((c) => c.generalised.map((g) => `${c.name}: ${g}`)),
+      privacy,
     },
   };
+}
+
+/** Rows generated per step of the privacy check's generation. */
+const GENERATION_STEP = 10_000;
+
+/** `count` rows of the fitted model with the model's seed (as `compare` draws them), as CSV cells. */
+function* generateRows(model: SynthModel, seed: bigint, count: number): Generator<void, string[][]> {
+  const run = new SynthRun(model, seed);
+  const out: string[][] = [];
+  for (let i = 0; i < count; i++) {
+    if (i % GENERATION_STEP === GENERATION_STEP - 1) yield;
+    const row = run.next();
+    const cells = new Array<string>(run.dimension);
+    for (let d = 0; d < run.dimension; d++) cells[d] = valueText(row.value(d), row.kinds[d]!);
+    out.push(cells);
+  }
+  return out;
 }
 
 /** Fits a table already split into cells. */
