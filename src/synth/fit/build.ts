@@ -15,6 +15,7 @@ export const RESERVED = new Set([
   'Bounded',
   'Rounding',
   'Integers',
+  'Wholes',
   'Keys',
   'Table',
   'Columns',
@@ -87,6 +88,10 @@ function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
     // a whole number as a double prints as the sample writes it (12.0)
     nodes.push(node('Calculate', `${s}_double`, { expression: 'y[0] = x[0]' }, [input(cur)]));
     cur = `${s}_double`;
+  }
+  if (p.col.plainWhole) {
+    nodes.push(node('ToInteger', `${s}_whole`, { mode: 'whole' }, [input(cur)]));
+    cur = `${s}_whole`;
   }
   return cur;
 }
@@ -268,6 +273,12 @@ function copulaBlock(
     // Calculate writes doubles: integer and code columns become ints again
     nodes.push(node('ToInteger', 'Integers', { mode: 'round', indexes: ints.join(', ') }, [input(cur)]));
     cur = 'Integers';
+  }
+  // whole values of a column the sample writes as `2, 3.5` print as ints (2, not 2.0)
+  const plainWhole = plans.flatMap((p, j) => (p.col.plainWhole ? [j] : []));
+  if (plainWhole.length > 0) {
+    nodes.push(node('ToInteger', 'Wholes', { mode: 'whole', indexes: plainWhole.join(', ') }, [input(cur)]));
+    cur = 'Wholes';
   }
   plans.forEach((p, j) => {
     if (!p.presenceOf) return;
