@@ -18,6 +18,7 @@ import type { Criterion } from './marginal.js';
 import type { ColumnPlan, PlanOptions } from './plan.js';
 import { copulaCandidate, planColumn, presencePlan, quantilePlan } from './plan.js';
 import { type PrivacyFigure, privacyFigure } from './privacy.js';
+import { monthPlan } from './season.js';
 import { SynthRun } from '../engine/run.js';
 import { valueText } from '../output/format.js';
 
@@ -152,6 +153,8 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
   // columns, and missingness is worth keeping) and follows it in or out
   const candidates: ColumnPlan[] = [];
   for (const p of plans) {
+    // a date takes part through its month (season.ts), where the date column stands
+    if (p.monthPlan) candidates.push(p.monthPlan);
     if (p.presenceOf || !copulaCandidate(p)) continue;
     candidates.push(p);
     if (p.presence) candidates.push(p.presence);
@@ -311,10 +314,18 @@ function* fitSteps(
     const safe = nodeBase(`${p.col.name}_present`, p.col.index, used);
     presencePlan(p, safe);
   }
+  monthPlan(plans, (date) => nodeBase(`${date.safe}_month`, date.col.index, used));
   yield* findDerived(plans, o.minCategoryCount);
   yield* findDerivedPairs(plans, o.minCategoryCount, o.maxCategories);
   yield;
   const dep = dependence(plans, po);
+  const month = plans.find((p) => p.monthPlan)?.monthPlan;
+  if (month?.inCopula) {
+    const m = month.month!;
+    month.monthOf!.notes.push(
+      `its month joins the copula (ordered by ${m.by}'s month means; months explain ${(m.share * 100).toFixed(0)}% of its variance): each date is drawn within the month the copula gives`,
+    );
+  }
   for (const p of plans) {
     if (!p.derived) continue;
     // a source that stayed out of the copula leaves the column to be drawn on its own after all
