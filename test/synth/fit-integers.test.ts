@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { SynthRun, parseModel } from '../../src/synth/index.js';
 import { fitCsv } from '../../src/synth/fit/index.js';
+import { typeColumn } from '../../src/synth/fit/columns.js';
 import { renderChunks } from '../../src/synth/output/format.js';
 import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
 import type { SynthModel } from '../../src/synth/model/types.js';
@@ -101,5 +102,28 @@ describe('ToInteger mode="whole"', () => {
       'dataset.root = W\nA = Constant(value="2")\nB = Constant(value="3.5")\nC = Constant(value="-4")\nP = Append(A, B, C)\nW = ToInteger(P, mode="whole")\n',
     );
     expect(csvCells(model, 1)).toEqual([['2', '3.5', '-4']]);
+  });
+});
+
+describe('precision of a column written in the shortest form', () => {
+  const typed = (cells: string[]) => typeColumn('x', 0, cells, { maxCategories: 50 });
+
+  it('leaves plain whole values out: 95 whole cells and 5 at one decimal is one decimal', () => {
+    const cells = Array.from({ length: 100 }, (_, i) => (i % 20 === 0 ? `${i}.5` : String(i * 7)));
+    expect(typed(cells)).toMatchObject({ kind: 'continuous', decimals: 1, plainWhole: true });
+  });
+
+  it('takes the median of the other cells, not the longest (float noise sets nothing)', () => {
+    // shortest-form doubles: 2 to 9 decimals, median 5 (life-expectancy's GDP)
+    const cells = Array.from({ length: 99 }, (_, i) =>
+      (i + 1 + (i % 8 === 7 ? 0.5 : 0.123456789)).toFixed(2 + (i % 8)),
+    );
+    const t = typed(cells);
+    const places = cells.map((c) => c.split('.')[1]!.length).sort((a, b) => a - b);
+    expect(t.decimals).toBe(places[49]);
+  });
+
+  it('writes 2.0 when the sample does: no plain whole value', () => {
+    expect(typed(['2.0', '3.5', '4.0', '1.5']).plainWhole).toBeUndefined();
   });
 });

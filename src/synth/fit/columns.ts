@@ -73,20 +73,23 @@ function decimalsOf(text: string): number {
 }
 
 /**
- * Cells written with more decimals than the precision may be at most this share: a few cells
- * with binary-float noise (`0.30000000000000004`) do not set it, but a writer that drops trailing
- * zeros (`18, 12.5, 0`: 3% of boston's `zn` have a decimal) keeps its decimals.
+ * The median of the cells' decimal places, by counting (places above MAX_DECIMALS count as it).
+ * Whole values written without a point (`18` among `12.5`, as R and pandas write the shortest
+ * form) say nothing about the precision and are left out: boston's `zn` (97% whole) keeps its one
+ * decimal. The median, not the largest: a few cells with binary-float noise do not set it.
  */
-export const PRECISION_NOISE = 0.01;
-
-/** The fewest decimal places that all but PRECISION_NOISE of the cells fit in (by counting). */
 function precisionOf(cells: readonly string[]): number {
   const seen = new Array<number>(MAX_DECIMALS + 1).fill(0);
-  for (const c of cells) seen[Math.min(MAX_DECIMALS, decimalsOf(c))]!++;
+  let counted = 0;
+  for (const c of cells) {
+    if (PLAIN_WHOLE.test(c)) continue;
+    seen[Math.min(MAX_DECIMALS, decimalsOf(c))]!++;
+    counted++;
+  }
   let acc = 0;
-  for (let d = 0; d <= MAX_DECIMALS; d++)
-    if ((acc += seen[d]!) >= (1 - PRECISION_NOISE) * cells.length) return d;
-  return MAX_DECIMALS;
+  const middle = Math.floor(counted / 2); // the element sorting would put there
+  for (let d = 0; d <= MAX_DECIMALS; d++) if ((acc += seen[d]!) > middle) return d;
+  return 0;
 }
 
 /** Whole values written without a point outnumber those written with one (`2` rather than `2.0`). */
@@ -209,7 +212,7 @@ export function typeColumn(
   if (counts.length === 1) return { ...base, kind: 'constant' };
   if (cells.every((c) => NUMERIC.test(c))) {
     const kind = numericKind(cells, counts);
-    // as written, all but a few cells: binary-float noise does not set the precision
+    // the median count, as written: a few cells with binary-float noise do not set the precision
     const decimals = kind === 'continuous' ? precisionOf(cells) : 0;
     const pointZero = kind !== 'continuous' && cells.some((c) => c.includes('.'));
     const plainWhole = kind === 'continuous' && writesPlainWhole(cells);
