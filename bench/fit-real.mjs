@@ -10,6 +10,9 @@
 // bootstrap resamples of itself (same size), and a column is within noise when its KS D (or TVD)
 // against the output is at most √2 × the largest bootstrap value (a resample shares its sample's
 // values, so its distance is about 1/√2 of two independent draws').
+// Also per data set: the fit report's privacy figure (generated rows equal to a sample row, and the
+// nearest-neighbour distance ratio, docs/fit.md) and, with a date column, the month-vs-value
+// Spearman ρ of the numeric column the months explain best, in the sample and in the output.
 // Usage: node bench/fit-real.mjs [folder] [--verbose]
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,6 +73,71 @@ function bootstrapNoise(sample) {
   return worst;
 }
 
+/** Spearman's ρ (average ranks for ties). */
+function spearman(x, y) {
+  const ranks = (v) => {
+    const order = v.map((_, i) => i).sort((a, b) => v[a] - v[b]);
+    const r = new Array(v.length);
+    for (let i = 0; i < order.length;) {
+      let j = i;
+      while (j + 1 < order.length && v[order[j + 1]] === v[order[i]]) j++;
+      for (let k = i; k <= j; k++) r[order[k]] = (i + j) / 2;
+      i = j + 1;
+    }
+    return r;
+  };
+  const [a, b] = [ranks(x), ranks(y)];
+  const mean = (a.length - 1) / 2;
+  let [sab, saa, sbb] = [0, 0, 0];
+  for (let i = 0; i < a.length; i++) {
+    sab += (a[i] - mean) * (b[i] - mean);
+    saa += (a[i] - mean) ** 2;
+    sbb += (b[i] - mean) ** 2;
+  }
+  return sab / Math.sqrt(saa * sbb);
+}
+
+/** Share of a numeric column's variance its rows' months explain (η²). */
+function monthShare(months, values) {
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  const groups = new Map();
+  values.forEach((v, k) => {
+    const g = groups.get(months[k]) ?? [0, 0];
+    groups.set(months[k], [g[0] + v, g[1] + 1]);
+  });
+  let between = 0;
+  for (const [s, c] of groups.values()) between += c * (s / c - mean) ** 2;
+  const total = values.reduce((s, v) => s + (v - mean) ** 2, 0);
+  return total > 0 ? between / total : 0;
+}
+
+/**
+ * With a complete date column: the numeric column (complete in both tables) the months explain
+ * best in the sample, and its month-vs-value ρ in the sample and the output.
+ */
+function seasonality(sample, generated) {
+  const d = sample.header.findIndex((_, j) => sample.rows.every((r) => DATE.test(r[j].trim())));
+  if (d < 0) return undefined;
+  let best;
+  sample.header.forEach((name, j) => {
+    if (j === d) return;
+    const complete = (t) => t.rows.every((r) => NUMERIC.test(r[j].trim()));
+    if (!complete(sample) || !complete(generated)) return;
+    const months = (t) => t.rows.map((r) => Number(r[d].trim().slice(5, 7)));
+    const values = (t) => t.rows.map((r) => Number(r[j]));
+    const share = monthShare(months(sample), values(sample));
+    if (best && share <= best.share) return;
+    best = {
+      name,
+      share,
+      sample: spearman(months(sample), values(sample)),
+      output: spearman(months(generated), values(generated)),
+      outputShare: monthShare(months(generated), values(generated)),
+    };
+  });
+  return best;
+}
+
 const args = process.argv.slice(2);
 const verbose = args.includes('--verbose');
 const folder = args.find((a) => !a.startsWith('--')) ?? '/work/data/fit';
@@ -109,6 +177,18 @@ for (const file of files) {
       `copula ${fit.dependence.columns.length} columns, outside range ${outside}, ids copied ${copied}, ` +
       `within noise ${judged.length - noisy.length}/${judged.length}`,
   );
+  const p = fit.privacy;
+  console.log(
+    `   privacy: ${p.copies} of ${p.generatedRows} rows (${(p.copyShare * 100).toFixed(1)}%) equal a sample row; ` +
+      `nearest-neighbour ratio ${p.distanceRatio === null ? 'none (sample median 0)' : p.distanceRatio.toFixed(2)} ` +
+      `(${p.generatedMedian.toFixed(3)} / ${p.sampleMedian.toFixed(3)}, ${p.distanceRows.generated} × ${p.distanceRows.sample} rows, ${p.columns.length} columns)`,
+  );
+  const season = seasonality(sample, generated);
+  if (season)
+    console.log(
+      `   month vs ${season.name}: ρ sample ${season.sample.toFixed(3)}, output ${season.output.toFixed(3)}; ` +
+        `months explain ${(season.share * 100).toFixed(0)}% of its variance in the sample, ${(season.outputShare * 100).toFixed(0)}% in the output`,
+    );
   for (const c of noisy) {
     const v = c.ks?.d ?? c.categories?.tvd;
     console.log(`   beyond noise ${c.name}: ${v.toFixed(3)} > √2 × ${noise.get(c.name).toFixed(3)}`);

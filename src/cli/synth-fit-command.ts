@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
+import type { PrivacyFigure } from '../synth/fit/privacy.js';
 import { examples } from './help-text.js';
 
 const PREFIX = 'modelworks synth fit';
@@ -18,6 +19,16 @@ function parseSeed(value: string): bigint {
   if (!/^\d+$/.test(value) || BigInt(value) < 1n || BigInt(value) >= 1n << 63n)
     throw new InvalidArgumentError('must be a positive integer below 2^63');
   return BigInt(value);
+}
+
+/** The report's privacy figure in one line (docs/fit.md, "Privacy figure"). */
+export function privacyLine(p: PrivacyFigure): string {
+  const share = `${(p.copyShare * 100).toFixed(1)}%`;
+  const ratio =
+    p.distanceRatio === null
+      ? 'no nearest-neighbour ratio (half the sample rows repeat another)'
+      : `nearest-neighbour distance ratio ${p.distanceRatio.toFixed(2)} (median ${p.generatedMedian.toFixed(3)} to the sample, ${p.sampleMedian.toFixed(3)} within it; ${p.distanceRows.generated} × ${p.distanceRows.sample} rows)`;
+  return `privacy: ${p.copies} of ${p.generatedRows} generated rows (${share}) equal a sample row; ${ratio}`;
 }
 
 interface FitCliOptions {
@@ -76,6 +87,7 @@ async function runFit(sample: string, opts: FitCliOptions): Promise<void> {
       process.stderr.write(`${c.output} ${c.name}: ${c.kind} ${c.family ?? ''}${ks}${dep}\n`);
     }
     for (const g of result.report.generalised) process.stderr.write(`generalised: ${g}\n`);
+    process.stderr.write(`${privacyLine(result.report.privacy)}\n`);
   }
 }
 

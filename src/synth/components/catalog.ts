@@ -302,7 +302,7 @@ const FILTERS: Entry[] = [
     input: '1',
     description: 'turns selected columns into ints',
     params: [
-      'mode[rounding]=floor{floor,ceiling,round,truncate}:enum',
+      'mode[rounding]=floor{floor,ceiling,round,truncate,whole}:enum|whole: ints where a value is whole, others unchanged (ours)',
       'indexes[index,indices]:int[]|default all',
     ],
   },

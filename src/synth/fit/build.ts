@@ -15,6 +15,7 @@ export const RESERVED = new Set([
   'Bounded',
   'Rounding',
   'Integers',
+  'Wholes',
   'Keys',
   'Table',
   'Columns',
@@ -88,6 +89,10 @@ function numericChain(nodes: ModelNode[], p: ColumnPlan): string {
     nodes.push(node('Calculate', `${s}_double`, { expression: 'y[0] = x[0]' }, [input(cur)]));
     cur = `${s}_double`;
   }
+  if (p.col.plainWhole) {
+    nodes.push(node('ToInteger', `${s}_whole`, { mode: 'whole' }, [input(cur)]));
+    cur = `${s}_whole`;
+  }
   return cur;
 }
 
@@ -110,6 +115,30 @@ function dateChain(nodes: ModelNode[], p: ColumnPlan): string {
   nodes.push(node('Empirical', `${p.safe}_year`, { values: items.join(', ') }));
   nodes.push(node('Date', `${p.safe}_date`, {}, [input(`${p.safe}_year`)]));
   return `${p.safe}_date`;
+}
+
+/**
+ * A date within the month the copula drew (season.ts): a Switch on the month code whose branch
+ * draws a year among that month's years, a Date in it, and redraws until the Date's month is the
+ * one wanted (one in twelve draws is: about twelve draws a row). Appends the date's text.
+ */
+function dateInMonth(nodes: ModelNode[], from: string, p: ColumnPlan, key: number): string {
+  const { months, years } = p.month!;
+  const s = p.safe;
+  const branches = months.map((month, i) => {
+    const items = [...years[i]!].sort((a, b) => a[0] - b[0]).map(([y, c]) => `${y}:${c}`);
+    nodes.push(node('Empirical', `${s}_${i}_year`, { values: items.join(', ') }));
+    nodes.push(node('Date', `${s}_${i}_date`, {}, [input(`${s}_${i}_year`)]));
+    nodes.push(node('Extract', `${s}_${i}_fields`, { fields: 'iso, month' }, [input(`${s}_${i}_date`)]));
+    const only = { min: String(month), max: String(month), indexes: '1' };
+    nodes.push(node('Truncate', `${s}_${i}_in`, only, [input(`${s}_${i}_fields`)]));
+    nodes.push(node('Arrange', `${s}_${i}`, { columns: '0' }, [input(`${s}_${i}_in`)]));
+    return input(`${s}_${i}`, { value: String(i) });
+  });
+  nodes.push(
+    node('Switch', `${s}_dates`, { key: String(key) }, [input(from, { role: 'input' }), ...branches]),
+  );
+  return `${s}_dates`;
 }
 
 /**
@@ -269,6 +298,12 @@ function copulaBlock(
     nodes.push(node('ToInteger', 'Integers', { mode: 'round', indexes: ints.join(', ') }, [input(cur)]));
     cur = 'Integers';
   }
+  // whole values of a column the sample writes as `2, 3.5` print as ints (2, not 2.0)
+  const plainWhole = plans.flatMap((p, j) => (p.col.plainWhole ? [j] : []));
+  if (plainWhole.length > 0) {
+    nodes.push(node('ToInteger', 'Wholes', { mode: 'whole', indexes: plainWhole.join(', ') }, [input(cur)]));
+    cur = 'Wholes';
+  }
   plans.forEach((p, j) => {
     if (!p.presenceOf) return;
     // after rounding and integers (they would turn a blank into a number), before the labels
@@ -280,7 +315,8 @@ function copulaBlock(
   const at = plans.map((_, j) => j);
   let width = plans.length + pairs.length;
   plans.forEach((p, j) => {
-    if (!p.labels || identityLabels(p.labels)) return;
+    // a month code is read by the date's Switch below, never written
+    if (!p.labels || identityLabels(p.labels) || p.monthOf) return;
     cur = labelSwitch(nodes, cur, `${p.safe}_labels`, j, p.labels);
     at[j] = width++;
   });
@@ -289,6 +325,11 @@ function copulaBlock(
     cur = lookupSwitch(nodes, cur, d, slotOf.get(d) ?? plans.indexOf(d.derived!.source));
     derivedAt.set(d, width++);
   }
+  plans.forEach((p, j) => {
+    if (!p.monthOf) return;
+    cur = dateInMonth(nodes, cur, p, j);
+    derivedAt.set(p.monthOf, width++);
+  });
   return { name: cur, at, derivedAt };
 }
 
@@ -304,7 +345,7 @@ export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
   const nodes: ModelNode[] = [];
   // the matrix's order: the columns in sample order, each presence column right after its column
   const copula = plans
-    .flatMap((p) => (p.presence?.inCopula ? [p, p.presence] : [p]))
+    .flatMap((p) => (p.monthPlan ? [p.monthPlan, p] : p.presence?.inCopula ? [p, p.presence] : [p]))
     .filter((p) => p.inCopula);
   const parts: string[] = [];
   const position = new Array<number>(plans.length);
@@ -314,13 +355,13 @@ export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
     const block = copulaBlock(nodes, copula, matrix, derived);
     parts.push(block.name);
     copula.forEach((p, j) => {
-      if (!p.presenceOf) position[plans.indexOf(p)] = block.at[j]!;
+      if (!p.presenceOf && !p.monthOf) position[plans.indexOf(p)] = block.at[j]!;
     });
     for (const [p, at] of block.derivedAt) position[plans.indexOf(p)] = at;
     width = Math.max(...block.at, ...block.derivedAt.values()) + 1;
   }
   plans.forEach((p, i) => {
-    if (p.inCopula || p.derived?.source.inCopula) return;
+    if (p.inCopula || p.derived?.source.inCopula || p.monthPlan?.inCopula) return;
     parts.push(independentChain(nodes, p));
     position[i] = width++;
   });

@@ -34,6 +34,11 @@ export interface TypedColumn {
   decimals: number;
   /** Whole numbers written with a decimal point (`12.0`): the output keeps that form. */
   pointZero?: boolean;
+  /**
+   * A continuous column that writes its whole values without a point (`2, 3.5`, as R and
+   * pandas' shortest form do): the output writes them so too, not `2.0`.
+   */
+  plainWhole?: boolean;
   /** Distinct non-missing cell texts and their counts, most frequent first (ties by text). */
   counts: [string, number][];
 }
@@ -42,6 +47,7 @@ export interface TypedColumn {
 const NUMERIC = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 /** A whole number, also as a writer of doubles prints it (`12.0`, as grind does). */
 const WHOLE = /^[-+]?\d+(\.0+)?$/;
+const PLAIN_WHOLE = /^[-+]?\d+$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** A date and a time of day, as databases and CSV exports write them. */
 export const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -66,14 +72,34 @@ function decimalsOf(text: string): number {
   return dot < 0 ? 0 : text.length - dot - 1;
 }
 
-/** The median of the cells' decimal places, by counting (places above MAX_DECIMALS count as it). */
-function medianDecimals(cells: readonly string[]): number {
+/**
+ * The median of the cells' decimal places, by counting (places above MAX_DECIMALS count as it).
+ * Whole values written without a point (`18` among `12.5`, as R and pandas write the shortest
+ * form) say nothing about the precision and are left out: boston's `zn` (97% whole) keeps its one
+ * decimal. The median, not the largest: a few cells with binary-float noise do not set it.
+ */
+function precisionOf(cells: readonly string[]): number {
   const seen = new Array<number>(MAX_DECIMALS + 1).fill(0);
-  for (const c of cells) seen[Math.min(MAX_DECIMALS, decimalsOf(c))]!++;
+  let counted = 0;
+  for (const c of cells) {
+    if (PLAIN_WHOLE.test(c)) continue;
+    seen[Math.min(MAX_DECIMALS, decimalsOf(c))]!++;
+    counted++;
+  }
   let acc = 0;
-  const middle = Math.floor(cells.length / 2); // the element sorting would put there
+  const middle = Math.floor(counted / 2); // the element sorting would put there
   for (let d = 0; d <= MAX_DECIMALS; d++) if ((acc += seen[d]!) > middle) return d;
-  return MAX_DECIMALS;
+  return 0;
+}
+
+/** Whole values written without a point outnumber those written with one (`2` rather than `2.0`). */
+function writesPlainWhole(cells: readonly string[]): boolean {
+  let plain = 0;
+  let pointed = 0;
+  for (const c of cells)
+    if (PLAIN_WHOLE.test(c)) plain++;
+    else if (WHOLE.test(c)) pointed++;
+  return plain > pointed;
 }
 
 function countCells(cells: readonly string[]): [string, number][] {
@@ -187,9 +213,17 @@ export function typeColumn(
   if (cells.every((c) => NUMERIC.test(c))) {
     const kind = numericKind(cells, counts);
     // the median count, as written: a few cells with binary-float noise do not set the precision
-    const decimals = kind === 'continuous' ? Math.min(MAX_DECIMALS, medianDecimals(cells)) : 0;
+    const decimals = kind === 'continuous' ? precisionOf(cells) : 0;
     const pointZero = kind !== 'continuous' && cells.some((c) => c.includes('.'));
-    return { ...base, kind, decimals, values: cells.map(Number), ...(pointZero ? { pointZero } : {}) };
+    const plainWhole = kind === 'continuous' && writesPlainWhole(cells);
+    return {
+      ...base,
+      kind,
+      decimals,
+      values: cells.map(Number),
+      ...(pointZero ? { pointZero } : {}),
+      ...(plainWhole ? { plainWhole } : {}),
+    };
   }
   return { ...base, kind: textKind(cells, counts, options) };
 }

@@ -17,6 +17,10 @@ import { type RankBins, latentCorrelation, rankBins, valueBins } from './latent.
 import type { Criterion } from './marginal.js';
 import type { ColumnPlan, PlanOptions } from './plan.js';
 import { copulaCandidate, planColumn, presencePlan, quantilePlan } from './plan.js';
+import { type PrivacyFigure, privacyFigure } from './privacy.js';
+import { monthPlan } from './season.js';
+import { SynthRun } from '../engine/run.js';
+import { valueText } from '../output/format.js';
 
 /** Why a sample could not be fitted; `code` is stable. */
 export type FitErrorCode = 'FIT_INPUT' | 'FIT_LIMIT' | 'CANCELLED';
@@ -80,6 +84,8 @@ export interface FitReport {
   dependence: { columns: string[]; matrix: number[][]; shrink: number; blend: number };
   /** Every generalisation, one line per column that had one. */
   generalised: string[];
+  /** Generated rows equal to a sample row and the nearest-neighbour distance ratio (privacy.ts). */
+  privacy: PrivacyFigure;
 }
 
 export interface FitResult {
@@ -147,6 +153,8 @@ function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence
   // columns, and missingness is worth keeping) and follows it in or out
   const candidates: ColumnPlan[] = [];
   for (const p of plans) {
+    // a date takes part through its month (season.ts), where the date column stands
+    if (p.monthPlan) candidates.push(p.monthPlan);
     if (p.presenceOf || !copulaCandidate(p)) continue;
     candidates.push(p);
     if (p.presence) candidates.push(p.presence);
@@ -306,10 +314,18 @@ function* fitSteps(
     const safe = nodeBase(`${p.col.name}_present`, p.col.index, used);
     presencePlan(p, safe);
   }
+  monthPlan(plans, (date) => nodeBase(`${date.safe}_month`, date.col.index, used));
   yield* findDerived(plans, o.minCategoryCount);
   yield* findDerivedPairs(plans, o.minCategoryCount, o.maxCategories);
   yield;
   const dep = dependence(plans, po);
+  const month = plans.find((p) => p.monthPlan)?.monthPlan;
+  if (month?.inCopula) {
+    const m = month.month!;
+    month.monthOf!.notes.push(
+      `its month joins the copula (ordered by ${m.by}'s month means; months explain ${(m.share * 100).toFixed(0)}% of its variance): each date is drawn within the month the copula gives`,
+    );
+  }
   for (const p of plans) {
     if (!p.derived) continue;
     // a source that stayed out of the copula leaves the column to be drawn on its own after all
@@ -319,6 +335,11 @@ function* fitSteps(
   }
   const model = buildModel({ plans, matrix: dep.matrix, seed: String(o.seed) });
   const columns = plans.map((p, i) => columnReport(p, i));
+  const generated = yield* generateRows(model, BigInt(o.seed), rows.length);
+  // identifiers and free text are drawn fresh: with them no row could ever be equal to another
+  const compared = plans.flatMap((p, j) => (p.col.kind === 'identifier' || p.col.kind === 'text' ? [] : [j]));
+  yield;
+  const privacy = privacyFigure(header, rows, generated, compared, String(o.seed));
   return {
     model,
     report: {
@@ -327,8 +348,26 @@ function* fitSteps(
       columns,
       dependence: dep,
       generalised: columns.flatMap((c) => c.generalised.map((g) => `${c.name}: ${g}`)),
+      privacy,
     },
   };
+}
+
+/** Rows generated per step of the privacy check's generation. */
+const GENERATION_STEP = 10_000;
+
+/** `count` rows of the fitted model with the model's seed (as `compare` draws them), as CSV cells. */
+function* generateRows(model: SynthModel, seed: bigint, count: number): Generator<void, string[][]> {
+  const run = new SynthRun(model, seed);
+  const out: string[][] = [];
+  for (let i = 0; i < count; i++) {
+    if (i % GENERATION_STEP === GENERATION_STEP - 1) yield;
+    const row = run.next();
+    const cells = new Array<string>(run.dimension);
+    for (let d = 0; d < run.dimension; d++) cells[d] = valueText(row.value(d), row.kinds[d]!);
+    out.push(cells);
+  }
+  return out;
 }
 
 /** Fits a table already split into cells. */

@@ -68,6 +68,27 @@ function quantileOf(sorted: readonly number[], p: number): number {
 /** A share of the sample at its min or max that makes an end pile (see fitMarginal). */
 export const END_PILE = 0.01;
 
+/**
+ * A lattice: the sample's values sit on few of the points its precision allows (at most this
+ * share of the grid between min and max) and repeat (values seen `minCategoryCount` times hold
+ * LATTICE_REPEATS of the cells). Fahrenheit degrees converted to Celsius at one decimal (2.8, 3.3,
+ * 3.9, …: one tenth in 5.5 used), prices in steps of 5. A family rounded to the precision spreads
+ * each value's share over the unused points between them (compare calls each a spike), so the
+ * Empirical, which keeps repeated values exactly, is used.
+ */
+export const LATTICE_OCCUPANCY = 0.5;
+export const LATTICE_REPEATS = 0.9;
+
+/** Whether the tallied values form a lattice at spacing `h` (see LATTICE_OCCUPANCY). */
+export function isLattice(t: readonly [number, number][], n: number, h: number, minCount: number): boolean {
+  if (t.length < 2) return false;
+  const grid = Math.round((t[t.length - 1]![0] - t[0]![0]) / h) + 1;
+  if (t.length > LATTICE_OCCUPANCY * grid) return false;
+  let repeated = 0;
+  for (const [, c] of t) if (c >= minCount) repeated += c;
+  return repeated >= LATTICE_REPEATS * n;
+}
+
 /** Most quantile points an Empirical fallback lists (the model text grows with them). */
 export const EMPIRICAL_MAX_POINTS = 10_000;
 
@@ -204,6 +225,19 @@ export function fitMarginal(
       integer,
       options.minCategoryCount,
     );
+  const small = integer && t.length <= options.maxCategories; // a frequency table is among the fits
+  if (!small && isLattice(t, n, h, options.minCategoryCount)) {
+    const m = empiricalQuantiles(
+      asArray,
+      options.empiricalPoints,
+      integer ? Math.round : round,
+      integer,
+      options.minCategoryCount,
+    );
+    const grid = Math.round((t[t.length - 1]![0] - t[0]![0]) / h) + 1;
+    m.note = `values on a lattice (${t.length} of the ${grid} values its precision allows, repeated): Empirical keeps them`;
+    return m;
+  }
   if (integer) {
     const discreteFits = fitDiscrete(values, t);
     const intKs = (f: FittedFamily): { d: number } => ({ d: discreteKs(t, n, f.cdf) });

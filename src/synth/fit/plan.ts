@@ -23,6 +23,17 @@ export interface Derivation {
   fallback: string;
 }
 
+/** The month column of a date column (season.ts), as a plan the copula takes (not an output column). */
+export interface MonthPlanInfo {
+  /** Months (1–12) in code order. */
+  months: number[];
+  /** The years of each month's rows, as `year: count`, in code order. */
+  years: Map<number, number>[];
+  /** The column whose month means set the order, and the share of its variance they explain. */
+  by: string;
+  share: number;
+}
+
 export interface ColumnPlan {
   col: TypedColumn;
   /** Base node name for this column. */
@@ -41,6 +52,10 @@ export interface ColumnPlan {
   presenceOf?: ColumnPlan;
   /** A column generated from another through a lookup table (see derived.ts). */
   derived?: Derivation;
+  /** A date column's month in the copula (season.ts), and the date column a month plan is for. */
+  monthPlan?: ColumnPlan;
+  monthOf?: ColumnPlan;
+  month?: MonthPlanInfo;
   /** What was generalised, in words for the report. */
   notes: string[];
 }

@@ -145,8 +145,20 @@ export const BASIC_FILTERS: ComponentImpl[] = [
   }),
   impl('ToInteger', (ctx) => {
     const input = single(ctx);
-    const round = ROUNDERS[ctx.params.text('mode') ?? 'floor']!;
     const indexes = selected(ctx, input.dimension);
+    if (ctx.params.text('mode') === 'whole') {
+      // ours (not the vendor's): whole values become ints, others stay as they are, so a column
+      // the sample writes as `2, 3.5` prints `2`, not `2.0` (synth fit writes it)
+      return node(ctx, input.dimension, input.synchronous, (out, offset) => {
+        input.next(out, offset);
+        for (let k = 0; k < indexes.length; k++) {
+          const at = offset + indexes[k]!;
+          const v = out.nums[at]!;
+          if (out.kinds[at] === DOUBLE && Number.isSafeInteger(v)) out.kinds[at] = INT;
+        }
+      });
+    }
+    const round = ROUNDERS[ctx.params.text('mode') ?? 'floor']!;
     if (indexes.length === 1 && input.dimension === 1) {
       // one number per pull (a die from a Uniform): the common case, with no loop
       return node(ctx, 1, input.synchronous, (out, offset) => {
