@@ -169,6 +169,16 @@ export const FAMILIES: readonly Family[] = [
   ),
   fam('ToInteger', 'ceiling', over('ToInteger', ' mode="ceiling"', '<Normal name="I" sigma="3"/>')),
   fam('ToInteger', 'truncate', over('ToInteger', ' mode="truncate"', '<Normal name="I" sigma="3"/>')),
+  // whole: whole values become integers, the others stay as they are (a Mix of both)
+  fam(
+    'ToInteger',
+    'whole',
+    over(
+      'ToInteger',
+      ' mode="whole"',
+      '<Mix name="I"><input name="W"/><input name="F"/></Mix><Constant name="W" value="2"/><Normal name="F"/>',
+    ),
+  ),
   fam('Truncate', 'truncate', over('Truncate', ' min="-0.5" max="0.5"', '<Normal name="I"/>')),
   fam('Truncate', 'censor', over('Truncate', ' min="0" mode="censor"', '<Normal name="I"/>')),
   fam(
