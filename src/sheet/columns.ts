@@ -131,9 +131,17 @@ function columnField(
 }
 
 /**
- * Whether every row holds the first row's formula filled down; rejects the field when not. A first
- * row apart from a uniform rest may start a recurrence (recurrence.ts): the rest's formula is kept
- * (in a column longer than loose.ts takes apart cell by cell; a shorter one is taken apart).
+ * Rows of a long column that may hold a formula of their own beside the one filled down (a first
+ * row with an extra `IFERROR`, an opening row, a closing row): more would make the column a set of
+ * different formulas, which stays rejected.
+ */
+export const MAX_APART_ROWS = 5;
+
+/**
+ * Whether the column holds one formula filled down; rejects the field when not. In a column longer
+ * than loose.ts takes apart cell by cell, a few rows (at most MAX_APART_ROWS) may hold formulas of
+ * their own: the formula most rows hold is the column's (`field.row` its first row), and the others
+ * are kept by sheet row in `field.apart` and compiled at their own rows (apart.ts).
  */
 function uniform(
   field: Field,
@@ -142,33 +150,33 @@ function uniform(
   resolve: Resolve,
   set?: FieldSet,
 ): boolean {
-  const key = rowRelativeKey(formula, field.row);
-  for (const [i, c] of cells.entries()) {
-    let f: Formula;
+  const parsed: { cell: SheetCell; f: Formula; key: string }[] = [];
+  for (const c of cells) {
     try {
-      f = resolve(c);
+      const f = resolve(c);
+      parsed.push({ cell: c, f, key: rowRelativeKey(f, c.row) });
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       reject(field, err.reason, `${cellName(c.row, field.col)}: ${err.message}`);
       return false;
     }
-    if (rowRelativeKey(f, c.row) !== key) {
-      const message = `${cellName(c.row, field.col)} holds =${printFormula(f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
-      if (
-        set &&
-        i === 1 &&
-        cells.length > MAX_LOOSE_CELLS &&
-        uniform({ ...field, row: c.row }, f, cells.slice(1), resolve)
-      ) {
-        Object.assign(field, { firstFormula: formula, firstApart: message, row: c.row });
-        field.formulaText = printFormula(f);
-        set.formulas.set(field, f);
-        return true;
-      }
-      reject(field, 'NON_UNIFORM_FORMULA', message);
-      return false;
-    }
   }
+  const firstKey = rowRelativeKey(formula, field.row);
+  const odd = parsed.find((p) => p.key !== firstKey);
+  if (!odd) return true;
+  const message = `${cellName(odd.cell.row, field.col)} holds =${printFormula(odd.f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
+  const counts = new Map<string, number>();
+  for (const p of parsed) counts.set(p.key, (counts.get(p.key) ?? 0) + 1);
+  const [mainKey, mainCount] = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a));
+  if (!set || cells.length <= MAX_LOOSE_CELLS || cells.length - mainCount > MAX_APART_ROWS) {
+    reject(field, 'NON_UNIFORM_FORMULA', message);
+    return false;
+  }
+  const main = parsed.find((p) => p.key === mainKey)!;
+  field.apart = new Map(parsed.filter((p) => p.key !== mainKey).map((p) => [p.cell.row, p.f]));
+  field.row = main.cell.row;
+  field.formulaText = printFormula(main.f);
+  set.formulas.set(field, main.f);
   return true;
 }
 
@@ -200,7 +208,7 @@ function typedColumn(
     typedValues.push(c.value);
   }
   const formula = set.formulas.get(field)!;
-  if (!uniform(field, formula, formulaCells, resolve)) return true;
+  if (!uniform(field, formula, formulaCells, resolve, set)) return true;
   const typed = newField(field.sheet, {
     name: fieldName(`${field.title} typed`, `${field.address}_typed`, taken),
     title: `${field.title} (typed)`,

@@ -87,9 +87,11 @@ export interface Field {
   value?: JsonValue;
   /** Columns of its own table this column reads in an earlier row: a recurrence when they read it back. */
   back?: Set<Field>;
-  /** A first row whose formula differs from the rest's: the start of a recurrence, else rejected. */
-  firstFormula?: Formula;
-  firstApart?: string;
+  /**
+   * Rows (sheet rows) of a long column holding a formula of their own beside the one filled down
+   * (columns.ts, at most MAX_APART_ROWS): each is compiled at its own row (apart.ts).
+   */
+  apart?: Map<number, Formula>;
   /** A column with typed rows (columns.ts): the input column holding its typed values. */
   typed?: Field;
   /** That input column's rows (sheet rows) that hold a typed value; it is blank at the others. */

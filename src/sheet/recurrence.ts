@@ -6,10 +6,10 @@
  * (`$.<table>_<column>_fold`) that builds every column of the group row by row; each column's
  * rows read their entry (`$$.<fold>[$index].<column>`). A first row whose formula differs from the
  * rest's is the fold's first step (the opening balance), and so is a typed opening value (a
- * column with typed rows, columns.ts: each typed row is the fold's step there). What stays rejected: a group reaching a
- * cell outside the table or another table, and a first row apart in a column that is no recurrence.
+ * column with typed rows, columns.ts: each typed row is the fold's step there). What stays
+ * rejected: a group reaching a cell outside the table or another table.
  */
-import { withTypedRows } from './columns.js';
+import { columnCode } from './apart.js';
 import { Rejection } from './errors.js';
 import { fieldName, reject, type Field, type TableModel } from './fields.js';
 import type { Formula } from './formula.js';
@@ -79,17 +79,9 @@ function rowOrder(group: Field[]): Field[] {
   return out;
 }
 
-/** One column's step in the fold: its formula with the first row's apart, when it has one. */
+/** One column's step in the fold: its formula, with its rows apart and typed rows (apart.ts). */
 function stepOf(compiler: () => FormulaCompiler, field: Field, rest: Formula): string {
-  const restCode = withTypedRows(field, compiler().compile(rest).code, `$r_${field.table!.name}`);
-  if (!field.firstFormula) return restCode;
-  const row = field.row;
-  field.row = field.table!.firstRow;
-  try {
-    return `($index = 0 ? (${compiler().compile(field.firstFormula).code}) : (${restCode}))`;
-  } finally {
-    field.row = row;
-  }
+  return columnCode(field, rest, (f) => compiler().compile(f).code, `$r_${field.table!.name}`);
 }
 
 function foldOf(
@@ -165,6 +157,5 @@ export function compileRecurrences(
   for (const f of fields) {
     for (const b of f.back ?? []) if (b !== f) f.deps.add(b);
     for (const m of f.fold?.members ?? []) if (m !== f) f.deps.add(m);
-    if (f.firstApart && !f.fold) reject(f, 'NON_UNIFORM_FORMULA', f.firstApart);
   }
 }
