@@ -2,6 +2,7 @@
  * The fields of a workbook before compilation: each table's columns (constant ones are inputs, a
  * formula filled down is a computed column) and each formula cell outside the tables.
  */
+import { scalarArrayFormula } from './arrays.js';
 import { Rejection } from './errors.js';
 import type { JsonValue } from '../calc/index.js';
 import {
@@ -115,7 +116,7 @@ function columnField(
     );
     return;
   }
-  const arrayCell = cells.find((c) => c?.formula && rangeArray(c.formula));
+  const arrayCell = cells.find((c) => c?.formula && rangeArray(c.formula, () => resolve(c)));
   if (arrayCell) {
     reject(
       field,
@@ -138,10 +139,11 @@ function columnField(
 export const MAX_APART_ROWS = 5;
 
 /**
- * Whether the column holds one formula filled down; rejects the field when not. In a column longer
- * than loose.ts takes apart cell by cell, a few rows (at most MAX_APART_ROWS) may hold formulas of
- * their own: the formula most rows hold is the column's (`field.row` its first row), and the others
- * are kept by sheet row in `field.apart` and compiled at their own rows (apart.ts).
+ * Whether the column holds one formula filled down; rejects the field when not. A few rows (at
+ * most MAX_APART_ROWS) may hold formulas of their own: any rows of a column longer than loose.ts
+ * takes apart cell by cell, the first rows of a shorter one. The formula most rows hold is the
+ * column's (`field.row` its first row); the others are kept by sheet row in `field.apart` and
+ * compiled at their own rows (apart.ts).
  */
 function uniform(
   field: Field,
@@ -168,7 +170,12 @@ function uniform(
   const counts = new Map<string, number>();
   for (const p of parsed) counts.set(p.key, (counts.get(p.key) ?? 0) + 1);
   const [mainKey, mainCount] = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a));
-  if (!set || cells.length <= MAX_LOOSE_CELLS || cells.length - mainCount > MAX_APART_ROWS) {
+  const apartCount = cells.length - mainCount;
+  // a short column (loose.ts takes it apart cell by cell otherwise) only with its first rows apart
+  // (the opening row of a schedule), the formula filled down in at least twice as many rows
+  const opening =
+    parsed.slice(0, apartCount).every((p) => p.key !== mainKey) && mainCount >= Math.max(3, 2 * apartCount);
+  if (!set || apartCount > MAX_APART_ROWS || (cells.length <= MAX_LOOSE_CELLS && !opening)) {
     reject(field, 'NON_UNIFORM_FORMULA', message);
     return false;
   }
@@ -299,8 +306,9 @@ export function summaryFields(
     field.formulaCells = 1;
     set.fields.push(field);
     out.push(field);
-    if (!parseFirst(set, field, cell, resolve)) continue;
-    if (rangeArray(cell.formula)) {
+    const parsed = parseFirst(set, field, cell, resolve);
+    if (!parsed) continue;
+    if (rangeArray(cell.formula, () => parsed)) {
       reject(
         field,
         'ARRAY_FORMULA',
@@ -317,11 +325,20 @@ export function summaryFields(
 
 /**
  * A legacy array (Ctrl+Shift+Enter) formula that reads no range, array constant or table column
- * (`{=IF(D2=3000,"Deposit",E2)}`) computes what the same formula does outside an array, so it is
- * compiled as one; any other array formula is rejected (the stored values check both kinds).
+ * (`{=IF(D2=3000,"Deposit",E2)}`) computes what the same formula does outside an array, and so
+ * does one of a single cell whose ranges all stand where a function takes a range
+ * (`{=INDEX(H14:H16,$E$9)}`, arrays.ts): both are compiled as plain formulas; any other array
+ * formula is rejected (the stored values check both kinds).
  */
-function rangeArray(formula: FormulaInfo): boolean {
+function rangeArray(formula: FormulaInfo, parsed: () => Formula): boolean {
   if (!formula.array) return false;
   const bare = (formula.text ?? ':').replace(/"(?:[^"]|"")*"/g, '""');
-  return /[:[{]/.test(bare);
+  if (!/[:[{]/.test(bare)) return false;
+  if (formula.spill !== undefined || bare.includes('{')) return true;
+  try {
+    return !scalarArrayFormula(parsed());
+  } catch (err) {
+    if (!(err instanceof Rejection)) throw err;
+    return true;
+  }
 }

@@ -208,7 +208,7 @@ function compileFields(
     const f = set.formulas.get(field);
     if (!f || field.rejection) continue;
     try {
-      field.expr = columnCode(field, f, (g) => new FormulaCompiler(scope, field, lib).compile(g).code);
+      field.expr = columnCode(scope, field, f, (g) => new FormulaCompiler(scope, field, lib).compile(g).code);
       field.constant = field.kind === 'summary' && field.deps.size === 0 && field.tables.size === 0;
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
@@ -223,7 +223,7 @@ function compileFields(
     if (!f || field.rejection || embedded.length === 0) continue;
     for (const t of embedded) field.tables.delete(t);
     try {
-      field.expr = columnCode(field, f, (g) => new FormulaCompiler(scope, field, lib).compile(g).code);
+      field.expr = columnCode(scope, field, f, (g) => new FormulaCompiler(scope, field, lib).compile(g).code);
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       reject(field, err.reason, err.message);

@@ -80,11 +80,12 @@ function rowOrder(group: Field[]): Field[] {
 }
 
 /** One column's step in the fold: its formula, with its rows apart and typed rows (apart.ts). */
-function stepOf(compiler: () => FormulaCompiler, field: Field, rest: Formula): string {
-  return columnCode(field, rest, (f) => compiler().compile(f).code, `$r_${field.table!.name}`);
+function stepOf(scope: WorkbookScope, compiler: () => FormulaCompiler, field: Field, rest: Formula): string {
+  return columnCode(scope, field, rest, (f) => compiler().compile(f).code, `$r_${field.table!.name}`);
 }
 
 function foldOf(
+  scope: WorkbookScope,
   table: TableModel,
   group: Field[],
   formulas: Map<Field, Formula>,
@@ -97,7 +98,7 @@ function foldOf(
   const steps = ordered.map((f) => {
     const row = `$r_${f.table!.name}`;
     const compiler = (): FormulaCompiler => Object.assign(make(f), { foldMembers: members, rowVar: row });
-    return `${row} := $merge([${row}, {${JSON.stringify(f.name)}: ${stepOf(compiler, f, formulas.get(f)!)}}]);`;
+    return `${row} := $merge([${row}, {${JSON.stringify(f.name)}: ${stepOf(scope, compiler, f, formulas.get(f)!)}}]);`;
   });
   const tables = [...new Set(ordered.map((f) => f.table!.name))];
   // the tables' rows side by side, each read by a literal index (a variable one scans the list)
@@ -148,7 +149,7 @@ export function compileRecurrences(
       continue;
     }
     try {
-      foldOf(table, group, formulas, (f) => new FormulaCompiler(scope, f, lib), taken);
+      foldOf(scope, table, group, formulas, (f) => new FormulaCompiler(scope, f, lib), taken);
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       for (const f of group) reject(f, err.reason, err.message);
