@@ -1,7 +1,7 @@
 /**
- * A column's compiled code with its rows apart in front (columns.ts: a first row that adds an
- * `IFERROR`, an opening row of a schedule `=C4` above `=H10` filled down): at such a row the row's
- * own formula, compiled as the workbook holds it there, elsewhere the formula filled down. Then the
+ * A column's compiled code with its blocks of rows apart in front (columns.ts: a first row that
+ * adds an `IFERROR`, an opening row of a schedule `=C4` above `=H10` filled down): in such a block
+ * its own formula, compiled as the workbook holds it there, elsewhere the formula filled down. Then the
  * typed rows (a typed value in front of both). The same code serves a plain column and a fold's
  * step (recurrence.ts), where `$index` is the fold's row. The formula of a table of one row is
  * one cell's formula too, and is read as such (lockOutside).
@@ -27,15 +27,19 @@ export function columnCode(
   const table = field.kind === 'column' ? field.table : undefined;
   const oneRow = !!table && table.firstRow === table.lastRow;
   let code = compileAt(oneRow ? lockOutside(scope, field, formula) : formula);
-  if (field.apart?.size) {
+  if (field.apart?.length) {
     const row = field.row;
     const first = field.table!.firstRow;
-    // the first apart row outermost, so that the tests read in row order
-    const apart = [...field.apart].sort(([a], [b]) => b - a);
+    // the first block outermost, so that the tests read in row order
+    const blocks = [...field.apart].sort((a, b) => b.from - a.from);
     try {
-      for (const [r, f] of apart) {
-        field.row = r;
-        code = `$index = ${r - first} ? (${compileAt(lockOutside(scope, field, f))}) : (${code})`;
+      for (const { from, to, formula: f } of blocks) {
+        field.row = from;
+        const [a, b] = [from - first, to - first];
+        const test = a === b ? `$index = ${a}` : `($index >= ${a} and $index <= ${b})`;
+        // a block of one row is one cell's formula (lockOutside)
+        const g = a === b ? lockOutside(scope, field, f) : f;
+        code = `${test} ? (${compileAt(g)}) : (${code})`;
       }
     } finally {
       field.row = row;
@@ -45,10 +49,11 @@ export function columnCode(
 }
 
 /**
- * A row apart is one cell's formula: a reference of it to a cell outside the tables (`=C4`, the
- * loan amount above a schedule) is that one cell, as if `$`-locked; a column formula must lock
- * such a reference only because filled down it would read another cell in every row. References
- * into tables keep their rows, so the own row and the rows above stay the column's reads.
+ * A formula that runs in one row only is one cell's formula: a reference of it to a cell outside
+ * the tables (`=C4`, the loan amount above a schedule) is that one cell, as if `$`-locked; a
+ * column formula must lock such a reference only because filled down it would read another cell
+ * in every row. References into tables keep their rows, so the own row and the rows above stay
+ * the column's reads.
  */
 function lockOutside(scope: WorkbookScope, field: Field, f: Formula): Formula {
   const outside = (sheetName: string | undefined, r: CellRef): boolean => {

@@ -132,18 +132,20 @@ function columnField(
 }
 
 /**
- * Rows of a long column that may hold a formula of their own beside the one filled down (a first
- * row with an extra `IFERROR`, an opening row, a closing row): more would make the column a set of
- * different formulas, which stays rejected.
+ * Blocks of rows apart from a column's formula filled down (a first row adding an `IFERROR`, the
+ * first dozen rows with an `ABS` the rest dropped, a closing row): more would make the column a
+ * set of different formulas, which stays rejected. A short column (loose.ts takes it apart cell
+ * by cell otherwise) keeps only its first rows apart, at most MAX_OPENING_ROWS (the opening row
+ * of a schedule).
  */
-export const MAX_APART_ROWS = 5;
+export const MAX_APART_BLOCKS = 5;
+export const MAX_OPENING_ROWS = 5;
 
 /**
- * Whether the column holds one formula filled down; rejects the field when not. A few rows (at
- * most MAX_APART_ROWS) may hold formulas of their own: any rows of a column longer than loose.ts
- * takes apart cell by cell, the first rows of a shorter one. The formula most rows hold is the
- * column's (`field.row` its first row); the others are kept by sheet row in `field.apart` and
- * compiled at their own rows (apart.ts).
+ * Whether the column holds one formula filled down; rejects the field when not. A few blocks of
+ * rows may hold formulas of their own (see MAX_APART_BLOCKS): the formula most rows hold is the
+ * column's (`field.row` its first row), and each block apart, one formula filled down over
+ * consecutive formula rows, is kept in `field.apart` and compiled at its own first row (apart.ts).
  */
 function uniform(
   field: Field,
@@ -152,36 +154,43 @@ function uniform(
   resolve: Resolve,
   set?: FieldSet,
 ): boolean {
-  const parsed: { cell: SheetCell; f: Formula; key: string }[] = [];
+  const blocks: { key: string; from: number; to: number; f: Formula; count: number }[] = [];
   for (const c of cells) {
+    let f: Formula;
     try {
-      const f = resolve(c);
-      parsed.push({ cell: c, f, key: rowRelativeKey(f, c.row) });
+      f = resolve(c);
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       reject(field, err.reason, `${cellName(c.row, field.col)}: ${err.message}`);
       return false;
     }
+    const key = rowRelativeKey(f, c.row);
+    const last = blocks[blocks.length - 1];
+    if (last?.key === key) Object.assign(last, { to: c.row, count: last.count + 1 });
+    else blocks.push({ key, from: c.row, to: c.row, f, count: 1 });
   }
-  const firstKey = rowRelativeKey(formula, field.row);
-  const odd = parsed.find((p) => p.key !== firstKey);
-  if (!odd) return true;
-  const message = `${cellName(odd.cell.row, field.col)} holds =${printFormula(odd.f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
+  if (blocks.length <= 1) return true;
+  const odd = blocks[1]!;
+  const message = `${cellName(odd.from, field.col)} holds =${printFormula(odd.f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
   const counts = new Map<string, number>();
-  for (const p of parsed) counts.set(p.key, (counts.get(p.key) ?? 0) + 1);
+  for (const b of blocks) counts.set(b.key, (counts.get(b.key) ?? 0) + b.count);
   const [mainKey, mainCount] = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a));
-  const apartCount = cells.length - mainCount;
-  // a short column (loose.ts takes it apart cell by cell otherwise) only with its first rows apart
-  // (the opening row of a schedule), the formula filled down in at least twice as many rows
-  const opening =
-    parsed.slice(0, apartCount).every((p) => p.key !== mainKey) && mainCount >= Math.max(3, 2 * apartCount);
-  if (!set || apartCount > MAX_APART_ROWS || (cells.length <= MAX_LOOSE_CELLS && !opening)) {
+  const apart = blocks.filter((b) => b.key !== mainKey);
+  const apartRows = cells.length - mainCount;
+  const long = cells.length > MAX_LOOSE_CELLS;
+  // the formula filled down holds most rows; a short column only after its opening rows
+  const fits = long
+    ? apart.length <= MAX_APART_BLOCKS && mainCount * 2 >= cells.length
+    : blocks.findIndex((b) => b.key === mainKey) === apart.length &&
+      apartRows <= MAX_OPENING_ROWS &&
+      mainCount >= Math.max(3, 2 * apartRows);
+  if (!set || !fits) {
     reject(field, 'NON_UNIFORM_FORMULA', message);
     return false;
   }
-  const main = parsed.find((p) => p.key === mainKey)!;
-  field.apart = new Map(parsed.filter((p) => p.key !== mainKey).map((p) => [p.cell.row, p.f]));
-  field.row = main.cell.row;
+  const main = blocks.find((b) => b.key === mainKey)!;
+  field.apart = apart.map((b) => ({ from: b.from, to: b.to, formula: b.f }));
+  field.row = main.from;
   field.formulaText = printFormula(main.f);
   set.formulas.set(field, main.f);
   return true;

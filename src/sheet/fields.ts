@@ -88,10 +88,10 @@ export interface Field {
   /** Columns of its own table this column reads in an earlier row: a recurrence when they read it back. */
   back?: Set<Field>;
   /**
-   * Rows (sheet rows) of a long column holding a formula of their own beside the one filled down
-   * (columns.ts, at most MAX_APART_ROWS): each is compiled at its own row (apart.ts).
+   * Blocks of rows (sheet rows, `from` to `to`) holding a formula of their own beside the one
+   * filled down (columns.ts): each is compiled at its own first row (apart.ts).
    */
-  apart?: Map<number, Formula>;
+  apart?: { from: number; to: number; formula: Formula }[];
   /** A column with typed rows (columns.ts): the input column holding its typed values. */
   typed?: Field;
   /** That input column's rows (sheet rows) that hold a typed value; it is blank at the others. */

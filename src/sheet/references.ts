@@ -334,10 +334,11 @@ export abstract class ReferenceCompiler {
     }
     const part = columnPart(this.field, resolved, this.tableOf(resolved), (n) => this.root(n));
     if (part) return this.partList(part.field, part.list);
-    const columns = this.wholeColumns(resolved);
-    if (columns) return columns.flatMap((c) => this.columnList(c.table, c.field));
+    // the own row first: in a table of one row, `E8:H8` is also every row of columns E to H
     const ownRow = this.ownRowSpan(resolved);
     if (ownRow) return ownRow;
+    const columns = this.wholeColumns(resolved);
+    if (columns) return columns.flatMap((c) => this.columnList(c.table, c.field));
     return this.sideBlock(resolved, fn);
   }
 
