@@ -2,6 +2,7 @@
  * The fields of a workbook before compilation: each table's columns (constant ones are inputs, a
  * formula filled down is a computed column) and each formula cell outside the tables.
  */
+import { scalarArrayFormula } from './arrays.js';
 import { Rejection } from './errors.js';
 import type { JsonValue } from '../calc/index.js';
 import {
@@ -115,7 +116,7 @@ function columnField(
     );
     return;
   }
-  const arrayCell = cells.find((c) => c?.formula && rangeArray(c.formula));
+  const arrayCell = cells.find((c) => c?.formula && rangeArray(c.formula, () => resolve(c)));
   if (arrayCell) {
     reject(
       field,
@@ -131,9 +132,20 @@ function columnField(
 }
 
 /**
- * Whether every row holds the first row's formula filled down; rejects the field when not. A first
- * row apart from a uniform rest may start a recurrence (recurrence.ts): the rest's formula is kept
- * (in a column longer than loose.ts takes apart cell by cell; a shorter one is taken apart).
+ * Blocks of rows apart from a column's formula filled down (a first row adding an `IFERROR`, the
+ * first dozen rows with an `ABS` the rest dropped, a closing row): more would make the column a
+ * set of different formulas, which stays rejected. A short column (loose.ts takes it apart cell
+ * by cell otherwise) keeps only its first rows apart, at most MAX_OPENING_ROWS (the opening row
+ * of a schedule).
+ */
+export const MAX_APART_BLOCKS = 5;
+export const MAX_OPENING_ROWS = 5;
+
+/**
+ * Whether the column holds one formula filled down; rejects the field when not. A few blocks of
+ * rows may hold formulas of their own (see MAX_APART_BLOCKS): the formula most rows hold is the
+ * column's (`field.row` its first row), and each block apart, one formula filled down over
+ * consecutive formula rows, is kept in `field.apart` and compiled at its own first row (apart.ts).
  */
 function uniform(
   field: Field,
@@ -142,8 +154,8 @@ function uniform(
   resolve: Resolve,
   set?: FieldSet,
 ): boolean {
-  const key = rowRelativeKey(formula, field.row);
-  for (const [i, c] of cells.entries()) {
+  const blocks: { key: string; from: number; to: number; f: Formula; count: number }[] = [];
+  for (const c of cells) {
     let f: Formula;
     try {
       f = resolve(c);
@@ -152,23 +164,35 @@ function uniform(
       reject(field, err.reason, `${cellName(c.row, field.col)}: ${err.message}`);
       return false;
     }
-    if (rowRelativeKey(f, c.row) !== key) {
-      const message = `${cellName(c.row, field.col)} holds =${printFormula(f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
-      if (
-        set &&
-        i === 1 &&
-        cells.length > MAX_LOOSE_CELLS &&
-        uniform({ ...field, row: c.row }, f, cells.slice(1), resolve)
-      ) {
-        Object.assign(field, { firstFormula: formula, firstApart: message, row: c.row });
-        field.formulaText = printFormula(f);
-        set.formulas.set(field, f);
-        return true;
-      }
-      reject(field, 'NON_UNIFORM_FORMULA', message);
-      return false;
-    }
+    const key = rowRelativeKey(f, c.row);
+    const last = blocks[blocks.length - 1];
+    if (last?.key === key) Object.assign(last, { to: c.row, count: last.count + 1 });
+    else blocks.push({ key, from: c.row, to: c.row, f, count: 1 });
   }
+  if (blocks.length <= 1) return true;
+  const odd = blocks[1]!;
+  const message = `${cellName(odd.from, field.col)} holds =${printFormula(odd.f)}, which is not ${cellName(field.row, field.col)}'s =${field.formulaText} filled down`;
+  const counts = new Map<string, number>();
+  for (const b of blocks) counts.set(b.key, (counts.get(b.key) ?? 0) + b.count);
+  const [mainKey, mainCount] = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a));
+  const apart = blocks.filter((b) => b.key !== mainKey);
+  const apartRows = cells.length - mainCount;
+  const long = cells.length > MAX_LOOSE_CELLS;
+  // the formula filled down holds most rows; a short column only after its opening rows
+  const fits = long
+    ? apart.length <= MAX_APART_BLOCKS && mainCount * 2 >= cells.length
+    : blocks.findIndex((b) => b.key === mainKey) === apart.length &&
+      apartRows <= MAX_OPENING_ROWS &&
+      mainCount >= Math.max(3, 2 * apartRows);
+  if (!set || !fits) {
+    reject(field, 'NON_UNIFORM_FORMULA', message);
+    return false;
+  }
+  const main = blocks.find((b) => b.key === mainKey)!;
+  field.apart = apart.map((b) => ({ from: b.from, to: b.to, formula: b.f }));
+  field.row = main.from;
+  field.formulaText = printFormula(main.f);
+  set.formulas.set(field, main.f);
   return true;
 }
 
@@ -200,7 +224,7 @@ function typedColumn(
     typedValues.push(c.value);
   }
   const formula = set.formulas.get(field)!;
-  if (!uniform(field, formula, formulaCells, resolve)) return true;
+  if (!uniform(field, formula, formulaCells, resolve, set)) return true;
   const typed = newField(field.sheet, {
     name: fieldName(`${field.title} typed`, `${field.address}_typed`, taken),
     title: `${field.title} (typed)`,
@@ -291,8 +315,9 @@ export function summaryFields(
     field.formulaCells = 1;
     set.fields.push(field);
     out.push(field);
-    if (!parseFirst(set, field, cell, resolve)) continue;
-    if (rangeArray(cell.formula)) {
+    const parsed = parseFirst(set, field, cell, resolve);
+    if (!parsed) continue;
+    if (rangeArray(cell.formula, () => parsed)) {
       reject(
         field,
         'ARRAY_FORMULA',
@@ -309,11 +334,20 @@ export function summaryFields(
 
 /**
  * A legacy array (Ctrl+Shift+Enter) formula that reads no range, array constant or table column
- * (`{=IF(D2=3000,"Deposit",E2)}`) computes what the same formula does outside an array, so it is
- * compiled as one; any other array formula is rejected (the stored values check both kinds).
+ * (`{=IF(D2=3000,"Deposit",E2)}`) computes what the same formula does outside an array, and so
+ * does one of a single cell whose ranges all stand where a function takes a range
+ * (`{=INDEX(H14:H16,$E$9)}`, arrays.ts): both are compiled as plain formulas; any other array
+ * formula is rejected (the stored values check both kinds).
  */
-function rangeArray(formula: FormulaInfo): boolean {
+function rangeArray(formula: FormulaInfo, parsed: () => Formula): boolean {
   if (!formula.array) return false;
   const bare = (formula.text ?? ':').replace(/"(?:[^"]|"")*"/g, '""');
-  return /[:[{]/.test(bare);
+  if (!/[:[{]/.test(bare)) return false;
+  if (formula.spill !== undefined || bare.includes('{')) return true;
+  try {
+    return !scalarArrayFormula(parsed());
+  } catch (err) {
+    if (!(err instanceof Rejection)) throw err;
+    return true;
+  }
 }

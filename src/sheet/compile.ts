@@ -6,7 +6,8 @@
  * hold the values the workbook stored, and a field whose computed values differ is rejected.
  */
 import type { ModelSpec } from '../calc/index.js';
-import { summaryFields, tableFields, withTypedRows, type FieldSet } from './columns.js';
+import { columnCode } from './apart.js';
+import { summaryFields, tableFields, type FieldSet } from './columns.js';
 import { DEFAULT_LIMITS, Rejection, SheetError, type SheetLimits } from './errors.js';
 import {
   fieldName,
@@ -207,7 +208,7 @@ function compileFields(
     const f = set.formulas.get(field);
     if (!f || field.rejection) continue;
     try {
-      field.expr = withTypedRows(field, new FormulaCompiler(scope, field, lib).compile(f).code);
+      field.expr = columnCode(scope, field, f, (g) => new FormulaCompiler(scope, field, lib).compile(g).code);
       field.constant = field.kind === 'summary' && field.deps.size === 0 && field.tables.size === 0;
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
@@ -222,7 +223,7 @@ function compileFields(
     if (!f || field.rejection || embedded.length === 0) continue;
     for (const t of embedded) field.tables.delete(t);
     try {
-      field.expr = withTypedRows(field, new FormulaCompiler(scope, field, lib).compile(f).code);
+      field.expr = columnCode(scope, field, f, (g) => new FormulaCompiler(scope, field, lib).compile(g).code);
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       reject(field, err.reason, err.message);

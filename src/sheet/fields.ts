@@ -87,9 +87,11 @@ export interface Field {
   value?: JsonValue;
   /** Columns of its own table this column reads in an earlier row: a recurrence when they read it back. */
   back?: Set<Field>;
-  /** A first row whose formula differs from the rest's: the start of a recurrence, else rejected. */
-  firstFormula?: Formula;
-  firstApart?: string;
+  /**
+   * Blocks of rows (sheet rows, `from` to `to`) holding a formula of their own beside the one
+   * filled down (columns.ts): each is compiled at its own first row (apart.ts).
+   */
+  apart?: { from: number; to: number; formula: Formula }[];
   /** A column with typed rows (columns.ts): the input column holding its typed values. */
   typed?: Field;
   /** That input column's rows (sheet rows) that hold a typed value; it is blank at the others. */

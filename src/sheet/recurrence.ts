@@ -6,10 +6,10 @@
  * (`$.<table>_<column>_fold`) that builds every column of the group row by row; each column's
  * rows read their entry (`$$.<fold>[$index].<column>`). A first row whose formula differs from the
  * rest's is the fold's first step (the opening balance), and so is a typed opening value (a
- * column with typed rows, columns.ts: each typed row is the fold's step there). What stays rejected: a group reaching a
- * cell outside the table or another table, and a first row apart in a column that is no recurrence.
+ * column with typed rows, columns.ts: each typed row is the fold's step there). What stays
+ * rejected: a group reaching a cell outside the table or another table.
  */
-import { withTypedRows } from './columns.js';
+import { columnCode } from './apart.js';
 import { Rejection } from './errors.js';
 import { fieldName, reject, type Field, type TableModel } from './fields.js';
 import type { Formula } from './formula.js';
@@ -79,20 +79,13 @@ function rowOrder(group: Field[]): Field[] {
   return out;
 }
 
-/** One column's step in the fold: its formula with the first row's apart, when it has one. */
-function stepOf(compiler: () => FormulaCompiler, field: Field, rest: Formula): string {
-  const restCode = withTypedRows(field, compiler().compile(rest).code, `$r_${field.table!.name}`);
-  if (!field.firstFormula) return restCode;
-  const row = field.row;
-  field.row = field.table!.firstRow;
-  try {
-    return `($index = 0 ? (${compiler().compile(field.firstFormula).code}) : (${restCode}))`;
-  } finally {
-    field.row = row;
-  }
+/** One column's step in the fold: its formula, with its rows apart and typed rows (apart.ts). */
+function stepOf(scope: WorkbookScope, compiler: () => FormulaCompiler, field: Field, rest: Formula): string {
+  return columnCode(scope, field, rest, (f) => compiler().compile(f).code, `$r_${field.table!.name}`);
 }
 
 function foldOf(
+  scope: WorkbookScope,
   table: TableModel,
   group: Field[],
   formulas: Map<Field, Formula>,
@@ -105,7 +98,7 @@ function foldOf(
   const steps = ordered.map((f) => {
     const row = `$r_${f.table!.name}`;
     const compiler = (): FormulaCompiler => Object.assign(make(f), { foldMembers: members, rowVar: row });
-    return `${row} := $merge([${row}, {${JSON.stringify(f.name)}: ${stepOf(compiler, f, formulas.get(f)!)}}]);`;
+    return `${row} := $merge([${row}, {${JSON.stringify(f.name)}: ${stepOf(scope, compiler, f, formulas.get(f)!)}}]);`;
   });
   const tables = [...new Set(ordered.map((f) => f.table!.name))];
   // the tables' rows side by side, each read by a literal index (a variable one scans the list)
@@ -156,7 +149,7 @@ export function compileRecurrences(
       continue;
     }
     try {
-      foldOf(table, group, formulas, (f) => new FormulaCompiler(scope, f, lib), taken);
+      foldOf(scope, table, group, formulas, (f) => new FormulaCompiler(scope, f, lib), taken);
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       for (const f of group) reject(f, err.reason, err.message);
@@ -165,6 +158,5 @@ export function compileRecurrences(
   for (const f of fields) {
     for (const b of f.back ?? []) if (b !== f) f.deps.add(b);
     for (const m of f.fold?.members ?? []) if (m !== f) f.deps.add(m);
-    if (f.firstApart && !f.fold) reject(f, 'NON_UNIFORM_FORMULA', f.firstApart);
   }
 }

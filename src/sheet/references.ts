@@ -334,10 +334,11 @@ export abstract class ReferenceCompiler {
     }
     const part = columnPart(this.field, resolved, this.tableOf(resolved), (n) => this.root(n));
     if (part) return this.partList(part.field, part.list);
-    const columns = this.wholeColumns(resolved);
-    if (columns) return columns.flatMap((c) => this.columnList(c.table, c.field));
+    // the own row first: in a table of one row, `E8:H8` is also every row of columns E to H
     const ownRow = this.ownRowSpan(resolved);
     if (ownRow) return ownRow;
+    const columns = this.wholeColumns(resolved);
+    if (columns) return columns.flatMap((c) => this.columnList(c.table, c.field));
     return this.sideBlock(resolved, fn);
   }
 
@@ -419,9 +420,12 @@ export abstract class ReferenceCompiler {
       for (let c = from.col; c <= to.col; c++) {
         const cell = sheet.cells.get(`${r}:${c}`);
         const target = this.scope.target(sheet, r, c);
-        // a table's cell is read even when blank (its row may be filled in); COUNT skips blanks
+        // a table's cell is read even when blank (its row may be filled in); COUNT skips blanks.
+        // SUM reads a blank side cell too, as an input: another formula may read it, so it may be
+        // edited, and a blank adds nothing to a sum (to an average or a minimum it would)
         const blank = !cell || (cell.value === null && !cell.formula);
-        if (target.kind === 'header' || (blank && (target.kind !== 'data' || fn === 'COUNT'))) continue;
+        const readBlank = target.kind === 'data' ? fn !== 'COUNT' : fn === 'SUM' && target.kind === 'side';
+        if (target.kind === 'header' || (blank && !readBlank)) continue;
         const read =
           target.kind === 'data'
             ? this.tableCell(target.table, target.field, r)

@@ -144,7 +144,7 @@ describe('recurrences', () => {
     expect(Math.round(rows[2]!.balance * 1e6) / 1e6).toBe(576.291);
   });
 
-  it('a first row apart in a long column that is no recurrence stays NON_UNIFORM_FORMULA', async () => {
+  it('a first row apart in a long column that is no recurrence compiles with its own formula there', async () => {
     const rows = [row(1, text('A1', 'Amount'), text('B1', 'Twice'))];
     Array.from({ length: ROWS }, (_, i) => i + 1).forEach((a, i) => {
       const r = i + 2;
@@ -153,6 +153,11 @@ describe('recurrences', () => {
       );
     });
     const c = await convertWorkbook(xlsxBook([{ name: 'Sheet1', rows: rows.join('') }]), { modelId: 'rec' });
-    expect(c.rejectedColumns.map((r) => r.reason)).toEqual(['NON_UNIFORM_FORMULA']);
+    expect(c.rejectedColumns).toEqual([]);
+    const runtime = new ModelRuntime(await compileModel(normalizeSpec(c.spec).spec));
+    await runtime.initialize({ recomputeAll: true });
+    await runtime.mutate({ ...c.spec.tests[0]!.given, '$.rows[0].amount': 10, '$.rows[1].amount': 10 });
+    const twice = ((await runtime.getState()).rows as { twice: number }[]).map((r) => r.twice);
+    expect(twice.slice(0, 3)).toEqual([30, 20, 6]);
   });
 });

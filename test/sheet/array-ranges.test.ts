@@ -1,0 +1,62 @@
+// Legacy array (Ctrl+Shift+Enter) formulas of one cell whose ranges stand only where a function
+// takes a range (issue 39: a driver switch `{=INDEX(H14:H16,$E$9)}` picking a scenario) compute
+// what the plain formula does: they compile, are checked against their stored values and verified
+// after edits like any formula. One that lifts a range into an element-by-element computation
+// (`{=SUM(IF(B4:B6>0,1,0))}`, `{=SUM(B4:B6*C4:C6)}`) or whose result spans several cells stays
+// ARRAY_FORMULA. The stored values are worked out here in plain arithmetic.
+import { describe, expect, it } from 'vitest';
+import { compileModel, ModelRuntime, normalizeSpec } from '../../src/calc/index.js';
+import { pathOfCell } from '../../src/sheet/cellmap.js';
+import { convertWorkbook } from '../../src/sheet/index.js';
+import { cell, xlsxBook } from './helpers.js';
+
+const { text, num, row } = cell;
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const arrayCell = (ref: string, f: string, v: number, span = ref): string =>
+  `<c r="${ref}"><f t="array" ref="${span}">${esc(f)}</f><v>${v}</v></c>`;
+
+const BEST = [0.05, 0.04, 0.04];
+const WORST = [0.04, 0.037, 0.036];
+const AVERAGE = [0.045, 0.04, 0.035];
+
+/** A scenario switch in B1, three scenario rows, and the array formula `f` in C2 (stored `v`). */
+function book(f: string, v: number, span?: string): Uint8Array {
+  const rows = [
+    row(1, text('A1', 'Switch'), num('B1', 2)),
+    row(2, text('A2', 'Growth'), arrayCell('C2', f, v, span)),
+    row(4, text('A4', 'Best'), num('B4', BEST[0]!), num('C4', BEST[1]!), num('D4', BEST[2]!)),
+    row(5, text('A5', 'Average'), num('B5', AVERAGE[0]!), num('C5', AVERAGE[1]!), num('D5', AVERAGE[2]!)),
+    row(6, text('A6', 'Worst'), num('B6', WORST[0]!), num('C6', WORST[1]!), num('D6', WORST[2]!)),
+  ];
+  return xlsxBook([{ name: 'Drivers', rows: rows.join('') }]);
+}
+
+describe('one-cell legacy array formulas with a scalar result', () => {
+  it('compiles {=INDEX(C4:C6,$B$1)} as INDEX, verified, and follows the switch', async () => {
+    const c = await convertWorkbook(book('INDEX(C4:C6,$B$1)', AVERAGE[1]!), { modelId: 'arr' });
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.report.verifiedCells).toBe(1);
+    const runtime = new ModelRuntime(await compileModel(normalizeSpec(c.spec).spec));
+    await runtime.initialize({ recomputeAll: true });
+    const at = (cell: string): string => pathOfCell(c.report.cellMap, `Drivers!${cell}`)!;
+    await runtime.mutate({ ...c.spec.tests[0]!.given, [`$.${at('B1')}`]: 3 });
+    expect((await runtime.getState())[at('C2')]).toBe(WORST[1]);
+  });
+
+  it('compiles a one-cell array formula aggregating whole ranges: {=SUM(B4:D4)+MAX(B6:D6)}', async () => {
+    const c = await convertWorkbook(book('SUM(B4:D4)+MAX(B6:D6)', 0.13 + 0.04), { modelId: 'arr' });
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.report.verifiedCells).toBe(1);
+  });
+
+  it.each([
+    ['a range inside IF', 'SUM(IF(B4:B6>0,1,0))', 3],
+    ['ranges multiplied', 'SUM(B4:B6*C4:C6)', 0.00548],
+    ['a range as INDEX’s row', 'INDEX(B4:B6,B4:B6)', 0],
+    ['a result over several cells', 'INDEX(C4:C6,$B$1)', 0.04, 'C2:C3'],
+  ])('keeps ARRAY_FORMULA for %s', async (_what, f, v, span?: string) => {
+    const c = await convertWorkbook(book(f, v, span), { modelId: 'arr' });
+    expect(c.rejectedColumns.map((r) => r.reason)).toContain('ARRAY_FORMULA');
+    expect(c.report.compiledCells).toBe(0);
+  });
+});
