@@ -9,6 +9,7 @@ import { ConditionalCompiler } from './criteria.js';
 import type { Compiled } from './references.js';
 import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
+import { compileFinance, FINANCE_FUNCTIONS } from './finance.js';
 
 /** The functions this module adds, for messages and docs. */
 export const FUNCTIONS = [
@@ -65,6 +66,7 @@ export const FUNCTIONS = [
   'MEDIAN',
   'STDEV',
   'SUBTOTAL',
+  ...FINANCE_FUNCTIONS,
 ];
 
 /** SUBTOTAL's function numbers (101… the same, skipping hidden rows) and the aggregate each names. */
@@ -89,6 +91,13 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
       this.finance(name, args) ??
       this.texts(name, args) ??
       this.aliases(name, args) ??
+      compileFinance(name, args, {
+        args: (n, a, min, max) => this.args(n, a, min, max),
+        scalar: (a, i, fallback) => this.scalar(a, i, fallback),
+        list: (a) => this.list(a),
+        items: (a, n) => this.items(a, n),
+        helper: (h) => this.helper(h),
+      }) ??
       compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) })
     );
   }

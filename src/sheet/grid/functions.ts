@@ -6,6 +6,7 @@
  */
 import * as formulajs from '@formulajs/formulajs';
 import { hlookup, match, vlookup, xmatch, xPosition } from './lookups.js';
+import { PAIRED_FUNCTIONS } from './paired.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 /** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
@@ -93,7 +94,22 @@ function networkdays(...args: (GridValue | undefined)[]): unknown {
   return formulajs.NETWORKDAYS(start, end, holidays);
 }
 
+/**
+ * PPMT and IPMT of a period outside 1 … nper: Excel and LibreOffice answer #NUM!, formulajs goes on
+ * computing.
+ */
+const perPayment =
+  (name: 'PPMT' | 'IPMT'): Fn =>
+  (...args) => {
+    const [, per, nper] = args;
+    if (typeof per === 'number' && typeof nper === 'number' && (per < 1 || per > nper))
+      return xlError('#NUM!');
+    return formulajs[name](...(args as Parameters<typeof formulajs.PPMT>));
+  };
+
 const OWN = new Map<string, Fn>([
+  ['PPMT', perPayment('PPMT')],
+  ['IPMT', perPayment('IPMT')],
   ['NETWORKDAYS', networkdays],
   ['SUBTOTAL', subtotal],
   ['INDEX', index],
@@ -102,6 +118,7 @@ const OWN = new Map<string, Fn>([
   ['MATCH', match],
   ['VLOOKUP', vlookup],
   ['HLOOKUP', hlookup],
+  ...PAIRED_FUNCTIONS,
 ]);
 
 /** formulajs's function for an Excel name (`STDEV.S` is `STDEV.S` nested), if it has one. */
