@@ -4,12 +4,14 @@
  * (library.ts) where JSONata has no built-in that behaves as Excel does.
  */
 import { Rejection } from './errors.js';
-import type { Formula } from './formula.js';
+import type { Field } from './fields.js';
+import type { CellRef, Formula } from './formula.js';
 import { ConditionalCompiler } from './criteria.js';
 import type { Compiled } from './references.js';
 import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
 import { compileFinance, FINANCE_FUNCTIONS } from './finance.js';
+import { cellKey } from './xlsx.js';
 
 /** The functions this module adds, for messages and docs. */
 export const FUNCTIONS = [
@@ -80,7 +82,60 @@ const SUBTOTAL = new Map([
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
+/**
+ * A blank side cell is "" where text is expected and 0 everywhere else (a number, a formula that
+ * only points at it, `IFNA(C3,"na")`). Its input is the number 0 unless the formulas read it as
+ * text and never as a number: then it is a text input holding "" (`=CONCAT("Valuation of ",C3)`
+ * gives "Valuation of ", and the name once C3 is typed in), which every read other than text turns
+ * into 0, as the spreadsheet does. One read both ways stays the number 0: its text reads show "0"
+ * and the stored value rejects them.
+ */
+const blankNumberRead = new WeakSet<Field>();
+
 export abstract class FunctionCompiler extends ConditionalCompiler {
+  /** Reads of blank side cells compiled in this formula: the compiled read → the plain field. */
+  private readonly blankRead = new Map<string, { raw: string; field: Field }>();
+
+  /** The side input a compiled read is, when that side cell is blank in the workbook. */
+  private blankSide(c: Compiled): Field | undefined {
+    if (c.type !== 'number' && c.type !== 'string') return undefined;
+    const field = this.scope.fields.find((f) => f.kind === 'side' && this.root(f.name) === c.code);
+    if (!field) return undefined;
+    const cell = field.sheet.cells.get(cellKey(field.row, field.col));
+    return cell === undefined || (cell.value === null && !cell.formula) ? field : undefined;
+  }
+
+  protected override ref(ref: CellRef, sheetName: string | undefined): Compiled {
+    const c = super.ref(ref, sheetName);
+    const field = this.blankSide(c);
+    if (!field) return c;
+    const code = `${this.helper('xl_blank0')}(${c.code})`;
+    this.blankRead.set(code, { raw: c.code, field });
+    return { code, type: 'any' };
+  }
+
+  protected override text(c: Compiled): string {
+    const read = this.blankRead.get(c.code);
+    if (!read) return super.text(c);
+    if (!blankNumberRead.has(read.field)) {
+      read.field.type = 'string';
+      read.field.value = '';
+    }
+    return `${this.helper('xl_text')}(${read.raw})`;
+  }
+
+  protected override num(c: Compiled): string {
+    const read = this.blankRead.get(c.code);
+    if (!read) return super.num(c);
+    blankNumberRead.add(read.field);
+    if (read.field.type === 'string') {
+      // read as text before: back to the number 0 (those text reads then show "0")
+      read.field.type = 'number';
+      read.field.value = 0;
+    }
+    return c.code;
+  }
+
   /** The function compiled, or undefined when it is not one of this module's. */
   protected more(name: string, args: Formula[]): Compiled | undefined {
     return (

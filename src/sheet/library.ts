@@ -25,6 +25,8 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
     deps: [],
     body: 'function($v) { $exists($v) ? ($type($v) = "boolean" ? ($v ? "TRUE" : "FALSE") : $type($v) = "null" ? "" : $string($v)) : "" }',
   },
+  // a blank side cell read anywhere but in text (functions.ts): its "" (or no value) is 0
+  xl_blank0: { deps: [], body: 'function($v) { $exists($v) and $v != "" and $type($v) != "null" ? $v : 0 }' },
   xl_trim: { deps: [], body: 'function($s) { $replace($replace($s, /^ +| +$/, ""), / {2,}/, " ") }' },
   xl_right: { deps: [], body: 'function($s, $n) { $substring($s, $max([0, $length($s) - $n])) }' },
   xl_nums: { deps: [], body: 'function($a) { $filter($a, function($v) { $type($v) = "number" }) }' },

@@ -176,7 +176,38 @@ function paired(): Pattern {
   };
 }
 
-const PATTERNS: Pattern[] = [depreciation(), loan(), yearFraction(), paired()];
+function blankText(): Pattern {
+  // C3 (the company's name) and C4 (a fee) are blank in the workbook: "" in text, 0 elsewhere
+  const cells: Record<string, Input> = {
+    B3: 'Company',
+    B4: 'Fee',
+    B5: 'Price',
+    C5: 120,
+    E1: 'Title',
+    F1: '=_xlfn.CONCAT("Valuation of ",C3)',
+    E2: 'Shout',
+    F2: '=UPPER(C3)&"!"',
+    E3: 'Name',
+    F3: '=C3',
+    E4: 'Name or not',
+    F4: '=_xlfn.IFNA(C3,"na")',
+    E5: 'Total',
+    F5: '=C5+C4',
+    E6: 'Fee text',
+    F6: '="Fee: "&C5*2',
+  };
+  return {
+    name: 'blank-text',
+    covers: 'a blank cell read as text ("") and as a number or a plain reference (0), then typed in',
+    book: { sheets: [{ name: 'Cover', cells }] },
+    edits: [
+      { sheet: 'Cover', cells: ['C3'], kind: 'category', values: ['Acme', 'Globex plc', 'x'] },
+      { sheet: 'Cover', cells: ['C4'], kind: 'number', min: 0, max: 50, integer: true },
+    ],
+  };
+}
+
+const PATTERNS: Pattern[] = [depreciation(), loan(), yearFraction(), paired(), blankText()];
 
 interface Prepared {
   edits: Edits[];
