@@ -5,12 +5,13 @@
  */
 import { Rejection } from './errors.js';
 import type { Field } from './fields.js';
-import type { CellRef, Formula } from './formula.js';
+import { printFormula, type CellRef, type Formula } from './formula.js';
 import { ConditionalCompiler } from './criteria.js';
 import type { Compiled } from './references.js';
 import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
 import { compileFinance, FINANCE_FUNCTIONS } from './finance.js';
+import { subtotalFunction, withoutSubtotals } from './subtotal.js';
 import { cellKey } from './xlsx.js';
 
 /** The functions this module adds, for messages and docs. */
@@ -70,15 +71,6 @@ export const FUNCTIONS = [
   'SUBTOTAL',
   ...FINANCE_FUNCTIONS,
 ];
-
-/** SUBTOTAL's function numbers (101… the same, skipping hidden rows) and the aggregate each names. */
-const SUBTOTAL = new Map([
-  [1, 'AVERAGE'],
-  [2, 'COUNT'],
-  [4, 'MAX'],
-  [5, 'MIN'],
-  [9, 'SUM'],
-]);
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
@@ -157,21 +149,74 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
     );
   }
 
-  /** SUBTOTAL as the aggregate it names; volatile functions refused with their reason. */
+  /**
+   * SUBTOTAL as the aggregate its function number names (subtotal.ts), over its ranges less the
+   * subtotal cells in them.
+   */
+  private subtotal(args: Formula[]): Compiled {
+    this.args('SUBTOTAL', args, 2, 255);
+    const fn = subtotalFunction(args[0]!);
+    if (!fn)
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'SUBTOTAL is compiled with a constant function number, 1 to 11 or 101 to 111',
+      );
+    const parts = args.slice(1).flatMap((a): Formula[] => {
+      const r = this.resolveArg(a);
+      if (r.kind === 'range')
+        return withoutSubtotals(r, this.sheetOf(r.sheet, `the range ${printFormula(r)}`));
+      if (r.kind === 'ref') {
+        const sheet = this.sheetOf(r.sheet, `the reference ${printFormula(r)}`);
+        // in a table column the cell moves with the row: every row of the table counts
+        const rows =
+          this.rowMode && !r.ref.rowAbs
+            ? [this.field.table!.firstRow, this.field.table!.lastRow]
+            : [r.ref.row, r.ref.row];
+        withoutSubtotals(
+          {
+            kind: 'range',
+            sheet: r.sheet,
+            from: { ...r.ref, row: rows[0]! },
+            to: { ...r.ref, row: rows[1]! },
+          },
+          sheet,
+        );
+      }
+      return [r];
+    });
+    if (parts.length === 0)
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'SUBTOTAL over nothing but other subtotals is not compiled',
+      );
+    switch (fn) {
+      case 'COUNTA': {
+        // every value that is not blank (a blank table cell of a number column is 0 here: the
+        // stored value then rejects the cell)
+        const lists = parts.map((p) => (p.kind === 'range' ? this.list(p) : `[${this.compile(p).code}]`));
+        const all = lists.reduce((acc, l) => `$append(${acc}, ${l})`);
+        return num(
+          `$count($filter(${this.helper('xl_arr')}(${all}), function($v) { $exists($v) and $v != "" and $type($v) != "null" }))`,
+        );
+      }
+      case 'PRODUCT': {
+        const list = `[${parts.flatMap((p) => this.items(p, fn)).join(', ')}]`;
+        return num(`($l := ${list}; $count($l) = 0 ? 0 : $reduce($l, function($a, $b) { $a * $b }))`);
+      }
+      case 'STDEVP':
+        return num(
+          `$sqrt(${this.helper('xl_var')}([${parts.flatMap((p) => this.items(p, fn)).join(', ')}], 0))`,
+        );
+      default:
+        return this.compile({ kind: 'call', name: fn, args: parts });
+    }
+  }
+
+  /** SUBTOTAL; volatile functions refused with their reason. */
   private aliases(name: string, args: Formula[]): Compiled | undefined {
     switch (name) {
-      case 'SUBTOTAL': {
-        this.args(name, args, 2, 255);
-        const code = args[0]!.kind === 'number' ? args[0].value % 100 : NaN;
-        // hidden rows (which 101–111 skip) are not read: a sum over a filtered table mismatches and is rejected
-        const fn = SUBTOTAL.get(code);
-        if (!fn)
-          throw new Rejection(
-            'UNSUPPORTED_FUNCTION',
-            'SUBTOTAL is compiled with a constant 1, 2, 4, 5 or 9 (or 101…)',
-          );
-        return this.compile({ kind: 'call', name: fn, args: args.slice(1) });
-      }
+      case 'SUBTOTAL':
+        return this.subtotal(args);
       case 'RAND':
       case 'RANDBETWEEN':
       case 'NOW':
