@@ -84,6 +84,22 @@ const num = (code: string): Compiled => ({ code, type: 'number' });
  */
 const blankNumberRead = new WeakSet<Field>();
 
+/** The side inputs among a conversion's fields by name, kept up to date as fields are added. */
+const sideIndex = new WeakMap<Field[], { seen: number; byName: Map<string, Field> }>();
+
+function sideFieldNamed(fields: Field[], name: string): Field | undefined {
+  let index = sideIndex.get(fields);
+  if (!index) {
+    index = { seen: 0, byName: new Map() };
+    sideIndex.set(fields, index);
+  }
+  for (; index.seen < fields.length; index.seen++) {
+    const f = fields[index.seen]!;
+    if (f.kind === 'side') index.byName.set(f.name, f);
+  }
+  return index.byName.get(name);
+}
+
 export abstract class FunctionCompiler extends ConditionalCompiler {
   /** Reads of blank side cells compiled in this formula: the compiled read → the plain field. */
   private readonly blankRead = new Map<string, { raw: string; field: Field }>();
@@ -91,7 +107,7 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
   /** The side input a compiled read is, when that side cell is blank in the workbook. */
   private blankSide(c: Compiled): Field | undefined {
     if (c.type !== 'number' && c.type !== 'string') return undefined;
-    const field = this.scope.fields.find((f) => f.kind === 'side' && this.root(f.name) === c.code);
+    const field = sideFieldNamed(this.scope.fields, c.code.startsWith('$$.') ? c.code.slice(3) : c.code);
     if (!field) return undefined;
     const cell = field.sheet.cells.get(cellKey(field.row, field.col));
     return cell === undefined || (cell.value === null && !cell.formula) ? field : undefined;
