@@ -4,11 +4,15 @@
  * (library.ts) where JSONata has no built-in that behaves as Excel does.
  */
 import { Rejection } from './errors.js';
-import type { Formula } from './formula.js';
+import type { Field } from './fields.js';
+import { printFormula, type CellRef, type Formula } from './formula.js';
 import { ConditionalCompiler } from './criteria.js';
 import type { Compiled } from './references.js';
 import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
+import { compileFinance, FINANCE_FUNCTIONS } from './finance.js';
+import { subtotalFunction, withoutSubtotals } from './subtotal.js';
+import { cellKey } from './xlsx.js';
 
 /** The functions this module adds, for messages and docs. */
 export const FUNCTIONS = [
@@ -65,20 +69,81 @@ export const FUNCTIONS = [
   'MEDIAN',
   'STDEV',
   'SUBTOTAL',
+  ...FINANCE_FUNCTIONS,
 ];
-
-/** SUBTOTAL's function numbers (101… the same, skipping hidden rows) and the aggregate each names. */
-const SUBTOTAL = new Map([
-  [1, 'AVERAGE'],
-  [2, 'COUNT'],
-  [4, 'MAX'],
-  [5, 'MIN'],
-  [9, 'SUM'],
-]);
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
+/**
+ * A blank side cell is "" where text is expected and 0 everywhere else (a number, a formula that
+ * only points at it, `IFNA(C3,"na")`). Its input is the number 0 unless the formulas read it as
+ * text and never as a number: then it is a text input holding "" (`=CONCAT("Valuation of ",C3)`
+ * gives "Valuation of ", and the name once C3 is typed in), which every read other than text turns
+ * into 0, as the spreadsheet does. One read both ways stays the number 0: its text reads show "0"
+ * and the stored value rejects them.
+ */
+const blankNumberRead = new WeakSet<Field>();
+
+/** The side inputs among a conversion's fields by name, kept up to date as fields are added. */
+const sideIndex = new WeakMap<Field[], { seen: number; byName: Map<string, Field> }>();
+
+function sideFieldNamed(fields: Field[], name: string): Field | undefined {
+  let index = sideIndex.get(fields);
+  if (!index) {
+    index = { seen: 0, byName: new Map() };
+    sideIndex.set(fields, index);
+  }
+  for (; index.seen < fields.length; index.seen++) {
+    const f = fields[index.seen]!;
+    if (f.kind === 'side') index.byName.set(f.name, f);
+  }
+  return index.byName.get(name);
+}
+
 export abstract class FunctionCompiler extends ConditionalCompiler {
+  /** Reads of blank side cells compiled in this formula: the compiled read → the plain field. */
+  private readonly blankRead = new Map<string, { raw: string; field: Field }>();
+
+  /** The side input a compiled read is, when that side cell is blank in the workbook. */
+  private blankSide(c: Compiled): Field | undefined {
+    if (c.type !== 'number' && c.type !== 'string') return undefined;
+    const field = sideFieldNamed(this.scope.fields, c.code.startsWith('$$.') ? c.code.slice(3) : c.code);
+    if (!field) return undefined;
+    const cell = field.sheet.cells.get(cellKey(field.row, field.col));
+    return cell === undefined || (cell.value === null && !cell.formula) ? field : undefined;
+  }
+
+  protected override ref(ref: CellRef, sheetName: string | undefined): Compiled {
+    const c = super.ref(ref, sheetName);
+    const field = this.blankSide(c);
+    if (!field) return c;
+    const code = `${this.helper('xl_blank0')}(${c.code})`;
+    this.blankRead.set(code, { raw: c.code, field });
+    return { code, type: 'any' };
+  }
+
+  protected override text(c: Compiled): string {
+    const read = this.blankRead.get(c.code);
+    if (!read) return super.text(c);
+    if (!blankNumberRead.has(read.field)) {
+      read.field.type = 'string';
+      read.field.value = '';
+    }
+    return `${this.helper('xl_text')}(${read.raw})`;
+  }
+
+  protected override num(c: Compiled): string {
+    const read = this.blankRead.get(c.code);
+    if (!read) return super.num(c);
+    blankNumberRead.add(read.field);
+    if (read.field.type === 'string') {
+      // read as text before: back to the number 0 (those text reads then show "0")
+      read.field.type = 'number';
+      read.field.value = 0;
+    }
+    return c.code;
+  }
+
   /** The function compiled, or undefined when it is not one of this module's. */
   protected more(name: string, args: Formula[]): Compiled | undefined {
     return (
@@ -89,25 +154,85 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
       this.finance(name, args) ??
       this.texts(name, args) ??
       this.aliases(name, args) ??
+      compileFinance(name, args, {
+        args: (n, a, min, max) => this.args(n, a, min, max),
+        scalar: (a, i, fallback) => this.scalar(a, i, fallback),
+        list: (a) => this.list(a),
+        items: (a, n) => this.items(a, n),
+        helper: (h) => this.helper(h),
+      }) ??
       compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) })
     );
   }
 
-  /** SUBTOTAL as the aggregate it names; volatile functions refused with their reason. */
+  /**
+   * SUBTOTAL as the aggregate its function number names (subtotal.ts), over its ranges less the
+   * subtotal cells in them.
+   */
+  private subtotal(args: Formula[]): Compiled {
+    this.args('SUBTOTAL', args, 2, 255);
+    const fn = subtotalFunction(args[0]!);
+    if (!fn)
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'SUBTOTAL is compiled with a constant function number, 1 to 11 or 101 to 111',
+      );
+    const parts = args.slice(1).flatMap((a): Formula[] => {
+      const r = this.resolveArg(a);
+      if (r.kind === 'range')
+        return withoutSubtotals(r, this.sheetOf(r.sheet, `the range ${printFormula(r)}`));
+      if (r.kind === 'ref') {
+        const sheet = this.sheetOf(r.sheet, `the reference ${printFormula(r)}`);
+        // in a table column the cell moves with the row: every row of the table counts
+        const rows =
+          this.rowMode && !r.ref.rowAbs
+            ? [this.field.table!.firstRow, this.field.table!.lastRow]
+            : [r.ref.row, r.ref.row];
+        withoutSubtotals(
+          {
+            kind: 'range',
+            sheet: r.sheet,
+            from: { ...r.ref, row: rows[0]! },
+            to: { ...r.ref, row: rows[1]! },
+          },
+          sheet,
+        );
+      }
+      return [r];
+    });
+    if (parts.length === 0)
+      throw new Rejection(
+        'UNSUPPORTED_FUNCTION',
+        'SUBTOTAL over nothing but other subtotals is not compiled',
+      );
+    switch (fn) {
+      case 'COUNTA': {
+        // every value that is not blank (a blank table cell of a number column is 0 here: the
+        // stored value then rejects the cell)
+        const lists = parts.map((p) => (p.kind === 'range' ? this.list(p) : `[${this.compile(p).code}]`));
+        const all = lists.reduce((acc, l) => `$append(${acc}, ${l})`);
+        return num(
+          `$count($filter(${this.helper('xl_arr')}(${all}), function($v) { $exists($v) and $v != "" and $type($v) != "null" }))`,
+        );
+      }
+      case 'PRODUCT': {
+        const list = `[${parts.flatMap((p) => this.items(p, fn)).join(', ')}]`;
+        return num(`($l := ${list}; $count($l) = 0 ? 0 : $reduce($l, function($a, $b) { $a * $b }))`);
+      }
+      case 'STDEVP':
+        return num(
+          `$sqrt(${this.helper('xl_var')}([${parts.flatMap((p) => this.items(p, fn)).join(', ')}], 0))`,
+        );
+      default:
+        return this.compile({ kind: 'call', name: fn, args: parts });
+    }
+  }
+
+  /** SUBTOTAL; volatile functions refused with their reason. */
   private aliases(name: string, args: Formula[]): Compiled | undefined {
     switch (name) {
-      case 'SUBTOTAL': {
-        this.args(name, args, 2, 255);
-        const code = args[0]!.kind === 'number' ? args[0].value % 100 : NaN;
-        // hidden rows (which 101–111 skip) are not read: a sum over a filtered table mismatches and is rejected
-        const fn = SUBTOTAL.get(code);
-        if (!fn)
-          throw new Rejection(
-            'UNSUPPORTED_FUNCTION',
-            'SUBTOTAL is compiled with a constant 1, 2, 4, 5 or 9 (or 101…)',
-          );
-        return this.compile({ kind: 'call', name: fn, args: args.slice(1) });
-      }
+      case 'SUBTOTAL':
+        return this.subtotal(args);
       case 'RAND':
       case 'RANDBETWEEN':
       case 'NOW':

@@ -4,6 +4,7 @@
  */
 import type { JsonValue } from '../calc/index.js';
 import { CRITERIA_HELPERS } from './criteria-library.js';
+import { FINANCE_HELPERS } from './finance-library.js';
 import { fieldName } from './fields.js';
 
 const HELPERS: Record<string, { deps: string[]; body: string }> = {
@@ -24,6 +25,8 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
     deps: [],
     body: 'function($v) { $exists($v) ? ($type($v) = "boolean" ? ($v ? "TRUE" : "FALSE") : $type($v) = "null" ? "" : $string($v)) : "" }',
   },
+  // a blank side cell read anywhere but in text (functions.ts): its "" (or no value) is 0
+  xl_blank0: { deps: [], body: 'function($v) { $exists($v) and $v != "" and $type($v) != "null" ? $v : 0 }' },
   xl_trim: { deps: [], body: 'function($s) { $replace($replace($s, /^ +| +$/, ""), / {2,}/, " ") }' },
   xl_right: { deps: [], body: 'function($s, $n) { $substring($s, $max([0, $length($s) - $n])) }' },
   xl_nums: { deps: [], body: 'function($a) { $filter($a, function($v) { $type($v) = "number" }) }' },
@@ -154,12 +157,21 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       'function($r, $n, $pv, $fv, $t) { $r = 0 ? -($pv + $fv) / $n : ' +
       '( $u := 1 + $r; $f := $power($u, $n) * (1 - $n * (($u - 1) - $r) / $u); -($r * ($fv + $pv * $f)) / ((1 + $r * $t) * ($f - 1)) ) }',
   },
-  // the interest part of payment $per, as Excel (and formulajs) compute it
-  xl_ipmt: {
-    deps: ['xl_pmt', 'xl_fv'],
+  // the future value as LibreOffice's interest part computes it: the plain power of 1 + r
+  xl_fv_plain: {
+    deps: [],
     body:
-      'function($r, $per, $n, $pv, $fv, $t) { ( $p := $xl_pmt($r, $n, $pv, $fv, $t); ' +
-      '$i := $per = 1 ? ($t = 1 ? 0 : -$pv) : $t = 1 ? $xl_fv($r, $per - 2, $p, $pv, 1) - $p : $xl_fv($r, $per - 1, $p, $pv, 0); ' +
+      'function($r, $n, $pmt, $pv, $t) { $r = 0 ? -($pv + $pmt * $n) : ' +
+      '( $f := $power(1 + $r, $n); -($pv * $f + $pmt * (1 + $r * $t) * ($f - 1) / $r) ) }',
+  },
+  // the interest part of payment $per (1 … $n; another is an error), as LibreOffice computes it:
+  // the payment (log1p-exact, xl_pmt), then the balance before the period by the plain power; late
+  // in a loan the interest is a small difference of large numbers, so the order matters
+  xl_ipmt: {
+    deps: ['xl_pmt', 'xl_fv_plain'],
+    body:
+      'function($r, $per, $n, $pv, $fv, $t) { $per < 1 or $per > $n ? $nothing : ( $p := $xl_pmt($r, $n, $pv, $fv, $t); ' +
+      '$i := $per = 1 ? ($t = 1 ? 0 : -$pv) : $t = 1 ? $xl_fv_plain($r, $per - 2, $p, $pv, 1) - $p : $xl_fv_plain($r, $per - 1, $p, $pv, 0); ' +
       '$i * $r ) }',
   },
   xl_npv: {
@@ -185,6 +197,7 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       '$n < 2 ? $nothing : $sqrt($sum($map($a, function($v) { ($v - $m) * ($v - $m) })) / ($n - 1)) ) }',
   },
   ...CRITERIA_HELPERS,
+  ...FINANCE_HELPERS,
 };
 
 export type HelperName = keyof typeof HELPERS;

@@ -13,6 +13,7 @@ import { SheetError } from './errors.js';
 import { BLANK, isError, reject, type ConvertOptions, type Field, type TableModel } from './fields.js';
 import { cellsOf } from './cellmap.js';
 import { approxEqual } from './grid/values.js';
+import { sameAtDigits, storedDigits } from './stored-digits.js';
 import { HELPER_NAMES, type Derived, type LibraryBuilder } from './library.js';
 import type { LiveParts, WhatIfVerifier } from './whatif.js';
 import { cellKey, cellName } from './xlsx.js';
@@ -226,8 +227,8 @@ function derivedField(x: Derived, libUse: LibraryBuilder): JsonObject {
  * holds the full double, so nothing is rounded to 15 digits; a function computed in another order
  * (PMT, FV) may end a bit or two apart.
  */
-const sameNumber = (a: JsonValue | undefined, b: JsonValue | undefined): boolean =>
-  typeof a === 'number' && typeof b === 'number' && approxEqual(a, b);
+const sameNumber = (a: JsonValue | undefined, b: JsonValue | undefined, digits?: number): boolean =>
+  typeof a === 'number' && typeof b === 'number' && (approxEqual(a, b) || sameAtDigits(a, b, digits));
 
 /** A live field's key in the spec: `table.field` for a row field, the name for a top-level one. */
 const keyOf = (f: Field): string => (f.table ? `${f.table.name}.${f.name}` : f.name);
@@ -247,13 +248,15 @@ export async function checkSpec(
   if (await rejectInvalid(spec, fields, byKey)) return true;
   if (await checkConstants(spec, fields)) return true;
   const result = await runTests(spec);
+  // a writer that rounds what it stores (Google Sheets: 10 digits) is compared at its digits
+  const digits = storedDigits(new Set(fields.map((f) => f.sheet)));
   const mismatches = new Map<
     Field,
     { cell: string; expected: JsonValue; actual: JsonValue; count: number }
   >();
   for (const r of result.results) {
     for (const failure of r.failures ?? []) {
-      if (sameNumber(failure.expected, failure.actual)) {
+      if (sameNumber(failure.expected, failure.actual, digits)) {
         // the spec's own test then holds the compiled double (equal to the stored one for Excel)
         spec.tests[0]!.expect[failure.path] = failure.actual;
         continue;
@@ -314,12 +317,13 @@ async function rejectInvalid(spec: ModelSpec, fields: Field[], byKey: Map<string
  */
 async function checkConstants(spec: ModelSpec, fields: Field[]): Promise<boolean> {
   let rejected = false;
+  const digits = storedDigits(new Set(fields.map((f) => f.sheet)));
   for (const f of fields) {
     if (!f.constant || f.rejection) continue;
     const out = await evalExpression(keptExpr(f), {}, spec.library);
     const expected = storedValue(f);
     const actual = out.ok ? out.result : null;
-    if (out.ok && (jsonEqual(expected, actual) || sameNumber(expected, actual))) continue;
+    if (out.ok && (jsonEqual(expected, actual) || sameNumber(expected, actual, digits))) continue;
     reject(
       f,
       'VALUE_MISMATCH',

@@ -53,6 +53,8 @@ export interface Worksheet {
   maxCol: number;
   /** The sheet's Excel Tables (from its table parts). */
   tables: ExcelTable[];
+  /** Rows hidden (`<row hidden="1">`: by hand or by a filter), which SUBTOTAL may skip. */
+  hiddenRows?: Set<number>;
   /**
    * A sheet past the row, column or cell budget: not read (no cells, no tables), its formula cells
    * counted so that the report names them; the workbook's other sheets still convert.
@@ -367,6 +369,7 @@ function readCells(
   limits: SheetLimits,
 ): Worksheet {
   const cells = new Map<string, SheetCell>();
+  const hiddenRows = new Set<number>();
   let maxRow = 0;
   let maxCol = 0;
   let rowNumber = 0;
@@ -404,9 +407,10 @@ function readCells(
         return;
       }
       if (el === 'row' && parent === 'sheetData') {
-        const r = attrs().r;
-        rowNumber = r !== undefined && /^\d+$/.test(r) ? Number(r) : rowNumber + 1;
+        const a = attrs();
+        rowNumber = a.r !== undefined && /^\d+$/.test(a.r) ? Number(a.r) : rowNumber + 1;
         colNumber = 0;
+        if (a.hidden === '1' || a.hidden === 'true') hiddenRows.add(rowNumber);
       } else if (el === 'c' && parent === 'row') {
         const a = attrs();
         raw = { ref: a.r, type: a.t ?? 'n', value: undefined };
@@ -434,7 +438,7 @@ function readCells(
     maxRow = Math.max(maxRow, c.row);
     maxCol = Math.max(maxCol, c.col);
   }
-  return { name, sheetNames, cells, maxRow, maxCol, tables: [] };
+  return { name, sheetNames, cells, maxRow, maxCol, tables: [], hiddenRows };
 }
 
 function readCell(c: RawCell, shared: string[], row: number, col: number): SheetCell {

@@ -12,6 +12,7 @@ import { cellName, type DefinedName, type Workbook, type Worksheet } from '../xl
 import { callCriteria, CRITERIA_FUNCTIONS, sizedSumArea } from './criteria.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
 import { lambdaCallOf, letPairs, MAX_LAMBDA_DEPTH, type LambdaCall } from './lambda.js';
+import { blankSubtotals } from './subtotals.js';
 import { DEFAULT_GRID_LIMITS, GridBudgetExceeded, type GridLimits } from './limits.js';
 import { tableArea, type Area } from './tables.js';
 import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
@@ -560,6 +561,8 @@ export class CellGrid {
       }
       default: {
         const args = f.args.map((a) => (a.kind === 'missing' ? null : this.evaluate(a, ctx, depth)));
+        if (f.name === 'SUBTOTAL')
+          blankSubtotals(f, args, (a) => this.blockOf(a, ctx), this.book, this.cells);
         if (CRITERIA_FUNCTIONS.has(f.name)) {
           const sized = this.sumArea(f, ctx);
           if (sized) args[2] = this.readArea(sized);

@@ -6,6 +6,7 @@
  */
 import * as formulajs from '@formulajs/formulajs';
 import { hlookup, match, vlookup, xmatch, xPosition } from './lookups.js';
+import { PAIRED_FUNCTIONS } from './paired.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 /** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
@@ -56,7 +57,8 @@ function xmatchOf(...args: (GridValue | undefined)[]): unknown {
 
 /**
  * SUBTOTAL over several ranges (formulajs reads only the first): the function its code names, over
- * all of them. Hidden rows are not in the file's cell data, so 1xx codes equal their x codes here.
+ * all of them. The evaluator blanks the subtotal cells inside them first (Excel leaves those out)
+ * and does not evaluate a range with a hidden row (which SUBTOTAL may skip).
  */
 const SUBTOTAL_FUNCTIONS = [
   'AVERAGE',
@@ -71,11 +73,23 @@ const SUBTOTAL_FUNCTIONS = [
   'VAR',
   'VARP',
 ];
+/** COUNTA as Excel counts: every cell that is not blank, "" and errors included (formulajs skips ""). */
+function counta(...args: (GridValue | undefined)[]): number {
+  let n = 0;
+  for (const a of args) {
+    if (a === undefined) continue;
+    for (const v of isMatrix(a) ? a.flat() : [a]) if (v !== null) n++;
+  }
+  return n;
+}
+
 function subtotal(...args: (GridValue | undefined)[]): unknown {
   const [code, ...refs] = args;
   if (typeof code !== 'number') return xlError('#VALUE!');
   const name = SUBTOTAL_FUNCTIONS[(Math.trunc(code) % 100) - 1];
-  const fn = name === undefined ? undefined : library(name);
+  // formulajs keeps STDEV and VAR under their 2010 names
+  const alias: Record<string, string> = { STDEV: 'STDEV.S', STDEVP: 'STDEV.P', VAR: 'VAR.S', VARP: 'VAR.P' };
+  const fn = name === 'COUNTA' ? counta : name === undefined ? undefined : library(alias[name] ?? name);
   return fn ? fn(...refs) : xlError('#VALUE!');
 }
 
@@ -93,7 +107,22 @@ function networkdays(...args: (GridValue | undefined)[]): unknown {
   return formulajs.NETWORKDAYS(start, end, holidays);
 }
 
+/**
+ * PPMT and IPMT of a period outside 1 … nper: Excel and LibreOffice answer #NUM!, formulajs goes on
+ * computing.
+ */
+const perPayment =
+  (name: 'PPMT' | 'IPMT'): Fn =>
+  (...args) => {
+    const [, per, nper] = args;
+    if (typeof per === 'number' && typeof nper === 'number' && (per < 1 || per > nper))
+      return xlError('#NUM!');
+    return formulajs[name](...(args as Parameters<typeof formulajs.PPMT>));
+  };
+
 const OWN = new Map<string, Fn>([
+  ['PPMT', perPayment('PPMT')],
+  ['IPMT', perPayment('IPMT')],
   ['NETWORKDAYS', networkdays],
   ['SUBTOTAL', subtotal],
   ['INDEX', index],
@@ -102,6 +131,7 @@ const OWN = new Map<string, Fn>([
   ['MATCH', match],
   ['VLOOKUP', vlookup],
   ['HLOOKUP', hlookup],
+  ...PAIRED_FUNCTIONS,
 ]);
 
 /** formulajs's function for an Excel name (`STDEV.S` is `STDEV.S` nested), if it has one. */
