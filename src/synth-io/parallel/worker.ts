@@ -12,6 +12,9 @@ import { PreparedModel } from '../../synth/engine/prepared.js';
 import { renderRangeBytes } from '../../synth/output/bytes.js';
 import type {
   BatchReply,
+  EncodeReply,
+  EncodeSetup,
+  EncodeTask,
   BatchTask,
   PartitionChunk,
   PartitionFailed,
@@ -21,6 +24,7 @@ import type {
   WorkerSetup,
 } from './protocol.js';
 import { renderBatch } from './render-batch.js';
+import { ReplayedRows } from './row-batch.js';
 
 /** Renders a whole partition, posting its bytes chunk by chunk (in shared memory: nothing copied). */
 function renderPartition(prepared: PreparedModel, setup: WorkerSetup, task: PartitionTask): void {
@@ -44,7 +48,33 @@ function renderPartition(prepared: PreparedModel, setup: WorkerSetup, task: Part
   }
 }
 
-parentPort!.once('message', (setup: WorkerSetup) => {
+/** The pipelined mode: encodes rows the generation's thread sampled (pipeline.ts); no graph here. */
+function encodeRows(setup: EncodeSetup): void {
+  parentPort!.on('message', (task: EncodeTask) => {
+    let reply: EncodeReply;
+    try {
+      const { rows } = task;
+      const text = renderRangeBytes(
+        new ReplayedRows(rows),
+        rows.from,
+        rows.to,
+        setup.format,
+        setup.names,
+        undefined,
+        true,
+      );
+      reply = { id: task.id, text };
+    } catch (err) {
+      // the generation encodes this batch again itself, where the error is raised with its real type
+      reply = { id: task.id, error: err instanceof Error ? err.message : String(err) };
+    }
+    parentPort!.postMessage(reply);
+  });
+  parentPort!.postMessage({ ready: true } satisfies WorkerReady);
+}
+
+parentPort!.once('message', (setup: WorkerSetup | EncodeSetup) => {
+  if ('encode' in setup) return encodeRows(setup);
   const prepared = new PreparedModel(setup.model, setup.edition, setup.outside, setup.formats, setup.limits);
   if (setup.partitioned === true) {
     parentPort!.on('message', (task: PartitionTask) => renderPartition(prepared, setup, task));
