@@ -51,6 +51,8 @@ export interface GenerateOptions {
    * it is ended when the run ends (or at once, when the run stays on one thread).
    */
   reserve?: WorkerReserve;
+  /** The clock of the pipelined mode's times in `stats` (PipelineOptions.clock; the bench). */
+  clock?: () => number;
   /** Filled in as the run goes: whether it went parallel (and why not), batches done here again. */
   stats?: GenerateStats;
 }
@@ -122,6 +124,7 @@ export async function* generateChunks(
         reserve: options.reserve,
         waitForWorkers: options.waitForWorkers,
         stats: stats.pipeline,
+        clock: options.clock,
       });
     } finally {
       await options.reserve?.release();
