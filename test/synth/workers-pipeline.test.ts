@@ -4,7 +4,11 @@
  * the shared corpus (when present), workers 1 against 2 and 4, in every text format; errors raised
  * while sampling or encoding are one thread's, at the same row.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadSynthModel } from '../../src/synth/engine/prepare.js';
+import { nodeFilePort, nodeModulePort } from '../../src/synth-io/index.js';
 import type { OutputFormat, PreparedModel } from '../../src/synth/index.js';
 import { OUTPUT_FORMATS, SynthError, SynthRun, parseModel, prepareModel } from '../../src/synth/index.js';
 import { Row, INT } from '../../src/synth/engine/row.js';
@@ -61,20 +65,25 @@ async function output(
   return text;
 }
 
-async function checkCorpus(dir: string): Promise<void> {
+/**
+ * Every recording of a corpus: with 2 threads in `formats`, and with 4 threads in the recording's
+ * own format, the bytes of one thread.
+ */
+async function checkCorpus(dir: string, formats: readonly OutputFormat[]): Promise<void> {
   const { cases, skipped } = casesOf(dir);
   const report: string[] = [];
   for (const c of cases) {
-    // the recording's own format, and every other text format with 2 threads
-    for (const format of OUTPUT_FORMATS) {
+    for (const format of new Set([...formats, c.format])) {
       const header = format === 'csv';
       const one = await output(c.prepared, c.seed, c.count, 1, { format, header });
       const stats: GenerateStats = {};
       const what = `${c.output} (${c.model}), ${format}, seed ${c.seed}, ${c.count} rows`;
-      expect(await output(c.prepared, c.seed, c.count, 2, { format, header, stats }), what).toBe(one);
-      expect(stats.pipelined, what).toBe(true);
-      // a worker encoded some batches, unless the whole output fits in the first one
-      if (c.count > 10) expect(stats.pipeline!.encodedHere, what).toBeLessThan(stats.pipeline!.batches!);
+      if (formats.includes(format)) {
+        expect(await output(c.prepared, c.seed, c.count, 2, { format, header, stats }), what).toBe(one);
+        expect(stats.pipelined, what).toBe(true);
+        // a worker encoded some batches, unless the whole output fits in the first one
+        if (c.count > 10) expect(stats.pipeline!.encodedHere, what).toBeLessThan(stats.pipeline!.batches!);
+      }
       if (format === c.format)
         expect(await output(c.prepared, c.seed, c.count, 4, { format, header }), `${what}, 4 threads`).toBe(
           one,
@@ -88,13 +97,13 @@ async function checkCorpus(dir: string): Promise<void> {
 
 describe('grind --workers, pipelined: the same bytes as one thread', () => {
   it('for every model of the bundled examples, in every text format', async () => {
-    await checkCorpus(EXAMPLES);
+    await checkCorpus(EXAMPLES, OUTPUT_FORMATS);
   }, 300_000);
 
   it.skipIf(!sharedPresent)(
-    'for every loadable model of the shared corpus',
+    'for every loadable model of the shared corpus, in CSV, JSON and ndjson',
     async () => {
-      await checkCorpus(SHARED);
+      await checkCorpus(SHARED, ['csv', 'json', 'ndjson']);
     },
     600_000,
   );
@@ -134,6 +143,21 @@ describe('grind --workers, pipelined: the same bytes as one thread', () => {
     expect(stats.reason).toBe('a component of the model carries state from row to row');
     expect(stats.pipelined).toBe(true);
     expect(two).toBe(await output(prepared, 4n, 3000, 1));
+  }, 60_000);
+
+  it('custom components: sampled here, encoded on every thread (they never split)', async () => {
+    const dir = join(EXAMPLES, 'custom');
+    const prepared = await loadSynthModel(parseModel(readFileSync(join(dir, 'sensor.xml'), 'utf8')), {
+      edition: 'full',
+      customComponentDirs: [dir],
+      ports: { files: nodeFilePort, modules: nodeModulePort },
+    });
+    const stats: GenerateStats = {};
+    const two = await output(prepared, 7n, 3000, 2, { split: undefined, stats });
+    expect(stats.reason).toBe('the model uses custom components');
+    expect(stats.pipelined).toBe(true);
+    expect(two).toContain(',high\n'); // the custom filter's label column
+    expect(two).toBe(await output(prepared, 7n, 3000, 1));
   }, 60_000);
 
   it('texts of every kind: quoting, non-ASCII, empty and repeated values', async () => {

@@ -15,11 +15,17 @@ import type { RowSource } from '../../synth/output/bytes.js';
 import { renderRangeBytes } from '../../synth/output/bytes.js';
 import type { EncodeMessage, EncodeSetup, EncodeTask } from './protocol.js';
 import { ReplayedRows, sampleRows, type SampleFailure, type SampledRows } from './row-batch.js';
-import { startRowWorker, type WorkerReserve } from './worker-start.js';
+import { startEncodeWorker, type WorkerReserve } from './worker-start.js';
 
 /** Cells (rows x columns) per batch: about 0.6 MB of raw values, and of output for a numeric model. */
 const BATCH_CELLS = 65_536;
 const MAX_BATCH_ROWS = 8_192;
+/** Output per batch once the rows' size is known (rows of long texts make batches of fewer rows). */
+const BATCH_BYTES = 512 * 1024;
+/** Rows per batch until a batch is encoded and the rows' size known (a worker starts on it sooner). */
+const FIRST_BATCH_ROWS = 512;
+/** Batches held at most, however many threads are asked for (memory: about 1 MB a batch). */
+const MAX_HELD = 64;
 /** Batches queued on one worker: one it encodes and one waiting, so it never idles for a message. */
 const QUEUED_PER_WORKER = 2;
 /** Batches held per thread (sampled, encoding, or waiting to be written): bounds memory. */
@@ -80,9 +86,17 @@ interface Slot {
   queued: Map<number, number>;
 }
 
-/** Rows per batch for rows of `dimension` cells. */
-export function pipelineBatchRows(dimension: number): number {
-  return Math.max(16, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_CELLS / Math.max(1, dimension))));
+/**
+ * Rows per batch for rows of `dimension` cells and, once some are encoded, of `bytesPerRow` bytes
+ * of output each (0: not known yet).
+ */
+export function pipelineBatchRows(dimension: number, bytesPerRow = 0): number {
+  const rows = Math.min(
+    MAX_BATCH_ROWS,
+    Math.floor(BATCH_CELLS / Math.max(1, dimension)),
+    bytesPerRow > 0 ? Math.floor(BATCH_BYTES / bytesPerRow) : FIRST_BATCH_ROWS,
+  );
+  return Math.max(16, rows);
 }
 
 /**
@@ -104,7 +118,13 @@ export async function* pipelineChunks(
     encodeMs: 0,
   }) as Required<PipelineStats>;
   const clock = options.clock ?? ((): number => performance.now());
-  const batchRows = options.batchRows ?? pipelineBatchRows(run.dimension);
+  /** Output bytes per row of the batches encoded so far: the next batches' size. */
+  let bytesPerRow = 0;
+  const noteSize = (entry: Entry): void => {
+    const rows = entry.rows.to - entry.rows.from;
+    if (rows > 0 && entry.text !== undefined) bytesPerRow = Math.max(bytesPerRow, entry.text.length / rows);
+  };
+  const batchRows = (): number => options.batchRows ?? pipelineBatchRows(run.dimension, bytesPerRow);
   const entries = new Map<number, Entry>();
   /** Sampled batches with no worker and not encoded, in order. */
   const backlog: number[] = [];
@@ -121,7 +141,7 @@ export async function* pipelineChunks(
   const slots: Slot[] = [];
   let nextId = 0;
   for (let i = 1; i < options.workers; i++) {
-    const { worker, loaded } = options.reserve?.take() ?? { worker: startRowWorker(), loaded: false };
+    const { worker, loaded } = options.reserve?.take() ?? { worker: startEncodeWorker(), loaded: false };
     // a worker started ahead and loaded answers the setup within a millisecond: queue on it at once
     const slot: Slot = { worker, ready: loaded, dead: false, queued: new Map() };
     slots.push(slot);
@@ -176,6 +196,7 @@ export async function* pipelineChunks(
     const { rows } = entry;
     try {
       entry.text = renderRangeBytes(new ReplayedRows(rows), rows.from, rows.to, format, names);
+      noteSize(entry);
     } catch (error) {
       // the rows before the failing one are written first, as after a failure to sample a row
       const replay = new ReplayedRows(rows);
@@ -194,7 +215,7 @@ export async function* pipelineChunks(
   };
   const letMessagesIn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-  const cap = HELD_PER_THREAD * options.workers;
+  const cap = Math.min(MAX_HELD, HELD_PER_THREAD * options.workers);
   let sampledTo = from;
   let stopped = false; // a row's sampling threw: nothing after it is sampled
   let nextIndex = 0;
@@ -225,7 +246,7 @@ export async function* pipelineChunks(
         continue;
       }
       if (!stopped && sampledTo < to && entries.size < cap) {
-        const end = Math.min(to, sampledTo + batchRows);
+        const end = Math.min(to, sampledTo + batchRows());
         const t0 = clock();
         const { rows, failure } = sampleRows(run, sampledTo, end);
         stats.sampleMs += clock() - t0;

@@ -12,9 +12,7 @@ import { PreparedModel } from '../../synth/engine/prepared.js';
 import { renderRangeBytes } from '../../synth/output/bytes.js';
 import type {
   BatchReply,
-  EncodeReply,
   EncodeSetup,
-  EncodeTask,
   BatchTask,
   PartitionChunk,
   PartitionFailed,
@@ -24,7 +22,7 @@ import type {
   WorkerSetup,
 } from './protocol.js';
 import { renderBatch } from './render-batch.js';
-import { ReplayedRows } from './row-batch.js';
+import { encodeRows } from './encode-rows.js';
 
 /** Renders a whole partition, posting its bytes chunk by chunk (in shared memory: nothing copied). */
 function renderPartition(prepared: PreparedModel, setup: WorkerSetup, task: PartitionTask): void {
@@ -46,31 +44,6 @@ function renderPartition(prepared: PreparedModel, setup: WorkerSetup, task: Part
     };
     parentPort!.postMessage(failed);
   }
-}
-
-/** The pipelined mode: encodes rows the generation's thread sampled (pipeline.ts); no graph here. */
-function encodeRows(setup: EncodeSetup): void {
-  parentPort!.on('message', (task: EncodeTask) => {
-    let reply: EncodeReply;
-    try {
-      const { rows } = task;
-      const text = renderRangeBytes(
-        new ReplayedRows(rows),
-        rows.from,
-        rows.to,
-        setup.format,
-        setup.names,
-        undefined,
-        true,
-      );
-      reply = { id: task.id, text };
-    } catch (err) {
-      // the generation encodes this batch again itself, where the error is raised with its real type
-      reply = { id: task.id, error: err instanceof Error ? err.message : String(err) };
-    }
-    parentPort!.postMessage(reply);
-  });
-  parentPort!.postMessage({ ready: true } satisfies WorkerReady);
 }
 
 parentPort!.once('message', (setup: WorkerSetup | EncodeSetup) => {
