@@ -18,7 +18,11 @@ import {
   type GenerateOptions,
   type GenerateStats,
 } from '../../src/synth-io/parallel/index.js';
-import { pipelineChunks, type PipelineStats } from '../../src/synth-io/parallel/pipeline.js';
+import {
+  pipelineBatchRows,
+  pipelineChunks,
+  type PipelineStats,
+} from '../../src/synth-io/parallel/pipeline.js';
 import { EXAMPLES, SHARED, casesOf, sharedPresent } from './corpus-cases.js';
 
 if (!sharedPresent) console.warn(`[synth pipeline] SKIPPED shared corpus: ${SHARED} not found`);
@@ -305,4 +309,14 @@ describe('grind --workers, pipelined: formats', () => {
     },
     60_000,
   );
+});
+
+describe('grind --workers, pipelined: batch sizes', () => {
+  it('starts small, then holds about 64K cells and 512 KB of output a batch', () => {
+    expect(pipelineBatchRows(7)).toBe(512); // nothing encoded yet: a worker starts sooner
+    expect(pipelineBatchRows(7, 50)).toBe(8192); // support-queue: the row cap
+    expect(pipelineBatchRows(1000, 10)).toBe(65); // wide rows: the cell cap
+    expect(pipelineBatchRows(2, 100_000)).toBe(16); // long texts: the byte cap, never below 16 rows
+    expect(pipelineBatchRows(2, 1024)).toBe(512);
+  });
 });

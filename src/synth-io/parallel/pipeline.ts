@@ -156,7 +156,10 @@ export async function* pipelineChunks(
           if ('error' in message) {
             redo.push(index!);
             stats.redone++;
-          } else entry.text = message.text;
+          } else {
+            entry.text = message.text;
+            noteSize(entry);
+          }
         }
       }
       signal();
