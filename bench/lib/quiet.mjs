@@ -22,7 +22,7 @@ export function idleCores() {
 export const quiet = { busyStarts: 0 };
 
 /** Seconds to wait for idle cores before a run (BENCH_QUIET_WAIT; 0 never waits). */
-const WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 20);
+export const WAIT = Number(process.env.BENCH_QUIET_WAIT ?? 20);
 
 /**
  * Waits up to 20 s (BENCH_QUIET_WAIT) for the other processes of a shared box to leave the cores free, so that a run

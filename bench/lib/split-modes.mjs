@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { awaitQuiet, quiet } from './quiet.mjs';
+import { WAIT, awaitQuiet, quiet } from './quiet.mjs';
 
 const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const model = fileURLToPath(new URL('../../examples/synth/support-queue.xml', import.meta.url));
@@ -117,7 +117,8 @@ export function benchSplitModes(sizes, rounds) {
     });
   }
   const busy = quiet.busyStarts - busyBefore;
-  if (busy > 0) console.log(`  ${busy} runs started on a busy box (after 20 s of waiting for idle cores)`);
+  if (busy > 0)
+    console.log(`  ${busy} runs started on a busy box (after ${WAIT} s of waiting for idle cores)`);
   closeSync(devNull);
   return results;
 }
