@@ -23,12 +23,13 @@ import { parseModel } from '../dist/synth/model/io.js';
 import { renderChunks } from '../dist/synth/output/format.js';
 import { renderRangeBytes } from '../dist/synth/output/bytes.js';
 import { L64X128MixRandom } from '../dist/synth/random/l64x128-mix-random.js';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { processCpu } from './lib/cpu.mjs';
 import { DICE_MODEL } from './lib/dice-model.mjs';
 import { benchSplitModes } from './lib/split-modes.mjs';
+import { awaitQuiet, quiet } from './lib/quiet.mjs';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -172,34 +173,6 @@ console.log(
 // WORKER_ROUNDS rounds at two sizes: the median of the rounds' ratios, and the best of each side.
 // The bytes are compared too (they must be identical). Each run is a fresh process
 // (lib/grind-child.mjs) that starts as the grind command does.
-/** Idle cores over the last half second, from /proc/stat (undefined without it). */
-function idleCores() {
-  const read = () => {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return { total: f.reduce((a, b) => a + b, 0), idle: f[3] + f[4] };
-  };
-  try {
-    const a = read();
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
-    const b = read();
-    return ((b.idle - a.idle) / Math.max(1, b.total - a.total)) * availableParallelism();
-  } catch {
-    return undefined;
-  }
-}
-let busyStarts = 0;
-/**
- * Waits up to 20 s for the other processes of a shared box to leave the cores free, so that a run
- * is not timed while someone else's burst takes a core (it changes when a run starts, not what is
- * timed); counts the runs that had to start on a busy box anyway.
- */
-function awaitQuiet() {
-  for (const until = Date.now() + 20_000; Date.now() < until;) {
-    const idle = idleCores();
-    if (idle === undefined || idle >= availableParallelism() - 0.2) return;
-  }
-  busyStarts++;
-}
 /** One generation in a fresh process (lib/grind-child.mjs). */
 function grindFresh(rows, workers) {
   const child = fileURLToPath(new URL('./lib/grind-child.mjs', import.meta.url));
@@ -252,9 +225,9 @@ for (const rows of [ROWS, 2 * ROWS]) {
       `idle-box estimate ${best[1].idle.toFixed(2)} s -> ${best[2].idle.toFixed(2)} s = ${estimate.toFixed(2)}x`,
   );
 }
-if (busyStarts > 0)
+if (quiet.busyStarts > 0)
   console.log(
-    `  ${busyStarts} of ${4 * WORKER_ROUNDS} workers runs started on a busy box (after 20 s of waiting)`,
+    `  ${quiet.busyStarts} of ${4 * WORKER_ROUNDS} workers runs started on a busy box (after 20 s of waiting)`,
   );
 
 // The grind command itself, timed whole as a user sees it (start-up, engine load, model, rows to

@@ -1,6 +1,7 @@
 /**
  * `synth grind --workers`: the option end to end. A run past the 500,000-row threshold with 2
- * workers writes the file one thread writes; a bad count of workers is a usage error.
+ * workers writes the file one thread writes, split (3d6) or pipelined (support-queue); a bad
+ * count of workers is a usage error.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,16 @@ describe('synth grind --workers', () => {
     expect(one.length).toBeGreaterThan(510_000 * 8);
     expect(readFileSync(join(work, 'two.csv')).equals(one)).toBe(true);
   }, 180_000);
+
+  it('writes the same JSON with 2 workers as with 1 for support-queue (pipelined: its draws vary)', () => {
+    const model = join(ROOT, 'examples', 'synth', 'support-queue.xml');
+    const common = [model, '--count', '510000', '--seed', '4', '--format', 'json', '--quiet'];
+    expect(grind([...common, '--workers', '1', '--output', join(work, 'one.json')]).status).toBe(0);
+    expect(grind([...common, '--workers', '2', '--output', join(work, 'two.json')]).status).toBe(0);
+    const one = readFileSync(join(work, 'one.json'));
+    expect(one.length).toBeGreaterThan(510_000 * 60);
+    expect(readFileSync(join(work, 'two.json')).equals(one)).toBe(true);
+  }, 240_000);
 
   it('exits when the model fails to load, with the workers it started ahead', () => {
     // the workers start before the model is read (to load while it is): they must not keep the

@@ -93,4 +93,38 @@ describe('the built worker', () => {
     expect(stats.local).toBeLessThan(stats.batches!); // the worker rendered some
     expect(r.stdout).not.toContain('ArrayBufferDetaching');
   }, 60_000);
+
+  it('pipelined: the encoding worker writes the bytes of one thread and detaches no buffer', () => {
+    // Normal draws a varying number of values per row: sampled here, encoded on both threads
+    const script = `
+      const { createHash } = await import('node:crypto');
+      const { generateChunks } = await import(${JSON.stringify(pathToFileURL(join(DIST, 'synth-io/parallel/index.js')).href)});
+      const { parseModel, prepareModel } = await import(${JSON.stringify(pathToFileURL(join(DIST, 'synth/index.js')).href)});
+      const prepared = prepareModel(parseModel('dataset.root = R\\nR = Append(N, C)\\nN = Normal(0, 1)\\nC = Categorical("1, 2")\\n'));
+      const digest = async (workers, stats) => {
+        const hash = createHash('sha256');
+        const options = { count: 100000, format: 'ndjson', header: false, workers, minRows: 0, waitForWorkers: true, stats };
+        for await (const chunk of generateChunks(prepared, 5n, options)) hash.update(chunk.data);
+        return hash.digest('hex');
+      };
+      const stats = {};
+      const two = await digest(2, stats);
+      const one = await digest(1, {});
+      process.stderr.write(JSON.stringify({ same: one === two, ...stats }));`;
+    const dir = mkdtempSync(join(tmpdir(), 'workers-pipeline-'));
+    const file = join(dir, 'run.mjs');
+    writeFileSync(file, script);
+    const r = spawnSync(process.execPath, ['--trace-protector-invalidation', file], { encoding: 'utf8' });
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.status, r.stderr).toBe(0);
+    const result = JSON.parse(r.stderr) as Stats & {
+      same: boolean;
+      pipelined?: boolean;
+      pipeline?: { batches: number; encodedHere: number };
+    };
+    expect(result.pipelined).toBe(true);
+    expect(result.same).toBe(true);
+    expect(result.pipeline!.encodedHere).toBeLessThan(result.pipeline!.batches); // the worker encoded some
+    expect(r.stdout).not.toContain('ArrayBufferDetaching');
+  }, 60_000);
 });

@@ -6,10 +6,12 @@ import type { OutputFormat, PreparedModel } from '../../synth/index.js';
 import { SynthRun } from '../../synth/index.js';
 import { renderRangeBytes } from '../../synth/output/bytes.js';
 import { outputEnd, outputStart } from '../../synth/output/range.js';
+import { pipelineChunks, type PipelineStats } from './pipeline.js';
 import { RowPool, planParallel } from './pool.js';
 import { PARALLEL_MIN_ROWS, type WorkerReserve } from './worker-start.js';
 
 export { RowPool, planParallel } from './pool.js';
+export type { PipelineStats } from './pipeline.js';
 export type { Batch, ParallelPlan, PoolOptions } from './pool.js';
 export { PARALLEL_MIN_ROWS, WorkerReserve, defaultWorkers, reserveWorkers } from './worker-start.js';
 
@@ -37,6 +39,11 @@ export interface GenerateOptions {
    * batches start at row 0 and the workers render rows of every output however short.
    */
   keepProbe?: boolean;
+  /**
+   * Split the rows over the threads when the model allows it (default true); false pipelines them
+   * instead (tests of the pipelined mode on every model, the bench).
+   */
+  split?: boolean;
   /** Start only once every worker is ready (tests: otherwise a short run may finish without them). */
   waitForWorkers?: boolean;
   /**
@@ -44,13 +51,23 @@ export interface GenerateOptions {
    * it is ended when the run ends (or at once, when the run stays on one thread).
    */
   reserve?: WorkerReserve;
+  /** The clock of the pipelined mode's times in `stats` (PipelineOptions.clock; the bench). */
+  clock?: () => number;
   /** Filled in as the run goes: whether it went parallel (and why not), batches done here again. */
   stats?: GenerateStats;
 }
 
 export interface GenerateStats {
+  /** The rows were split over the threads (each samples and renders its own batches). */
   parallel?: boolean;
+  /** Why they were not split. */
   reason?: string;
+  /**
+   * Not split, but pipelined: this thread sampled every row and the threads encoded them
+   * (pipeline.ts); `pipeline` says how the work went.
+   */
+  pipelined?: boolean;
+  pipeline?: PipelineStats;
   batches?: number;
   redone?: number;
   /** Batches rendered on this thread (it renders too, rather than wait for a worker). */
@@ -81,10 +98,41 @@ export async function* generateChunks(
       ? { ok: false as const, reason: 'one worker asked for' }
       : count < (options.minRows ?? PARALLEL_MIN_ROWS)
         ? { ok: false as const, reason: `fewer than ${options.minRows ?? PARALLEL_MIN_ROWS} rows` }
-        : planParallel(prepared, seed, format, run, options.keepProbe === false ? undefined : count);
+        : options.split === false
+          ? { ok: false as const, reason: 'splitting turned off' }
+          : planParallel(prepared, seed, format, run, options.keepProbe === false ? undefined : count);
   const stats = options.stats ?? {};
   stats.parallel = plan.ok;
   if (!plan.ok) stats.reason = plan.reason;
+  const minRows = options.minRows ?? PARALLEL_MIN_ROWS;
+  // rows that cannot be split are still sampled here and encoded on every thread
+  stats.pipelined = !plan.ok && options.workers > 1 && count >= minRows;
+  if (!plan.ok && stats.pipelined) {
+    // planParallel put the stream back where it was: the pipeline starts at row 0
+    const names = run.header();
+    const before = outputStart(format, header, names);
+    if (before !== '') yield { data: before, rows: 0 };
+    stats.pipeline = {};
+    try {
+      yield* pipelineChunks(run, {
+        from: 0,
+        to: count,
+        format,
+        names,
+        workers: options.workers,
+        batchRows: options.batchRows,
+        reserve: options.reserve,
+        waitForWorkers: options.waitForWorkers,
+        stats: stats.pipeline,
+        clock: options.clock,
+      });
+    } finally {
+      await options.reserve?.release();
+    }
+    const after = outputEnd(format, count);
+    if (after !== '') yield { data: after, rows: count };
+    return;
+  }
   if (!plan.ok) {
     void options.reserve?.release(); // its workers end while this thread renders
     // straight to bytes, as the batches are: the text of a chunk is never built

@@ -1,5 +1,6 @@
 /** Messages between a generation and its row workers (worker.ts, pool.ts). */
 import type { Edition, OutputFormat, SynthLimits, SynthModel } from '../../synth/index.js';
+import type { SampledRows } from './row-batch.js';
 
 /** What every worker starts from: the prepared model's parts (structured-cloned) and the seed. */
 export interface WorkerSetup {
@@ -15,6 +16,26 @@ export interface WorkerSetup {
   /** Whole partitions (PartitionTask) instead of batches of one stream: no run is built ahead. */
   partitioned?: boolean;
 }
+
+/**
+ * The pipelined mode's setup (pipeline.ts): the worker encodes rows sampled on the generation's
+ * thread, so it needs no model, only how to write rows.
+ */
+export interface EncodeSetup {
+  encode: true;
+  format: OutputFormat;
+  /** The column names (JSON keys). */
+  names: readonly string[];
+}
+
+/** Encode the sampled rows of a batch (in shared memory) to UTF-8. */
+export interface EncodeTask {
+  id: number;
+  rows: SampledRows;
+}
+
+/** An encoded batch (in shared memory: posting it copies nothing), or why encoding it threw. */
+export type EncodeReply = { id: number; text: Uint8Array } | { id: number; error: string };
 
 /**
  * Render a whole partition: rows [from, to) of the output, from a run seeded `seed` whose first
@@ -82,6 +103,9 @@ export interface WorkerLoaded {
 }
 
 export type WorkerMessage = BatchReply | WorkerReady | WorkerLoaded;
+
+/** What a worker set up for encoding posts. */
+export type EncodeMessage = EncodeReply | WorkerReady | WorkerLoaded;
 
 /** What a worker set up for partitions posts. */
 export type PartitionMessage = PartitionChunk | PartitionFailed | WorkerReady | WorkerLoaded;

@@ -20,10 +20,24 @@ export function defaultWorkers(): number {
  * its modules at once and builds its run from the first message it gets (a WorkerSetup).
  */
 export function startRowWorker(): Worker {
+  return startWorker('worker');
+}
+
+/**
+ * Starts an encoding worker of the pipelined mode (encode-worker.ts): it loads the output encoders
+ * alone, a handful of modules, and encodes the rows it is sent.
+ */
+export function startEncodeWorker(): Worker {
+  return startWorker('encode-worker');
+}
+
+/** The compiled entry beside this module, or the .ts through tsx. */
+function startWorker(entryName: string): Worker {
   const options = { stdout: false, stderr: false };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL(`./${entryName}.js`, import.meta.url), options);
   // from sources (vitest): a worker does not inherit tsx's loader, so it imports the entry through it
-  const entry = JSON.stringify(new URL('./worker.ts', import.meta.url).href);
+  const entry = JSON.stringify(new URL(`./${entryName}.ts`, import.meta.url).href);
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   return new Worker(`import(${tsx}).then((tsx) => tsx.tsImport(${entry}, ${entry}))`, {
     ...options,

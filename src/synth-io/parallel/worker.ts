@@ -12,6 +12,7 @@ import { PreparedModel } from '../../synth/engine/prepared.js';
 import { renderRangeBytes } from '../../synth/output/bytes.js';
 import type {
   BatchReply,
+  EncodeSetup,
   BatchTask,
   PartitionChunk,
   PartitionFailed,
@@ -21,6 +22,7 @@ import type {
   WorkerSetup,
 } from './protocol.js';
 import { renderBatch } from './render-batch.js';
+import { encodeRows } from './encode-rows.js';
 
 /** Renders a whole partition, posting its bytes chunk by chunk (in shared memory: nothing copied). */
 function renderPartition(prepared: PreparedModel, setup: WorkerSetup, task: PartitionTask): void {
@@ -44,7 +46,8 @@ function renderPartition(prepared: PreparedModel, setup: WorkerSetup, task: Part
   }
 }
 
-parentPort!.once('message', (setup: WorkerSetup) => {
+parentPort!.once('message', (setup: WorkerSetup | EncodeSetup) => {
+  if ('encode' in setup) return encodeRows(setup);
   const prepared = new PreparedModel(setup.model, setup.edition, setup.outside, setup.formats, setup.limits);
   if (setup.partitioned === true) {
     parentPort!.on('message', (task: PartitionTask) => renderPartition(prepared, setup, task));

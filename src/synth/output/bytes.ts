@@ -4,7 +4,6 @@
  * pipe, a file, a worker's hand-over); for a numeric model, joining 16,000 rows into one string
  * and then encoding it took about a fifth of each row's time (docs/synth-workers.md).
  */
-import type { GraphRun } from '../engine/graph-run.js';
 import { INT, STRING } from '../engine/row.js';
 import type { Row } from '../engine/row.js';
 import { csvField, numberText, renderRow } from './format.js';
@@ -127,6 +126,16 @@ function csvRowBytes(out: ByteWriter, row: Row, dimension: number): void {
   out.byte(NEWLINE);
 }
 
+/**
+ * Where rows come from: a run (GraphRun draws them) or rows sampled earlier and replayed (the
+ * pipelined mode encodes on another thread rows this one sampled: src/synth-io/parallel/).
+ */
+export interface RowSource {
+  readonly dimension: number;
+  /** The next row; the returned row may be overwritten by the following call. */
+  next(): Row;
+}
+
 /** Bytes per row of the last range on this thread: the next range's first guess at its size. */
 let bytesPerRow = 32;
 
@@ -137,7 +146,7 @@ let bytesPerRow = 32;
  * far is written after each row. `shared`: the bytes are in a SharedArrayBuffer (see ByteWriter).
  */
 export function renderRangeBytes(
-  run: GraphRun,
+  run: RowSource,
   from: number,
   to: number,
   format: OutputFormat,
