@@ -4,7 +4,7 @@
  * of the model's inputs. A disagreement rejects the column or cell as WHAT_IF_MISMATCH with an
  * example edit; a cell the evaluator cannot evaluate is verified at the stored values only.
  */
-import { runTests, type JsonObject, type JsonValue, type ModelSpec } from '../calc/index.js';
+import { compileModel, runTests, type JsonObject, type JsonValue, type ModelSpec } from '../calc/index.js';
 import { L64X128MixRandom } from '../synth/random/l64x128-mix-random.js';
 import { isError, reject, type Field, type TableModel } from './fields.js';
 import { CellGrid, DEFAULT_GRID_LIMITS, fromCell, gridKey, type GridEdit } from './grid/evaluate.js';
@@ -139,6 +139,8 @@ export class WhatIfVerifier {
     }
     if (trusted.length === 0) return false;
     const rounds = this.roundsFor(parts);
+    // the spec is compiled once for all the rounds (runTests would compile it per round)
+    const model = await compileModel(spec);
     const exercised = new Map<Field, number>();
     const failures = new Map<Field, string>();
     const base = baseGiven(parts);
@@ -163,7 +165,7 @@ export class WhatIfVerifier {
         }
         if (touched) exercised.set(f, (exercised.get(f) ?? 0) + 1);
       }
-      const result = await runTests(spec, [{ description: `what-if edit ${n + 1}`, given, expect }]);
+      const result = await runTests(model, [{ description: `what-if edit ${n + 1}`, given, expect }]);
       this.rejectMismatches(result, round, byKey, failures);
     }
     for (const f of trusted) {
