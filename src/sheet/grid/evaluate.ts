@@ -167,12 +167,14 @@ export class CellGrid {
     const save = (sheet: number, row: number, col: number, k: string): void => {
       if (!saved.has(k)) saved.set(k, { sheet, row, col, value: this.values.get(sheet, row, col) });
     };
-    const dirty = new Map<string, number[]>();
+    // the changed rows of each column, as a set: a cell's test costs the smaller of its block's
+    // height and the column's changed rows (a list scanned per cell was quadratic in the rows)
+    const dirty = new Map<string, Set<number>>();
     const mark = (sheet: number, row: number, col: number): void => {
       const k = `${sheet}:${col}`;
       const rows = dirty.get(k);
-      if (rows) rows.push(row);
-      else dirty.set(k, [row]);
+      if (rows) rows.add(row);
+      else dirty.set(k, new Set([row]));
     };
     for (const e of edits) {
       const k = gridKey(e.sheet, e.row, e.col);
@@ -183,7 +185,12 @@ export class CellGrid {
     const touches = (a: Area): boolean => {
       for (let col = a.left; col <= a.right; col++) {
         const rows = dirty.get(`${a.sheet}:${col}`);
-        if (rows?.some((r) => r >= a.top && r <= a.bottom)) return true;
+        if (!rows) continue;
+        if (a.bottom - a.top < rows.size) {
+          for (let r = a.top; r <= a.bottom; r++) if (rows.has(r)) return true;
+        } else {
+          for (const r of rows) if (r >= a.top && r <= a.bottom) return true;
+        }
       }
       return false;
     };
