@@ -112,7 +112,12 @@ export class SheetWorkers {
 
   constructor(options: SheetWorkersOptions = {}) {
     this.budgets = { ...(options.budgets ?? DEFAULT_SHEET_BUDGETS) };
-    this.limits = { ...(options.limits ?? DEFAULT_LIMITS), maxCells: this.budgets.maxCells };
+    // the time limit goes in too: the what-if evaluator's budget follows it (grid/limits.ts)
+    this.limits = {
+      ...(options.limits ?? DEFAULT_LIMITS),
+      maxCells: this.budgets.maxCells,
+      timeLimitSeconds: this.budgets.timeLimitSeconds,
+    };
     this.log = options.log ?? ((m) => process.stderr.write(`modelworks: ${m}\n`));
   }
 

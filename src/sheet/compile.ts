@@ -27,6 +27,7 @@ import { FormulaCompiler } from './translate.js';
 import { usedPartReader } from './whole.js';
 import { buildSpec, checkSpec, liveParts } from './verify.js';
 import { WhatIfVerifier } from './whatif.js';
+import { gridLimitsFor } from './grid/limits.js';
 import { buildCellMap } from './cellmap.js';
 import { cellName, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
 
@@ -43,11 +44,12 @@ export interface SheetConversion {
 
 /** Reads the workbook and compiles it; throws SheetError for a file refused as a whole. */
 export async function convertWorkbook(bytes: Uint8Array, options: ConvertOptions): Promise<SheetConversion> {
+  const started = Date.now();
   const limits = options.limits ?? DEFAULT_LIMITS;
   const onSheet =
     options.onProgress &&
     ((done: number, total: number): void => options.onProgress!({ stage: 'read', done, total }));
-  return compileWorkbook(readWorkbookParts(bytes, limits, onSheet), options, limits);
+  return compileWorkbook(readWorkbookParts(bytes, limits, onSheet), options, limits, started);
 }
 
 /** The tables of every sheet, named for the spec: `rows` for a table at A1 of the first sheet. */
@@ -114,6 +116,7 @@ async function compileWorkbook(
   book: Workbook,
   options: ConvertOptions,
   limits: SheetLimits,
+  started: number,
 ): Promise<SheetConversion> {
   const taken = new Set<string>();
   const set: FieldSet = { fields: [], formulas: new Map(), storedErrors: new Map() };
@@ -153,7 +156,14 @@ async function compileWorkbook(
   const verifying = (done: number): void =>
     options.onProgress?.({ stage: 'verify', done, total: formulaCells });
   // the independent evaluation of the workbook's own formulas, for the what-if check (whatif.ts)
-  const verifier = options.whatIf === false ? undefined : new WhatIfVerifier(book, options.whatIf);
+  // its budget follows the conversion's time limit unless the caller set one (grid/limits.ts)
+  const verifier =
+    options.whatIf === false
+      ? undefined
+      : new WhatIfVerifier(book, {
+          ...options.whatIf,
+          limits: options.whatIf?.limits ?? gridLimitsFor(limits.timeLimitSeconds, started),
+        });
   for (let pass = 0; pass <= fields.length; pass++) {
     propagateRejections(fields);
     const spec = buildSpec(fields, tables, options, lib);

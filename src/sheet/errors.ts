@@ -64,6 +64,11 @@ export interface SheetLimits {
   maxColumns: number;
   /** Cells the worksheet holds (its `<c>` elements), counted before the sheet is parsed. */
   maxCells: number;
+  /**
+   * Wall time the whole conversion may take, seconds (a server's MODELWORKS_SHEET_TIME_LIMIT_SECONDS;
+   * none for the CLI): the what-if evaluator's budget follows it (grid/limits.ts, gridLimitsFor).
+   */
+  timeLimitSeconds?: number;
 }
 
 export const DEFAULT_LIMITS: SheetLimits = {

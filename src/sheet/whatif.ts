@@ -4,17 +4,10 @@
  * of the model's inputs. A disagreement rejects the column or cell as WHAT_IF_MISMATCH with an
  * example edit; a cell the evaluator cannot evaluate is verified at the stored values only.
  */
-import { runTests, type JsonObject, type JsonValue, type ModelSpec } from '../calc/index.js';
+import { compileModel, runTests, type JsonObject, type JsonValue, type ModelSpec } from '../calc/index.js';
 import { L64X128MixRandom } from '../synth/random/l64x128-mix-random.js';
 import { isError, reject, type Field, type TableModel } from './fields.js';
-import {
-  CellGrid,
-  DEFAULT_GRID_LIMITS,
-  fromCell,
-  GridBudgetExceeded,
-  gridKey,
-  type GridEdit,
-} from './grid/evaluate.js';
+import { CellGrid, DEFAULT_GRID_LIMITS, fromCell, gridKey, type GridEdit } from './grid/evaluate.js';
 import type { WhatIfOptions } from './grid/limits.js';
 import { isXlError, type Scalar } from './grid/values.js';
 import { cellKey, cellName, type Workbook } from './xlsx.js';
@@ -69,8 +62,7 @@ const show = (v: JsonValue | Scalar | undefined): string =>
 const modelValue = (v: Scalar): JsonValue => (isXlError(v) ? null : v);
 
 export class WhatIfVerifier {
-  private grid?: CellGrid;
-  private gridFailure?: string;
+  private readonly grid: CellGrid;
   private readonly rounds: number;
   private readonly seed: number;
   private cached?: { signature: string; rounds: Round[] };
@@ -82,14 +74,10 @@ export class WhatIfVerifier {
   ) {
     this.rounds = Math.max(3, options.rounds ?? WHAT_IF_ROUNDS);
     this.seed = options.seed ?? WHAT_IF_SEED;
-    try {
-      this.grid = new CellGrid(book, options.limits ?? DEFAULT_GRID_LIMITS);
-      this.grid.recalculate();
-    } catch (err) {
-      if (!(err instanceof GridBudgetExceeded)) throw err;
-      this.gridFailure = err.message;
-      this.grid = undefined;
-    }
+    // the stored values' recalculation and each round of edits take their part of the budget; one
+    // that runs out part way leaves the cells it did not reach with that as their problem
+    this.grid = new CellGrid(book, options.limits ?? DEFAULT_GRID_LIMITS);
+    this.grid.recalculate(1 / (this.rounds + 1));
   }
 
   private sheetIndex(f: Field): number {
@@ -118,7 +106,6 @@ export class WhatIfVerifier {
 
   /** Why the evaluator cannot vouch for the field, if it cannot. */
   private distrust(f: Field): string | undefined {
-    if (!this.grid) return this.gridFailure ?? 'the independent evaluation did not run';
     const s = this.sheetIndex(f);
     for (const { row, col } of this.cellsOf(f)) {
       const problem = this.grid.problem(s, row, col);
@@ -150,16 +137,10 @@ export class WhatIfVerifier {
       if (why) this.checks.set(f, { checked: `stored-only: ${why}`, verified: false });
       else trusted.push(f);
     }
-    if (trusted.length === 0 || !this.grid) return false;
-    let rounds: Round[];
-    try {
-      rounds = this.roundsFor(parts);
-    } catch (err) {
-      if (!(err instanceof GridBudgetExceeded)) throw err;
-      for (const f of trusted)
-        this.checks.set(f, { checked: `stored-only: ${err.message}`, verified: false });
-      return false;
-    }
+    if (trusted.length === 0) return false;
+    const rounds = this.roundsFor(parts);
+    // the spec is compiled once for all the rounds (runTests would compile it per round)
+    const model = await compileModel(spec);
     const exercised = new Map<Field, number>();
     const failures = new Map<Field, string>();
     const base = baseGiven(parts);
@@ -184,7 +165,7 @@ export class WhatIfVerifier {
         }
         if (touched) exercised.set(f, (exercised.get(f) ?? 0) + 1);
       }
-      const result = await runTests(spec, [{ description: `what-if edit ${n + 1}`, given, expect }]);
+      const result = await runTests(model, [{ description: `what-if edit ${n + 1}`, given, expect }]);
       this.rejectMismatches(result, round, byKey, failures);
     }
     for (const f of trusted) {
@@ -218,7 +199,7 @@ export class WhatIfVerifier {
         const field = m ? byKey.get(m[1] !== undefined ? `${m[1]}.${m[3]}` : m[3]!) : undefined;
         if (!field || failures.has(field) || this.checks.has(field)) continue;
         const key = this.keyOf(field, m![2]);
-        const gridValue = round.values.has(key) ? round.values.get(key)! : this.grid!.valueByKey(key);
+        const gridValue = round.values.has(key) ? round.values.get(key)! : this.grid.valueByKey(key);
         if (agrees(failure.actual, gridValue)) continue;
         const row = field.table ? Number(m![2]) + field.table.firstRow : field.row;
         const edit = exampleEdit(round, field);
@@ -264,18 +245,23 @@ export class WhatIfVerifier {
           edits.push({ sheet: s, row, col, value, field: f, old });
         }
       }
-      const problemsBefore = new Map(this.grid!.problems);
-      const round = this.grid!.withEdits(edits, (recalculated) => {
-        const values = new Map<string, Scalar>();
-        for (const k of recalculated) values.set(k, this.grid!.valueByKey(k));
-        return { edits, values, recalculated, problems: new Map<string, string>() };
-      });
-      for (const [k, why] of this.grid!.problems)
-        if (problemsBefore.get(k) !== why) round.problems.set(k, why);
+      const problemsBefore = new Map(this.grid.problems);
+      const round = this.grid.withEdits(
+        edits,
+        (recalculated, stale) => {
+          const values = new Map<string, Scalar>();
+          for (const k of recalculated) values.set(k, this.grid.valueByKey(k));
+          // a cell the budget left stale after this edit is not vouched for (its field: stored-only)
+          return { edits, values, recalculated, problems: new Map(stale) };
+        },
+        (n + 2) / (this.rounds + 1),
+      );
+      for (const [k, why] of this.grid.problems)
+        if (problemsBefore.get(k) !== why && !round.problems.has(k)) round.problems.set(k, why);
       // a problem seen only after an edit stays with the round, not with the base grid
       for (const k of round.problems.keys()) {
-        if (problemsBefore.has(k)) this.grid!.problems.set(k, problemsBefore.get(k)!);
-        else this.grid!.problems.delete(k);
+        if (problemsBefore.has(k)) this.grid.problems.set(k, problemsBefore.get(k)!);
+        else this.grid.problems.delete(k);
       }
       rounds.push(round);
     }

@@ -118,7 +118,7 @@ describe('the cell-grid evaluator', () => {
     expect(after).toEqual([(10 + 1) * 3 + 10, 20, 10 * 1.25 + 3 * 1.25, 43]);
   });
 
-  it('stops at its budget', () => {
+  it('stops at its budget and keeps what it finished', () => {
     const rows = Array.from(
       { length: 50 },
       (_, i) => `<row r="${i + 1}">${num(`A${i + 1}`, i)}${fml(`B${i + 1}`, `A${i + 1}*2`)}</row>`,
@@ -127,7 +127,13 @@ describe('the cell-grid evaluator', () => {
       maxMillis: 10_000,
       maxEvaluations: 10,
     });
-    expect(() => grid.recalculate()).toThrow(/stopped after 10 cell evaluations/);
+    grid.recalculate();
+    expect(grid.budgetExhausted).toMatch(/stopped after 10 cell evaluations of its 10/);
+    // the stored values are 0: the first ten cells are evaluated, the others are not vouched for
+    for (let r = 1; r <= 10; r++)
+      expect([grid.value(0, r, 2), grid.problem(0, r, 2)]).toEqual([(r - 1) * 2, undefined]);
+    for (let r = 11; r <= 50; r++)
+      expect(grid.problem(0, r, 2)).toMatch(/ran out of its budget before this cell/);
   });
 });
 

@@ -13,13 +13,14 @@ import { callCriteria, CRITERIA_FUNCTIONS, sizedSumArea } from './criteria.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
 import { lambdaCallOf, letPairs, MAX_LAMBDA_DEPTH, type LambdaCall } from './lambda.js';
 import { blankSubtotals } from './subtotals.js';
-import { DEFAULT_GRID_LIMITS, GridBudgetExceeded, type GridLimits } from './limits.js';
+import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
+import { dependencyOrder, gridKey, type FormulaCell } from './order.js';
+import { GridBudget, ValueStore } from './store.js';
 import { tableArea, type Area } from './tables.js';
 import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
 import {
   fromCell,
   isMatrix,
-  lowerBound,
   isXlError,
   toBoolean,
   toNumber,
@@ -29,22 +30,10 @@ import {
   type Scalar,
 } from './values.js';
 
-export { DEFAULT_GRID_LIMITS, GridBudgetExceeded, type GridLimits } from './limits.js';
+export { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 export { fromCell } from './values.js';
 
-interface FormulaCell {
-  key: string;
-  sheet: number;
-  row: number;
-  col: number;
-  formula?: Formula;
-  /** Why the cell cannot be evaluated at all (parse, array formula, dynamic reference, cycle …). */
-  unsupported?: string;
-  reads: Area[];
-}
-
-/** A cell's place in the grid's maps. */
-export const gridKey = (sheet: number, row: number, col: number): string => `${sheet}:${row}:${col}`;
+export { gridKey } from './order.js';
 
 /** One edit of an input cell. */
 export interface GridEdit {
@@ -64,26 +53,34 @@ interface Context {
 
 const MAX_NAME_DEPTH = 16;
 
+/** Excel's last row and column: a range reaching them (`$1:$1048576`) is read as far as the sheet is used. */
+const SHEET_ROWS = 1_048_576;
+const SHEET_COLUMNS = 16_384;
+
 export class CellGrid {
-  private readonly values = new Map<string, Scalar>();
+  private readonly values = new ValueStore();
   private readonly cells = new Map<string, FormulaCell>();
   private order: FormulaCell[] = [];
   /** Cells whose evaluation failed in some recalculation, with the reason. */
   readonly problems = new Map<string, string>();
   private readonly names = new Map<string, Formula | string>();
-  private evaluations = 0;
-  private readonly deadline: number;
+  private readonly spending: GridBudget;
+  /**
+   * How far along the dependency order the evaluation got within its budget: the cells before this
+   * index are evaluated in every recalculation (they read only cells before them), the rest are not.
+   */
+  private reach = 0;
 
   constructor(
     private readonly book: Workbook,
-    private readonly limits: GridLimits = DEFAULT_GRID_LIMITS,
+    limits: GridLimits = DEFAULT_GRID_LIMITS,
   ) {
-    this.deadline = Date.now() + limits.maxMillis;
+    this.spending = new GridBudget(limits);
     book.sheets.forEach((sheet, s) => {
       const resolve = formulaResolver(sheet);
       for (const cell of sheet.cells.values()) {
         const key = gridKey(s, cell.row, cell.col);
-        this.values.set(key, fromCell(cell.value));
+        this.values.set(s, cell.row, cell.col, fromCell(cell.value));
         if (!cell.formula) continue;
         const fc: FormulaCell = { key, sheet: s, row: cell.row, col: cell.col, reads: [] };
         try {
@@ -97,17 +94,19 @@ export class CellGrid {
         this.cells.set(key, fc);
       }
     });
-    this.order = this.sortCells();
+    this.order = dependencyOrder(this.cells, (c) => this.address(c));
+    this.reach = this.order.length;
   }
 
   /** The current value of a cell (a blank is null). */
   value(sheet: number, row: number, col: number): Scalar {
-    return this.values.get(gridKey(sheet, row, col)) ?? null;
+    return this.values.get(sheet, row, col);
   }
 
   /** A cell's current value by its grid key. */
   valueByKey(key: string): Scalar {
-    return this.values.get(key) ?? null;
+    const [sheet, row, col] = key.split(':').map(Number) as [number, number, number];
+    return this.values.get(sheet, row, col);
   }
 
   /** Whether a cell holds a formula the grid evaluates. */
@@ -121,76 +120,122 @@ export class CellGrid {
     return this.cells.get(key)?.unsupported ?? this.problems.get(key);
   }
 
-  /** Recalculates every formula cell from the inputs (dependency order). */
-  recalculate(): void {
-    for (const c of this.order) this.evaluateCell(c);
+  /**
+   * Recalculates every formula cell from the inputs, in dependency order, within `share` of the
+   * budgets (a fraction, counted with the work before: the what-if rounds each take their part).
+   * When the budget runs out part way, the cells evaluated so far keep their values (each read
+   * only cells before it in the order) and every later one gets the budget as its problem.
+   */
+  recalculate(share = 1): void {
+    this.spending.timed(share, () => {
+      for (let i = 0; i < this.reach; i++) {
+        const c = this.order[i]!;
+        if (c.unsupported) continue;
+        if (!this.evaluateCell(c)) {
+          this.reach = i;
+          break;
+        }
+      }
+      for (let i = this.reach; i < this.order.length; i++) {
+        const c = this.order[i]!;
+        if (!c.unsupported) this.problems.set(c.key, this.unfinished());
+      }
+    });
+  }
+
+  /** Why the budget ran out, once it has (the cells past that point are not vouched for). */
+  get budgetExhausted(): string | undefined {
+    return this.spending.exhausted;
+  }
+
+  /** A cell's problem when the budget ran out before it was evaluated. */
+  private unfinished(): string {
+    return `the independent evaluation ran out of its budget before this cell: ${this.spending.exhausted ?? 'budget'}`;
   }
 
   /**
-   * Applies the edits, recalculates the cells that depend on them (and only those), calls `read`
-   * with the grid in that state and the formula cells recalculated, then puts every changed cell back.
+   * Applies the edits, recalculates the cells that depend on them (and only those) within `share`
+   * of the budgets, calls `read` with the grid in that state, the formula cells recalculated and
+   * those left stale (downstream of an edit, past the point the budget reached), then puts every
+   * changed cell back.
    */
-  withEdits<T>(edits: GridEdit[], read: (recalculated: Set<string>) => T): T {
-    const saved = new Map<string, Scalar>();
-    const dirty = new Map<string, number[]>();
+  withEdits<T>(
+    edits: GridEdit[],
+    read: (recalculated: Set<string>, stale: Map<string, string>) => T,
+    share = 1,
+  ): T {
+    const saved = new Map<string, { sheet: number; row: number; col: number; value: Scalar }>();
+    const save = (sheet: number, row: number, col: number, k: string): void => {
+      if (!saved.has(k)) saved.set(k, { sheet, row, col, value: this.values.get(sheet, row, col) });
+    };
+    // the changed rows of each column, as a set: a cell's test costs the smaller of its block's
+    // height and the column's changed rows (a list scanned per cell was quadratic in the rows)
+    const dirty = new Map<string, Set<number>>();
     const mark = (sheet: number, row: number, col: number): void => {
       const k = `${sheet}:${col}`;
       const rows = dirty.get(k);
-      if (rows) rows.push(row);
-      else dirty.set(k, [row]);
+      if (rows) rows.add(row);
+      else dirty.set(k, new Set([row]));
     };
     for (const e of edits) {
       const k = gridKey(e.sheet, e.row, e.col);
-      if (!saved.has(k)) saved.set(k, this.values.get(k) ?? null);
-      this.values.set(k, e.value);
+      save(e.sheet, e.row, e.col, k);
+      this.values.set(e.sheet, e.row, e.col, e.value);
       mark(e.sheet, e.row, e.col);
     }
     const touches = (a: Area): boolean => {
       for (let col = a.left; col <= a.right; col++) {
         const rows = dirty.get(`${a.sheet}:${col}`);
-        if (rows?.some((r) => r >= a.top && r <= a.bottom)) return true;
+        if (!rows) continue;
+        if (a.bottom - a.top < rows.size) {
+          for (let r = a.top; r <= a.bottom; r++) if (rows.has(r)) return true;
+        } else {
+          for (const r of rows) if (r >= a.top && r <= a.bottom) return true;
+        }
       }
       return false;
     };
     const recalculated = new Set<string>();
+    const stale = new Map<string, string>();
     try {
-      for (const c of this.order) {
-        if (!c.reads.some(touches)) continue;
-        recalculated.add(c.key);
-        if (!saved.has(c.key)) saved.set(c.key, this.values.get(c.key) ?? null);
-        this.evaluateCell(c);
-        mark(c.sheet, c.row, c.col);
-      }
-      return read(recalculated);
+      this.spending.timed(share, () => {
+        for (let i = 0; i < this.order.length; i++) {
+          const c = this.order[i]!;
+          if (!c.reads.some(touches)) continue;
+          // a cell not recalculated still marks its own cell: the cells reading it are stale too
+          mark(c.sheet, c.row, c.col);
+          if (c.unsupported) continue;
+          if (i < this.reach) {
+            save(c.sheet, c.row, c.col, c.key);
+            if (this.evaluateCell(c)) {
+              recalculated.add(c.key);
+              continue;
+            }
+            // the budget ran out here: this round and the next stop at this point
+            this.reach = i;
+          }
+          stale.set(c.key, this.unfinished());
+        }
+      });
+      return read(recalculated, stale);
     } finally {
-      for (const [k, v] of saved) this.values.set(k, v);
+      for (const v of saved.values()) this.values.set(v.sheet, v.row, v.col, v.value);
     }
   }
 
-  private budget(): void {
-    if (++this.evaluations > this.limits.maxEvaluations) {
-      throw new GridBudgetExceeded(
-        `the independent evaluation stopped after ${this.limits.maxEvaluations} cell evaluations`,
-      );
-    }
-    if ((this.evaluations & 255) === 0 && Date.now() > this.deadline) {
-      throw new GridBudgetExceeded(
-        `the independent evaluation stopped after its ${this.limits.maxMillis} ms budget`,
-      );
-    }
-  }
-
-  private evaluateCell(c: FormulaCell): void {
-    if (c.unsupported) return;
-    this.budget();
+  /** Evaluates one cell; false when the budget does not allow it (nothing is changed then). */
+  private evaluateCell(c: FormulaCell): boolean {
+    if (c.unsupported) return true;
+    if (!this.spending.allow()) return false;
     try {
       const v = this.evaluate(c.formula!, { sheet: c.sheet, row: c.row, col: c.col });
-      this.values.set(c.key, this.scalarResult(v));
+      this.values.set(c.sheet, c.row, c.col, this.scalarResult(v));
     } catch (err) {
       if (!(err instanceof GridUnsupported)) throw err;
       this.problems.set(c.key, err.reason);
-      this.values.set(c.key, xlError('#N/A'));
+      this.values.set(c.sheet, c.row, c.col, xlError('#N/A'));
     }
+    return true;
   }
 
   /** A formula's value in its cell: a one-cell array is its cell; a blank reads as 0. */
@@ -200,69 +245,6 @@ export class CellGrid {
       throw new GridUnsupported('the formula gives an array (a spill or an implicit intersection)');
     }
     return v ?? 0;
-  }
-
-  /**
-   * Formula cells in dependency order (an iterative depth-first walk, so a long recurrence does
-   * not exhaust the stack); a cell on a cycle is unsupported, as is one reading such a cell.
-   */
-  private sortCells(): FormulaCell[] {
-    const byColumn = new Map<string, number[]>();
-    for (const c of this.cells.values()) {
-      const k = `${c.sheet}:${c.col}`;
-      const rows = byColumn.get(k);
-      if (rows) rows.push(c.row);
-      else byColumn.set(k, [c.row]);
-    }
-    for (const rows of byColumn.values()) rows.sort((a, b) => a - b);
-    const precedents = (c: FormulaCell): FormulaCell[] => {
-      const out: FormulaCell[] = [];
-      for (const a of c.reads) {
-        for (let col = a.left; col <= a.right; col++) {
-          const rows = byColumn.get(`${a.sheet}:${col}`);
-          if (!rows) continue;
-          for (let i = lowerBound(rows, a.top); i < rows.length && rows[i]! <= a.bottom; i++) {
-            out.push(this.cells.get(gridKey(a.sheet, rows[i]!, col))!);
-          }
-        }
-      }
-      return out;
-    };
-    const state = new Map<FormulaCell, 1 | 2>();
-    const order: FormulaCell[] = [];
-    for (const start of this.cells.values()) {
-      if (state.has(start)) continue;
-      const stack: { cell: FormulaCell; next: FormulaCell[]; i: number }[] = [
-        { cell: start, next: precedents(start), i: 0 },
-      ];
-      state.set(start, 1);
-      while (stack.length > 0) {
-        const top = stack[stack.length - 1]!;
-        if (top.i < top.next.length) {
-          const p = top.next[top.i++]!;
-          const s = state.get(p);
-          if (s === 1) {
-            // a cycle: every cell from p up the stack is on it
-            const at = stack.findIndex((e) => e.cell === p);
-            for (const e of stack.slice(at)) e.cell.unsupported ??= 'it is on a circular reference';
-          } else if (s === undefined) {
-            state.set(p, 1);
-            stack.push({ cell: p, next: precedents(p), i: 0 });
-          } else if (p.unsupported && !top.cell.unsupported) {
-            top.cell.unsupported = `it reads ${this.address(p)}, which cannot be evaluated`;
-          }
-          continue;
-        }
-        stack.pop();
-        state.set(top.cell, 2);
-        for (const p of top.next) {
-          if (p.unsupported && !top.cell.unsupported)
-            top.cell.unsupported = `it reads ${this.address(p)}, which cannot be evaluated`;
-        }
-        order.push(top.cell);
-      }
-    }
-    return order;
   }
 
   private address(c: { sheet: number; row: number; col: number }): string {
@@ -287,14 +269,19 @@ export class CellGrid {
    */
   private areaOf(f: Formula & { kind: 'range' }, ctx: Context): Area {
     const sheet = this.sheetIndex(f.sheet, ctx);
-    const wholeColumn = f.from.row === 0 || f.to.row === 0;
-    const wholeRow = f.from.col === 0 || f.to.col === 0;
+    // a range to Excel's last row or column (`$1:$1048576`, `A1:XFD1`) is a whole column or row:
+    // read to the used part only, not a million blank rows per evaluation
+    const wholeColumn = f.from.row === 0 || f.to.row === 0 || Math.max(f.from.row, f.to.row) >= SHEET_ROWS;
+    const wholeRow = f.from.col === 0 || f.to.col === 0 || Math.max(f.from.col, f.to.col) >= SHEET_COLUMNS;
+    const { maxRow, maxCol } = this.sheetOf(sheet);
+    const top = Math.min(f.from.row, f.to.row) || 1;
+    const left = Math.min(f.from.col, f.to.col) || 1;
     return {
       sheet,
-      top: wholeColumn ? 1 : Math.min(f.from.row, f.to.row),
-      bottom: wholeColumn ? Math.max(1, this.sheetOf(sheet).maxRow) : Math.max(f.from.row, f.to.row),
-      left: wholeRow ? 1 : Math.min(f.from.col, f.to.col),
-      right: wholeRow ? Math.max(1, this.sheetOf(sheet).maxCol) : Math.max(f.from.col, f.to.col),
+      top,
+      bottom: wholeColumn ? Math.max(top, maxRow) : Math.max(f.from.row, f.to.row),
+      left,
+      right: wholeRow ? Math.max(left, maxCol) : Math.max(f.from.col, f.to.col),
     };
   }
 
@@ -423,11 +410,13 @@ export class CellGrid {
   }
 
   private readArea(a: Area): Matrix {
-    const rows: Matrix = [];
+    const width = a.right - a.left + 1;
+    const columns = Array.from({ length: width }, (_, i) => this.values.column(a.sheet, a.left + i));
+    const rows: Matrix = new Array(a.bottom - a.top + 1);
     for (let r = a.top; r <= a.bottom; r++) {
-      const row: Scalar[] = [];
-      for (let c = a.left; c <= a.right; c++) row.push(this.values.get(gridKey(a.sheet, r, c)) ?? null);
-      rows.push(row);
+      const row: Scalar[] = new Array(width);
+      for (let i = 0; i < width; i++) row[i] = columns[i]?.[r] ?? null;
+      rows[r - a.top] = row;
     }
     return rows;
   }
@@ -443,7 +432,7 @@ export class CellGrid {
       case 'missing':
         return null;
       case 'ref':
-        return this.values.get(gridKey(this.sheetIndex(f.sheet, ctx), f.ref.row, f.ref.col)) ?? null;
+        return this.values.get(this.sheetIndex(f.sheet, ctx), f.ref.row, f.ref.col);
       case 'range':
         return this.readArea(this.areaOf(f, ctx));
       case 'structured': {
