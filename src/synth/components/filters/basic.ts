@@ -114,12 +114,6 @@ export const BASIC_FILTERS: ComponentImpl[] = [
     const dim = ctx.params.int('dimension');
     if (dim < 1) ctx.params.reject('dimension must be >= 1');
     checkColumns(ctx, dim, 'dimension');
-    // A ring of pending data points; leftovers of a non-multiple carry over to the next row.
-    const capacity = dim + input.dimension;
-    const ring = new Row(capacity);
-    const scratch = new Row(input.dimension);
-    let head = 0;
-    let size = 0;
     const inDim = input.dimension;
     if (dim % inDim === 0) {
       // Whole input observations fill the output exactly: pull straight into it, no buffering.
@@ -128,6 +122,12 @@ export const BASIC_FILTERS: ComponentImpl[] = [
         for (let k = 0; k < pulls; k++) input.next(out, offset + k * inDim);
       });
     }
+    // A ring of pending data points; leftovers of a non-multiple carry over to the next row.
+    const capacity = dim + input.dimension;
+    const ring = new Row(capacity);
+    const scratch = new Row(input.dimension);
+    let head = 0;
+    let size = 0;
     return node(ctx, dim, input.synchronous, (out, offset) => {
       while (size < dim) {
         input.next(scratch, 0);
