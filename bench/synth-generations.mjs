@@ -5,8 +5,9 @@
 // produceGeneration on one thread, CSV), and reports each generation's time. Models: the 3d6
 // ability scores (bench/lib/dice-model.mjs) and examples/synth/support-queue.xml, each in its
 // own child; then a third child alternating the two, as a server serving both would.
-// Two measures per generation: `server`, the whole request as above, and `rows`, the same graph's
-// rows alone (run.next() in a loop, no rendering: where the graph's own calls show).
+// Two measures, each in its own children: `server`, the whole request as above, and `rows`, each
+// graph's rows alone (load, validate, run.next() in a loop, no rendering: where the graph's own
+// calls show).
 // Times are CPU milliseconds of the child (process.cpuUsage), which this shared box's load moves
 // far less than wall time. Printed: per generation the median over the rounds, and the median of
 // the rounds' own later/first ratios (the mean of generations 2..n over the first); target <= 1.10.
@@ -31,44 +32,40 @@ const SUPPORT_QUEUE = readFileSync(
 );
 const MODELS = { dice: DICE_MODEL, 'support-queue': SUPPORT_QUEUE };
 
-/** In the child: `GENERATIONS` generations of each named model in turn; their times in ms. */
-async function child(names) {
+/**
+ * In the child: `GENERATIONS` generations of each named model in turn, each a fresh load and
+ * graph; their CPU times in ms. `server`: the request a server runs (load, validate, run,
+ * produceGeneration on one thread, CSV); `rows`: the same graph's rows alone (run.next()).
+ */
+async function child(mode, names) {
   const lib = (path) => import(pathToFileURL(`${dist}/${path}`).href);
   const { loadSynthModel, parseModel, SynthRun, validateModel } = await lib('synth/index.js');
   const { produceGeneration } = await lib('service/synth-generation.js');
-  const times = Object.fromEntries(
-    names.flatMap((n) => [
-      [`${n} server`, []],
-      [`${n} rows`, []],
-    ]),
-  );
-  const cpu = (since) => {
-    const c = process.cpuUsage(since);
-    return (c.user + c.system) / 1000;
-  };
+  const times = Object.fromEntries(names.map((n) => [n, []]));
   for (let g = 0; g < GENERATIONS; g++) {
     for (const name of names) {
       const t0 = process.cpuUsage();
       const prepared = await loadSynthModel(parseModel(MODELS[name]), {});
       if (!validateModel(prepared).valid) throw new Error(`${name} does not validate`);
-      const gen = await produceGeneration({
-        id: `g${g}`,
-        modelId: name,
-        run: new SynthRun(prepared, 42n),
-        seed: 42n,
-        seedSource: 'request',
-        count: ROWS,
-        format: 'csv',
-        maxBytes: 2 ** 32 - 1,
-        maxBytesSetting: 'bench',
-        workers: 1,
-      });
-      times[`${name} server`].push(cpu(t0));
-      if (gen.count !== ROWS) throw new Error('short generation');
       const run = new SynthRun(prepared, 42n);
-      const t1 = process.cpuUsage();
-      for (let r = 0; r < ROWS; r++) run.next();
-      times[`${name} rows`].push(cpu(t1));
+      if (mode === 'rows') for (let r = 0; r < ROWS; r++) run.next();
+      else {
+        const gen = await produceGeneration({
+          id: `g${g}`,
+          modelId: name,
+          run,
+          seed: 42n,
+          seedSource: 'request',
+          count: ROWS,
+          format: 'csv',
+          maxBytes: 2 ** 32 - 1,
+          maxBytesSetting: 'bench',
+          workers: 1,
+        });
+        if (gen.count !== ROWS) throw new Error('short generation');
+      }
+      const c = process.cpuUsage(t0);
+      times[name].push((c.user + c.system) / 1000);
     }
   }
   process.stdout.write(JSON.stringify(times));
@@ -81,7 +78,7 @@ const median = (xs) => {
 const laterOverFirst = (ts) => ts.slice(1).reduce((a, b) => a + b, 0) / (ts.length - 1) / ts[0];
 
 if (process.argv[2] === '--child') {
-  await child(process.argv[3].split(','));
+  await child(process.argv[3], process.argv[4].split(','));
 } else {
   const scenarios = {
     dice: ['dice'],
@@ -93,23 +90,25 @@ if (process.argv[2] === '--child') {
   for (const scenario of chosen) {
     const names = scenarios[scenario];
     if (!names) throw new Error(`unknown model ${scenario}`);
-    const rounds = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const out = spawnSync(process.execPath, [here, '--child', names.join(',')], {
-        encoding: 'utf8',
-        env: process.env,
-      });
-      if (out.status !== 0) throw new Error(`child failed: ${out.stderr}`);
-      rounds.push(JSON.parse(out.stdout));
-    }
-    for (const key of names.flatMap((n) => [`${n} server`, `${n} rows`])) {
-      const per = Array.from({ length: GENERATIONS }, (_, g) => median(rounds.map((t) => t[key][g])));
-      const ratios = rounds.map((t) => laterOverFirst(t[key]));
-      const label = scenario === 'mixed' ? `${key} (mixed)` : key;
-      console.log(
-        `${label.padEnd(30)} CPU ms per generation ${per.map((t) => t.toFixed(0).padStart(5)).join(' ')}` +
-          `   later/first ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
-      );
+    for (const mode of ['server', 'rows']) {
+      const rounds = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const out = spawnSync(process.execPath, [here, '--child', mode, names.join(',')], {
+          encoding: 'utf8',
+          env: process.env,
+        });
+        if (out.status !== 0) throw new Error(`child failed: ${out.stderr}`);
+        rounds.push(JSON.parse(out.stdout));
+      }
+      for (const name of names) {
+        const per = Array.from({ length: GENERATIONS }, (_, g) => median(rounds.map((t) => t[name][g])));
+        const ratios = rounds.map((t) => laterOverFirst(t[name]));
+        const label = `${name} ${mode}${scenario === 'mixed' ? ' (mixed)' : ''}`;
+        console.log(
+          `${label.padEnd(30)} CPU ms per generation ${per.map((t) => t.toFixed(0).padStart(5)).join(' ')}` +
+            `   later/first ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+        );
+      }
     }
   }
 }
