@@ -7,9 +7,16 @@
 // the cap), and one row repeating a long text value. A case's figure is the growth of the child's
 // peak over its resident set just before the call.
 //
+// While the call runs, the bench pings the same child every 20 ms: on the MCP side an MCP `ping`
+// on the caller's connection (a stdio server has one), on the Service side a separate
+// `GET /health`. The slowest ping is how long the call held the child's event loop, which is what
+// every other session of that process would wait.
+//
 // Run: npx tsc -p tsconfig.build.json && node bench/synth-wide-row.mjs
 // Knobs: BENCH_CLI (another build's dist/cli/main.js, to measure before/after), BENCH_CASES
-// (comma-separated case names), BENCH_SIDES (mcp,service).
+// (comma-separated case names), BENCH_SIDES (mcp,service), BENCH_MAX_COLUMNS (passed to the
+// children as MODELWORKS_SYNTH_MAX_COLUMNS: the column limit raised so the wide row reaches the
+// generation instead of being refused when the model loads).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +73,36 @@ function watch(pid) {
 
 const env = { ...process.env, MODELWORKS_STORE: 'memory' };
 for (const k of Object.keys(env)) if (k.startsWith('MODELWORKS_SYNTH_')) delete env[k];
+if (process.env.BENCH_MAX_COLUMNS) env.MODELWORKS_SYNTH_MAX_COLUMNS = process.env.BENCH_MAX_COLUMNS;
+
+/**
+ * Calls `ping` every 20 ms (each waiting for the one before) until stopped; the slowest answer in
+ * milliseconds. A ping still unanswered when stopped counts with its time so far.
+ */
+function pinger(ping) {
+  let slowest = 0;
+  let stopped = false;
+  let started = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      started = performance.now();
+      try {
+        await ping();
+      } catch {
+        // a dead child: the call's own answer says so
+      }
+      slowest = Math.max(slowest, performance.now() - started);
+      started = 0;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    const pending = started ? performance.now() - started : 0;
+    await Promise.race([loop, new Promise((r) => setTimeout(r, 1000))]);
+    return Math.max(slowest, pending);
+  };
+}
 
 function outcome(structured, isError) {
   if (!isError) return `ok: ${structured.count} row(s)`;
@@ -91,6 +128,8 @@ async function viaMcp(c) {
     });
     const before = memory(pid).rss;
     const peak = watch(pid);
+    const pings = pinger(() => client.ping({ timeout: 600_000 }));
+    const t0 = performance.now();
     let r;
     try {
       r = await client.callTool(
@@ -99,13 +138,28 @@ async function viaMcp(c) {
         { timeout: 600_000 },
       );
     } catch (err) {
-      return { before, peak: peak(), answer: `no answer (server died?): ${err.message.slice(0, 80)}` };
+      const ms = performance.now() - t0;
+      return {
+        before,
+        peak: peak(),
+        ms,
+        ping: await pings(),
+        answer: `no answer (server died?): ${err.message.slice(0, 80)}`,
+      };
     }
+    const ms = performance.now() - t0;
+    const ping = await pings();
     const alive = await client.callTool({ name: 'list_components', arguments: { name: 'Normal' } }).then(
       () => 'alive',
       () => 'dead',
     );
-    return { before, peak: peak(), answer: `${outcome(r.structuredContent, r.isError)} (${alive})` };
+    return {
+      before,
+      peak: peak(),
+      ms,
+      ping,
+      answer: `${outcome(r.structuredContent, r.isError)} (${alive})`,
+    };
   } finally {
     await client.close().catch(() => {});
   }
@@ -139,6 +193,8 @@ async function viaService(c) {
     await post('/v1/generate', { modelId: warm.body.modelId, count: 10 });
     const before = memory(child.pid).rss;
     const peak = watch(child.pid);
+    const pings = pinger(() => fetch(url + '/health').then((r) => r.arrayBuffer()));
+    const t0 = performance.now();
     const reg = await post('/v1/models', { modelText: c.modelText });
     let answer;
     if (reg.status !== 201)
@@ -154,26 +210,28 @@ async function viaService(c) {
           ? `ok: ${gen.body.count} row(s)`
           : `${gen.body.error?.code}: ${String(gen.body.error?.message).slice(0, 120)}`;
     }
+    const ms = performance.now() - t0;
+    const ping = await pings();
     const health = await fetch(url + '/health').then(
       (r) => (r.ok ? 'alive' : 'unhealthy'),
       () => 'dead',
     );
-    return { before, peak: peak(), answer: `${answer} (${health})` };
+    return { before, peak: peak(), ms, ping, answer: `${answer} (${health})` };
   } finally {
     child.kill('SIGTERM');
   }
 }
 
 const mib = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`;
-console.log(`cli: ${cli}`);
+console.log(`cli: ${cli}  column limit: ${env.MODELWORKS_SYNTH_MAX_COLUMNS ?? 'default'}`);
 for (const name of selected) {
   const c = CASES[name];
   if (!c) throw new Error(`unknown case ${name}`);
   for (const side of sides) {
     const run = side === 'mcp' ? viaMcp : viaService;
-    const { before, peak, answer } = await run(c);
+    const { before, peak, ms, ping, answer } = await run(c);
     console.log(
-      `${name.padEnd(14)} ${side.padEnd(8)} rss before ${mib(before).padStart(9)}  peak ${mib(peak).padStart(9)}  growth ${mib(peak - before).padStart(9)}  ${answer}`,
+      `${name.padEnd(14)} ${side.padEnd(8)} rss before ${mib(before).padStart(9)}  peak ${mib(peak).padStart(9)}  growth ${mib(peak - before).padStart(9)}  ${(ms / 1000).toFixed(2).padStart(7)} s  slowest ping ${ping.toFixed(0).padStart(6)} ms  ${answer}`,
     );
   }
 }

@@ -44,7 +44,7 @@ export const ERROR_CATALOGUE = {
   SYNTH_LICENSE: entry(422, 'the model needs the Pro edition'),
   SYNTH_INVALID: entry(422, 'a structural or per-node validation failure'),
   SYNTH_RUNTIME: entry(422, 'generation failed'),
-  SYNTH_LIMIT: entry(413, 'a row passed the size budget its caller set'),
+  SYNTH_LIMIT: entry(413, 'a row, or the rows a graph holds, passed the size budget its caller set'),
   COMPARE_INPUT: entry(422, 'data sets that cannot be compared'),
   COMPARE_LIMIT: entry(413, 'a comparison over its budget'),
   FIT_INPUT: entry(422, 'data a model cannot be fitted to'),

@@ -1,14 +1,19 @@
 /**
  * One generation held in memory: the output exactly as `synth grind` writes it (no header), as
  * UTF-8 chunks with row offsets so it can be paged; the size projection that refuses an oversized
- * run early, and the byte cap enforced row by row while it is produced (a row is refused before it
- * is built past the cap); paging within a character budget; and a least-recently-used cache
- * bounded both in generations and in bytes held.
+ * run early (a lower bound from the row's width before any row, then the warm-up's size), and the
+ * byte cap enforced row by row while it is produced (a row is refused before it is built past the
+ * cap, and a very wide row is rendered a slice of columns at a time, yielding between slices);
+ * paging within a character budget; and a least-recently-used cache bounded both in generations
+ * and in bytes held. (The rows a graph holds are bounded by the same cap when it is built: see
+ * src/synth/engine/graph-budget.ts.)
  */
 import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { SynthRun } from '../synth/index.js';
+import type { Row } from '../synth/engine/row.js';
 import { type SeedSource, SynthError, renderRow } from '../synth/index.js';
+import { minRowChars, renderColumns } from '../synth/output/format.js';
 import { PARALLEL_MIN_ROWS, RowPool, defaultWorkers, planParallel } from '../synth-io/parallel/index.js';
 import { SynthServiceError } from './synth-errors.js';
 
@@ -31,6 +36,13 @@ const SLICE_CHARS = 1024 * 1024;
  * are measured exactly, a huge row never exists in full.
  */
 const ROW_SLACK_CHARS = 64 * 1024;
+/**
+ * Columns rendered between two yields of a row wider than this: rendering ~16,000 values takes a
+ * few milliseconds, so a row of a million columns holds the event loop no longer than a slice.
+ */
+const WIDE_ROW_COLUMNS = 16_384;
+/** Columns a big row is rendered by, between checks of its text against the slice and the cap. */
+const ROW_SLICE_COLUMNS = 256;
 
 /** How the effective seed was chosen; an explicit seed in a request is `request`. */
 export type GenerationSeedSource = Exclude<SeedSource, 'cli'> | 'request';
@@ -125,27 +137,43 @@ export async function produceGeneration(req: ProduceRequest): Promise<Generation
     });
   if (req.maxBytes > MAX_GENERATION_BYTES)
     throw new SynthServiceError('CONFIG', `the byte cap ${req.maxBytes} passes ${MAX_GENERATION_BYTES}`);
-  const names = run.header();
+  const dimension = run.dimension;
+  // before any row exists: even at its shortest the output would pass the cap
+  const rowFloor = minRowChars(dimension, format) + (format === 'ndjson' ? 1 : 0);
+  if (count * rowFloor > req.maxBytes)
+    throw new SynthServiceError(
+      'TOO_LARGE',
+      `output of at least ${count * rowFloor} bytes for ${count} rows of ${dimension} columns (${rowFloor} bytes a row at the shortest) exceeds the cap of ${req.maxBytes} bytes (${req.maxBytesSetting}); ask for fewer rows or raise the cap`,
+      { count, maxBytes: req.maxBytes, projectedBytes: count * rowFloor },
+    );
+  // column names are text in ndjson rows only; a wide model's names are not built otherwise
+  const names = format === 'ndjson' ? run.header() : [];
   const offsets = new Uint32Array(count + 1);
   const chunks: Buffer[] = [];
   const chunkStarts: number[] = [];
   let bytes = 0;
   let row = 0;
-  /** Rows up to `until`, ending early once the slice holds SLICE_CHARS. */
-  const generate = (until: number): void => {
+  /**
+   * Rows up to `until`, ending early once the slice holds SLICE_CHARS. A row whose own text passes
+   * SLICE_CHARS ends it too: that row, drawn but not added, is returned for `generateBig`.
+   */
+  const generate = (until: number): Row | undefined => {
+    let big: Row | undefined;
     let part = '';
     let partBytes = 0;
     for (; row < until && part.length < SLICE_CHARS; row++) {
       const used = bytes + partBytes;
       // characters never outnumber UTF-8 bytes: a row longer than this is over the cap
       const budget = req.maxBytes - used + ROW_SLACK_CHARS;
+      const values = run.next();
       let text: string;
       try {
-        text = renderRow(run.next(), run.dimension, format, names, budget);
+        text = renderRow(values, dimension, format, names, Math.min(budget, SLICE_CHARS));
       } catch (err) {
-        if (err instanceof SynthError && err.code === 'SYNTH_LIMIT')
-          throw sizeError(req, 'output of at least', used + budget + 1);
-        throw err;
+        if (!(err instanceof SynthError && err.code === 'SYNTH_LIMIT')) throw err;
+        if (budget <= SLICE_CHARS) throw sizeError(req, 'output of at least', used + budget + 1);
+        big = values; // longer than a slice: rendered again in slices, with yields between them
+        break;
       }
       if (format === 'ndjson') text += '\n';
       partBytes += Buffer.byteLength(text, 'utf8');
@@ -153,10 +181,55 @@ export async function produceGeneration(req: ProduceRequest): Promise<Generation
       part += text;
       offsets[row + 1] = bytes + partBytes;
     }
-    if (part === '') return;
-    chunkStarts.push(bytes);
-    chunks.push(Buffer.from(part, 'utf8'));
-    bytes += partBytes;
+    if (part !== '') {
+      chunkStarts.push(bytes);
+      chunks.push(Buffer.from(part, 'utf8'));
+      bytes += partBytes;
+    }
+    return big;
+  };
+  /**
+   * One row too wide or too long to render between two yields (more than WIDE_ROW_COLUMNS
+   * columns, or text past SLICE_CHARS): rendered ROW_SLICE_COLUMNS columns at a time, yielding
+   * whenever a slice's worth of columns or text is done, and refused as soon as its text passes
+   * what is left of the cap.
+   */
+  const generateBig = async (values: Row): Promise<void> => {
+    const used = bytes;
+    let text = '';
+    let yieldedAt = { chars: 0, column: 0 };
+    // columns a slice: a few at first, then as many as keep a slice's text a fraction of
+    // SLICE_CHARS (fewer when the texts are long), growing at most twofold a slice
+    let step = 8;
+    for (let from = 0; from < dimension;) {
+      if (text.length - yieldedAt.chars >= SLICE_CHARS || from - yieldedAt.column >= WIDE_ROW_COLUMNS) {
+        await yieldToEventLoop();
+        checkCancelled(req.signal);
+        yieldedAt = { chars: text.length, column: from };
+      }
+      const budget = req.maxBytes - used + ROW_SLACK_CHARS - text.length;
+      const to = Math.min(dimension, from + step);
+      let piece: string;
+      try {
+        piece = renderColumns(values, from, to, dimension, format, names, budget);
+      } catch (err) {
+        if (err instanceof SynthError && err.code === 'SYNTH_LIMIT')
+          throw sizeError(req, 'output of at least', req.maxBytes + ROW_SLACK_CHARS + 1);
+        throw err;
+      }
+      text += piece;
+      const perColumn = Math.max(1, piece.length / (to - from));
+      step = Math.max(1, Math.min(ROW_SLICE_COLUMNS, 2 * step, Math.floor(SLICE_CHARS / 8 / perColumn)));
+      from = to;
+    }
+    if (format === 'ndjson') text += '\n';
+    const rowBytes = Buffer.byteLength(text, 'utf8');
+    if (used + rowBytes > req.maxBytes) throw sizeError(req, 'output of at least', used + rowBytes);
+    chunkStarts.push(used);
+    chunks.push(Buffer.from(text, 'utf8'));
+    bytes = used + rowBytes;
+    offsets[row + 1] = bytes;
+    row++;
   };
   /** Adds one batch rendered elsewhere; false (nothing added) when it would pass the cap. */
   const addBatch = (text: Uint8Array, rowBytes: Uint32Array): boolean => {
@@ -183,7 +256,15 @@ export async function produceGeneration(req: ProduceRequest): Promise<Generation
         await yieldToEventLoop();
         checkCancelled(req.signal);
       }
-      generate(Math.min(count, row < warmup ? warmup : row + SLICE_ROWS));
+      if (dimension > WIDE_ROW_COLUMNS) await generateBig(run.next());
+      else {
+        const big = generate(Math.min(count, row < warmup ? warmup : row + SLICE_ROWS));
+        if (big !== undefined) {
+          await yieldToEventLoop();
+          checkCancelled(req.signal);
+          await generateBig(big);
+        }
+      }
       if (!projected && row >= warmup) {
         projected = true;
         const estimate = Math.ceil((bytes / warmup) * count);

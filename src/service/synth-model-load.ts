@@ -24,7 +24,8 @@ export const newId = (prefix: string): string => `${prefix}-${randomBytes(8).toS
 /**
  * Parses model text and runs the engine's load phase (imports, declares, edition gates, outside
  * data through the real ports under the allowlists), then validates the result. A bad model is a
- * MODEL_INVALID error carrying the validation report.
+ * MODEL_INVALID error carrying the validation report; one whose rows would pass the byte budget
+ * of `options.graphBudget` is TOO_LARGE.
  */
 export async function loadModel(text: string, options: LoadOptions): Promise<PreparedModel> {
   let prepared: PreparedModel;
@@ -43,7 +44,15 @@ export async function loadModel(text: string, options: LoadOptions): Promise<Pre
     }
     throw err;
   }
-  const validation = validateModel(prepared);
+  let validation: ValidationResult;
+  try {
+    validation = validateModel(prepared);
+  } catch (err) {
+    // a graph past the generation's byte cap, refused before its rows were allocated
+    if (err instanceof SynthError && err.code === 'SYNTH_LIMIT')
+      throw new SynthServiceError('TOO_LARGE', `the model's rows are too wide: ${err.message}`);
+    throw err;
+  }
   if (!validation.valid) {
     const why = validation.loadError ?? validation.failures.map(nodeFailureLine).join('; ');
     throw new SynthServiceError('MODEL_INVALID', `the model is not valid: ${why}`, { validation });

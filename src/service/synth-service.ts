@@ -12,6 +12,7 @@ import type { Allowlists } from '../synth/access/allowlists.js';
 import {
   type Analysis,
   type Edition,
+  type GraphBudget,
   type LoadOptions,
   type PreparedModel,
   type SynthLimits,
@@ -64,6 +65,9 @@ import {
 import { SynthModelRegistry } from './synth-model-registry.js';
 import { ComponentListing } from './synth-component-listing.js';
 import { cacheBytes, freshSeed, loadModel, newId, sha256 } from './synth-model-load.js';
+
+/** The setting (and flag) behind a Service generation's byte cap, named in its refusals. */
+const SERVICE_MAX_BYTES_SETTING = 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES';
 
 export class SynthService {
   private readonly models: SynthModelRegistry;
@@ -151,19 +155,33 @@ export class SynthService {
     }
   }
 
+  /** The byte budget of an embedded generation's graph: its cap (see graph-budget.ts). */
+  private get embeddedBudget(): GraphBudget {
+    return { maxBytes: this.embeddedMaxBytes, setting: EMBEDDED_MAX_BYTES_ENV };
+  }
+
+  /** The byte budget of a Service generation's graph (a registered model's). */
+  private get serviceBudget(): GraphBudget {
+    return { maxBytes: this.serviceMaxBytes, setting: SERVICE_MAX_BYTES_SETTING };
+  }
+
   /**
    * How models given as text are loaded: this service's edition, the current allowlists, the real ports,
    * this service's budgets, and no working directory. Text has no folder, so a relative Import,
    * FlatFile or SQLite path resolves only under the folders the allowlists list (none unless the
-   * operator configures some), never against the directory the server was started in.
+   * operator configures some), never against the directory the server was started in. Every
+   * graph built of the model holds at most `graphBudget` bytes of rows; by default the larger of
+   * the two generation caps (validation, analysis: what no generation here could hold is refused).
    */
-  loadOptions(): LoadOptions {
+  loadOptions(graphBudget?: GraphBudget): LoadOptions {
+    const widest = this.embeddedMaxBytes >= this.serviceMaxBytes ? this.embeddedBudget : this.serviceBudget;
     return {
       edition: this.edition,
       allowlists: this.allowlists(),
       customComponentDirs: this.customComponentDirs(),
       ports: realPorts(),
       limits: this.limits,
+      graphBudget: graphBudget ?? widest,
       onCustomsLoaded: (customs) => this.listing.remember(customs),
     };
   }
@@ -246,6 +264,8 @@ export class SynthService {
         timestamp: new Date().toISOString(),
       });
     } catch (err) {
+      if (err instanceof SynthError && err.code === 'SYNTH_LIMIT')
+        throw new SynthServiceError('TOO_LARGE', `the model's rows are too wide: ${err.message}`);
       if (err instanceof SynthError)
         throw new SynthServiceError('MODEL_INVALID', `the model cannot be analysed: ${err.message}`);
       throw err;
@@ -257,7 +277,7 @@ export class SynthService {
   /** Registers inline model text (validated first); a new `m-…` id on every call. */
   async registerModel(modelText: unknown): Promise<ModelInfo> {
     const text = modelTextArg(modelText);
-    const options = this.loadOptions();
+    const options = this.loadOptions(this.serviceBudget);
     const prepared = await this.guard('loading a model', () => loadModel(text, options));
     return this.models.add(text, prepared);
   }
@@ -289,7 +309,7 @@ export class SynthService {
           id: newId('g'),
           modelId,
           maxBytes: this.serviceMaxBytes,
-          maxBytesSetting: 'synth serve --max-bytes / MODELWORKS_SYNTH_SERVICE_MAX_BYTES',
+          maxBytesSetting: SERVICE_MAX_BYTES_SETTING,
           ...(signal ? { signal } : {}),
         }),
       );
@@ -361,7 +381,7 @@ export class SynthService {
     });
     try {
       const request = parseGenerateArgs(args);
-      const options = this.loadOptions();
+      const options = this.loadOptions(this.embeddedBudget);
       const prepared = await this.guard('loading a model', () => loadModel(text, options));
       const gen = await this.guard('generating', () =>
         this.produce(prepared, request, {
@@ -404,6 +424,8 @@ export class SynthService {
     try {
       return new SynthRun(prepared, seed);
     } catch (err) {
+      if (err instanceof SynthError && err.code === 'SYNTH_LIMIT')
+        throw new SynthServiceError('TOO_LARGE', `the model's rows are too wide: ${err.message}`);
       if (err instanceof SynthError)
         throw new SynthServiceError('MODEL_INVALID', `the model does not load: ${err.message}`);
       throw err;

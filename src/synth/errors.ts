@@ -5,7 +5,7 @@ export type SynthErrorCode =
   | 'SYNTH_LICENSE' // needs the Pro edition
   | 'SYNTH_INVALID' // structural or per-node validation failure
   | 'SYNTH_RUNTIME' // generation failed (e.g. Truncate ran out of attempts)
-  | 'SYNTH_LIMIT'; // a row's text passed the budget its caller set (see renderRow)
+  | 'SYNTH_LIMIT'; // a row's text, or a graph's rows, passed the budget its caller set (renderRow, graph-budget.ts)
 
 /**
  * A finer reason inside a code, for callers that decide on it (the conformance replay skips these

@@ -10,6 +10,8 @@ export { formatForPath, parseModel, sniffFormat, writeModel } from './model/io.j
 export { SynthRun, resolveSeed } from './engine/run.js';
 export { PreparedModel, loadSynthModel, prepareModel } from './engine/prepare.js';
 export type { LoadOptions } from './engine/prepare.js';
+export type { GraphBudget } from './engine/graph-budget.js';
+export { COLUMN_BYTES } from './engine/graph-budget.js';
 export { DEFAULT_LIMITS, LIMIT_SETTINGS, MAX_MODEL_DEPTH } from './limits.js';
 export type { SynthLimits } from './limits.js';
 export type { Edition } from './components/component.js';

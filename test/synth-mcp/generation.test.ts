@@ -56,12 +56,13 @@ describe('generation core', () => {
     );
     expect(projected).toBeInstanceOf(SynthServiceError);
     expect((projected as SynthServiceError).details.projectedBytes).toBeGreaterThan(100_000);
-    // 1,000 rows is all warm-up: no projection, the real size is checked
-    const real = await produceGeneration(request(1000, { maxBytes: 1000 })).catch(
+    // 1,000 rows is all warm-up: no projection, the real size is checked (the cap is above the
+    // 7,000 bytes that 1,000 rows of 7 columns take at the shortest, which is refused at once)
+    const real = await produceGeneration(request(1000, { maxBytes: 10_000 })).catch(
       (e: SynthServiceError) => e,
     );
     expect((real as SynthServiceError).code).toBe('TOO_LARGE');
-    expect((real as SynthServiceError).details.bytes).toBeGreaterThan(1000);
+    expect((real as SynthServiceError).details.bytes).toBeGreaterThan(10_000);
     expect(await codeOf(produceGeneration(request(2_000_001)))).toBe('TOO_LARGE');
   });
 

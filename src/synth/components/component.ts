@@ -4,6 +4,7 @@ import type { Kind, RuntimeNode } from '../engine/row.js';
 import { Row, STRING } from '../engine/row.js';
 import type { RandomSource } from '../random/random-source.js';
 import type { AccessContext } from '../engine/access-context.js';
+import type { ColumnLedger } from '../engine/graph-budget.js';
 import type { SynthLimits } from '../limits.js';
 import { overLimit } from '../limits.js';
 import type { ComponentDescriptor } from './descriptor.js';
@@ -33,6 +34,8 @@ export interface BuildContext {
   readonly formats: ReadonlyMap<string, string>;
   /** The run's budgets: check a size against them before allocating anything of that size. */
   readonly limits: SynthLimits;
+  /** The graph's column ledger against its byte budget (checkColumns charges it). */
+  readonly ledger?: ColumnLedger;
 }
 
 /** Editions a run can emulate. */
@@ -120,12 +123,15 @@ export function hasQuantile(node: RuntimeNode): node is QuantileNode {
 }
 
 /**
- * Refuses an observation wider than the column budget; call it before allocating a row of that
- * width. `what` names the size, e.g. "dimension".
+ * Refuses an observation wider than the column budget, or one that would take the graph's rows
+ * past its byte budget; call it before allocating a row of that width. `what` names the size,
+ * e.g. "dimension".
  * @throws SynthError SYNTH_INVALID naming MODELWORKS_SYNTH_MAX_COLUMNS
+ * @throws SynthError SYNTH_LIMIT naming the byte cap's setting (see graph-budget.ts)
  */
 export function checkColumns(ctx: BuildContext, columns: number, what: string): void {
   if (columns > ctx.limits.maxColumns) ctx.params.reject(overLimit(what, columns, 'maxColumns', ctx.limits));
+  ctx.ledger?.reserve(columns, `${ctx.type} "${ctx.name}": ${what} ${columns}`);
 }
 
 /**

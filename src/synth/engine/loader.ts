@@ -13,6 +13,7 @@ import { setOwn } from '../model/names.js';
 import type { SynthModel } from '../model/types.js';
 import type { RandomSource } from '../random/random-source.js';
 import { nearest } from '../../errors/nearest.js';
+import { ColumnLedger, type GraphBudget } from './graph-budget.js';
 import { Params } from './params.js';
 import type { RuntimeNode } from './row.js';
 
@@ -66,6 +67,8 @@ export interface GraphOptions {
   readonly formats?: ReadonlyMap<string, string>;
   /** Budgets every node is configured under; default: DEFAULT_LIMITS. */
   readonly limits?: SynthLimits;
+  /** Bytes the graph's rows may hold (see graph-budget.ts); default: unbounded. */
+  readonly graphBudget?: GraphBudget;
 }
 
 /** The wording of a load error about a feature this build lacks (not a model mistake). */
@@ -317,8 +320,11 @@ function tooDeep(model: SynthModel, byName: ReadonlyMap<string, SynthModel['node
 
 /**
  * Configures every node (reachable or not) and returns the graph plus node-level failures.
- * Nodes whose inputs failed are skipped.
+ * Nodes whose inputs failed are skipped. Every node's columns are charged to the graph's ledger
+ * before it allocates them (its inputs' widths before it is built, the widths it asks for as it
+ * asks), and the run's row is charged once the root is known.
  * @throws SynthError SYNTH_LOAD / SYNTH_LICENSE from attribute parsing
+ * @throws SynthError SYNTH_LIMIT when the rows would pass `options.graphBudget`
  */
 export function configure(
   model: SynthModel,
@@ -329,6 +335,7 @@ export function configure(
   if (failures.length > 0) return { graph: null, failures };
   const limits = options.limits ?? limitsOf(undefined);
   const lookup = lookupWith(options.customs, options.components);
+  const ledger = new ColumnLedger(options.graphBudget);
   const byName = new Map(model.nodes.map((n) => [n.name, n]));
   const built = new Map<string, RuntimeNode | null>();
   const building = new Set<string>();
@@ -363,6 +370,11 @@ export function configure(
     }
     const impl = lookup(node.type)!;
     const params = new Params(impl.descriptor, node.name, componentAttributes(node.attributes));
+    const who = `${impl.descriptor.name} "${node.name}"`;
+    ledger.startNode(
+      inputs.reduce((sum, n) => sum + n.dimension, 0),
+      who,
+    );
     try {
       const runtime = impl.create({
         name: node.name,
@@ -376,12 +388,14 @@ export function configure(
         outside: options.outside?.get(node.name),
         formats: options.formats ?? new Map<string, string>(),
         limits,
+        ledger,
       });
       // every component checks the widths it allocates; this catches one built from wide inputs
       if (runtime.dimension > limits.maxColumns)
         return fail(
           `${impl.descriptor.name} "${node.name}": ${overLimit('width', runtime.dimension, 'maxColumns', limits)}`,
         );
+      ledger.endNode(runtime.dimension, who);
       built.set(name, runtime);
       return runtime;
     } catch (err) {
@@ -396,6 +410,8 @@ export function configure(
   for (const node of model.nodes) build(node.name);
   const root = built.get(model.root) ?? null;
   if (root === null || failures.length > 0) return { graph: null, failures };
+  // the row a run pulls the root into (GraphRun), and its column names
+  ledger.reserve(root.dimension, `the row of "${model.root}" (${root.dimension} columns)`);
   const nodes = new Map<string, RuntimeNode>();
   for (const [k, v] of built) if (v !== null) nodes.set(k, v);
   return { graph: { root, nodes }, failures };

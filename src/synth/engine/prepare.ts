@@ -17,6 +17,7 @@ import type { SynthModel } from '../model/types.js';
 import type { AccessContext } from './access-context.js';
 import { accessContext } from './access-context.js';
 import { composeModel } from './compose.js';
+import type { GraphBudget } from './graph-budget.js';
 import { checkLoad, componentAttributes } from './loader.js';
 import { Params } from './params.js';
 import { PreparedModel } from './prepared.js';
@@ -43,6 +44,11 @@ export interface LoadOptions {
   readonly onCustomsLoaded?: (customs: ReadonlyMap<string, ComponentImpl>) => void;
   /** Resolves built-in node types; default: the component registry (tests pass their own). */
   readonly components?: ComponentLookup;
+  /**
+   * Bytes the rows of any graph of this model may hold (a server passes its generation cap):
+   * a graph asking for more is refused with SYNTH_LIMIT before it allocates. Default: unbounded.
+   */
+  readonly graphBudget?: GraphBudget;
 }
 
 // the class lives apart so that a run can be built without this module's load machinery
@@ -164,5 +170,6 @@ function prepared(
     s.limits,
     customs,
     options.components,
+    options.graphBudget,
   );
 }

@@ -7,6 +7,7 @@ import { findComponent, type ComponentLookup } from '../components/registry.js';
 import type { SynthLimits } from '../limits.js';
 import { limitsOf } from '../limits.js';
 import type { SynthModel } from '../model/types.js';
+import type { GraphBudget } from './graph-budget.js';
 
 /** A model after the load phase: composed, gated, with its outside data in memory. */
 export class PreparedModel {
@@ -24,5 +25,7 @@ export class PreparedModel {
     readonly customs: ReadonlyMap<string, ComponentImpl> = new Map(),
     /** Resolves built-in node types (see LoadOptions.components). */
     readonly components: ComponentLookup = findComponent,
+    /** Bytes every graph of this model may hold in its rows (see LoadOptions.graphBudget). */
+    readonly graphBudget?: GraphBudget,
   ) {}
 }

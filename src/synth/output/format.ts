@@ -89,12 +89,32 @@ export function renderRow(
   maxChars = Infinity,
 ): string {
   if (format === 'csv' && maxChars === Infinity) return csvLine(row, dimension);
+  return renderColumns(row, 0, dimension, dimension, format, header, maxChars);
+}
+
+/**
+ * Columns `from … to` of a row of `dimension` columns, as they appear in `renderRow`'s text: the
+ * separator before every column but the first, the opening brace with column 0 and the row's end
+ * with its last column. The pieces of a row concatenate to its whole text, so a very wide row can
+ * be rendered a slice at a time (a server yields between slices). `maxChars` bounds this piece.
+ * @throws SynthError SYNTH_LIMIT when the piece passes `maxChars`
+ */
+export function renderColumns(
+  row: Row,
+  from: number,
+  to: number,
+  dimension: number,
+  format: OutputFormat,
+  header: readonly string[],
+  maxChars = Infinity,
+): string {
   const { kinds } = row;
   const fits = (used: number, more: number): void => fitsIn(used, more, maxChars);
+  const last = to === dimension;
   switch (format) {
     case 'csv': {
       let line = '';
-      for (let i = 0; i < dimension; i++) {
+      for (let i = from; i < to; i++) {
         const kind = kinds[i]!;
         // Only text can hold a comma, quote or line break; numbers never need quoting.
         let text: string;
@@ -106,31 +126,52 @@ export function renderRow(
         line += i === 0 ? text : ',' + text;
         fits(line.length, 1);
       }
-      return line + '\n';
+      return last ? line + '\n' : line;
     }
     case 'raw': {
       // Values verbatim; several columns are separated by a tab (an undocumented case, §12.4).
       let line = '';
-      for (let i = 0; i < dimension; i++) {
+      for (let i = from; i < to; i++) {
         const value = row.value(i);
         if (typeof value === 'string') fits(line.length, value.length + 1);
         line += (i === 0 ? '' : '\t') + valueText(value, kinds[i]!);
         fits(line.length, 1);
       }
-      return line + '\n';
+      return last ? line + '\n' : line;
     }
     case 'ndjson':
     case 'json': {
-      let obj = '{';
-      for (let i = 0; i < dimension; i++) {
+      let obj = from === 0 ? '{' : '';
+      for (let i = from; i < to; i++) {
         const value = row.value(i);
         if (typeof value === 'string') fits(obj.length, value.length + header[i]!.length + 6);
         obj += `${i === 0 ? '' : ','}"${header[i]}":${jsonValue(value, kinds[i]!)}`;
         fits(obj.length, 1);
       }
-      return obj + '}';
+      return last ? obj + '}' : obj;
     }
   }
+}
+
+/** Decimal digits of the numbers 0 … n-1 together (the column names' numbers). */
+function digitsBelow(n: number): number {
+  let total = 0;
+  for (let start = 0, digits = 1, end = 10; start < n; start = end, end *= 10, digits++)
+    total += (Math.min(n, end) - start) * digits;
+  return total;
+}
+
+/**
+ * The fewest characters (all ASCII, so bytes) a row of `dimension` columns can take in `format`,
+ * known before the row exists: every value at its shortest (an empty text in CSV and raw, one
+ * digit in JSON) with its separators, names and row end (no trailing newline for ndjson, whose
+ * caller adds it). A caller with a byte cap refuses a run whose rows cannot fit before building one.
+ */
+export function minRowChars(dimension: number, format: OutputFormat): number {
+  if (dimension <= 0) return 1;
+  if (format === 'csv' || format === 'raw') return dimension; // separators and the newline
+  // {"dim0":0,"dim1":0} : braces, commas, and per column `"dim` + digits + `":` + one character
+  return 2 + (dimension - 1) + dimension * 7 + digitsBelow(dimension);
 }
 
 /** Options for `renderChunks`. */

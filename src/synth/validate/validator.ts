@@ -26,8 +26,9 @@ export function nodeFailureLine(f: NodeFailure): string {
   return f.message.startsWith(node) ? f.message : `${node}${f.message}`;
 }
 
+/** A load error as the result; a graph over its caller's byte budget (SYNTH_LIMIT) is thrown on. */
 function loadFailure(err: unknown): ValidationResult {
-  if (err instanceof SynthError)
+  if (err instanceof SynthError && err.code !== 'SYNTH_LIMIT')
     return { valid: false, rootName: null, nodeCount: null, failures: [], loadError: err.message };
   throw err;
 }
@@ -41,7 +42,9 @@ function validatePrepared(prepared: PreparedModel): ValidationResult {
 
 /**
  * Validates a parsed (or prepared) model synchronously; a model reading a database or a service
- * needs `validateModelAsync`. Never throws for model problems; they become the result.
+ * needs `validateModelAsync`. Never throws for model problems; they become the result. A model
+ * whose graph would pass the byte budget its caller set (`LoadOptions.graphBudget`) is not a
+ * model problem but a size one: that SYNTH_LIMIT error is thrown.
  * `nodeCount` counts the composed model (imported nodes included).
  */
 export function validateModel(

@@ -3,13 +3,53 @@ import { Row } from '../../engine/row.js';
 import type { RuntimeNode } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
-import type { ComponentImpl } from '../component.js';
+import type { RandomSource } from '../../random/random-source.js';
+import type { BuildContext, ComponentImpl } from '../component.js';
 import { checkEntries, descriptorOf } from '../component.js';
 import { cumulative, pick } from '../generators/discrete.js';
 
 /** A scratch row wide enough for any of the inputs (for discarded synchronous pulls). */
 function sinkFor(inputs: readonly RuntimeNode[]): Row {
   return new Row(inputs.reduce((m, n) => Math.max(m, n.dimension), 1));
+}
+
+/**
+ * Mix as a class: its state in instance fields, its row method shared by every graph (see
+ * basic.ts). A lazy choice: the chosen input is pulled, and synchronous ones step along.
+ */
+class MixNode implements RuntimeNode {
+  readonly name: string;
+  readonly type: string;
+  readonly dimension: number;
+  private readonly anySync: boolean;
+  private readonly sink: Row;
+  private readonly rng: RandomSource;
+  constructor(
+    ctx: BuildContext,
+    private readonly inputs: readonly RuntimeNode[],
+    private readonly cum: Float64Array,
+    readonly synchronous: boolean,
+  ) {
+    this.name = ctx.name;
+    this.type = ctx.type;
+    this.dimension = inputs[0]!.dimension;
+    this.anySync = inputs.some((n) => n.synchronous);
+    this.sink = sinkFor(inputs);
+    this.rng = ctx.rng;
+  }
+  next(out: Row, offset: number): void {
+    const { inputs } = this;
+    const chosen = pick(this.cum, this.rng.nextDouble());
+    if (!this.anySync) {
+      inputs[chosen]!.next(out, offset);
+      return;
+    }
+    // Synchronous inputs advance every cycle, in document order with the chosen one.
+    for (let i = 0; i < inputs.length; i++) {
+      if (i === chosen) inputs[i]!.next(out, offset);
+      else if (inputs[i]!.synchronous) inputs[i]!.next(this.sink, 0);
+    }
+  }
 }
 
 export const CHOICE_FILTERS: ComponentImpl[] = [
@@ -29,27 +69,7 @@ export const CHOICE_FILTERS: ComponentImpl[] = [
       const synchronous = ctx.params.has('synchronous')
         ? ctx.params.bool('synchronous')
         : inputs.some((n) => n.synchronous);
-      const anySync = inputs.some((n) => n.synchronous);
-      const sink = sinkFor(inputs);
-      const { rng } = ctx;
-      return {
-        name: ctx.name,
-        type: ctx.type,
-        dimension: inputs[0]!.dimension,
-        synchronous,
-        next(out, offset): void {
-          const chosen = pick(cum, rng.nextDouble());
-          if (!anySync) {
-            inputs[chosen]!.next(out, offset);
-            return;
-          }
-          // Synchronous inputs advance every cycle, in document order with the chosen one.
-          for (let i = 0; i < inputs.length; i++) {
-            if (i === chosen) inputs[i]!.next(out, offset);
-            else if (inputs[i]!.synchronous) inputs[i]!.next(sink, 0);
-          }
-        },
-      };
+      return new MixNode(ctx, inputs, cum, synchronous);
     },
   },
   {

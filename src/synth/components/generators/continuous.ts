@@ -1,8 +1,82 @@
 /** Continuous one-column generators (§4.1). Uniform, Normal and Lognormal follow verified recipes. */
-import { DOUBLE } from '../../engine/row.js';
-import type { BuildContext, ComponentImpl } from '../component.js';
+import { DOUBLE, type Row } from '../../engine/row.js';
+import type { RandomSource } from '../../random/random-source.js';
+import type { BuildContext, ComponentImpl, QuantileNode } from '../component.js';
 import { descriptorOf, scalarNode } from '../component.js';
 import { chiSquared, gamma, normalQuantile } from '../samplers.js';
+
+/**
+ * The commonest generators are classes: parameters in instance fields, one row method on the
+ * prototype shared by every graph, so a process's later graphs run as fast as its first (see
+ * filters/basic.ts). The others still use scalarNode's closures.
+ */
+abstract class DoubleNode implements QuantileNode {
+  readonly name: string;
+  readonly type: string;
+  readonly dimension = 1;
+  readonly synchronous = false;
+  readonly integerValued = false;
+  constructor(
+    ctx: BuildContext,
+    protected readonly rng: RandomSource,
+  ) {
+    this.name = ctx.name;
+    this.type = ctx.type;
+  }
+  abstract next(out: Row, offset: number): void;
+  abstract quantile(u: number): number;
+}
+
+class UniformNode extends DoubleNode {
+  constructor(
+    ctx: BuildContext,
+    private readonly min: number,
+    private readonly max: number,
+  ) {
+    super(ctx, ctx.rng);
+  }
+  next(out: Row, offset: number): void {
+    out.nums[offset] = this.min + (this.max - this.min) * this.rng.nextDouble();
+    out.kinds[offset] = DOUBLE;
+  }
+  quantile(u: number): number {
+    return this.min + (this.max - this.min) * u;
+  }
+}
+
+class NormalNode extends DoubleNode {
+  constructor(
+    ctx: BuildContext,
+    private readonly mean: number,
+    private readonly sigma: number,
+  ) {
+    super(ctx, ctx.rng);
+  }
+  next(out: Row, offset: number): void {
+    out.nums[offset] = this.mean + this.sigma * this.rng.nextGaussian();
+    out.kinds[offset] = DOUBLE;
+  }
+  quantile(u: number): number {
+    return this.mean + this.sigma * normalQuantile(u);
+  }
+}
+
+class LognormalNode extends DoubleNode {
+  constructor(
+    ctx: BuildContext,
+    private readonly mu: number,
+    private readonly sigma: number,
+  ) {
+    super(ctx, ctx.rng);
+  }
+  next(out: Row, offset: number): void {
+    out.nums[offset] = Math.exp(this.mu + this.sigma * this.rng.nextGaussian());
+    out.kinds[offset] = DOUBLE;
+  }
+  quantile(u: number): number {
+    return Math.exp(this.mu + this.sigma * normalQuantile(u));
+  }
+}
 
 function positive(ctx: BuildContext, ...names: string[]): void {
   for (const n of names) if (!(ctx.params.double(n) > 0)) ctx.params.reject(`${n} must be > 0`);
@@ -17,37 +91,19 @@ export const CONTINUOUS: ComponentImpl[] = [
     const min = ctx.params.double('min');
     const max = ctx.params.double('max');
     if (!(min <= max)) ctx.params.reject('min must not exceed max');
-    const { rng } = ctx;
-    return scalarNode(
-      ctx,
-      DOUBLE,
-      () => min + (max - min) * rng.nextDouble(),
-      (u) => min + (max - min) * u,
-    );
+    return new UniformNode(ctx, min, max);
   }),
   impl('Normal', (ctx) => {
     const mean = ctx.params.double('mean');
     const sigma = ctx.params.double('sigma');
     if (!(sigma >= 0)) ctx.params.reject('sigma must be >= 0');
-    const { rng } = ctx;
-    return scalarNode(
-      ctx,
-      DOUBLE,
-      () => mean + sigma * rng.nextGaussian(),
-      (u) => mean + sigma * normalQuantile(u),
-    );
+    return new NormalNode(ctx, mean, sigma);
   }),
   impl('Lognormal', (ctx) => {
     const mu = ctx.params.double('mu');
     const sigma = ctx.params.double('sigma');
     if (!(sigma >= 0)) ctx.params.reject('sigma must be >= 0');
-    const { rng } = ctx;
-    return scalarNode(
-      ctx,
-      DOUBLE,
-      () => Math.exp(mu + sigma * rng.nextGaussian()),
-      (u) => Math.exp(mu + sigma * normalQuantile(u)),
-    );
+    return new LognormalNode(ctx, mu, sigma);
   }),
   impl('Exponential', (ctx) => {
     positive(ctx, 'lambda');

@@ -1,5 +1,5 @@
 /** Generators that draw little or nothing: Constant, Sequence, Polynomial. */
-import { DOUBLE, INT } from '../../engine/row.js';
+import { DOUBLE, INT, type Kind, type Row, type RuntimeNode } from '../../engine/row.js';
 import { parseDouble } from '../../engine/params.js';
 import { SynthError } from '../../errors.js';
 import { accumulate, rowIndexed } from '../../engine/row-indexed.js';
@@ -8,6 +8,26 @@ import { descriptorOf, scalarNode, textNode } from '../component.js';
 
 function impl(name: string, create: ComponentImpl['create']): ComponentImpl {
   return { descriptor: descriptorOf(name), inputAttributes: [], create };
+}
+
+/** A numeric Constant: a class whose row method every graph shares (see filters/basic.ts). */
+class ConstantNode implements RuntimeNode {
+  readonly name: string;
+  readonly type: string;
+  readonly dimension = 1;
+  readonly synchronous = false;
+  constructor(
+    ctx: BuildContext,
+    private readonly value: number,
+    private readonly kind: Kind,
+  ) {
+    this.name = ctx.name;
+    this.type = ctx.type;
+  }
+  next(out: Row, offset: number): void {
+    out.nums[offset] = this.value;
+    out.kinds[offset] = this.kind;
+  }
 }
 
 export const DETERMINISTIC: ComponentImpl[] = [
@@ -23,9 +43,9 @@ export const DETERMINISTIC: ComponentImpl[] = [
     if (value === undefined) return ctx.params.reject(`value "${text}" is not a number`);
     if (type === 'int') {
       if (!Number.isInteger(value)) ctx.params.reject(`value "${text}" is not an int`);
-      return scalarNode(ctx, INT, () => value);
+      return new ConstantNode(ctx, value, INT);
     }
-    return scalarNode(ctx, DOUBLE, () => value);
+    return new ConstantNode(ctx, value, DOUBLE);
   }),
   impl('Sequence', (ctx) => {
     const start = ctx.params.double('start');

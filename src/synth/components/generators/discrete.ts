@@ -1,7 +1,7 @@
 /** Integer-valued generators (§4.1) plus Categorical-style weighted choices. */
-import { DOUBLE, INT } from '../../engine/row.js';
+import { DOUBLE, INT, type Row } from '../../engine/row.js';
 import type { RandomSource } from '../../random/random-source.js';
-import type { BuildContext, ComponentImpl } from '../component.js';
+import type { BuildContext, ComponentImpl, QuantileNode } from '../component.js';
 import { checkEntries, descriptorOf, scalarNode } from '../component.js';
 import { gamma, poissonKnuth, poissonPtrs } from '../samplers.js';
 
@@ -48,16 +48,82 @@ function poissonSampler(rng: RandomSource, lambda: number, large: boolean): () =
   return large ? () => poissonPtrs(rng, lambda) : () => poissonKnuth(rng, l);
 }
 
+/**
+ * The commonest integer generators are classes: parameters in instance fields, one row method on
+ * the prototype shared by every graph (see filters/basic.ts); the others use scalarNode.
+ */
+abstract class IntNode implements QuantileNode {
+  readonly name: string;
+  readonly type: string;
+  readonly dimension = 1;
+  readonly synchronous = false;
+  readonly integerValued = true;
+  protected readonly rng: RandomSource;
+  constructor(ctx: BuildContext) {
+    this.name = ctx.name;
+    this.type = ctx.type;
+    this.rng = ctx.rng;
+  }
+  abstract next(out: Row, offset: number): void;
+  abstract quantile(u: number): number;
+}
+
+class BernoulliNode extends IntNode {
+  constructor(
+    ctx: BuildContext,
+    private readonly p: number,
+  ) {
+    super(ctx);
+  }
+  next(out: Row, offset: number): void {
+    out.nums[offset] = this.rng.nextDouble() < this.p ? 1 : 0;
+    out.kinds[offset] = INT;
+  }
+  quantile(u: number): number {
+    return u < 1 - this.p ? 0 : 1;
+  }
+}
+
+class CategoricalNode extends IntNode {
+  constructor(
+    ctx: BuildContext,
+    private readonly cum: Float64Array,
+  ) {
+    super(ctx);
+  }
+  next(out: Row, offset: number): void {
+    out.nums[offset] = pick(this.cum, this.rng.nextDouble());
+    out.kinds[offset] = INT;
+  }
+  quantile(u: number): number {
+    return pick(this.cum, u);
+  }
+}
+
+class PoissonNode extends IntNode {
+  private readonly expNegLambda: number;
+  constructor(
+    ctx: BuildContext,
+    private readonly lambda: number,
+    private readonly large: boolean,
+  ) {
+    super(ctx);
+    this.expNegLambda = Math.exp(-lambda);
+  }
+  next(out: Row, offset: number): void {
+    out.nums[offset] = this.large
+      ? poissonPtrs(this.rng, this.lambda)
+      : poissonKnuth(this.rng, this.expNegLambda);
+    out.kinds[offset] = INT;
+  }
+  quantile(u: number): number {
+    return poissonQuantileOf(this.lambda, u);
+  }
+}
+
 export const DISCRETE: ComponentImpl[] = [
   impl('Bernoulli', (ctx) => {
-    const p = probability(ctx, 'p');
-    const { rng } = ctx;
-    return scalarNode(
-      ctx,
-      INT,
-      () => (rng.nextDouble() < p ? 1 : 0),
-      (u) => (u < 1 - p ? 0 : 1),
-    );
+    return new BernoulliNode(ctx, probability(ctx, 'p'));
   }),
   impl('Binomial', (ctx) => {
     const n = ctx.params.int('n');
@@ -83,13 +149,9 @@ export const DISCRETE: ComponentImpl[] = [
     );
   }),
   impl('Categorical', (ctx) => {
-    const cum = cumulative(ctx.params.doubles('weights'), (m) => ctx.params.reject(m));
-    const { rng } = ctx;
-    return scalarNode(
+    return new CategoricalNode(
       ctx,
-      INT,
-      () => pick(cum, rng.nextDouble()),
-      (u) => pick(cum, u),
+      cumulative(ctx.params.doubles('weights'), (m) => ctx.params.reject(m)),
     );
   }),
   impl('Empirical', (ctx) => {
@@ -127,7 +189,7 @@ export const DISCRETE: ComponentImpl[] = [
     const large = ctx.params.text('mode') === 'large-lambda';
     // a parameter bound: the fact sheet (§6.1) has it as a load error, not a node failure
     if (large && lambda < 30) ctx.params.refuse('mode large-lambda needs lambda >= 30');
-    return scalarNode(ctx, INT, poissonSampler(ctx.rng, lambda, large), poissonQuantile(lambda));
+    return new PoissonNode(ctx, lambda, large);
   }),
   impl('Skellam', (ctx) => {
     const l1 = ctx.params.double('lambda1');
@@ -218,17 +280,15 @@ function binomialCdf(n: number, p: number): Float64Array {
   });
 }
 
-function poissonQuantile(lambda: number): (u: number) => number {
-  return (u) => {
-    let k = 0;
-    let pk = Math.exp(-lambda);
-    let acc = pk;
-    while (u >= acc && k < 1e7) {
-      k++;
-      pk *= lambda / k;
-      acc += pk;
-      if (pk === 0 && k > lambda) break;
-    }
-    return k;
-  };
+function poissonQuantileOf(lambda: number, u: number): number {
+  let k = 0;
+  let pk = Math.exp(-lambda);
+  let acc = pk;
+  while (u >= acc && k < 1e7) {
+    k++;
+    pk *= lambda / k;
+    acc += pk;
+    if (pk === 0 && k > lambda) break;
+  }
+  return k;
 }
