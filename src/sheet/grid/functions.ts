@@ -5,6 +5,7 @@
  * ones, which cannot be what-if checked.
  */
 import * as formulajs from '@formulajs/formulajs';
+import { format as formatNumber } from 'numfmt';
 import { hlookup, match, vlookup, xmatch, xPosition } from './lookups.js';
 import { PAIRED_FUNCTIONS } from './paired.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
@@ -120,7 +121,35 @@ const perPayment =
     return formulajs[name](...(args as Parameters<typeof formulajs.PPMT>));
   };
 
+/**
+ * TEXT by numfmt, a library of Excel's number formats (formulajs's TEXT leaves date formats such
+ * as `mmm` unformatted): a number, a numeric text or a blank (0) in the format; other text as it
+ * is; an error passed on.
+ */
+function text(...args: (GridValue | undefined)[]): unknown {
+  const [value, format] = args;
+  if (isMatrix(value) || isMatrix(format)) throw new GridUnsupported('TEXT over a range is not evaluated');
+  if (isXlError(value)) return value;
+  if (isXlError(format)) return format;
+  const pattern = format === undefined || format === null ? '' : String(format);
+  let n: number;
+  if (value === undefined || value === null) n = 0;
+  else if (typeof value === 'number') n = value;
+  else if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  else {
+    const parsed = value.trim() === '' ? NaN : Number(value);
+    if (!Number.isFinite(parsed)) return value;
+    n = parsed;
+  }
+  try {
+    return formatNumber(pattern, n);
+  } catch {
+    return xlError('#VALUE!');
+  }
+}
+
 const OWN = new Map<string, Fn>([
+  ['TEXT', text],
   ['PPMT', perPayment('PPMT')],
   ['IPMT', perPayment('IPMT')],
   ['NETWORKDAYS', networkdays],
