@@ -93,7 +93,7 @@ describe('mcp --http', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const result = await fit;
-      console.log(JSON.stringify(result.structuredContent).slice(0, 300));
+      console.log(JSON.stringify(result).slice(0, 400));
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ format: 'xml', report: { rows: expect.any(Number) } });
       const worst = Math.max(...pings);

@@ -236,10 +236,15 @@ describe('embedded limits', () => {
     const r = await peer.call('generate', { modelText: SUPPORT_QUEUE, count: 1_000_000, seed: 1 });
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toMatchObject({ code: 'TOO_LARGE', count: 1_000_000, maxBytes: 20000 });
-    // the cap is held row by row: refused one row past it, not after writing the output
-    expect(r.structuredContent!.bytes).toBeGreaterThan(20_000);
-    expect(r.structuredContent!.bytes).toBeLessThan(20_200);
+    // a million rows cannot fit however short: refused before the first row, on a lower bound
+    expect(r.structuredContent!.projectedBytes).toBeGreaterThan(20_000);
     expect(r.content[0]!.text).toContain('MODELWORKS_SYNTH_EMBEDDED_MAX_BYTES');
+    // 1,000 rows might fit (7 columns: 7,000 bytes at the shortest) but take ~49 kB: the cap is
+    // held row by row, refused one row past it, not after writing the output
+    const held = await peer.call('generate', { modelText: SUPPORT_QUEUE, count: 1_000, seed: 1 });
+    expect(held.structuredContent).toMatchObject({ code: 'TOO_LARGE', count: 1_000, maxBytes: 20000 });
+    expect(held.structuredContent!.bytes).toBeGreaterThan(20_000);
+    expect(held.structuredContent!.bytes).toBeLessThan(20_200);
     const small = await peer.ok('generate', { modelText: SUPPORT_QUEUE, count: 100, seed: 1 });
     expect(small.totalCount).toBe(100);
   });

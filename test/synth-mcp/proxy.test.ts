@@ -186,10 +186,15 @@ describe('proxy mode with a wrong or missing token', () => {
         MODELWORKS_SYNTH_SERVICE_URL: small.url,
       });
       try {
+        // a million rows: refused before the first row, on the output's lower bound
         const r = await peer.call('generate', { modelText: SUPPORT_QUEUE, count: 1_000_000 });
         expect(r.structuredContent).toMatchObject({ code: 'TOO_LARGE', maxBytes: 30000 });
-        expect((r.structuredContent as Json).bytes).toBeGreaterThan(30_000);
-        expect((r.structuredContent as Json).bytes).toBeLessThan(30_200);
+        expect((r.structuredContent as Json).projectedBytes).toBeGreaterThan(30_000);
+        // 1,000 rows (~49 kB, 7,000 bytes at the shortest): refused one row past the cap
+        const held = await peer.call('generate', { modelText: SUPPORT_QUEUE, count: 1_000 });
+        expect(held.structuredContent).toMatchObject({ code: 'TOO_LARGE', maxBytes: 30000 });
+        expect((held.structuredContent as Json).bytes).toBeGreaterThan(30_000);
+        expect((held.structuredContent as Json).bytes).toBeLessThan(30_200);
       } finally {
         await peer.close();
       }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { compareTables, outputTable, parseSampleCsv } from '../../src/synth/compare/index.js';
 import { SynthRun } from '../../src/synth/index.js';
 import { fitCsv } from '../../src/synth/fit/index.js';
-import { isLattice } from '../../src/synth/fit/marginal.js';
+import { isLattice, LATTICE_MAX_VALUES } from '../../src/synth/fit/marginal.js';
 import { L64X128MixRandom } from '../../src/synth/random/l64x128-mix-random.js';
 
 const celsius = (f: number): string => String(Number((((f - 32) * 5) / 9).toFixed(1)));
@@ -69,5 +69,12 @@ describe('fit: one-decimal values on a lattice', () => {
       ...rare.map(([v]) => [v, 1] as [number, number]),
     ];
     expect(isLattice(fewer, 99, 0.1, 5)).toBe(false);
+  });
+
+  it('isLattice: at most LATTICE_MAX_VALUES distinct values (a wider one would list them all)', () => {
+    // values half a unit apart at precision 0.1, each seen 10 times: a lattice at the bound, none one value past it
+    const of = (k: number): [number, number][] => Array.from({ length: k }, (_, i) => [i * 0.5, 10]);
+    expect(isLattice(of(LATTICE_MAX_VALUES), LATTICE_MAX_VALUES * 10, 0.1, 5)).toBe(true);
+    expect(isLattice(of(LATTICE_MAX_VALUES + 1), (LATTICE_MAX_VALUES + 1) * 10, 0.1, 5)).toBe(false);
   });
 });

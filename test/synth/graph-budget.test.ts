@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COLUMN_BYTES } from '../../src/synth/engine/graph-budget.js';
+import { COLUMN_BYTES, GRAPH_BYTES_FLOOR } from '../../src/synth/engine/graph-budget.js';
 import { DEFAULT_LIMITS } from '../../src/synth/limits.js';
 import { buildGraph } from '../../src/synth/engine/loader.js';
 import { prepareModel } from '../../src/synth/engine/prepare.js';
@@ -68,6 +68,18 @@ describe('the graph ledger', () => {
     expect(
       errorOf(() => new SynthRun(prepareModel(parseModel(redimension(fits + 1)), options), 1n)).code,
     ).toBe('SYNTH_LIMIT');
+  });
+
+  it('a small generation cap bounds the output, not an ordinary graph (the floor holds)', () => {
+    // a 1,000-byte cap (a host keeping answers small) with a 16-column model: 1 kB of row memory
+    const tiny = { maxBytes: 1000, setting: 'TEST_MAX_BYTES' };
+    const options = { limits: RAISED, graphBudget: tiny };
+    expect(new SynthRun(prepareModel(parseModel(redimension(16)), options), 1n).dimension).toBe(16);
+    // past the floor the cap's own rule applies again
+    const past = Math.ceil(GRAPH_BYTES_FLOOR / COLUMN_BYTES / 2) + 1;
+    expect(errorOf(() => new SynthRun(prepareModel(parseModel(redimension(past)), options), 1n)).code).toBe(
+      'SYNTH_LIMIT',
+    );
   });
 
   it('counts every node of the graph: many rows each under the column limit', () => {

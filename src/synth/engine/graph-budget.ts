@@ -23,6 +23,13 @@ export interface GraphBudget {
  */
 export const COLUMN_BYTES = 64;
 
+/**
+ * A graph may always hold this much, however small the generation cap: a cap of a few kilobytes
+ * bounds a generation's output, and must not refuse an ordinary model whose rows take a kilobyte of
+ * memory (4 MiB is 65,536 columns, far below what strains a server).
+ */
+export const GRAPH_BYTES_FLOOR = 4 * 1024 * 1024;
+
 /** The columns one graph has asked for so far, against its budget. */
 export class ColumnLedger {
   private columns = 0;
@@ -55,7 +62,7 @@ export class ColumnLedger {
     if (this.budget === undefined || !(columns > 0)) return;
     this.columns += columns;
     const bytes = this.columns * COLUMN_BYTES;
-    if (bytes > this.budget.maxBytes)
+    if (bytes > Math.max(this.budget.maxBytes, GRAPH_BYTES_FLOOR))
       throw new SynthError(
         'SYNTH_LIMIT',
         `${what} would take the model's rows to ${this.columns} columns, about ${bytes} bytes (${COLUMN_BYTES} a column), over this server's generation cap of ${this.budget.maxBytes} bytes (${this.budget.setting})`,

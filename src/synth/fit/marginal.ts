@@ -78,10 +78,16 @@ export const END_PILE = 0.01;
  */
 export const LATTICE_OCCUPANCY = 0.5;
 export const LATTICE_REPEATS = 0.9;
+/**
+ * At most this many distinct values make a lattice: past it the Empirical would list thousands of
+ * points (a 10,000-value column made a 113 kB model, past what an MCP answer carries), and a
+ * family rounded to the precision spreads so little between so many points that it is kept.
+ */
+export const LATTICE_MAX_VALUES = 1_000;
 
 /** Whether the tallied values form a lattice at spacing `h` (see LATTICE_OCCUPANCY). */
 export function isLattice(t: readonly [number, number][], n: number, h: number, minCount: number): boolean {
-  if (t.length < 2) return false;
+  if (t.length < 2 || t.length > LATTICE_MAX_VALUES) return false;
   const grid = Math.round((t[t.length - 1]![0] - t[0]![0]) / h) + 1;
   if (t.length > LATTICE_OCCUPANCY * grid) return false;
   let repeated = 0;
