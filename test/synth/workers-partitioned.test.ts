@@ -52,6 +52,16 @@ async function partitioned(
   return out;
 }
 
+/** A Sequence under a Mix: it cannot be placed past the first partition (SYNTH_INVALID). */
+const mixedSequence = (): PreparedModel =>
+  prepareModel(
+    parseModel(`<dataset><root node="Row"/><nodes>
+      <Mix name="Row"><input name="Id" weight="1"/><input name="Zero" weight="1"/></Mix>
+      <Sequence name="Id" start="1" step="1"/>
+      <Constant name="Zero" value="0"/>
+    </nodes></dataset>`),
+  );
+
 /** The K partitions as `grind --partition k/K` writes each (no header), one after the other. */
 function onePartitionAtATime(prepared: PreparedModel, seed: bigint, count: number, K: number): string {
   let out = '';
@@ -91,14 +101,7 @@ describe('grind --partitions K --workers N', () => {
   }, 60_000);
 
   it('a partition that fails in a worker fails here with the same error as on one thread', async () => {
-    // a Sequence under a Mix cannot be placed past the first partition: SYNTH_INVALID
-    const mixed = prepareModel(
-      parseModel(`<dataset><root node="Row"/><nodes>
-        <Mix name="Row"><input name="Id" weight="1"/><input name="Zero" weight="1"/></Mix>
-        <Sequence name="Id" start="1" step="1"/>
-        <Constant name="Zero" value="0"/>
-      </nodes></dataset>`),
-    );
+    const mixed = mixedSequence();
     const failure = async (workers: number): Promise<string> => {
       try {
         await partitioned(mixed, 1n, 400, 4, workers);
@@ -119,13 +122,7 @@ describe('grind --partitions K --workers N', () => {
     // Every partition past the first fails, each naming its own probe rows (seed 1: partition 2 at
     // row 2, partitions 3 and 4 at row 4). A worker that is slow to fail partition 2 leaves this
     // thread free to open partition 3 first: the error raised must still be partition 2's.
-    const mixed = prepareModel(
-      parseModel(`<dataset><root node="Row"/><nodes>
-        <Mix name="Row"><input name="Id" weight="1"/><input name="Zero" weight="1"/></Mix>
-        <Sequence name="Id" start="1" step="1"/>
-        <Constant name="Zero" value="0"/>
-      </nodes></dataset>`),
-    );
+    const mixed = mixedSequence();
     const messageOf = async (reserve?: WorkerReserve): Promise<string> => {
       try {
         for await (const _ of generatePartitioned(mixed, 1n, {
