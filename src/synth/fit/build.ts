@@ -19,6 +19,7 @@ export const RESERVED = new Set([
   'Keys',
   'Table',
   'Columns',
+  'Seasons',
 ]);
 
 function identityLabels(labels: readonly string[]): boolean {
@@ -42,6 +43,17 @@ function drawBounds(p: ColumnPlan): [number, number] {
 function roundExpr(at: number, decimals: number, inner = `x[${at}]`): string {
   const f = num(10 ** decimals);
   return `y[${at}] = round(${inner} * ${f}) / ${f}`;
+}
+
+/**
+ * `y[at] = x[at] + mean of the cell whose code is x[code]`: the expression language has no
+ * conditional, so each mean is weighed by an indicator of its code, 1 - min(1, |x[code] - i|),
+ * which is 1 for the row's (whole-number) code and 0 for every other.
+ */
+function seasonalExpr(at: number, code: number, means: readonly number[]): string {
+  if (code < 0) throw new Error(`internal: the calendar code of column ${at} is not in the copula`);
+  const terms = means.map((m, i) => `${num(m)} * (1 - min(1, abs(x[${code}] - ${i})))`);
+  return `y[${at}] = x[${at}] + ${terms.join(' + ')}`;
 }
 
 /** Switch + label Constants: appends the label of the code at `key` as a new last column. */
@@ -118,21 +130,33 @@ function dateChain(nodes: ModelNode[], p: ColumnPlan): string {
 }
 
 /**
- * A date within the month the copula drew (season.ts): a Switch on the month code whose branch
- * draws a year among that month's years, a Date in it, and redraws until the Date's month is the
- * one wanted (one in twelve draws is: about twelve draws a row). Appends the date's text.
+ * A date within the calendar cell the copula drew (season.ts): a Switch on the cell's code whose
+ * branch draws a year among that cell's years, a Date in it, and redraws until the Date's month
+ * and weekday are the cell's (a month is one draw in twelve, a weekday one in seven, both one in
+ * 84). Appends the date's text.
  */
-function dateInMonth(nodes: ModelNode[], from: string, p: ColumnPlan, key: number): string {
-  const { months, years } = p.month!;
+function dateInCell(nodes: ModelNode[], from: string, p: ColumnPlan, key: number): string {
+  const { cells, years } = p.calendar!;
   const s = p.safe;
-  const branches = months.map((month, i) => {
+  const branches = cells.map((cell, i) => {
     const items = [...years[i]!].sort((a, b) => a[0] - b[0]).map(([y, c]) => `${y}:${c}`);
     nodes.push(node('Empirical', `${s}_${i}_year`, { values: items.join(', ') }));
     nodes.push(node('Date', `${s}_${i}_date`, {}, [input(`${s}_${i}_year`)]));
-    nodes.push(node('Extract', `${s}_${i}_fields`, { fields: 'iso, month' }, [input(`${s}_${i}_date`)]));
-    const only = { min: String(month), max: String(month), indexes: '1' };
-    nodes.push(node('Truncate', `${s}_${i}_in`, only, [input(`${s}_${i}_fields`)]));
-    nodes.push(node('Arrange', `${s}_${i}`, { columns: '0' }, [input(`${s}_${i}_in`)]));
+    const fields = [
+      'iso',
+      ...(cell.month !== undefined ? ['month'] : []),
+      ...(cell.weekday !== undefined ? ['dayOfWeek'] : []),
+    ];
+    nodes.push(node('Extract', `${s}_${i}_fields`, { fields: fields.join(', ') }, [input(`${s}_${i}_date`)]));
+    let cur = `${s}_${i}_fields`;
+    const keep = (what: string, value: number, index: number): void => {
+      const only = { min: String(value), max: String(value), indexes: String(index) };
+      nodes.push(node('Truncate', `${s}_${i}_${what}`, only, [input(cur)]));
+      cur = `${s}_${i}_${what}`;
+    };
+    if (cell.month !== undefined) keep('in', cell.month, 1);
+    if (cell.weekday !== undefined) keep('on', cell.weekday, fields.length - 1);
+    nodes.push(node('Arrange', `${s}_${i}`, { columns: '0' }, [input(cur)]));
     return input(`${s}_${i}`, { value: String(i) });
   });
   nodes.push(
@@ -254,6 +278,14 @@ function copulaBlock(
   const correlation = matrix.map((row) => row.map(num).join(', ')).join('; ');
   nodes.push(node('Copula', 'Dependence', { correlation }, inputs));
   let cur = 'Dependence';
+  // a seasonal column's draw is a residual: the mean of its row's calendar cell is added (season.ts)
+  const shifts = plans.flatMap((p, j) =>
+    p.seasonal ? [seasonalExpr(j, plans.indexOf(p.seasonal.calendar), p.seasonal.means)] : [],
+  );
+  if (shifts.length > 0) {
+    nodes.push(node('Calculate', 'Seasons', { expression: shifts.join('; ') }, [input(cur)]));
+    cur = 'Seasons';
+  }
   plans.forEach((p, j) => {
     if (!p.bounds) return;
     const name = `${p.safe}_bounds`;
@@ -275,7 +307,11 @@ function copulaBlock(
   // writes doubles), so they print as the sample writes them
   const rounding = plans
     .map((p, j) =>
-      p.col.pointZero ? `y[${j}] = round(x[${j}])` : needsRounding(p) ? roundExpr(j, p.col.decimals) : '',
+      p.col.pointZero
+        ? `y[${j}] = round(x[${j}])`
+        : needsRounding(p) || (p.seasonal && !p.marginal!.integer)
+          ? roundExpr(j, p.col.decimals)
+          : '',
     )
     .filter((e) => e !== '');
   for (const [d, w] of slotOf) {
@@ -315,8 +351,8 @@ function copulaBlock(
   const at = plans.map((_, j) => j);
   let width = plans.length + pairs.length;
   plans.forEach((p, j) => {
-    // a month code is read by the date's Switch below, never written
-    if (!p.labels || identityLabels(p.labels) || p.monthOf) return;
+    // a calendar code is read by the date's Switch below, never written
+    if (!p.labels || identityLabels(p.labels) || p.calendarOf) return;
     cur = labelSwitch(nodes, cur, `${p.safe}_labels`, j, p.labels);
     at[j] = width++;
   });
@@ -326,9 +362,9 @@ function copulaBlock(
     derivedAt.set(d, width++);
   }
   plans.forEach((p, j) => {
-    if (!p.monthOf) return;
-    cur = dateInMonth(nodes, cur, p, j);
-    derivedAt.set(p.monthOf, width++);
+    if (!p.calendarOf) return;
+    cur = dateInCell(nodes, cur, p, j);
+    derivedAt.set(p.calendarOf, width++);
   });
   return { name: cur, at, derivedAt };
 }
@@ -345,7 +381,7 @@ export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
   const nodes: ModelNode[] = [];
   // the matrix's order: the columns in sample order, each presence column right after its column
   const copula = plans
-    .flatMap((p) => (p.monthPlan ? [p.monthPlan, p] : p.presence?.inCopula ? [p, p.presence] : [p]))
+    .flatMap((p) => (p.calendarPlan ? [p.calendarPlan, p] : p.presence?.inCopula ? [p, p.presence] : [p]))
     .filter((p) => p.inCopula);
   const parts: string[] = [];
   const position = new Array<number>(plans.length);
@@ -355,13 +391,13 @@ export function buildModel({ plans, matrix, seed }: BuildInput): SynthModel {
     const block = copulaBlock(nodes, copula, matrix, derived);
     parts.push(block.name);
     copula.forEach((p, j) => {
-      if (!p.presenceOf && !p.monthOf) position[plans.indexOf(p)] = block.at[j]!;
+      if (!p.presenceOf && !p.calendarOf) position[plans.indexOf(p)] = block.at[j]!;
     });
     for (const [p, at] of block.derivedAt) position[plans.indexOf(p)] = at;
     width = Math.max(...block.at, ...block.derivedAt.values()) + 1;
   }
   plans.forEach((p, i) => {
-    if (p.inCopula || p.derived?.source.inCopula || p.monthPlan?.inCopula) return;
+    if (p.inCopula || p.derived?.source.inCopula || p.calendarPlan?.inCopula) return;
     parts.push(independentChain(nodes, p));
     position[i] = width++;
   });

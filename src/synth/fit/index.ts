@@ -15,10 +15,10 @@ import { findDerived, findDerivedPairs } from './derived.js';
 import { conditionalZero, copulaMatrix, normalScores, rankScores, scoreCorrelation } from './dependence.js';
 import { type RankBins, latentCorrelation, rankBins, valueBins } from './latent.js';
 import type { Criterion } from './marginal.js';
-import type { ColumnPlan, PlanOptions } from './plan.js';
+import type { CalendarPlanInfo, ColumnPlan, PlanOptions } from './plan.js';
 import { copulaCandidate, planColumn, presencePlan, quantilePlan } from './plan.js';
 import { type PrivacyFigure, privacyFigure } from './privacy.js';
-import { monthPlan } from './season.js';
+import { calendarPlan } from './season.js';
 import { SynthRun } from '../engine/run.js';
 import { valueText } from '../output/format.js';
 
@@ -147,14 +147,24 @@ function codeValues(p: ColumnPlan): { values: number[]; rows: number[] } {
   return { values: p.codes!.filter((_, k) => keep[k]), rows: p.col.rowsOf.filter((_, k) => keep[k]) };
 }
 
+/** What the report says of a date whose calendar joined the copula (season.ts). */
+function calendarNote(c: CalendarPlanInfo): string {
+  const share = `${(c.share * 100).toFixed(0)}% of its variance`;
+  if (c.parts === 'month')
+    return `its month joins the copula (ordered by ${c.by}'s month means; months explain ${share}): each date is drawn within the month the copula gives`;
+  if (c.parts === 'weekday')
+    return `its weekday joins the copula (ordered by ${c.by}'s weekday means; weekdays explain ${share}): each date is drawn on the weekday the copula gives`;
+  return `its month and weekday join the copula (ordered by ${c.by}'s means per month and weekday; together they explain ${share}): each date is drawn within the month and on the weekday the copula gives`;
+}
+
 /** Picks the copula's columns and its correlation (after refitting any that lack an inverse CDF). */
 function dependence(plans: ColumnPlan[], po: PlanOptions): FitReport['dependence'] & { matrix: number[][] } {
   // a presence column comes right after its column (the positive-definite repair favours earlier
   // columns, and missingness is worth keeping) and follows it in or out
   const candidates: ColumnPlan[] = [];
   for (const p of plans) {
-    // a date takes part through its month (season.ts), where the date column stands
-    if (p.monthPlan) candidates.push(p.monthPlan);
+    // a date takes part through its calendar cell (season.ts), where the date column stands
+    if (p.calendarPlan) candidates.push(p.calendarPlan);
     if (p.presenceOf || !copulaCandidate(p)) continue;
     candidates.push(p);
     if (p.presence) candidates.push(p.presence);
@@ -314,18 +324,13 @@ function* fitSteps(
     const safe = nodeBase(`${p.col.name}_present`, p.col.index, used);
     presencePlan(p, safe);
   }
-  monthPlan(plans, (date) => nodeBase(`${date.safe}_month`, date.col.index, used));
+  calendarPlan(plans, (date) => nodeBase(`${date.safe}_month`, date.col.index, used), po);
   yield* findDerived(plans, o.minCategoryCount);
   yield* findDerivedPairs(plans, o.minCategoryCount, o.maxCategories);
   yield;
   const dep = dependence(plans, po);
-  const month = plans.find((p) => p.monthPlan)?.monthPlan;
-  if (month?.inCopula) {
-    const m = month.month!;
-    month.monthOf!.notes.push(
-      `its month joins the copula (ordered by ${m.by}'s month means; months explain ${(m.share * 100).toFixed(0)}% of its variance): each date is drawn within the month the copula gives`,
-    );
-  }
+  const calendar = plans.find((p) => p.calendarPlan)?.calendarPlan;
+  if (calendar?.inCopula) calendar.calendarOf!.notes.push(calendarNote(calendar.calendar!));
   for (const p of plans) {
     if (!p.derived) continue;
     // a source that stayed out of the copula leaves the column to be drawn on its own after all

@@ -23,13 +23,23 @@ export interface Derivation {
   fallback: string;
 }
 
-/** The month column of a date column (season.ts), as a plan the copula takes (not an output column). */
-export interface MonthPlanInfo {
-  /** Months (1–12) in code order. */
-  months: number[];
-  /** The years of each month's rows, as `year: count`, in code order. */
+/** A calendar cell of a date column: a month (1–12), an ISO weekday (1 = Monday), or both. */
+export interface CalendarCell {
+  month?: number;
+  weekday?: number;
+}
+
+/**
+ * The calendar column of a date column (season.ts): its month, weekday or both, as a plan the
+ * copula takes (not an output column).
+ */
+export interface CalendarPlanInfo {
+  parts: 'month' | 'weekday' | 'month and weekday';
+  /** The cells in code order. */
+  cells: CalendarCell[];
+  /** The years of each cell's rows, as `year: count`, in code order. */
   years: Map<number, number>[];
-  /** The column whose month means set the order, and the share of its variance they explain. */
+  /** The column whose cell means set the order, and the share of its variance they explain (η²). */
   by: string;
   share: number;
 }
@@ -52,10 +62,15 @@ export interface ColumnPlan {
   presenceOf?: ColumnPlan;
   /** A column generated from another through a lookup table (see derived.ts). */
   derived?: Derivation;
-  /** A date column's month in the copula (season.ts), and the date column a month plan is for. */
-  monthPlan?: ColumnPlan;
-  monthOf?: ColumnPlan;
-  month?: MonthPlanInfo;
+  /** A date column's calendar cell in the copula (season.ts), and the date column such a plan is for. */
+  calendarPlan?: ColumnPlan;
+  calendarOf?: ColumnPlan;
+  calendar?: CalendarPlanInfo;
+  /**
+   * A column drawn as its calendar cell's mean plus a residual (season.ts): the calendar plan whose
+   * code picks the mean, and the means in code order.
+   */
+  seasonal?: { calendar: ColumnPlan; means: number[] };
   /** What was generalised, in words for the report. */
   notes: string[];
 }
