@@ -4,6 +4,7 @@
  * loader (`normalizeSpec`); this module adds the semantic checks, then — only for an error-free
  * spec — the dependency-cycle check and the embedded tests.
  */
+import { parseCoordinate } from './coordinates.js';
 import { parseAddress, WILDCARD } from './address.js';
 import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from './safe-keys.js';
 import { CalcError, publicMessage } from './errors.js';
@@ -90,12 +91,9 @@ export function isCoordinate(value: unknown): value is string {
   return typeof value === 'string' && COORDINATE.test(value);
 }
 
-/** A coordinate, optionally pinned to a version (`acme/quote@1.2.0`). */
+/** A coordinate, optionally with a version spec (`acme/quote@^1.2.0`; coordinates.ts). */
 function isCoordinateRef(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  const at = value.indexOf('@');
-  if (at < 0) return isCoordinate(value);
-  return isCoordinate(value.slice(0, at)) && value.slice(at + 1).trim() !== '';
+  return parseCoordinate(value) !== undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -485,7 +483,10 @@ function checkTarget(target: unknown, loc: string, report: Report): void {
     return;
   }
   if (!isCoordinateRef(target.ref)) {
-    report.error(`${loc}.ref`, `target ref '${String(target.ref)}' is not a coordinate [namespace/]name`);
+    report.error(
+      `${loc}.ref`,
+      `target ref '${String(target.ref)}' is not a coordinate [namespace/]name[@version], the version an exact semver, a range (^ ~ >= > <= < = and a semver) or sha256:<64 hex>`,
+    );
   }
   const hasPath = target.path !== undefined;
   const hasRead = target.read !== undefined;
@@ -520,7 +521,7 @@ function checkTemplate(raw: Record<string, unknown>, report: Report): void {
     else if (!isCoordinateRef(template.ref)) {
       report.error(
         'template.ref',
-        `template ref '${String(template.ref)}' is not a coordinate [namespace/]name`,
+        `template ref '${String(template.ref)}' is not a coordinate [namespace/]name[@version], the version an exact semver, a range (^ ~ >= > <= < = and a semver) or sha256:<64 hex>`,
       );
     }
   }

@@ -17,6 +17,8 @@ const entry = (status: number, summary: string): CatalogueEntry => ({ status, su
 export const ERROR_CATALOGUE = {
   // calc engine (CalcError)
   SPEC_INVALID: entry(422, 'the spec failed validation or does not compile'),
+  TEMPLATE_UNRESOLVED: entry(422, "a branch's template ref resolves to no stored model"),
+  TEMPLATE_CYCLE: entry(422, 'the template chain meets a model twice'),
   MODEL_NOT_FOUND: entry(404, 'no model with that id'),
   MODEL_EXISTS: entry(409, 'a model with that id already exists'),
   PATH_NOT_FOUND: entry(404, 'nothing at that address'),

@@ -64,6 +64,8 @@ import { NO_OBSERVER, type CalcObserver, type DispatchHook } from './calc-observ
 import { CycleWriter, MAX_COMMIT_ATTEMPTS } from './cycle-writer.js';
 import { LiveModels } from './live-models.js';
 import { verificationReport, type VerificationReport } from './verification.js';
+import { type Coordinate, versionAccepts } from '../calc/coordinates.js';
+import { materialiseTemplate, type ResolvedTemplate, specDigest } from '../calc/templates.js';
 
 export const MAX_MODELS = 1000;
 
@@ -144,7 +146,10 @@ export class CalcService implements CalcApi {
    * @throws CalcError SPEC_INVALID, MODEL_EXISTS, BUSY, CONSTRAINT_VIOLATION (seeding refused)
    */
   async createModel(input: unknown): Promise<ModelInfo> {
-    const raw = requireObject(input, 'spec');
+    // a branch is materialised first: validated and stored self-contained (src/calc/templates.ts)
+    const raw = await materialiseTemplate(requireObject(input, 'spec') as JsonObject, (c) =>
+      this.resolveTemplate(c),
+    );
     const id = typeof raw.id === 'string' ? raw.id : '';
     const { model } = await prepareModel(raw);
     return this.lock.run(id, async () => {
@@ -164,6 +169,18 @@ export class CalcService implements CalcApi {
       if (head) this.models.set(id, { runtime, head });
       return modelInfo(model.spec);
     });
+  }
+
+  /**
+   * The stored model a template coordinate names, if its version (or digest) is one the
+   * coordinate accepts. This server's store is the one repository (`local`) for now.
+   */
+  private async resolveTemplate(c: Coordinate): Promise<ResolvedTemplate | undefined> {
+    if (!this.models.has(c.identity) && !(await this.store.head(c.identity))) return undefined;
+    const spec = (await this.getSpec(c.identity)) as unknown as JsonObject;
+    const version = typeof spec.version === 'string' ? spec.version : '';
+    if (!versionAccepts(c.version, version, specDigest(spec))) return undefined;
+    return { id: c.identity, version, spec, repo: 'local' };
   }
 
   /** The model's info and its revision (see ModelStatus). */
