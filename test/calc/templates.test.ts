@@ -216,7 +216,7 @@ describe('materialising a branch', () => {
         id: 'grand',
         schema: {},
         template: { ref: 'child' },
-        library: { layers: [(child.library as JsonObject).layers![0]!] },
+        library: { layers: [((child.library as JsonObject).layers as JsonObject[])[0]!] },
       },
       storeOf(lib, child),
     );

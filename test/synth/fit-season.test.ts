@@ -144,4 +144,26 @@ describe('fit: a value that follows the weekday of a date column', () => {
       );
     }
   });
+
+  it('leaves a lattice column on its lattice: no mean is added to Fahrenheit degrees written in Celsius', () => {
+    // whole Fahrenheit degrees following the month, written in Celsius tenths (as weather tables are):
+    // the values sit on a lattice a shifted draw would leave, spreading each of its spikes
+    const rng = new L64X128MixRandom(36n);
+    const lines = ['date,temp'];
+    for (let i = 0; i < DAYS; i++) {
+      const d = day(i);
+      const f = Math.round(
+        50 + 20 * Math.cos(((Number(d.slice(5, 7)) - 7) / 12) * 2 * Math.PI) + 6 * rng.nextGaussian(),
+      );
+      lines.push(`${d},${(((f - 32) * 5) / 9).toFixed(1)}`);
+    }
+    const csv = lines.join('\n') + '\n';
+    const { model, report } = fitCsv(csv);
+    const sample = rows(csv);
+    const seen = new Set(sample.map((r) => Number(r[1])));
+    const out = generateCells(model, 7n, sample.length);
+    const off = out.filter((r) => !seen.has(Number(r[1]))).length;
+    expect(off / out.length, `${off} of ${out.length} values off the sample's lattice`).toBeLessThan(0.02);
+    expect(report.generalised.join('\n')).toMatch(/its month joins the copula/);
+  });
 });
