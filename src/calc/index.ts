@@ -62,7 +62,7 @@ export {
   type MutationResult,
   type RuntimeState,
 } from './runtime.js';
-export { normalizeSpec, type ModelSpec } from './spec.js';
+export { normalizeSpec, type Effect, type ModelSpec } from './spec.js';
 export { runTests, type TestReport } from './test-runner.js';
 export type { DerivationTrace } from './traces.js';
 export { validateSpec, type ValidationReport } from './validator.js';

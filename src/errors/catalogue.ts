@@ -80,6 +80,7 @@ export const ERROR_CATALOGUE = {
 
   // effects (recorded on the effect's status, not answered to a request)
   EFFECT_BLOCKED: entry(403, 'the effect target is not allowed'),
+  EFFECT_APPROVAL_REQUIRED: entry(403, 'an inherited effect from another owner waits for approval'),
   EFFECT_TIMEOUT: entry(504, 'the effect target did not answer in time'),
   EFFECT_NETWORK: entry(502, 'the effect target could not be reached'),
   EFFECT_HTTP_STATUS: entry(502, 'the effect target answered with a failure status'),

@@ -87,7 +87,7 @@ function registerCatalogueRoutes(app: FastifyInstance, calc: CalcService): void 
   );
 }
 
-/** A model's stored spec, lineage and library. */
+/** A model's stored spec, lineage, pending inherited effects and library. */
 function registerDocumentRoutes(app: FastifyInstance, calc: CalcService): void {
   const tags = ['models'];
   app.get<IdParams>(
@@ -113,6 +113,37 @@ function registerDocumentRoutes(app: FastifyInstance, calc: CalcService): void {
       },
     },
     async (req, res) => sendJson(res, 200, await calc.getLineage(req.params.id)),
+  );
+  app.get<IdParams>(
+    '/models/:id/effects/pending',
+    {
+      schema: {
+        tags,
+        summary: 'Inherited effects of another owner that wait for approval',
+        params: idParam,
+        response: {
+          200: reply('[{effectId, executor, definitionHash, fromRef, fromOwner}]'),
+          ...modelErrors,
+        },
+      },
+    },
+    async (req, res) => sendJson(res, 200, await calc.pendingEffects(req.params.id)),
+  );
+  app.post<{ Params: { id: string; effectId: string } }>(
+    '/models/:id/effects/:effectId/approve',
+    {
+      schema: {
+        tags,
+        summary: 'Approve an inherited effect as it is defined now',
+        params: {
+          type: 'object',
+          properties: { id: { type: 'string' }, effectId: { type: 'string' } },
+          required: ['id', 'effectId'],
+        },
+        response: { 200: reply('{id, effectId, approved: true}'), ...modelErrors },
+      },
+    },
+    async (req, res) => sendJson(res, 200, await calc.approveEffect(req.params.id, req.params.effectId)),
   );
   app.get<IdParams>(
     '/models/:id/library',

@@ -66,6 +66,7 @@ import { LiveModels } from './live-models.js';
 import { verificationReport, type VerificationReport } from './verification.js';
 import { type Coordinate, versionAccepts } from '../calc/coordinates.js';
 import { materialiseTemplate, type ResolvedTemplate, specDigest } from '../calc/templates.js';
+import { EffectApprovals, inheritedEffectPolicy, type PendingEffect } from './effect-approvals.js';
 
 export const MAX_MODELS = 1000;
 
@@ -111,6 +112,8 @@ export class CalcService implements CalcApi {
   private readonly now: () => number;
   /** Audit record timestamps, on the same clock as history. */
   private readonly timestamps: AuditTimestamps;
+  /** Inherited effects from another owner and their approvals (effect-approvals.ts). */
+  readonly effectApprovals: EffectApprovals;
 
   constructor(
     readonly store: Store,
@@ -118,8 +121,13 @@ export class CalcService implements CalcApi {
       observer?: CalcObserver;
       /** The clock for history timestamps (tests pass one they control); Date.now by default. */
       now?: () => number;
+      /** What inherited effects from another owner need (default: MODELWORKS_INHERITED_EFFECTS, else approve). */
+      inheritedEffects?: 'approve' | 'allow' | 'deny';
     } = {},
   ) {
+    this.effectApprovals = new EffectApprovals(
+      options.inheritedEffects ?? inheritedEffectPolicy(process.env.MODELWORKS_INHERITED_EFFECTS),
+    );
     this.observer = options.observer ?? NO_OBSERVER;
     this.now = options.now ?? Date.now;
     this.timestamps = new AuditTimestamps(this.now);
@@ -183,6 +191,28 @@ export class CalcService implements CalcApi {
     return { id: c.identity, version, spec, repo: 'local' };
   }
 
+  /** Inherited effects of another owner that wait for approval (effect-approvals.ts). */
+  async pendingEffects(id: string): Promise<PendingEffect[]> {
+    return this.effectApprovals.pending(id, (await this.models.runtime(id)).model.spec);
+  }
+
+  /**
+   * Approves an inherited effect as it is defined now (an edit of it needs approving again).
+   * @throws CalcError MODEL_NOT_FOUND, INVALID_ARGUMENT (no such effect)
+   */
+  async approveEffect(
+    id: string,
+    effectId: string,
+  ): Promise<{ id: string; effectId: string; approved: true }> {
+    const spec = (await this.models.runtime(id)).model.spec;
+    if (!this.effectApprovals.approve(id, spec, effectId))
+      throw new CalcError('INVALID_ARGUMENT', `model '${id}' has no effect '${effectId}'`, {
+        error: 'Unknown effect',
+        effectId,
+      });
+    return { id, effectId, approved: true };
+  }
+
   /** The model's info and its revision (see ModelStatus). */
   async getModelInfo(id: string): Promise<ModelStatus> {
     const { runtime, head } = await this.models.fresh(id);
@@ -207,6 +237,7 @@ export class CalcService implements CalcApi {
       await this.models.fresh(id);
       await this.store.deleteModel(id);
       this.models.forget(id);
+      this.effectApprovals.forget(id);
       this.emit(id, { kind: 'deleted', modelId: id });
       return { deleted: true };
     });

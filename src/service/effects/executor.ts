@@ -10,6 +10,7 @@ export type EffectPolicy = ModelSpec['effects'][number]['policy'];
 /** A stable code on every outcome that is not a success (written into the status as `code`). */
 export type EffectErrorCode =
   | 'EFFECT_BLOCKED'
+  | 'EFFECT_APPROVAL_REQUIRED'
   | 'EFFECT_TIMEOUT'
   | 'EFFECT_NETWORK'
   | 'EFFECT_HTTP_STATUS'

@@ -330,6 +330,15 @@ export class EffectRunner {
           this.warn(`effect ${job.effect.id} of model '${job.modelId}': ${describe(err)}`),
         );
     };
+    // an inherited effect from another owner does no I/O until the model's owner approves it
+    if (this.calc.effectApprovals.blocked(job.modelId, job.effect)) {
+      this.stopping.signal.removeEventListener('abort', onStop);
+      return {
+        kind: 'blocked',
+        code: 'EFFECT_APPROVAL_REQUIRED',
+        message: `effect_approval_required: effect '${job.effect.id}' was inherited from another owner; approve it with POST /models/{id}/effects/${job.effect.id}/approve`,
+      };
+    }
     const unsubscribe = executor.judgedWhileWaiting ? this.calc.subscribe(job.modelId, check) : undefined;
     try {
       const context = { dueAt: job.dueAt ?? Date.now(), signal: waiting.signal, effect: job.effect };
