@@ -8,6 +8,8 @@ export const CALC_ERROR_CODES = {
   SPEC_INVALID: { status: 422, summary: 'the spec failed validation or does not compile' },
   TEMPLATE_UNRESOLVED: { status: 422, summary: "a branch's template ref resolves to no stored model" },
   TEMPLATE_CYCLE: { status: 422, summary: 'the template chain meets a model twice' },
+  LINK_TARGET_UNRESOLVED: { status: 422, summary: "a link's target is not a stored model" },
+  LINK_CYCLE_UNGUARDED: { status: 422, summary: 'a link on a cycle lacks statusPath or dedupeKey' },
   MODEL_NOT_FOUND: { status: 404, summary: 'no model with that id' },
   MODEL_EXISTS: { status: 409, summary: 'a model with that id already exists' },
   PATH_NOT_FOUND: { status: 404, summary: 'nothing at that address' },

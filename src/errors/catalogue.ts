@@ -19,6 +19,8 @@ export const ERROR_CATALOGUE = {
   SPEC_INVALID: entry(422, 'the spec failed validation or does not compile'),
   TEMPLATE_UNRESOLVED: entry(422, "a branch's template ref resolves to no stored model"),
   TEMPLATE_CYCLE: entry(422, 'the template chain meets a model twice'),
+  LINK_TARGET_UNRESOLVED: entry(422, "a link's target is not a stored model"),
+  LINK_CYCLE_UNGUARDED: entry(422, 'a link on a cycle lacks statusPath or dedupeKey'),
   MODEL_NOT_FOUND: entry(404, 'no model with that id'),
   MODEL_EXISTS: entry(409, 'a model with that id already exists'),
   PATH_NOT_FOUND: entry(404, 'nothing at that address'),
