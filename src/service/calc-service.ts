@@ -64,9 +64,14 @@ import { NO_OBSERVER, type CalcObserver, type DispatchHook } from './calc-observ
 import { CycleWriter, MAX_COMMIT_ATTEMPTS } from './cycle-writer.js';
 import { LiveModels } from './live-models.js';
 import { verificationReport, type VerificationReport } from './verification.js';
-import { type Coordinate, versionAccepts } from '../calc/coordinates.js';
-import { materialiseTemplate, type ResolvedTemplate, specDigest } from '../calc/templates.js';
-import { checkLinkTopology, linkEdges } from '../calc/composition.js';
+import { materialiseTemplate } from '../calc/templates.js';
+import {
+  checkLinks,
+  compositionGraph,
+  resolveTemplate,
+  type CompositionGraph,
+  type StoredModels,
+} from './calc-composition.js';
 import { EffectApprovals, inheritedEffectPolicy, type PendingEffect } from './effect-approvals.js';
 
 export const MAX_MODELS = 1000;
@@ -100,19 +105,6 @@ function containsBlobRef(value: unknown, blobId: string): boolean {
   if (!isObject(value)) return false;
   if (value.$blobId === blobId) return true;
   return Object.values(value).some((v) => containsBlobRef(v, blobId));
-}
-
-/** GET /composition/graph (valem-parity.md §1.6). */
-export interface CompositionGraph {
-  nodes: { ref: string; modelClass: 'local'; running: boolean }[];
-  linkEdges: {
-    from: string;
-    to: string;
-    effectId: string;
-    kind: 'write' | 'read';
-    last: { phase: JsonValue; at: JsonValue; error: JsonValue } | null;
-  }[];
-  lineageEdges: { branch: string; template: string }[];
 }
 
 export class CalcService implements CalcApi {
@@ -170,7 +162,7 @@ export class CalcService implements CalcApi {
   async createModel(input: unknown): Promise<ModelInfo> {
     // a branch is materialised first: validated and stored self-contained (src/calc/templates.ts)
     const raw = await materialiseTemplate(requireObject(input, 'spec') as JsonObject, (c) =>
-      this.resolveTemplate(c),
+      resolveTemplate(this.stored, c),
     );
     const id = typeof raw.id === 'string' ? raw.id : '';
     const { model } = await prepareModel(raw);
@@ -185,7 +177,7 @@ export class CalcService implements CalcApi {
       if ((await this.store.listModelIds()).length >= MAX_MODELS) {
         throw new CalcError('BUSY', `the server already holds ${MAX_MODELS} models; delete some first`);
       }
-      await this.checkLinks(model.spec);
+      await checkLinks(this.stored, model.spec);
       const runtime = await startRuntime(model, { now: this.now });
       await this.store.insertModel(id, model.spec, runtime.exportState());
       const head = await this.store.head(id); // the store owns the head
@@ -194,69 +186,16 @@ export class CalcService implements CalcApi {
     });
   }
 
-  /**
-   * The stored model a template coordinate names, if its version (or digest) is one the
-   * coordinate accepts. This server's store is the one repository (`local`) for now.
-   */
-  private async resolveTemplate(c: Coordinate): Promise<ResolvedTemplate | undefined> {
-    if (!this.models.has(c.identity) && !(await this.store.head(c.identity))) return undefined;
-    const spec = (await this.getSpec(c.identity)) as unknown as JsonObject;
-    const version = typeof spec.version === 'string' ? spec.version : '';
-    if (!versionAccepts(c.version, version, specDigest(spec))) return undefined;
-    return { id: c.identity, version, spec, repo: 'local' };
-  }
+  /** This service's models as composition reads them (calc-composition.ts). */
+  private readonly stored: StoredModels = {
+    ids: () => this.store.listModelIds(),
+    has: async (id) => this.models.has(id) || (await this.store.head(id)) !== undefined,
+    runtime: (id) => this.models.runtime(id),
+  };
 
-  /** The links `spec` would make, checked with every stored model's (src/calc/composition.ts). */
-  private async checkLinks(spec: ModelSpec): Promise<void> {
-    if (!spec.effects.some((e) => e.target !== undefined)) return;
-    const stored: ModelSpec[] = [];
-    for (const other of await this.store.listModelIds()) {
-      if (other === spec.id) continue;
-      try {
-        stored.push(await this.getSpec(other));
-      } catch {
-        // deleted meanwhile: it is no target
-      }
-    }
-    checkLinkTopology(spec, stored, { lazyTargets: process.env.MODELWORKS_LAZY_LINK_TARGETS === 'true' });
-  }
-
-  /**
-   * Every stored model, the links between them (with each link's last status, read from its
-   * source's state) and the lineage edges to their templates (valem-parity.md §1.6). Computed on
-   * request from the specs: never authoritative.
-   */
-  async compositionGraph(): Promise<CompositionGraph> {
-    const graph: CompositionGraph = { nodes: [], linkEdges: [], lineageEdges: [] };
-    for (const id of await this.store.listModelIds()) {
-      let runtime;
-      try {
-        runtime = await this.models.runtime(id);
-      } catch {
-        continue; // deleted meanwhile
-      }
-      const spec = runtime.model.spec;
-      graph.nodes.push({ ref: id, modelClass: 'local', running: true });
-      for (const e of linkEdges(spec)) {
-        const last =
-          e.statusPath === undefined
-            ? undefined
-            : await runtime.getValue(e.statusPath).catch(() => undefined);
-        graph.linkEdges.push({
-          from: e.from,
-          to: e.to,
-          effectId: e.effectId,
-          kind: e.kind,
-          last: isObject(last)
-            ? { phase: last.phase ?? null, at: last.at ?? null, error: last.error ?? null }
-            : null,
-        });
-      }
-      const nearest = spec.lineage[0];
-      if (isObject(nearest) && typeof nearest.ref === 'string')
-        graph.lineageEdges.push({ branch: id, template: nearest.ref });
-    }
-    return graph;
+  /** GET /composition/graph: every model, its links and lineage edges (calc-composition.ts). */
+  compositionGraph(): Promise<CompositionGraph> {
+    return compositionGraph(this.stored);
   }
 
   /** Inherited effects of another owner that wait for approval (effect-approvals.ts). */
@@ -545,7 +484,7 @@ export class CalcService implements CalcApi {
           'evolution',
           async (current) => {
             const next = (await evolveRuntime(current, ev)).runtime;
-            await this.checkLinks(next.model.spec);
+            await checkLinks(this.stored, next.model.spec);
             const same =
               specHashOf(next.model.spec) === specHashOf(current.model.spec) &&
               jsonEqual(next.baseDocument(), current.baseDocument());
