@@ -87,7 +87,9 @@ export {
   gridEnds,
   search,
   snap,
+  solveConstraint,
   type Score,
+  type SolveConstraint,
   type SearchPlan,
   type SolveVariable,
 } from './solve/index.js';

@@ -10,3 +10,4 @@ export {
   type SearchPlan,
   type SolveVariable,
 } from './search.js';
+export { solveConstraint, type SolveConstraint } from './constraints.js';
