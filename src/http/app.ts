@@ -35,6 +35,7 @@ import { registerRateLimit, type RateLimitSettings, type TrustProxy } from './ra
 import { ServerMetrics } from '../observability/metrics.js';
 import { registerModelRoutes } from './model-routes.js';
 import { registerSimulateRoutes } from './simulate-routes.js';
+import { registerSolveRoutes } from './solve-routes.js';
 import { calcErrorReply, inputLimitReply, problem, type ErrorReply } from './problems.js';
 import { registerSecurity } from './security.js';
 import { answerRequestIds, fastifyRequestIds, loggerOptions, logLevelFrom } from '../observability/logger.js';
@@ -396,6 +397,7 @@ function registerApiRoutes(
 ): void {
   registerModelRoutes(app, options.calc);
   registerSimulateRoutes(app, options.calc);
+  registerSolveRoutes(app, options.calc);
   registerBlobRoutes(app, options.calc, keyed);
   registerSubscribeRoute(app, options.calc);
   if (options.createMcpServer) {
