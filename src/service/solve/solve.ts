@@ -94,7 +94,8 @@ const SLICE_MS = 20;
 /** A point whose cycle the model refused has no measure of how far off it is: worse than any measured break. */
 const REFUSED = 1e300;
 const RESTARTS = 3;
-const DEFAULT_RELATIVE_TOLERANCE = 1e-6;
+/** The default tolerance is a millionth of the target (of 1 for a target under 1); a division keeps 400 / 1e6 exactly 0.0004. */
+const TOLERANCE_DIVISOR = 1e6;
 
 function problem(
   code: 'SOLVE_NOT_AN_INPUT' | 'SOLVE_BAD_BOUNDS' | 'SOLVE_NOT_NUMERIC',
@@ -218,7 +219,7 @@ export async function solve(
   const isTarget = goal.kind === 'value' || goal.kind === 'atMost' || goal.kind === 'atLeast';
   const targetValue = isTarget ? goal.value : 0;
   const tolerance = isTarget
-    ? (goal.tolerance ?? DEFAULT_RELATIVE_TOLERANCE * Math.max(1, Math.abs(targetValue)))
+    ? (goal.tolerance ?? Math.max(1, Math.abs(targetValue)) / TOLERANCE_DIVISOR)
     : 0;
 
   const now = control.now ?? (() => performance.now());
