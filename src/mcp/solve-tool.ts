@@ -12,7 +12,7 @@ import {
 } from '../service/solve/index.js';
 import { CARD_META_KEY, SHOWN_IN_CARD, simulationCardPayload } from './card-tools.js';
 import { errorResult, okResult, type ToolResult } from './results.js';
-import { input, output, SPEC_REFERENCE, WRITE, type ToolDefinition } from './tool.js';
+import { input, output, WRITE, type ToolDefinition } from './tool.js';
 
 /** The calc service where it is in this process; a clear refusal of `id` where it is not. */
 function solveModels(calc: unknown): SolveModels {
@@ -56,6 +56,22 @@ async function withCard(out: ToolResult, a: Record<string, unknown>, calc: unkno
   return { ...out, _meta: { [CARD_META_KEY]: notes } };
 }
 
+const TYPE = (type: string) => ({ type });
+/** The arguments as tools/list shows them: each with its type, the details in the description. */
+const LISTED = {
+  id: TYPE('string'),
+  spec: TYPE('object'),
+  vary: TYPE('object'),
+  target: TYPE('object'),
+  objective: TYPE('object'),
+  constraints: TYPE('array'),
+  outputs: TYPE('array'),
+  seed: TYPE('integer'),
+  maxIterations: TYPE('integer'),
+  timeLimitSeconds: TYPE('number'),
+  apply: TYPE('boolean'),
+};
+
 export function solveTool(calc: unknown): ToolDefinition {
   const models = solveModels(calc);
   const limits = solveLimitsFromEnv(); // a malformed setting stops the server at start
@@ -63,21 +79,15 @@ export function solveTool(calc: unknown): ToolDefinition {
     name: 'solve',
     title: 'Solve (goal seek)',
     description:
-      'Goal seek/optimise on a private copy of a model (id) or a spec: vary {"$.in": {min, max, step?}} to reach ' +
-      'target {path, value|atMost|atLeast} or objective {minimize|maximize: path}, with optional constraints ' +
-      '(JSONata that must hold). Brent for one input, seeded Nelder-Mead otherwise. Returns inputs, outputs, met, ' +
-      'iterations, reason (converged|bounds|infeasible|budget). apply:true writes a met answer as one cycle.',
-    inputSchema: input({ id: { type: 'string' }, spec: SPEC_REFERENCE, ...SOLVE_ARGUMENT_SCHEMAS }, ['vary']),
-    outputSchema: output(
-      {
-        met: { type: 'boolean' },
-        reason: { type: 'string' },
-        inputs: { type: 'object' },
-        outputs: { type: 'object' },
-        iterations: { type: 'integer' },
-      },
-      ['met', 'inputs'],
-    ),
+      'Goal seek/optimise a model (id: private copy; or spec): vary {"$.in": {min, max, step?}} for target {path, ' +
+      'value|atMost|atLeast} or objective {minimize|maximize: path}; constraints: JSONata that must hold. Returns ' +
+      'inputs, outputs, met, reason (converged|bounds|infeasible|budget). apply:true writes a met answer.',
+    // the listing names the arguments only (its budget is tight); the full schemas check each call
+    inputSchema: { type: 'object', properties: LISTED, required: ['vary'] },
+    argsSchema: input({ id: { type: 'string' }, spec: { type: 'object' }, ...SOLVE_ARGUMENT_SCHEMAS }, [
+      'vary',
+    ]),
+    outputSchema: output({ met: { type: 'boolean' }, inputs: { type: 'object' } }, ['met']),
     annotations: WRITE, // with apply: true it commits a cycle
     _meta: SHOWN_IN_CARD(),
     run: async (a, ctx) => {
