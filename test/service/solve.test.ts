@@ -191,6 +191,18 @@ describe('solve', () => {
       LINEAR,
     );
     expect(r).toMatchObject({ met: false, reason: 'infeasible', broken: ['a > 20'] });
+    // an unmeasured constraint (not a comparison) breaks equally everywhere: the point that hits
+    // the target exactly is the best found, and still not met
+    const flat = await solveSpec(
+      {
+        vary: { '$.a': { min: 0, max: 10 } },
+        target: { path: '$.y', value: 5 },
+        constraints: ['a < 0 or a > 20'],
+      },
+      LINEAR,
+    );
+    expect(flat).toMatchObject({ met: false, reason: 'infeasible', broken: ['a < 0 or a > 20'] });
+    expect(flat.target!.gap).toBeLessThanOrEqual(flat.target!.tolerance);
   });
 
   it('gives the same answer for the same seed', async () => {
@@ -242,6 +254,39 @@ describe('solve', () => {
     expect((await calc.getAudit(id, { limit: 1000 })).length).toBe(auditAfter.length);
   });
 
+  it('with apply: true refuses to write over a change made while it solved (VERSION_CONFLICT)', async () => {
+    calc = new CalcService(new MemoryStore());
+    const live = calc;
+    await live.createModel(CAR_LOAN);
+    const id = 'car-loan-calculator';
+    // another writer changes the price right after the solve has taken its copy
+    const racing: SolveModels = {
+      getModelInfo: (m) => live.getModelInfo(m),
+      mutate: (m, w, o) => live.mutate(m, w, o),
+      scratchCopy: async (m) => {
+        const copy = await live.scratchCopy(m);
+        await live.mutate(m, { '$.vehiclePrice': 30000 });
+        return copy;
+      },
+    };
+    const auditBefore = (await live.getAudit(id, { limit: 1000 })).length;
+    await expect(
+      runSolve(
+        racing,
+        {
+          id,
+          vary: { '$.deposit': { min: 0, max: 20000 } },
+          target: { path: '$.monthlyPayment', value: 400 },
+          apply: true,
+        },
+        LIMITS,
+      ),
+    ).rejects.toMatchObject({ code: 'VERSION_CONFLICT' });
+    // only the other writer's cycle is in the trail; the deposit is as it was
+    expect((await live.getAudit(id, { limit: 1000 })).length).toBe(auditBefore + 1);
+    expect(await live.getField(id, '$.deposit')).toBe(4000);
+  });
+
   it('stops a model whose cycle is slow at the time budget, with the best point found', async () => {
     const slow = {
       ...LINEAR,
@@ -261,6 +306,9 @@ describe('solve', () => {
     expect(r.stopped).toMatch(/time budget of 1 s/);
     expect(r.iterations).toBeGreaterThan(1);
     expect(elapsed).toBeLessThan(3000);
+    console.log(
+      `slow model: ${r.iterations} cycles in ${Math.round(elapsed)} ms before the 1 s budget stopped it`,
+    );
     // the best of the points tried: y there is the smallest y seen, and it is y's own value at a
     expect(r.outputs['$.y']).toBe(2 * r.inputs['$.a']! + 1);
   });
