@@ -129,11 +129,8 @@ function printResult(r: SolveResult): void {
 async function solveFile(file: string, opts: SolveOptions): Promise<number> {
   const { runSolve, solveLimitsFromEnv } = await import('../service/solve/index.js');
   if (opts.vary.length === 0) throw new UsageProblem('give at least one --vary PATH=MIN..MAX');
-  const vary: Record<string, unknown> = {};
-  for (const text of opts.vary) {
-    const [path, bounds] = parseVary(text);
-    vary[path] = bounds;
-  }
+  // own properties whatever the path says (a path is data, never a key into a prototype)
+  const vary = Object.fromEntries(opts.vary.map(parseVary));
   const args = {
     spec: readJson(file),
     vary,
