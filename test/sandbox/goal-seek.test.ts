@@ -126,6 +126,7 @@ describe.skipIf(!CHROMIUM)(
       await expect
         .poll(() => verdict.textContent(), { timeout: 10_000 })
         .toBe(`Target met: Monthly payment = ${usd(400)}; reached ${usd(400)}. The target is met.`);
+      expect(await form.locator('h1').textContent()).toBe('Goal seek on loan');
       const found = Number(
         await form.locator('.solve-inputs [data-path="$.deposit"]').getAttribute('data-value'),
       );

@@ -9,7 +9,7 @@ import { useId, useState, type ReactNode } from 'react';
 import type { Json, JsonObject } from '../model';
 import { Solve } from '../solve';
 import { isSolveResult, type SolveNotes, type SolveResult } from '../solve-model';
-import type { SandboxApi } from './api';
+import { splitNamespaced, type SandboxApi } from './api';
 
 const isObject = (v: Json | undefined): v is JsonObject => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -114,7 +114,7 @@ function resolved(form: Form, fields: { inputs: Field[]; outputs: Field[] }, sta
 function notesFor(id: string, spec: JsonObject | undefined, fields: Field[]): SolveNotes {
   return {
     mode: 'solve',
-    modelId: id,
+    modelId: splitNamespaced(id).name, // the name the model list shows, without the session's namespace
     ...(spec && typeof spec._name === 'string' ? { title: spec._name } : {}),
     fields: Object.fromEntries(
       fields.map((f) => [
