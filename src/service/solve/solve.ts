@@ -218,9 +218,7 @@ export async function solve(
   const constraints: SolveConstraint[] = request.constraints.map(solveConstraint);
   const isTarget = goal.kind === 'value' || goal.kind === 'atMost' || goal.kind === 'atLeast';
   const targetValue = isTarget ? goal.value : 0;
-  const tolerance = isTarget
-    ? (goal.tolerance ?? Math.max(1, Math.abs(targetValue)) / TOLERANCE_DIVISOR)
-    : 0;
+  const tolerance = isTarget ? (goal.tolerance ?? Math.max(1, Math.abs(targetValue)) / TOLERANCE_DIVISOR) : 0;
 
   const now = control.now ?? (() => performance.now());
   const deadline = now() + request.timeLimitMs;
