@@ -9,6 +9,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { CalcService } from '../../src/service/calc-service.js';
+import { simulationGate } from '../../src/service/simulate/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 
 /** price = cost × (1 + margin); margin for a price of 15 at cost 10 is 0.5. */
@@ -89,6 +90,33 @@ describe('the solve tool', () => {
     expect(await calc.getField('price', '$.margin')).toBe(
       (applied.structuredContent as Result).inputs['$.margin'],
     );
+  });
+
+  it('stops when the client cancels the call', async () => {
+    const { client } = await connect();
+    const slow = {
+      ...SPEC,
+      derivations: [{ path: '$.price', expr: '$count([1..200000]) * 0 + cost * (1 + margin)' }],
+    };
+    const controller = new AbortController();
+    const call = client.callTool(
+      {
+        name: 'solve',
+        arguments: {
+          spec: slow,
+          vary: { '$.cost': { min: 0, max: 100 }, '$.margin': { min: 0, max: 1 } },
+          objective: { maximize: '$.price' },
+        },
+      },
+      undefined,
+      {
+        signal: controller.signal,
+        onprogress: () => controller.abort(new Error('the person changed their mind')),
+      },
+    );
+    await expect(call).rejects.toThrow(/changed their mind/);
+    // the server stopped too: the gate it ran behind empties (5,000 slow cycles would take minutes)
+    await expect.poll(() => simulationGate().load, { timeout: 3000 }).toEqual({ running: 0, waiting: 0 });
   });
 
   it('answers a refusal as an error result naming what is wrong', async () => {
