@@ -30,6 +30,9 @@ export const CALC_ERROR_CODES = {
   BLOB_TOO_LARGE: { status: 413, summary: 'a blob over the size limit or the memory budget' },
   BLOB_NOT_FOUND: { status: 404, summary: 'no blob with that id (or not referenced by the model)' },
   STORE_FAILURE: { status: 500, summary: 'the store could not complete the operation' },
+  SOLVE_NOT_AN_INPUT: { status: 400, summary: 'solve was asked to vary a computed or read-only field' },
+  SOLVE_BAD_BOUNDS: { status: 400, summary: 'a varied input has bounds or a step that leave nothing to try' },
+  SOLVE_NOT_NUMERIC: { status: 422, summary: 'a varied input, target or objective is not a number' },
 } as const;
 
 export type CalcErrorCode = keyof typeof CALC_ERROR_CODES;

@@ -82,3 +82,14 @@ export {
 } from './card-state.js';
 /** The static schema node at a path (`{}` where the schema says nothing): restore's "is this still an input?". */
 export { schemaAt } from './schema.js';
+export {
+  compareScores,
+  gridEnds,
+  search,
+  snap,
+  solveConstraint,
+  type Score,
+  type SolveConstraint,
+  type SearchPlan,
+  type SolveVariable,
+} from './solve/index.js';

@@ -24,6 +24,7 @@ import { registerMcpCommand } from './mcp-command.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerSheetCommands } from './sheet-commands.js';
 import { registerSimulateCommand } from './simulate-command.js';
+import { registerSolveCommand } from './solve-command.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
@@ -59,6 +60,7 @@ program.hook('preAction', async () => {
 const calcGroup = registerCalcCommands(program);
 registerSheetCommands(calcGroup);
 registerSimulateCommand(calcGroup);
+registerSolveCommand(calcGroup);
 registerConsoleCommand(calcGroup);
 registerMcpCommand(program);
 registerServeCommand(program);

@@ -41,6 +41,9 @@ export const ERROR_CATALOGUE = {
   BLOB_TOO_LARGE: entry(413, 'a blob over the size limit or the memory budget'),
   BLOB_NOT_FOUND: entry(404, 'no blob with that id (or not referenced by the model)'),
   STORE_FAILURE: entry(500, 'the store could not complete the operation'),
+  SOLVE_NOT_AN_INPUT: entry(400, 'solve was asked to vary a computed or read-only field'),
+  SOLVE_BAD_BOUNDS: entry(400, 'a varied input has bounds or a step that leave nothing to try'),
+  SOLVE_NOT_NUMERIC: entry(422, 'a varied input, target or objective is not a number'),
 
   // synth engine (SynthError); the Service and tools answer MODEL_INVALID / GENERATION_FAILED
   SYNTH_PARSE: entry(422, 'the model text is not a well-formed model'),

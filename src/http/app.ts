@@ -36,6 +36,7 @@ import { ServerMetrics } from '../observability/metrics.js';
 import { registerModelRoutes } from './model-routes.js';
 import { registerSimulateRoutes } from './simulate-routes.js';
 import { registerCompositionRoutes } from './composition-routes.js';
+import { registerSolveRoutes } from './solve-routes.js';
 import { calcErrorReply, inputLimitReply, problem, type ErrorReply } from './problems.js';
 import { registerSecurity } from './security.js';
 import { answerRequestIds, fastifyRequestIds, loggerOptions, logLevelFrom } from '../observability/logger.js';
@@ -398,6 +399,7 @@ function registerApiRoutes(
   registerModelRoutes(app, options.calc);
   registerSimulateRoutes(app, options.calc);
   registerCompositionRoutes(app, options.calc);
+  registerSolveRoutes(app, options.calc);
   registerBlobRoutes(app, options.calc, keyed);
   registerSubscribeRoute(app, options.calc);
   if (options.createMcpServer) {

@@ -33,6 +33,7 @@ import { conformanceFixturesFromEnv, conformanceTools } from './conformance-tool
 import { errorResult, textError, type ToolResult } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import { simulateTool } from './simulate-tool.js';
+import { solveTool } from './solve-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -161,6 +162,7 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
       ...authoringTools(options.calc, options.guidanceTopics),
       ...sheetTools(),
       simulateTool(options.calc),
+      solveTool(options.calc),
     );
   tools.push(...(options.extraTools ?? []));
   if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());

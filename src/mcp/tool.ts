@@ -169,10 +169,12 @@ function mostSaving(
   return best;
 }
 
+/**
+ * A read. MCP gives destructiveHint and idempotentHint meaning only when readOnlyHint is false, so a
+ * read leaves them out: 44 bytes of every read tool's tools/list entry (the listing's budget is 50 KB).
+ */
 export const READ = {
   readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
   openWorldHint: false,
 } as const;
 export const WRITE = {

@@ -11,6 +11,8 @@ import { Card } from './card';
 import type { CardPayload } from './model';
 import { Simulation } from './simulation';
 import { isSimulationResult, type SimulationNotes, type SimulationResult } from './simulation-model';
+import { Solve } from './solve';
+import { isSolveResult, type SolveNotes, type SolveResult } from './solve-model';
 import './styles.css';
 
 interface SharePage {
@@ -30,7 +32,8 @@ type Shown =
   | { kind: 'computing' }
   | { kind: 'failed'; message: string }
   | { kind: 'card'; card: CardPayload; seq: number }
-  | { kind: 'simulation'; result: SimulationResult; notes: SimulationNotes };
+  | { kind: 'simulation'; result: SimulationResult; notes: SimulationNotes }
+  | { kind: 'solve'; result: SolveResult; notes: SolveNotes };
 
 /** The card's current state, for React to subscribe to. */
 function payloadStore() {
@@ -45,6 +48,7 @@ function payloadStore() {
     set: (card: CardPayload): void => set({ kind: 'card', card, seq: ++seq }),
     simulation: (result: SimulationResult, notes: SimulationNotes): void =>
       set({ kind: 'simulation', result, notes }),
+    solve: (result: SolveResult, notes: SolveNotes): void => set({ kind: 'solve', result, notes }),
     computing: (): void => set({ kind: 'computing' }),
     fail: (message: string): void => set({ kind: 'failed', message }),
     subscribe: (l: () => void): (() => void) => {
@@ -76,6 +80,7 @@ function Root({
 }) {
   const shown = useSyncExternalStore(store.subscribe, store.get);
   if (shown.kind === 'simulation') return <Simulation result={shown.result} notes={shown.notes} />;
+  if (shown.kind === 'solve') return <Solve result={shown.result} notes={shown.notes} />;
   if (shown.kind === 'failed')
     return (
       <main className="card">
@@ -116,6 +121,10 @@ async function main(): Promise<void> {
       if (isSimulationResult(result.structuredContent))
         store.simulation(result.structuredContent, card as SimulationNotes);
       else store.fail('The simulation result could not be read.');
+    } else if (card && typeof card === 'object' && (card as { mode?: unknown }).mode === 'solve') {
+      // a solve result: the inputs found are its structured content, the card payload names its paths
+      if (isSolveResult(result.structuredContent)) store.solve(result.structuredContent, card as SolveNotes);
+      else store.fail('The solve result could not be read.');
     } else if (card && typeof card === 'object') store.set(card as CardPayload);
     else if (result.isError) store.fail(failureText(result));
     else store.fail('The tool answered without a card to show.');

@@ -58,11 +58,11 @@ export function own<T>(map: Record<string, T> | undefined, key: string): T | und
   return map && Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
-export function labelOf(notes: SimulationNotes, path: string): string {
+export function labelOf(notes: Pick<SimulationNotes, 'fields'>, path: string): string {
   return own(notes.fields, path)?.label ?? path;
 }
 
-export function formatIn(notes: SimulationNotes, path: string): NumberFormat {
+export function formatIn(notes: Pick<SimulationNotes, 'fields'>, path: string): NumberFormat {
   const f = own(notes.fields, path);
   return f ? { format: f.format, currency: f.currency } : {};
 }

@@ -93,7 +93,7 @@ function stringList(v: unknown, what: string): string[] {
 }
 
 /** A seed: a whole number (or its text) within 64 bits; a fresh one when absent. */
-function seedOf(v: unknown): bigint {
+export function seedOf(v: unknown): bigint {
   if (v === undefined || v === null) return BigInt.asIntN(63, randomBytes(8).readBigUInt64BE());
   const text = typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v;
   if (typeof text !== 'string' || !/^-?\d{1,20}$/.test(text.trim()))

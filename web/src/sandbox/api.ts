@@ -59,6 +59,8 @@ export interface SandboxApi {
   /** The flag rules failing now. */
   flags(id: string): Promise<Flag[]>;
   mutate(id: string, mutations: Record<string, Json>): Promise<JsonObject>;
+  /** Goal seek on a private copy of the model (with `apply: true`, the answer written as one cycle). */
+  solve(id: string, request: Record<string, unknown>): Promise<unknown>;
   /** The WebSocket URL of a model's change feed (the token rides in the query: no headers there). */
   subscribeUrl(id: string): string;
 }
@@ -106,6 +108,7 @@ export function sandboxApi(token: string, origin: URL = new URL(window.location.
     flags: (id) => call<Flag[]>('GET', `${m(id)}/flags`),
     // the REST body is the mutations themselves: {"$.address": value, …}
     mutate: (id, mutations) => call<JsonObject>('POST', `${m(id)}/mutations?traces=false`, mutations),
+    solve: (id, request) => call<unknown>('POST', `${m(id)}/solve`, request),
     subscribeUrl: (id) => {
       const scheme = origin.protocol === 'https:' ? 'wss:' : 'ws:';
       return `${scheme}//${origin.host}${m(id)}/subscribe?session=${encodeURIComponent(token)}`;

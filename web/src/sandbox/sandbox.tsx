@@ -11,6 +11,7 @@ import { ApiError, splitNamespaced, type AuditEntry, type SandboxApi } from './a
 import { POLL_MS, useLiveModel } from './live';
 import { AuditTimeline, GraphPanel, JsonBlock } from './panels';
 import { FlagList } from '../flags';
+import { GoalSeek } from './goal-seek';
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -239,6 +240,7 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
       )}
       <FlagList flags={card.flags} />
       <ViewSection data={data} ctx={ctx} viewId={viewId} setViewId={setViewId} idBase={idBase} />
+      <GoalSeek api={api} id={id} spec={data.spec} state={data.state} onApplied={load} />
       <DetailsSection data={data} idBase={idBase} />
     </article>
   );
