@@ -50,6 +50,8 @@ export interface EffectNode {
   payload: [string, CompiledExpression][];
   requests: CompiledExpression | null;
   prompt: CompiledExpression | null;
+  /** A write-link's value (`body`, an expression over the source's state; composition.ts). */
+  linkBody: CompiledExpression | null;
   at: CompiledExpression | null;
   afterMs: CompiledExpression | null;
   statusPath: Path | null;
@@ -195,12 +197,21 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
       payload: Object.entries(e.payload ?? {}).map(([k, v]) => [k, mustCompile(v)]),
       requests: optionalExpr(e.requests),
       prompt: optionalExpr(e.prompt),
+      linkBody: e.target && typeof e.body === 'string' ? optionalExpr(e.body) : null,
       at: optionalExpr(e.at),
       afterMs: optionalExpr(e.afterMs),
       statusPath: e.statusPath ? mustParse(e.statusPath) : null,
     };
     const deps: Path[] = [];
-    for (const x of [node.trigger, node.dedupeKey, node.requests, node.prompt, node.at, node.afterMs]) {
+    for (const x of [
+      node.trigger,
+      node.dedupeKey,
+      node.requests,
+      node.prompt,
+      node.linkBody,
+      node.at,
+      node.afterMs,
+    ]) {
       if (x) deps.push(...extractDependencies(x.ast));
     }
     inputs.push({ kind: 'EFFECT', key: `$effect:${e.id}`, target: null, deps, wildcard: false });

@@ -1238,6 +1238,10 @@ export class ModelRuntime {
       if (req.body !== undefined) payload.body = req.body;
     } else if (executor === 'server' && e.spec.target) {
       payload.target = e.spec.target;
+      if (e.linkBody) {
+        const v = await evaluate(e.linkBody, this.merged, b);
+        payload.body = v.ok ? toJson(v.value) : null;
+      }
     } else if (executor === 'llm' && e.prompt) {
       const p = await evaluate(e.prompt, this.merged, b);
       payload.prompt = p.ok ? toJson(p.value) : null;

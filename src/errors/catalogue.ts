@@ -94,6 +94,10 @@ export const ERROR_CATALOGUE = {
   EFFECT_INVALID_REQUEST: entry(422, 'the effect request could not be built'),
   EFFECT_FOLDBACK_FAILED: entry(422, 'the response could not be written back into the model'),
   EFFECT_LLM_FAILED: entry(502, 'the language-model call failed'),
+  EFFECT_LINK_FAILED: entry(
+    502,
+    'a link to another model failed (target_rejected, target_busy, target_unresolved, transport_error)',
+  ),
 
   // expression evaluation (at the start of an evaluation's message, not answered as a request's status)
   EVAL_ALLOCATION_BUDGET: entry(413, 'an evaluation would allocate past its allocation budget'),

@@ -1,7 +1,7 @@
 // The topology of links and the composition graph (issue 41; valem-parity.md §5.1 C6, C7, C9):
 // a link to a model that is not stored and an unguarded cycle are refused (422, nothing created),
 // a guarded cycle and an acyclic unguarded link pass, and GET /composition/graph shows the link
-// and lineage edges. (Links do not run yet: this is the check and the graph over the specs.)
+// and lineage edges (running links: model-links.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLinkTopology, linkEdges } from '../../src/calc/composition.js';
 import { normalizeSpec } from '../../src/calc/index.js';

@@ -18,7 +18,8 @@ export type EffectErrorCode =
   | 'EFFECT_REDIRECT'
   | 'EFFECT_INVALID_REQUEST'
   | 'EFFECT_FOLDBACK_FAILED'
-  | 'EFFECT_LLM_FAILED';
+  | 'EFFECT_LLM_FAILED'
+  | 'EFFECT_LINK_FAILED';
 
 export type ExecutorOutcome =
   /**

@@ -1,6 +1,7 @@
 /** The effect runner as `serve` and `mcp` start it (issue 23). */
 import type { CalcService } from '../calc-service.js';
 import { LlmExecutor } from './llm-executor.js';
+import { localLinks } from './model-links.js';
 import { EffectRunner } from './runner.js';
 import { ServerExecutor } from './server-executor.js';
 import type { EffectSettings } from './settings.js';
@@ -10,6 +11,7 @@ export { EffectRunner, effectLeasesOf, type EffectSettled } from './runner.js';
 export { ServerExecutor, backoffMs } from './server-executor.js';
 export { TimerExecutor, timerDueAt } from './timer-executor.js';
 export { LlmExecutor } from './llm-executor.js';
+export { localLinks, type LinkRunner } from './model-links.js';
 export { pendingEffects, type PendingEffect } from './pending.js';
 export { effectSettingsFromEnv, EFFECT_ENV, type EffectSettings } from './settings.js';
 export type { EffectExecutor, ExecutorOutcome } from './executor.js';
@@ -42,6 +44,7 @@ export function startEffectExecutors(
   const server = new ServerExecutor({
     egressAllowlist: settings.egressAllowlist,
     maxResponseBytes: settings.maxResponseBytes,
+    links: localLinks(calc),
   });
   const llm = new LlmExecutor();
   const executors = [server, new TimerExecutor(), llm];

@@ -193,6 +193,12 @@ async function requestFor(
     if (req.body !== undefined) out.body = req.body;
   } else if (node.spec.target) {
     out.target = node.spec.target;
+    // a write-link's value, as the engine's dispatch computes it
+    if (typeof node.spec.body === 'string') {
+      const { library, constants } = runtime.model.spec;
+      const r = await evalExpression(node.spec.body, state, library, constants);
+      out.body = r.ok ? r.result : null;
+    }
   }
   if (key !== null) out.dedupeKey = key;
   return out;

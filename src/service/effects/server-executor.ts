@@ -4,6 +4,7 @@
  * from the egress allowlist; each attempt has a timeout; `1 + retries` attempts with backoff;
  * the body read is bounded; a redirect is followed only within the same origin.
  */
+import type { LinkRunner } from './model-links.js';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isObject, type JsonObject, type JsonValue } from '../../calc/index.js';
 import type { EffectErrorCode, EffectExecutor, EffectPolicy, ExecutorOutcome } from './executor.js';
@@ -14,6 +15,8 @@ export interface ServerExecutorOptions {
   maxResponseBytes: number;
   /** Waits between attempts (tests pass one that does not wait). */
   delay?: (ms: number) => Promise<void>;
+  /** Runs links to other models (`target`; model-links.ts); without it a link ends blocked. */
+  links?: LinkRunner;
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
@@ -56,6 +59,7 @@ export class ServerExecutor implements EffectExecutor {
 
   async execute(request: JsonObject, policy: EffectPolicy): Promise<ExecutorOutcome> {
     if (request.target !== undefined) {
+      if (this.options.links) return this.options.links(request);
       return {
         kind: 'blocked',
         code: 'EFFECT_BLOCKED',
