@@ -118,6 +118,15 @@ export class WorkbookScope {
     return field;
   }
 
+  /** Whether `name` is a defined name the sheet sees (its own or the workbook's). */
+  hasDefinedName(name: string, from: Worksheet): boolean {
+    const index = this.sheets.indexOf(from);
+    const lower = name.toLowerCase();
+    return this.definedNames.some(
+      (d) => (d.sheet === undefined || d.sheet === index) && d.name.toLowerCase() === lower,
+    );
+  }
+
   /**
    * A defined name's formula (`TaxRate` → `Inputs!$B$2`), local to the sheet first; a name that
    * is not defined, or whose text cannot be read, is a rejection.

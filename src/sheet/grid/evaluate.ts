@@ -306,6 +306,19 @@ export class CellGrid {
     return parsed;
   }
 
+  /**
+   * A plain name the workbook does not define (`IF(I2=Exc, …)`): Excel's #NAME?, an error where it
+   * is evaluated. The file's own prefixes (`_xlfn.`, `_xlpm.`, `_xleta.`) are not such names.
+   */
+  private undefinedName(name: string, ctx: Context): boolean {
+    if (/^_xl/i.test(name)) return false;
+    const lower = name.toLowerCase();
+    if (this.book.sheets.some((s) => s.tables.some((t) => t.name.toLowerCase() === lower))) return false;
+    return !this.book.names.some(
+      (d) => (d.sheet === undefined || d.sheet === ctx.sheet) && d.name.toLowerCase() === lower,
+    );
+  }
+
   /** The LAMBDA a call applies (in place or through a defined name); undefined for other calls. */
   private lambdaOf(f: Formula & { kind: 'call' }, ctx: Context): LambdaCall | undefined {
     // a defined name cannot take a function's name, so a function is never a LAMBDA
@@ -357,7 +370,7 @@ export class CellGrid {
         out.push(this.structuredArea(f, ctx));
         return;
       case 'name':
-        if (bound.has(f.name.toLowerCase())) return;
+        if (bound.has(f.name.toLowerCase()) || this.undefinedName(f.name, ctx)) return;
         if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
         this.collectReads(this.definedName(f.name, ctx), ctx, out, depth + 1);
         return;
@@ -442,6 +455,7 @@ export class CellGrid {
       case 'name': {
         const key = f.name.toLowerCase();
         if (ctx.bound?.has(key)) return ctx.bound.get(key)!;
+        if (this.undefinedName(f.name, ctx)) return xlError('#NAME?');
         if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
         // a defined name's formula reads no LET or LAMBDA names of the formula that uses it
         return this.evaluate(this.definedName(f.name, ctx), { ...ctx, bound: undefined }, depth + 1);
