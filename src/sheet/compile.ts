@@ -56,6 +56,8 @@ export async function convertWorkbook(bytes: Uint8Array, options: ConvertOptions
 function tablesOf(book: Workbook, limits: SheetLimits, taken: Set<string>): TableModel[] {
   const tables: TableModel[] = [];
   book.sheets.forEach((sheet, i) => {
+    // a linked workbook's cached values hold no tables: only the cells formulas read (external.ts)
+    if (sheet.external) return;
     let regions: TableRegion[];
     try {
       regions = findTables(sheet, limits);
@@ -123,7 +125,7 @@ async function compileWorkbook(
   const literals = book.sheets.map(literalFormulas);
   const tables = tablesOf(book, limits, taken);
   const leftOut = book.sheets.filter((s) => s.tooLarge);
-  if (leftOut.length === book.sheets.length) {
+  if (leftOut.length === book.sheets.filter((s) => !s.external).length) {
     throw new SheetError('TOO_MANY_ROWS', leftOut[0]!.tooLarge!.message);
   }
   const scope = new WorkbookScope(book.sheets, tables, set.fields, taken, book.names);
@@ -248,7 +250,8 @@ function outcomes(
   literals: ReturnType<typeof literalFormulas>[],
   scope: WorkbookScope,
 ): SheetOutcome[] {
-  return book.sheets.map((sheet, i) => {
+  const own = book.sheets.filter((s) => !s.external);
+  return own.map((sheet, i) => {
     let literalCells = 0;
     for (const cell of literals[i]!.keys()) if (scope.tableAt(sheet, cell.row, cell.col)) literalCells++;
     const outcome: SheetOutcome = {

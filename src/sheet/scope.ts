@@ -96,7 +96,10 @@ export class WorkbookScope {
         `${sheet.name}!${address}, which the formula reads, holds the error ${cell.value.error}`,
       );
     }
-    const title = label(sheet, row, col) ?? `${this.sheets.length > 1 ? `${sheet.name} ` : ''}${address}`;
+    // a linked workbook's cell (external.ts) is named as linked: `Linked WACC!D22`
+    const title = sheet.external
+      ? `Linked ${sheet.external.sheet}!${address}`
+      : (label(sheet, row, col) ?? `${this.sheets.length > 1 ? `${sheet.name} ` : ''}${address}`);
     const value = cell?.value ?? null;
     const type = value === null ? 'number' : typeOf([value]);
     const field: Field = {

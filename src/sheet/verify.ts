@@ -39,6 +39,10 @@ function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
 
 /** Where a field comes from, for people: `column F`, `cell E4`, with the sheet when there are several. */
 function origin(f: Field): string {
+  const link = f.sheet.external;
+  if (link) {
+    return `cell ${f.address} of sheet '${link.sheet}' of the linked workbook '${link.file}' (${f.sheet.name}; the value this file cached for the link)`;
+  }
   const where = f.kind === 'column' || f.kind === 'input' ? `column ${f.address}` : `cell ${f.address}`;
   return f.sheet.sheetNames.length > 1 ? `${where} of sheet '${f.sheet.name}'` : where;
 }
@@ -168,7 +172,7 @@ export function buildSpec(
   for (const x of indexes) derivations.unshift(derivedField(x, libUse));
   const define = libUse.define(usedTables);
   const { given, expect } = testOf(live, used);
-  const sheets = [...new Set(fields.map((f) => f.sheet.name))];
+  const sheets = [...new Set(fields.filter((f) => !f.sheet.external).map((f) => f.sheet.name))];
   const rows = used.reduce((n, t) => n + t.lastRow - t.firstRow + 1, 0);
   const raw: JsonObject = {
     id: options.modelId,

@@ -14,6 +14,7 @@ import {
   type ExcelTable,
 } from './workbook-parts.js';
 import { scanXml, XmlScanner } from './xml.js';
+import { readExternalSheets, type ExternalSource } from './external.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
 import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
@@ -60,6 +61,11 @@ export interface Worksheet {
    * counted so that the report names them; the workbook's other sheets still convert.
    */
   tooLarge?: { message: string; formulaCells: number };
+  /**
+   * A sheet of another workbook a formula links to (`[1]WACC`, external.ts): the values this file
+   * cached for it, no formulas; its cells a formula reads are inputs. Listed after the file's own.
+   */
+  external?: ExternalSource;
 }
 
 export const cellKey = (row: number, col: number): string => `${row}:${col}`;
@@ -139,7 +145,13 @@ export function readWorkbookParts(
   if (read.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet with cells');
   // every sheet past a budget: the workbook is refused as a whole, as before
   if (reader.refusal && read.every((s) => s.tooLarge)) throw reader.refusal;
-  return { sheets: read, names: definedNames(workbookBytes) };
+  // the linked workbooks' cached values, as sheets after the file's own (external.ts)
+  const linked = readExternalSheets(workbookBytes, rels, part).map((s): Worksheet => ({
+    ...s,
+    sheetNames,
+    tables: [],
+  }));
+  return { sheets: [...read, ...linked], names: definedNames(workbookBytes) };
 }
 
 type Parts = ((name: string) => Uint8Array | undefined) & {
