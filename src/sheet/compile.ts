@@ -217,6 +217,12 @@ function compileFields(
       onProgress({ stage: 'compile', done, total });
       told = done;
     }
+    const element = field.spillElement;
+    if (element) {
+      // a cell of a spill: the array's item there (blank past its end), as the sheet shows it
+      if (!field.rejection) field.expr = `${element.of.name}[${element.index}]`;
+      continue;
+    }
     const f = set.formulas.get(field);
     if (!f || field.rejection) continue;
     try {
@@ -225,6 +231,10 @@ function compileFields(
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       reject(field, err.reason, err.message);
+      // a spill's cells are rejected for the array's own reason, not as reading it (spill.ts)
+      for (const e of field.spillArray?.elements ?? []) {
+        if (!e.rejection) reject(e, err.reason, `${field.address}#: ${err.message}`);
+      }
     }
   }
   // a VLOOKUP/HLOOKUP block embedded as constants whose cells a later formula made inputs must

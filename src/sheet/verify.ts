@@ -12,6 +12,7 @@ import {
 import { SheetError } from './errors.js';
 import { BLANK, isError, reject, type ConvertOptions, type Field, type TableModel } from './fields.js';
 import { cellsOf } from './cellmap.js';
+import { spilledValues } from './spill.js';
 import { approxEqual } from './grid/values.js';
 import { sameAtDigits, storedDigits } from './stored-digits.js';
 import { HELPER_NAMES, type Derived, type LibraryBuilder } from './library.js';
@@ -75,7 +76,9 @@ function schemaOf(f: Field): JsonObject {
  */
 const keptExpr = (f: Field): string => f.expr!;
 
-const storedValue = (f: Field): JsonValue => f.sheet.cells.get(cellKey(f.row, f.col))!.value;
+/** A formula cell's stored value; a spill's array, its cells' values in order (spill.ts). */
+const storedValue = (f: Field): JsonValue =>
+  f.spillArray ? spilledValues(f) : f.sheet.cells.get(cellKey(f.row, f.col))!.value;
 
 /**
  * What goes into the spec: fields not rejected; of the tables, those with a computed column or

@@ -36,6 +36,8 @@ export interface FormulaInfo {
   spillOf?: string;
   /** The anchor's result range (`D2:D10`), on an array formula spanning more than its cell. */
   spill?: string;
+  /** Excel 365's dynamic array (the cell carries `cm=`, its metadata): a spill, not a legacy array. */
+  dynamic?: boolean;
 }
 
 export interface SheetCell {
@@ -368,6 +370,8 @@ interface RawCell {
   ref: string | undefined;
   type: string;
   value: string | undefined;
+  /** The cell's metadata index (`cm`): Excel 365 marks a dynamic array formula with it. */
+  cm?: string;
   formula?: { body: string; t: string | undefined; si: string | undefined; ref: string | undefined };
   inline?: StringItem;
 }
@@ -425,7 +429,7 @@ function readCells(
         if (a.hidden === '1' || a.hidden === 'true') hiddenRows.add(rowNumber);
       } else if (el === 'c' && parent === 'row') {
         const a = attrs();
-        raw = { ref: a.r, type: a.t ?? 'n', value: undefined };
+        raw = { ref: a.r, type: a.t ?? 'n', value: undefined, cm: a.cm };
       }
     },
     close: (el) => {
@@ -495,6 +499,7 @@ function readCell(c: RawCell, shared: string[], row: number, col: number): Sheet
     const { body, t, si, ref } = c.formula;
     const formula: FormulaInfo = { array: t === 'array' };
     if (t === 'array' && ref !== undefined && ref.includes(':')) formula.spill = ref;
+    if (t === 'array' && c.cm !== undefined) formula.dynamic = true;
     if (body !== '') formula.text = body.startsWith('=') ? body.slice(1) : body;
     if (t === 'shared') formula.shared = si ?? '';
     if (formula.text !== undefined || formula.shared !== undefined) cell.formula = formula;
