@@ -92,6 +92,8 @@ describe('dynamic arrays and spills', () => {
     // every cell of every spill, and every reader, is a compiled formula cell
     expect(c.report.formulaCells).toBe(SPILLED + READERS.length);
     expect(c.report.compiledCells).toBe(SPILLED + READERS.length);
+    // each checked after the seeded edits (SEQUENCE of constants and its readers: constants)
+    expect(c.report.verifiedCells).toBe(SPILLED + READERS.length);
     const arrays = c.spec.derivations.filter((d) =>
       ['$.sorted_scores', '$.unique_names', '$.big_scorers', '$.by_score'].includes(d.path),
     );
