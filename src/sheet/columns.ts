@@ -17,6 +17,7 @@ import {
   type TableModel,
 } from './fields.js';
 import { printFormula, rowRelativeKey, type Formula } from './formula.js';
+import { isDynamicSpill, spillFields, spillsOver } from './spill.js';
 import { headerText } from './structure.js';
 import { cellKey, cellName, columnLetter, type FormulaInfo, type SheetCell, type Worksheet } from './xlsx.js';
 
@@ -102,6 +103,17 @@ function columnField(
     return;
   }
   field.kind = 'column';
+  // a spilled array in a table's column is not a formula filled down: the column is taken out of
+  // its table (loose.ts), so that the spill is compiled as cells of its own (spill.ts)
+  const spilled = withFormula.find((c) => c!.formula!.spillOf !== undefined || spillsOver(c!.formula!.spill));
+  if (spilled) {
+    reject(
+      field,
+      'NON_UNIFORM_FORMULA',
+      `${cellName(spilled.row, col)} holds part of an array formula's result, which is not a formula filled down`,
+    );
+    return;
+  }
   const first = withFormula[0]!;
   field.row = first.row;
   const formula = parseFirst(set, field, first, resolve);
@@ -295,14 +307,35 @@ export function summaryFields(
 ): Field[] {
   const out: Field[] = [];
   const many = sheet.sheetNames.length > 1 ? `${sheet.name} ` : '';
+  const spilled = dynamicAnchors(sheet, inTable, resolve);
   for (const cell of sheet.cells.values()) {
     if (inTable(cell.row, cell.col)) continue;
+    // a cell of a compiled spill is made with its anchor (spill.ts)
+    if (cell.formula?.spillOf !== undefined && spilled.has(cell.formula.spillOf)) continue;
     // a literal formula outside the tables (`=125`) is still a formula cell of its own
     const literal = literals.get(cell);
     if (literal) cell.formula = literal;
     if (!cell.formula) continue;
     const address = cellName(cell.row, cell.col);
     const title = titleOf(cell.row, cell.col) ?? label(sheet, cell.row, cell.col) ?? `${many}${address}`;
+    const dynamic = spilled.get(address);
+    if (dynamic) {
+      const { array, elements } = spillFields(sheet, cell, title, taken);
+      set.fields.push(array, ...elements);
+      out.push(array, ...elements);
+      array.formulaText = printFormula(dynamic);
+      set.formulas.set(array, dynamic);
+      for (const e of elements) {
+        e.formulaText = array.formulaText;
+        const stored = storedError(e, [
+          sheet.cells.get(cellKey(e.row, e.col)) ?? { row: e.row, col: e.col, value: null },
+        ]);
+        // a cell past the end of the array is blank: no stored result is no error there
+        if (stored && stored.reason === 'ERROR_VALUE' && stored.expected !== undefined)
+          set.storedErrors.set(e, stored);
+      }
+      continue;
+    }
     const field = newField(sheet, {
       name: fieldName(title, address, taken),
       title,
@@ -328,6 +361,27 @@ export function summaryFields(
     const stored = storedError(field, [cell]);
     if (stored) set.storedErrors.set(field, stored);
     else field.type = typeOf([cell.value]);
+  }
+  return out;
+}
+
+/** The anchors (by address) of the sheet's spills compiled as arrays (spill.ts), with their formulas. */
+function dynamicAnchors(
+  sheet: Worksheet,
+  inTable: (row: number, col: number) => boolean,
+  resolve: Resolve,
+): Map<string, Formula> {
+  const out = new Map<string, Formula>();
+  for (const cell of sheet.cells.values()) {
+    if (cell.formula?.spill === undefined || inTable(cell.row, cell.col)) continue;
+    let f: Formula;
+    try {
+      f = resolve(cell);
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      continue;
+    }
+    if (isDynamicSpill(cell, f)) out.set(cellName(cell.row, cell.col), f);
   }
   return out;
 }

@@ -56,6 +56,8 @@ export async function convertWorkbook(bytes: Uint8Array, options: ConvertOptions
 function tablesOf(book: Workbook, limits: SheetLimits, taken: Set<string>): TableModel[] {
   const tables: TableModel[] = [];
   book.sheets.forEach((sheet, i) => {
+    // a linked workbook's cached values hold no tables: only the cells formulas read (external.ts)
+    if (sheet.external) return;
     let regions: TableRegion[];
     try {
       regions = findTables(sheet, limits);
@@ -123,7 +125,7 @@ async function compileWorkbook(
   const literals = book.sheets.map(literalFormulas);
   const tables = tablesOf(book, limits, taken);
   const leftOut = book.sheets.filter((s) => s.tooLarge);
-  if (leftOut.length === book.sheets.length) {
+  if (leftOut.length === book.sheets.filter((s) => !s.external).length) {
     throw new SheetError('TOO_MANY_ROWS', leftOut[0]!.tooLarge!.message);
   }
   const scope = new WorkbookScope(book.sheets, tables, set.fields, taken, book.names);
@@ -215,6 +217,12 @@ function compileFields(
       onProgress({ stage: 'compile', done, total });
       told = done;
     }
+    const element = field.spillElement;
+    if (element) {
+      // a cell of a spill: the array's item there (blank past its end), as the sheet shows it
+      if (!field.rejection) field.expr = `${element.of.name}[${element.index}]`;
+      continue;
+    }
     const f = set.formulas.get(field);
     if (!f || field.rejection) continue;
     try {
@@ -223,6 +231,10 @@ function compileFields(
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
       reject(field, err.reason, err.message);
+      // a spill's cells are rejected for the array's own reason, not as reading it (spill.ts)
+      for (const e of field.spillArray?.elements ?? []) {
+        if (!e.rejection) reject(e, err.reason, `${field.address}#: ${err.message}`);
+      }
     }
   }
   // a VLOOKUP/HLOOKUP block embedded as constants whose cells a later formula made inputs must
@@ -248,7 +260,8 @@ function outcomes(
   literals: ReturnType<typeof literalFormulas>[],
   scope: WorkbookScope,
 ): SheetOutcome[] {
-  return book.sheets.map((sheet, i) => {
+  const own = book.sheets.filter((s) => !s.external);
+  return own.map((sheet, i) => {
     let literalCells = 0;
     for (const cell of literals[i]!.keys()) if (scope.tableAt(sheet, cell.row, cell.col)) literalCells++;
     const outcome: SheetOutcome = {

@@ -96,6 +96,13 @@ export interface Field {
   typed?: Field;
   /** That input column's rows (sheet rows) that hold a typed value; it is blank at the others. */
   typedRows?: Set<number>;
+  /**
+   * An Excel 365 spill (spill.ts): the anchor's whole result, an array derivation that stands for
+   * no cell of its own (`formulaCells` 0); its cells are `elements`, one field per cell.
+   */
+  spillArray?: { top: number; bottom: number; left: number; right: number; elements: Field[] };
+  /** A cell of a spill: the array's item at `index` (from 0), as the sheet shows it. */
+  spillElement?: { of: Field; index: number };
   /** The fold (recurrence.ts) that computes this column with the others it reads back and forth. */
   fold?: { name: string; expr: string; members: Field[] };
 }

@@ -12,6 +12,7 @@ import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
 import { compileFinance, FINANCE_FUNCTIONS } from './finance.js';
 import { subtotalFunction, withoutSubtotals } from './subtotal.js';
+import { compileDynamic } from './spill.js';
 import { cellKey } from './xlsx.js';
 
 /** The functions this module adds, for messages and docs. */
@@ -161,7 +162,16 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
         items: (a, n) => this.items(a, n),
         helper: (h) => this.helper(h),
       }) ??
-      compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) })
+      compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) }) ??
+      compileDynamic(name, args, {
+        compile: (f) => this.compile(f),
+        listOf: (f) => this.listOf(f).code,
+        spillOf: (f) => this.spillArrayOf(f),
+        num: (c) => this.num(c),
+        helper: (h) => this.helper(h),
+        fresh: () => this.fresh(),
+        args: (n, a, min, max) => this.args(n, a, min, max),
+      })
     );
   }
 

@@ -49,6 +49,19 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       '$type($v) = "null" ? "e" : "x" }',
   },
   xl_arr: { deps: [], body: 'function($l) { $type($l) = "array" ? $l : $exists($l) ? [$l] : [] }' },
+  // Excel's order of a sort (spill.ts): numbers, then text without case, then FALSE, TRUE; -1, 0, 1
+  xl_cmp: {
+    deps: [],
+    body:
+      'function($x, $y) { ( $k := function($v) { $type($v) = "number" ? 0 : $type($v) = "string" ? 1 : $type($v) = "boolean" ? 2 : 3 }; ' +
+      '$a := $k($x); $b := $k($y); $a != $b ? ($a < $b ? -1 : 1) : $a = 1 ? ( $l := $lowercase($x); $r := $lowercase($y); $l < $r ? -1 : $l > $r ? 1 : 0 ) : ' +
+      '$a = 2 ? ($x = $y ? 0 : $x ? 1 : -1) : $a = 0 ? ($x < $y ? -1 : $x > $y ? 1 : 0) : 0 ) }',
+  },
+  // UNIQUE: each value once, in the order first seen; text compared without case, as Excel does
+  xl_unique: {
+    deps: ['xl_arr', 'xl_eq'],
+    body: 'function($a) { $reduce($xl_arr($a), function($acc, $v) { $count($filter($acc, function($w) { $xl_eq($w, $v) })) > 0 ? $acc : $append($acc, [$v]) }, []) }',
+  },
   xl_match: {
     deps: ['xl_arr', 'xl_eq'],
     body:

@@ -10,6 +10,7 @@ import { printFormula, type CellRef, type Formula } from './formula.js';
 import { LetCompiler } from './let.js';
 import { approximate, constantNumber, embedBlock, requireSorted } from './lookup-tables.js';
 import type { Compiled } from './references.js';
+import { DYNAMIC_FUNCTIONS } from './spill.js';
 import { cellKey, cellName, type Worksheet } from './xlsx.js';
 import type { JsonValue } from '../calc/index.js';
 
@@ -47,6 +48,11 @@ export abstract class LookupCompiler extends LetCompiler {
    * column of at most 200 cells, each read where it lies (a side cell, a table cell, a header).
    */
   protected listOf(arg: Formula): { code: string; length: number } {
+    // a spill (`K3#`) or a dynamic array: its length is known only when it runs (-1)
+    const spilled = this.spillArrayOf(arg);
+    if (spilled) return { code: `${this.helper('xl_arr')}(${spilled.code})`, length: -1 };
+    if (arg.kind === 'call' && DYNAMIC_FUNCTIONS.has(arg.name))
+      return { code: `${this.helper('xl_arr')}(${this.compile(arg).code})`, length: -1 };
     const r = this.resolveArg(arg);
     if (r.kind !== 'range') {
       throw new Rejection('UNSUPPORTED_REFERENCE', `a lookup reads a range; ${printFormula(r)} is not one`);
@@ -319,7 +325,7 @@ export abstract class LookupCompiler extends LetCompiler {
     }
     const lookIn = this.listOf(args[1]!);
     const returned = this.listOf(args[2]!);
-    if (lookIn.length !== returned.length) {
+    if (lookIn.length >= 0 && returned.length >= 0 && lookIn.length !== returned.length) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
         `XLOOKUP's lookup range has ${lookIn.length} cells and its return range ${returned.length}; a spreadsheet gives #VALUE! then`,

@@ -16,6 +16,8 @@ import { cellName, columnLetter, type Worksheet } from './xlsx.js';
 export interface Compiled {
   code: string;
   type: ValueType;
+  /** A dynamic array's result (spill.ts): a list, read whole by aggregates and lookups. */
+  array?: boolean;
 }
 
 type RangeFormula = Formula & { kind: 'range' };
@@ -255,6 +257,18 @@ export abstract class ReferenceCompiler {
       if (target === this.field) return { code: 'null', type: target.type };
     } else if (!inFold) this.depend(target);
     return otherRowRead(this.field, table, target, ref, where, root, true);
+  }
+
+  /** The array of the spill `_xlfn.ANCHORARRAY(K3)` (`K3#`) reads, or undefined for any other argument. */
+  protected spillArrayOf(f: Formula): Compiled | undefined {
+    if (f.kind !== 'call' || f.name !== 'ANCHORARRAY' || f.args.length !== 1) return undefined;
+    const a = f.args[0]!;
+    if (a.kind !== 'ref') return undefined;
+    const sheet = this.sheetOf(a.sheet, `the spill ${printFormula(a)}#`);
+    const array = this.scope.spillAt(sheet, a.ref.row, a.ref.col);
+    if (!array) return undefined;
+    this.depend(array);
+    return { code: this.root(array.name), type: 'any', array: true };
   }
 
   private sideCell(field: Field): Compiled {

@@ -18,6 +18,8 @@ export class WorkbookScope {
   /** Summary fields and side inputs by sheet and cell. */
   private readonly cells = new Map<string, Field>();
   private readonly names = new Map<string, Formula | Rejection>();
+  /** Spill anchors' arrays by sheet and cell (spill.ts). */
+  private readonly spills = new Map<string, Field>();
 
   constructor(
     readonly sheets: Worksheet[],
@@ -34,7 +36,14 @@ export class WorkbookScope {
   }
 
   addFormulaCell(field: Field): void {
-    this.cells.set(this.key(field.sheet, field.row, field.col), field);
+    // a spill's array stands for no cell: its anchor's cell is its first element (spill.ts)
+    if (field.spillArray) this.spills.set(this.key(field.sheet, field.row, field.col), field);
+    else this.cells.set(this.key(field.sheet, field.row, field.col), field);
+  }
+
+  /** The array of the spill anchored at a cell (spill.ts), if one is compiled there. */
+  spillAt(sheet: Worksheet, row: number, col: number): Field | undefined {
+    return this.spills.get(this.key(sheet, row, col));
   }
 
   /** A sheet by the name a reference uses (case-insensitive, as in Excel). */
@@ -96,7 +105,10 @@ export class WorkbookScope {
         `${sheet.name}!${address}, which the formula reads, holds the error ${cell.value.error}`,
       );
     }
-    const title = label(sheet, row, col) ?? `${this.sheets.length > 1 ? `${sheet.name} ` : ''}${address}`;
+    // a linked workbook's cell (external.ts) is named as linked: `Linked WACC!D22`
+    const title = sheet.external
+      ? `Linked ${sheet.external.sheet}!${address}`
+      : (label(sheet, row, col) ?? `${this.sheets.length > 1 ? `${sheet.name} ` : ''}${address}`);
     const value = cell?.value ?? null;
     const type = value === null ? 'number' : typeOf([value]);
     const field: Field = {
@@ -116,6 +128,15 @@ export class WorkbookScope {
     this.cells.set(k, field);
     this.fields.push(field);
     return field;
+  }
+
+  /** Whether `name` is a defined name the sheet sees (its own or the workbook's). */
+  hasDefinedName(name: string, from: Worksheet): boolean {
+    const index = this.sheets.indexOf(from);
+    const lower = name.toLowerCase();
+    return this.definedNames.some(
+      (d) => (d.sheet === undefined || d.sheet === index) && d.name.toLowerCase() === lower,
+    );
   }
 
   /**

@@ -7,6 +7,11 @@ import type { Compiled } from './references.js';
 
 const SUPPORTED = `IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP, HLOOKUP, XMATCH, CLEAN, SUMPRODUCT, ${FUNCTIONS.join(', ')}`;
 
+/** An error known when compiling (#NAME?): no value, as every Excel error is in the model. */
+const NAME_ERROR: Compiled = { code: '$nothing', type: 'any' };
+/** Whether a compiled operand is an error whatever the inputs (an operator or IF passes it on). */
+const isError = (c: Compiled): boolean => c.code === NAME_ERROR.code;
+
 /** Compiles one formula of a field into JSONata. */
 export class FormulaCompiler extends FunctionCompiler {
   compile(f: Formula): Compiled {
@@ -23,7 +28,7 @@ export class FormulaCompiler extends FunctionCompiler {
         throw new Rejection('UNSUPPORTED_SYNTAX', 'the formula leaves an argument empty');
       case 'name':
         // a name a LET or LAMBDA around it binds (`_xlpm.x`), else a defined name or table
-        return this.boundName(f.name) ?? this.named(f, (g) => this.compile(g));
+        return this.boundName(f.name) ?? this.unknownName(f.name) ?? this.named(f, (g) => this.compile(g));
       case 'structured':
         return this.named(f, (g) => this.compile(g));
       case 'ref':
@@ -37,16 +42,42 @@ export class FormulaCompiler extends FunctionCompiler {
         );
       }
       case 'unary': {
-        const e = this.num(this.compile(f.operand));
+        const operand = this.compile(f.operand);
+        if (isError(operand)) return operand;
+        const e = this.num(operand);
         return { code: f.op === '-' ? `-(${e})` : e, type: 'number' };
       }
-      case 'percent':
-        return { code: `(${this.num(this.compile(f.operand))} / 100)`, type: 'number' };
-      case 'binary':
-        return this.binary(f.op, this.compile(f.left), this.compile(f.right));
+      case 'percent': {
+        const operand = this.compile(f.operand);
+        return isError(operand) ? operand : { code: `(${this.num(operand)} / 100)`, type: 'number' };
+      }
+      case 'binary': {
+        // an operator passes an error on (`A2=Exc` is #NAME?, not FALSE)
+        const [l, r] = [this.compile(f.left), this.compile(f.right)];
+        return isError(l) ? l : isError(r) ? r : this.binary(f.op, l, r);
+      }
       case 'call':
         return this.call(f.name, f.args);
     }
+  }
+
+  /**
+   * A name that is neither bound, a table nor a defined name (`IF(I2=Exc, …)`, a string whose
+   * quotes were left out) is #NAME? in a spreadsheet, an error only where it is evaluated: no value
+   * here, as every Excel error is (a branch of IF that is never taken leaves the rest intact). The
+   * file's own prefixes (`_xlfn.`, `_xlpm.`, `_xleta.`) are never such a name: they are rejected.
+   */
+  private unknownName(name: string): Compiled | undefined {
+    if (this.scope.excelTable(name) || this.scope.hasDefinedName(name, this.field.sheet)) return undefined;
+    if (/^_xl/i.test(name)) {
+      throw new Rejection(
+        'UNSUPPORTED_SYNTAX',
+        /^_xleta\./i.test(name)
+          ? `${name.slice(7)} passed as a function (an eta-reduced LAMBDA) is not compiled`
+          : `'${name}' is a name of Excel's own that is not compiled here`,
+      );
+    }
+    return NAME_ERROR;
   }
 
   /**
@@ -127,8 +158,10 @@ export class FormulaCompiler extends FunctionCompiler {
           f.kind === 'missing' ? { code: '0', type: 'number' } : this.compile(f);
         const a = value(args[1]!);
         const b: Compiled = args[2] ? value(args[2]) : { code: 'false', type: 'boolean' };
+        const condition = this.compile(args[0]!);
+        if (isError(condition)) return condition;
         return {
-          code: `(${this.compile(args[0]!).code} ? ${a.code} : ${b.code})`,
+          code: `(${condition.code} ? ${a.code} : ${b.code})`,
           type: a.type === b.type ? a.type : 'any',
         };
       }

@@ -12,6 +12,7 @@ import {
 import { SheetError } from './errors.js';
 import { BLANK, isError, reject, type ConvertOptions, type Field, type TableModel } from './fields.js';
 import { cellsOf } from './cellmap.js';
+import { spilledValues } from './spill.js';
 import { approxEqual } from './grid/values.js';
 import { sameAtDigits, storedDigits } from './stored-digits.js';
 import { HELPER_NAMES, type Derived, type LibraryBuilder } from './library.js';
@@ -39,6 +40,10 @@ function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
 
 /** Where a field comes from, for people: `column F`, `cell E4`, with the sheet when there are several. */
 function origin(f: Field): string {
+  const link = f.sheet.external;
+  if (link) {
+    return `cell ${f.address} of sheet '${link.sheet}' of the linked workbook '${link.file}' (${f.sheet.name}; the value this file cached for the link)`;
+  }
   const where = f.kind === 'column' || f.kind === 'input' ? `column ${f.address}` : `cell ${f.address}`;
   return f.sheet.sheetNames.length > 1 ? `${where} of sheet '${f.sheet.name}'` : where;
 }
@@ -71,7 +76,9 @@ function schemaOf(f: Field): JsonObject {
  */
 const keptExpr = (f: Field): string => f.expr!;
 
-const storedValue = (f: Field): JsonValue => f.sheet.cells.get(cellKey(f.row, f.col))!.value;
+/** A formula cell's stored value; a spill's array, its cells' values in order (spill.ts). */
+const storedValue = (f: Field): JsonValue =>
+  f.spillArray ? spilledValues(f) : f.sheet.cells.get(cellKey(f.row, f.col))!.value;
 
 /**
  * What goes into the spec: fields not rejected; of the tables, those with a computed column or
@@ -168,7 +175,7 @@ export function buildSpec(
   for (const x of indexes) derivations.unshift(derivedField(x, libUse));
   const define = libUse.define(usedTables);
   const { given, expect } = testOf(live, used);
-  const sheets = [...new Set(fields.map((f) => f.sheet.name))];
+  const sheets = [...new Set(fields.filter((f) => !f.sheet.external).map((f) => f.sheet.name))];
   const rows = used.reduce((n, t) => n + t.lastRow - t.firstRow + 1, 0);
   const raw: JsonObject = {
     id: options.modelId,

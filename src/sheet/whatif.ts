@@ -10,6 +10,7 @@ import { isError, reject, type Field, type TableModel } from './fields.js';
 import { CellGrid, DEFAULT_GRID_LIMITS, fromCell, gridKey, type GridEdit } from './grid/evaluate.js';
 import type { WhatIfOptions } from './grid/limits.js';
 import { isXlError, type Scalar } from './grid/values.js';
+import { spilledValues } from './spill.js';
 import { cellKey, cellName, type Workbook } from './xlsx.js';
 
 /** Edits per check, and the seed that makes them (and so the report) reproducible. */
@@ -131,6 +132,11 @@ export class WhatIfVerifier {
     for (const f of compiled) {
       if (f.constant) {
         this.checks.set(f, { checked: 'constant', verified: true });
+        continue;
+      }
+      // a spill's array stands for no cell: its cells are checked one by one (spill.ts)
+      if (f.spillArray) {
+        this.checks.set(f, { checked: 'the array of a spill: its cells are checked each', verified: true });
         continue;
       }
       const why = this.distrust(f);
@@ -421,7 +427,10 @@ function editedGiven(base: ReturnType<typeof baseGiven>, round: Round, parts: Li
   for (const t of parts.used) given[`$.${t.name}`] = tables.get(t) ?? [];
   for (const [f, v] of sides) given[`$.${f.name}`] = v;
   for (const f of parts.live)
-    if (f.constant) given[`$.${f.name}`] = f.sheet.cells.get(cellKey(f.row, f.col))!.value;
+    if (f.constant)
+      given[`$.${f.name}`] = f.spillArray
+        ? spilledValues(f)
+        : f.sheet.cells.get(cellKey(f.row, f.col))!.value;
   return given;
 }
 

@@ -14,6 +14,7 @@ import {
   type ExcelTable,
 } from './workbook-parts.js';
 import { scanXml, XmlScanner } from './xml.js';
+import { readExternalSheets, type ExternalSource } from './external.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
 import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
@@ -35,6 +36,8 @@ export interface FormulaInfo {
   spillOf?: string;
   /** The anchor's result range (`D2:D10`), on an array formula spanning more than its cell. */
   spill?: string;
+  /** Excel 365's dynamic array (the cell carries `cm=`, its metadata): a spill, not a legacy array. */
+  dynamic?: boolean;
 }
 
 export interface SheetCell {
@@ -60,6 +63,11 @@ export interface Worksheet {
    * counted so that the report names them; the workbook's other sheets still convert.
    */
   tooLarge?: { message: string; formulaCells: number };
+  /**
+   * A sheet of another workbook a formula links to (`[1]WACC`, external.ts): the values this file
+   * cached for it, no formulas; its cells a formula reads are inputs. Listed after the file's own.
+   */
+  external?: ExternalSource;
 }
 
 export const cellKey = (row: number, col: number): string => `${row}:${col}`;
@@ -139,7 +147,13 @@ export function readWorkbookParts(
   if (read.length === 0) throw new SheetError('NO_TABLE', 'the workbook has no worksheet with cells');
   // every sheet past a budget: the workbook is refused as a whole, as before
   if (reader.refusal && read.every((s) => s.tooLarge)) throw reader.refusal;
-  return { sheets: read, names: definedNames(workbookBytes) };
+  // the linked workbooks' cached values, as sheets after the file's own (external.ts)
+  const linked = readExternalSheets(workbookBytes, rels, part).map((s): Worksheet => ({
+    ...s,
+    sheetNames,
+    tables: [],
+  }));
+  return { sheets: [...read, ...linked], names: definedNames(workbookBytes) };
 }
 
 type Parts = ((name: string) => Uint8Array | undefined) & {
@@ -356,6 +370,8 @@ interface RawCell {
   ref: string | undefined;
   type: string;
   value: string | undefined;
+  /** The cell's metadata index (`cm`): Excel 365 marks a dynamic array formula with it. */
+  cm?: string;
   formula?: { body: string; t: string | undefined; si: string | undefined; ref: string | undefined };
   inline?: StringItem;
 }
@@ -413,7 +429,7 @@ function readCells(
         if (a.hidden === '1' || a.hidden === 'true') hiddenRows.add(rowNumber);
       } else if (el === 'c' && parent === 'row') {
         const a = attrs();
-        raw = { ref: a.r, type: a.t ?? 'n', value: undefined };
+        raw = { ref: a.r, type: a.t ?? 'n', value: undefined, cm: a.cm };
       }
     },
     close: (el) => {
@@ -483,6 +499,7 @@ function readCell(c: RawCell, shared: string[], row: number, col: number): Sheet
     const { body, t, si, ref } = c.formula;
     const formula: FormulaInfo = { array: t === 'array' };
     if (t === 'array' && ref !== undefined && ref.includes(':')) formula.spill = ref;
+    if (t === 'array' && c.cm !== undefined) formula.dynamic = true;
     if (body !== '') formula.text = body.startsWith('=') ? body.slice(1) : body;
     if (t === 'shared') formula.shared = si ?? '';
     if (formula.text !== undefined || formula.shared !== undefined) cell.formula = formula;

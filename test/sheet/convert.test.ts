@@ -200,13 +200,14 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     for (const name of ['functions.xlsx', 'orders.xlsx', 'rejections.xlsx', 'all-rejected.xlsx']) {
       for (const r of (await convert(name)).rejectedColumns) seen.add(r.reason);
     }
-    // what LibreOffice cannot write without the other file: a link to another workbook; a name
-    // that is not defined; and a column reading a rejected one. And a column summing a moving
+    // what LibreOffice cannot write without the other file: a link to another workbook whose
+    // cached values the file lacks; a name that is not defined read as a range (as a value it is
+    // #NAME?, unknown-name.test.ts); and a column reading a rejected one. And a column summing a moving
     // range of its own column (a recurrence through a range, which no fold computes)
     const links = await convertWorkbook(
       xlsx(
         '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Linked</t></is></c><c r="C1" t="inlineStr"><is><t>Named</t></is></c><c r="D1" t="inlineStr"><is><t>Next</t></is></c><c r="E1" t="inlineStr"><is><t>Array</t></is></c><c r="F1" t="inlineStr"><is><t>Balance</t></is></c><c r="G1" t="inlineStr"><is><t>Unsorted</t></is></c><c r="H1" t="inlineStr"><is><t>Moving</t></is></c></row>' +
-          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*Nowhere</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c><c r="F2"><f>IF(A2=2,A2,SUM($F$2:F2))</f><v>2</v></c><c r="G2"><f>VLOOKUP(A2,$X$5:$Y$6,2)</f><v>7</v></c><c r="H2"><f>OFFSET(A2,0,0)</f><v>2</v></c></row>' +
+          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*[1]Rates!$A$1</f><v>4</v></c><c r="C2"><f>A2*SUM(Nowhere)</f><v>4</v></c><c r="D2"><f>B2+1</f><v>5</v></c><c r="E2"><f t="array" ref="E2">SUM(A2:A2*2)</f><v>4</v></c><c r="F2"><f>IF(A2=2,A2,SUM($F$2:F2))</f><v>2</v></c><c r="G2"><f>VLOOKUP(A2,$X$5:$Y$6,2)</f><v>7</v></c><c r="H2"><f>OFFSET(A2,0,0)</f><v>2</v></c></row>' +
           '<row r="5"><c r="X5"><v>5</v></c><c r="Y5"><v>6</v></c></row><row r="6"><c r="X6"><v>1</v></c><c r="Y6"><v>7</v></c></row>',
       ),
       { modelId: 'links' },

@@ -5,14 +5,15 @@
  * the compiler and nothing else, so a compiled model can be checked against it after edits.
  */
 import type { Formula } from '../formula.js';
-import { parseFormula } from '../formula.js';
 import { formulaResolver } from '../structure.js';
 import type { StructuredRef } from '../structured.js';
-import { cellName, type DefinedName, type Workbook, type Worksheet } from '../xlsx.js';
+import { cellName, type Workbook, type Worksheet } from '../xlsx.js';
 import { callCriteria, CRITERIA_FUNCTIONS, sizedSumArea } from './criteria.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
 import { lambdaCallOf, letPairs, MAX_LAMBDA_DEPTH, type LambdaCall } from './lambda.js';
 import { blankSubtotals } from './subtotals.js';
+import { NameTable } from './names.js';
+import { DYNAMIC_ARRAY_FUNCTIONS, fitSpill, markSpill } from './dynamic.js';
 import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 import { dependencyOrder, gridKey, type FormulaCell } from './order.js';
 import { GridBudget, ValueStore } from './store.js';
@@ -32,7 +33,6 @@ import {
 
 export { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 export { fromCell } from './values.js';
-
 export { gridKey } from './order.js';
 
 /** One edit of an input cell. */
@@ -63,7 +63,9 @@ export class CellGrid {
   private order: FormulaCell[] = [];
   /** Cells whose evaluation failed in some recalculation, with the reason. */
   readonly problems = new Map<string, string>();
-  private readonly names = new Map<string, Formula | string>();
+  private readonly nameTable: NameTable;
+  /** Each spill anchor's current result (its key → rows of cells). */
+  private readonly spilled = new Map<string, Matrix>();
   private readonly spending: GridBudget;
   /**
    * How far along the dependency order the evaluation got within its budget: the cells before this
@@ -76,6 +78,7 @@ export class CellGrid {
     limits: GridLimits = DEFAULT_GRID_LIMITS,
   ) {
     this.spending = new GridBudget(limits);
+    this.nameTable = new NameTable(book);
     book.sheets.forEach((sheet, s) => {
       const resolve = formulaResolver(sheet);
       for (const cell of sheet.cells.values()) {
@@ -83,6 +86,11 @@ export class CellGrid {
         this.values.set(s, cell.row, cell.col, fromCell(cell.value));
         if (!cell.formula) continue;
         const fc: FormulaCell = { key, sheet: s, row: cell.row, col: cell.col, reads: [] };
+        // a cell of a spill reads its anchor; an anchor keeps its result range (dynamic.ts)
+        if (markSpill(book, s, cell, fc)) {
+          this.cells.set(key, fc);
+          continue;
+        }
         try {
           // a legacy array formula ({=B2*C2}) evaluates as written (operators take arrays element
           // by element); one whose result is an array is not evaluated (scalarResult)
@@ -228,8 +236,21 @@ export class CellGrid {
     if (c.unsupported) return true;
     if (!this.spending.allow()) return false;
     try {
+      if (c.spillOf) {
+        // the anchor's result there; a cell past the end of a shorter result is blank
+        const m = this.spilled.get(c.spillOf.key);
+        // (a legacy array shows #N/A there, a dynamic one blank)
+        const v = m?.[c.spillOf.dr]?.[c.spillOf.dc];
+        this.values.set(
+          c.sheet,
+          c.row,
+          c.col,
+          v !== undefined ? v : c.spillOf.dynamic ? null : xlError('#N/A'),
+        );
+        return true;
+      }
       const v = this.evaluate(c.formula!, { sheet: c.sheet, row: c.row, col: c.col });
-      this.values.set(c.sheet, c.row, c.col, this.scalarResult(v));
+      this.values.set(c.sheet, c.row, c.col, this.scalarResult(v, c));
     } catch (err) {
       if (!(err instanceof GridUnsupported)) throw err;
       this.problems.set(c.key, err.reason);
@@ -238,8 +259,17 @@ export class CellGrid {
     return true;
   }
 
-  /** A formula's value in its cell: a one-cell array is its cell; a blank reads as 0. */
-  private scalarResult(v: GridValue): Scalar {
+  /**
+   * A formula's value in its cell: a one-cell array is its cell; a blank reads as 0. A spill's
+   * anchor keeps its whole result for the spill's cells and ANCHORARRAY (dynamic.ts fitSpill).
+   */
+  private scalarResult(v: GridValue, c: FormulaCell): Scalar {
+    if (c.spill) {
+      this.spilled.delete(c.key);
+      const m = fitSpill(v, c.spill);
+      this.spilled.set(c.key, m);
+      return m[0]?.[0] ?? 0;
+    }
     if (isMatrix(v)) {
       if (v.length === 1 && v[0]!.length === 1) return v[0]![0] ?? 0;
       throw new GridUnsupported('the formula gives an array (a spill or an implicit intersection)');
@@ -287,23 +317,7 @@ export class CellGrid {
 
   /** A defined name's formula, the sheet's own first (as Excel resolves it). */
   private definedName(name: string, ctx: Context): Formula {
-    const lower = name.toLowerCase();
-    const def: DefinedName | undefined =
-      this.book.names.find((d) => d.sheet === ctx.sheet && d.name.toLowerCase() === lower) ??
-      this.book.names.find((d) => d.sheet === undefined && d.name.toLowerCase() === lower);
-    if (!def) throw new GridUnsupported(`'${name}' is not a defined name of the workbook`);
-    const k = `${def.sheet ?? ''}:${lower}`;
-    let parsed = this.names.get(k);
-    if (parsed === undefined) {
-      try {
-        parsed = parseFormula(def.text.replace(/^=/, ''));
-      } catch (err) {
-        parsed = `the defined name '${name}' cannot be read: ${messageOf(err)}`;
-      }
-      this.names.set(k, parsed);
-    }
-    if (typeof parsed === 'string') throw new GridUnsupported(parsed);
-    return parsed;
+    return this.nameTable.formula(name, ctx.sheet);
   }
 
   /** The LAMBDA a call applies (in place or through a defined name); undefined for other calls. */
@@ -357,7 +371,7 @@ export class CellGrid {
         out.push(this.structuredArea(f, ctx));
         return;
       case 'name':
-        if (bound.has(f.name.toLowerCase())) return;
+        if (bound.has(f.name.toLowerCase()) || this.nameTable.undefined(f.name, ctx.sheet)) return;
         if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
         this.collectReads(this.definedName(f.name, ctx), ctx, out, depth + 1);
         return;
@@ -377,7 +391,12 @@ export class CellGrid {
           throw new GridUnsupported(`${f.name} is volatile (it changes on every recalculation)`);
         if (DYNAMIC_REFERENCE.has(f.name))
           throw new GridUnsupported(`${f.name} makes its reference as it runs`);
-        if (!LAZY.has(f.name) && !REFERENCE_FUNCTIONS.has(f.name) && !hasFunction(f.name))
+        if (
+          !LAZY.has(f.name) &&
+          !REFERENCE_FUNCTIONS.has(f.name) &&
+          !DYNAMIC.has(f.name) &&
+          !hasFunction(f.name)
+        )
           throw new GridUnsupported(`the function ${f.name} is not evaluated`);
         for (const a of f.args) this.collectReads(a, ctx, out, depth, bound);
         if (this.sumArea(f, ctx)) out.push(this.sumArea(f, ctx)!);
@@ -442,6 +461,7 @@ export class CellGrid {
       case 'name': {
         const key = f.name.toLowerCase();
         if (ctx.bound?.has(key)) return ctx.bound.get(key)!;
+        if (this.nameTable.undefined(f.name, ctx.sheet)) return xlError('#NAME?');
         if (depth > MAX_NAME_DEPTH) throw new GridUnsupported('defined names nest too deep');
         // a defined name's formula reads no LET or LAMBDA names of the formula that uses it
         return this.evaluate(this.definedName(f.name, ctx), { ...ctx, bound: undefined }, depth + 1);
@@ -482,6 +502,16 @@ export class CellGrid {
     const bound = new Map(ctx.bound ?? []);
     for (const [name, value] of letPairs(f)) bound.set(name, this.evaluate(value, { ...ctx, bound }, depth));
     return this.evaluate(f.args[f.args.length - 1]!, { ...ctx, bound }, depth);
+  }
+
+  /** `K3#`: the spill's whole result; a cell that anchors none is itself. */
+  private anchorArray(f: Formula & { kind: 'call' }, ctx: Context): GridValue {
+    const target = f.args[0];
+    if (target?.kind !== 'ref')
+      throw new GridUnsupported('ANCHORARRAY of anything but a cell is not evaluated');
+    const sheet = this.sheetIndex(target.sheet, ctx);
+    const { row, col } = target.ref;
+    return this.spilled.get(gridKey(sheet, row, col)) ?? this.values.get(sheet, row, col);
   }
 
   private call(f: Formula & { kind: 'call' }, ctx: Context, depth: number): GridValue {
@@ -542,6 +572,8 @@ export class CellGrid {
         }
         throw new GridUnsupported(`${f.name} of ${target.kind} is not evaluated`);
       }
+      case 'ANCHORARRAY':
+        return this.anchorArray(f, ctx);
       case 'ISBLANK': {
         const target = f.args[0];
         if (target?.kind === 'ref') return this.evaluate(target, ctx, depth) === null;
@@ -552,6 +584,7 @@ export class CellGrid {
         const args = f.args.map((a) => (a.kind === 'missing' ? null : this.evaluate(a, ctx, depth)));
         if (f.name === 'SUBTOTAL')
           blankSubtotals(f, args, (a) => this.blockOf(a, ctx), this.book, this.cells);
+        if (DYNAMIC.has(f.name)) return DYNAMIC.get(f.name)!(...args);
         if (CRITERIA_FUNCTIONS.has(f.name)) {
           const sized = this.sumArea(f, ctx);
           if (sized) args[2] = this.readArea(sized);
@@ -567,6 +600,9 @@ export class CellGrid {
 const LAZY = new Set(['IF', 'IFERROR', 'IFNA', 'CHOOSE']);
 
 /** Functions that read a reference's place rather than its value. */
-const REFERENCE_FUNCTIONS = new Set(['ROW', 'COLUMN', 'ISBLANK']);
+const REFERENCE_FUNCTIONS = new Set(['ROW', 'COLUMN', 'ISBLANK', 'ANCHORARRAY']);
+
+/** Excel 365's dynamic array functions (dynamic.ts). */
+const DYNAMIC = new Map(DYNAMIC_ARRAY_FUNCTIONS);
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : 'it cannot be read');

@@ -12,6 +12,10 @@ export interface FormulaCell {
   row: number;
   col: number;
   formula?: Formula;
+  /** A cell of an array formula's result range (a spill): the anchor's key and its place there. */
+  spillOf?: { key: string; dr: number; dc: number; dynamic: boolean };
+  /** An anchor's result range: rows and columns (its own cell first). */
+  spill?: { rows: number; cols: number };
   /** Why the cell cannot be evaluated at all (parse, array formula, dynamic reference, cycle …). */
   unsupported?: string;
   reads: Area[];
