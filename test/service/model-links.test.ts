@@ -138,3 +138,69 @@ describe('links between models', () => {
     expect(b.io.toPing.phase).toBe('applied');
   });
 });
+
+describe('a watched read-link', () => {
+  it('C10: follows the target after its first fold, and stops once the watch is dropped', async () => {
+    const { calc, runner, state, write } = setup();
+    await calc.createModel({
+      id: 'rates',
+      version: '1.0.0',
+      schema: { type: 'object', properties: { usd: num } },
+    });
+    await calc.mutate('rates', { '$.usd': 1.0 });
+    const watch = {
+      ...link('fx', 'rates', { read: '$.usd', watch: true }, 'need', 'need = true', {
+        '$.fxRate': '$response',
+      }),
+    };
+    await calc.createModel({
+      id: 'invoice',
+      version: '1.0.0',
+      schema: { type: 'object', properties: { need: { type: 'boolean' }, fxRate: num, io: obj } },
+      effects: [watch],
+    });
+    await write('invoice', { '$.need': true });
+    expect((await state('invoice')).fxRate).toBe(1.0);
+    const follow = async (usd: number) => {
+      await write('rates', { '$.usd': usd });
+      for (let i = 0; i < 50 && (await state('invoice')).fxRate !== usd; i++)
+        await new Promise((r) => setTimeout(r, 10));
+    };
+    await follow(1.5);
+    expect((await state('invoice')).fxRate).toBe(1.5);
+    await follow(1.7);
+    expect((await state('invoice')).fxRate).toBe(1.7);
+    expect(runner.watches.size).toBe(1);
+    // the source drops the watch: the next rate does not arrive
+    await calc.evolveSpec('invoice', {
+      newVersion: '1.0.1',
+      upsertEffects: [{ ...watch, target: { ref: 'rates', read: '$.usd' } }],
+    });
+    for (let i = 0; i < 50 && runner.watches.size > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(runner.watches.size).toBe(0);
+    await write('rates', { '$.usd': 9.9 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await state('invoice')).fxRate).toBe(1.7);
+  });
+
+  it('ends with its source', async () => {
+    const { calc, runner, write } = setup();
+    await calc.createModel({ id: 'rates', schema: { type: 'object', properties: { usd: num } } });
+    await calc.mutate('rates', { '$.usd': 1 });
+    await calc.createModel({
+      id: 'invoice',
+      schema: { type: 'object', properties: { need: { type: 'boolean' }, fxRate: num, io: obj } },
+      effects: [
+        link('fx', 'rates', { read: '$.usd', watch: true }, 'need', 'need = true', {
+          '$.fxRate': '$response',
+        }),
+      ],
+    });
+    await write('invoice', { '$.need': true });
+    expect(runner.watches.size).toBe(1);
+    await calc.deleteModel('invoice');
+    expect(runner.watches.size).toBe(0);
+    await write('rates', { '$.usd': 2 }); // nothing to push into: no error, no model
+    expect(await calc.listModels()).toEqual(['rates']);
+  });
+});

@@ -223,7 +223,7 @@ async function interpolate(runtime: ModelRuntime, template: string, state: JsonO
  * The `response.set` values. The engine's public one-off evaluation binds only `$const`, so the
  * reply rides in as the input and a block binds `$response` and `$status` from it.
  */
-async function responseValues(
+export async function responseValues(
   runtime: ModelRuntime,
   set: Record<string, string>,
   outcome: { response: JsonValue; status: number; firedAt?: number },

@@ -28,6 +28,7 @@ import type { Store } from '../../store/store.js';
 import type { CalcService } from '../calc-service.js';
 import type { EffectErrorCode, EffectExecutor, ExecutorOutcome } from './executor.js';
 import { DEFAULT_LEASE_MS } from './settings.js';
+import { isWatch, LinkWatches } from './watches.js';
 import {
   foldBackWrites,
   jobFromText,
@@ -108,6 +109,8 @@ export class EffectRunner {
   private ticker: NodeJS.Timeout | undefined;
   private ticking = false;
   private stopping = new AbortController();
+  /** Watched read-links, following their targets after the first fold (watches.ts). */
+  readonly watches: LinkWatches;
 
   constructor(
     private readonly calc: CalcService,
@@ -118,6 +121,7 @@ export class EffectRunner {
     this.delay = options.delay ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.leases = effectLeasesOf(calc.store);
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.watches = new LinkWatches(calc, (id, decide) => this.write(id, decide), this.warn);
   }
 
   /** Starts taking dispatched effects from the service, and re-drives runs left in the store. */
@@ -138,6 +142,7 @@ export class EffectRunner {
   async stop(): Promise<void> {
     this.unhook?.();
     this.unhook = undefined;
+    this.watches.closeAll();
     clearInterval(this.ticker);
     this.stopping.abort();
     await this.idle();
@@ -384,6 +389,8 @@ export class EffectRunner {
     }
     if (!decided) return undefined;
     this.settle(job, { phase: decided.phase, ...(decided.error ? { error: decided.error } : {}) });
+    // a watched read-link keeps following its target from its first fold on
+    if (decided.phase === 'applied' && isWatch(job.effect)) this.watches.ensure(job.modelId, job.effect);
     return decided.refire;
   }
 
