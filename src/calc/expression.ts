@@ -13,6 +13,7 @@ import {
 } from './expression-budget.js';
 import { isEngineError, publicMessage } from './errors.js';
 import { asMember, SharedShape, shapeOf, type ExpressionShape } from './expression-shape.js';
+import { fastArithmetic } from './fast-arithmetic.js';
 import { fastEvaluation, NOT_HANDLED } from './fast-sum.js';
 import { SafeRegexEngine } from './safe-regex.js';
 
@@ -221,7 +222,7 @@ function memberOf(
   const ast = program.shared.treeOf(shape, member) as JsonataNode;
   const evaluateShared = (input: unknown, bindings?: Record<string, unknown>): Promise<unknown> =>
     asMember(member, () => program.evaluate(input, bindings));
-  const fast = fastEvaluation(ast, limits);
+  const fast = fastEvaluation(ast, limits) ?? fastArithmetic(ast);
   const expr: CompiledExpression = {
     text,
     ast,
@@ -265,8 +266,8 @@ function compileAlone(
       }
     };
     viaJsonata = evaluateWithJsonata;
-    // a hot shape (see fast-sum.ts) is answered directly where the answer is certain to be JSONata's
-    const fast = fastEvaluation(ast, limits);
+    // a hot shape (fast-sum.ts, fast-arithmetic.ts) is answered directly where the answer is certain to be JSONata's
+    const fast = fastEvaluation(ast, limits) ?? fastArithmetic(ast);
     result = {
       ok: true,
       expr: {
