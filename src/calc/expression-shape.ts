@@ -209,23 +209,47 @@ function slotsEndingBy(ends: readonly number[], p: number): number {
 
 /** A deep copy of a syntax tree (shared subtrees stay shared), each object passed through `edit`. */
 function cloneTree(tree: unknown, edit: (node: Node) => Node): unknown {
-  const copies = new Map<object, unknown>();
+  // most trees share no node: then a plain recursive copy, without the memo's cost
+  const copies = sharesNodes(tree) ? new Map<object, unknown>() : undefined;
   const copy = (v: unknown): unknown => {
     if (v === null || typeof v !== 'object') return v;
-    const done = copies.get(v);
+    const done = copies?.get(v);
     if (done !== undefined) return done;
     if (Array.isArray(v)) {
-      const out: unknown[] = [];
-      copies.set(v, out);
-      for (const x of v) out.push(copy(x));
+      const out: unknown[] = new Array<unknown>(v.length);
+      copies?.set(v, out);
+      for (let i = 0; i < v.length; i++) out[i] = copy(v[i]);
       return out;
     }
     const out: Node = {};
-    copies.set(v, out);
-    for (const [k, x] of Object.entries(v as Node)) out[k] = copy(x);
+    copies?.set(v, out);
+    const from = v as Node;
+    for (const k in from) if (Object.prototype.hasOwnProperty.call(from, k)) out[k] = copy(from[k]);
     return edit(out);
   };
   return copy(tree);
+}
+
+const sharing = new WeakMap<object, boolean>();
+/** Whether some object of the tree is reached twice (remembered per tree). */
+function sharesNodes(tree: unknown): boolean {
+  if (tree === null || typeof tree !== 'object') return false;
+  const known = sharing.get(tree);
+  if (known !== undefined) return known;
+  const seen = new Set<object>();
+  let shared = false;
+  const visit = (v: unknown): void => {
+    if (shared || v === null || typeof v !== 'object') return;
+    if (seen.has(v)) {
+      shared = true;
+      return;
+    }
+    seen.add(v);
+    for (const x of Object.values(v)) visit(x);
+  };
+  visit(tree);
+  sharing.set(tree, shared);
+  return shared;
 }
 
 /** Turns the live tree's names and positions into readers of the evaluating member. */

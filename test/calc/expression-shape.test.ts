@@ -82,18 +82,18 @@ function plain(node: unknown): unknown {
   return out;
 }
 
+/**
+ * What an evaluation gave: the value as a document stores it (JSON: the budget hooks of a
+ * non-cheap expression mark JSONata's sequences with an own `push`, whichever way it was compiled)
+ * and its type, or the error's code, message, position and token.
+ */
 async function outcome(run: () => Promise<unknown>): Promise<unknown> {
   try {
     const value = await run();
-    return { value, type: value === undefined ? 'undefined' : Array.isArray(value) ? 'array' : typeof value };
+    const type = value === undefined ? 'undefined' : Array.isArray(value) ? 'array' : typeof value;
+    return { value: value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown), type };
   } catch (err) {
-    const e = err as {
-      code?: unknown;
-      message?: unknown;
-      position?: unknown;
-      token?: unknown;
-      value?: unknown;
-    };
+    const e = err as { code?: unknown; message?: unknown; position?: unknown; token?: unknown };
     return { code: e.code, message: e.message, position: e.position, token: e.token };
   }
 }
