@@ -159,7 +159,11 @@ function shallowOf(root: JsonObject, raw: JsonObject): JsonObject {
     if (node.unevaluatedProperties !== undefined || node.unevaluatedItems !== undefined) return node;
     const out: JsonObject = { ...node };
     if (isObject(node.properties)) {
-      out.properties = Object.fromEntries(Object.keys(node.properties).map((k) => [k, true]));
+      // `true` everywhere: only additionalProperties reads which names are listed, so without it
+      // the keyword is dropped (a root of 60,000 fields compiled a 60,000-entry no-op on its
+      // first write)
+      if (node.additionalProperties === undefined) delete out.properties;
+      else out.properties = Object.fromEntries(Object.keys(node.properties).map((k) => [k, true]));
     }
     if (node.items !== undefined && node.prefixItems === undefined) out.items = true;
     return out;
