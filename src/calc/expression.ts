@@ -12,6 +12,8 @@ import {
   markLibraryFrame,
 } from './expression-budget.js';
 import { isEngineError, publicMessage } from './errors.js';
+import { asMember, SharedShape, shapeOf, type ExpressionShape } from './expression-shape.js';
+import { fastArithmetic } from './fast-arithmetic.js';
 import { fastEvaluation, NOT_HANDLED } from './fast-sum.js';
 import { SafeRegexEngine } from './safe-regex.js';
 
@@ -72,6 +74,7 @@ export function configureExpressionLimits(limits: Partial<ExpressionLimits>): vo
   }
   configured = Object.freeze(next);
   cache.clear();
+  shapes.clear();
 }
 
 export interface CompiledExpression {
@@ -161,12 +164,86 @@ const TOO_DEEP_TO_COMPILE =
   'the expression nests too deeply to compile (a very long operator chain or many nested brackets); split it, or move parts into the library';
 const CACHE_LIMIT = 20_000;
 
+/**
+ * Shared programs by shape (expression-shape.ts), keyed by limits and shape; null for a shape whose
+ * first member's tree did not match the scan (never shared).
+ */
+const shapes = new Map<string, SharedProgram | null>();
+
+interface SharedProgram {
+  shared: SharedShape;
+  evaluate: (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown>;
+}
+
 /** Compiles (or returns the cached compilation of) an expression text. */
 export function compileExpression(text: string, limits: ExpressionLimits = configured): CompileResult {
-  const key = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${limits.maxAllocation}/${text}`;
+  const limitsKey = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${limits.maxAllocation}/`;
+  const key = limitsKey + text;
   const hit = cache.get(key);
   if (hit) return hit;
+  const shape = shapeOf(text);
+  const shapeKey = shape && shape.names.length > 0 ? limitsKey + shape.key : undefined;
+  const program = shapeKey === undefined ? undefined : shapes.get(shapeKey);
   let result: CompileResult;
+  if (program && shape) {
+    result = { ok: true, expr: memberOf(program, shape, text, limits) };
+  } else {
+    const alone = compileAlone(text, limits);
+    result = alone.result;
+    if (alone.jsonata && shape && shapeKey !== undefined && program === undefined) {
+      const shared = SharedShape.from(shape, alone.result.ok ? alone.result.expr.ast : undefined);
+      if (shapes.size >= CACHE_LIMIT) shapes.clear();
+      shapes.set(shapeKey, shared && { shared, evaluate: alone.jsonata });
+      // the first member, too, evaluates as a member (its tree now reads the evaluating member)
+      if (shared) result = { ok: true, expr: memberOf(shapes.get(shapeKey)!, shape, text, limits) };
+    }
+  }
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, result);
+  return result;
+}
+
+/** Compilations that evaluate a shared program (the differential test reads it). */
+const members = new WeakSet<CompiledExpression>();
+
+/** Whether a compilation evaluates a program shared with other texts of its shape. */
+export function sharesProgram(expr: CompiledExpression): boolean {
+  return members.has(expr);
+}
+
+/** A member of a shared shape: its own tree and fast path, the shared program in its context. */
+function memberOf(
+  program: SharedProgram,
+  shape: ExpressionShape,
+  text: string,
+  limits: ExpressionLimits,
+): CompiledExpression {
+  const member = program.shared.member(shape);
+  const ast = program.shared.treeOf(shape, member) as JsonataNode;
+  const evaluateShared = (input: unknown, bindings?: Record<string, unknown>): Promise<unknown> =>
+    asMember(member, () => program.evaluate(input, bindings));
+  const fast = fastEvaluation(ast, limits) ?? fastArithmetic(ast);
+  const expr: CompiledExpression = {
+    text,
+    ast,
+    evaluate: fast
+      ? async (input, bindings) => {
+          const value = fast(input, bindings);
+          return value === NOT_HANDLED ? evaluateShared(input, bindings) : value;
+        }
+      : evaluateShared,
+  };
+  members.add(expr);
+  return expr;
+}
+
+/** One text compiled by JSONata on its own, and its JSONata evaluation without the fast path. */
+function compileAlone(
+  text: string,
+  limits: ExpressionLimits,
+): { result: CompileResult; jsonata?: SharedProgram['evaluate'] } {
+  let result: CompileResult;
+  let viaJsonata: SharedProgram['evaluate'] | undefined;
   try {
     const compiled = jsonata(text, {
       timeout: limits.timeoutMs,
@@ -188,8 +265,9 @@ export function compileExpression(text: string, limits: ExpressionLimits = confi
         evaluationClock.end();
       }
     };
-    // a hot shape (see fast-sum.ts) is answered directly where the answer is certain to be JSONata's
-    const fast = fastEvaluation(ast, limits);
+    viaJsonata = evaluateWithJsonata;
+    // a hot shape (fast-sum.ts, fast-arithmetic.ts) is answered directly where the answer is certain to be JSONata's
+    const fast = fastEvaluation(ast, limits) ?? fastArithmetic(ast);
     result = {
       ok: true,
       expr: {
@@ -210,9 +288,7 @@ export function compileExpression(text: string, limits: ExpressionLimits = confi
       message: err instanceof RangeError ? TOO_DEEP_TO_COMPILE : describeJsonataError(err),
     };
   }
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, result);
-  return result;
+  return { result, jsonata: viaJsonata };
 }
 
 /**

@@ -39,6 +39,7 @@ import type { CompiledModel, ConstraintNode, DerivationNode, EffectNode, MetaNod
 import { effectiveSchema, schemaAt, seedSchemaDefaults, type SchemaViolation } from './schema.js';
 import { checkWritten, firstAbsentPrefix, objectsWithin, preWriteViolations } from './write-check.js';
 import { writeSchemaChecker, type WriteSchemaChecker } from './write-schema.js';
+import { projectPaths } from './projection.js';
 import { META_PROPERTIES } from './spec.js';
 import {
   HISTORY_CAPACITY,
@@ -308,6 +309,23 @@ export class ModelRuntime {
     entries.sort((a, b) => (a.p.ok ? a.p.path.length : 0) - (b.p.ok ? b.p.path.length : 0));
     for (const e of entries) if (e.p.ok) spliceAt(out, e.p.path, cloneJson(e.v));
     return out as JsonObject;
+  }
+
+  /**
+   * `projectPaths(getState(), paths)` at the cost of what the paths name: the subtrees are read
+   * from the merged document (kept current write by write, the same content as getState) instead
+   * of rebuilding the whole state, which on a 100,000-row model costs hundreds of milliseconds.
+   * A `$` among the paths asks for everything, in getState's order.
+   * @throws CalcError (INVALID_ARGUMENT) for a non-canonical address
+   */
+  async projectState(paths: readonly string[]): Promise<JsonObject> {
+    for (const address of paths) {
+      const parsed = parseAddress(address);
+      if (!parsed.ok) throw new CalcError('INVALID_ARGUMENT', parsed.message);
+      if (parsed.path.length === 0) return this.getState();
+    }
+    await this.refreshLazy();
+    return projectPaths(this.merged as JsonObject, paths);
   }
 
   /**

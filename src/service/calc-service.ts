@@ -257,9 +257,14 @@ export class CalcService implements CalcApi {
     options: { at?: string; paths?: string[]; depth?: number } = {},
   ): Promise<JsonObject | JsonValue> {
     const runtime = await this.models.runtime(id);
-    let state: JsonValue =
-      options.at !== undefined ? await runtime.stateAt(parseTimestamp(options.at)) : await runtime.getState();
-    if (options.paths !== undefined) state = projectPaths(state, options.paths);
+    let state: JsonValue;
+    if (options.at !== undefined) {
+      state = await runtime.stateAt(parseTimestamp(options.at));
+      if (options.paths !== undefined) state = projectPaths(state, options.paths);
+    } else if (options.paths !== undefined) {
+      // only what the paths name is read: never the whole state (issue 45)
+      state = await runtime.projectState(options.paths);
+    } else state = await runtime.getState();
     if (options.depth !== undefined) {
       if (!Number.isInteger(options.depth) || options.depth < 0)
         throw new CalcError('INVALID_ARGUMENT', 'depth must be an integer >= 0');

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { ModelRuntime } from '../../src/calc/runtime.js';
 import { capDepth, projectPaths, type JsonObject } from '../../src/calc/index.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -37,6 +38,46 @@ describe('state projection', () => {
     expect(await calc.getState('lines', { paths: ['$.items[*].net'] })).toEqual({
       items: [{ net: 2 }, { net: 8 }],
     });
+  });
+
+  it('get_state with paths reads only what they name, never the whole state (issue 45)', async () => {
+    const calc = new CalcService(new MemoryStore());
+    await calc.createModel({
+      id: 'rows',
+      schema: { properties: { rate: { type: 'number', default: 2 } } },
+      derivations: [
+        { path: '$.items[*].net', expr: '$parent.qty * rate' },
+        { path: '$.grand', expr: '$sum(items.net)' },
+        { path: '$.summary', expr: '{"n": $count(items), "top": $max(items.net)}' },
+        { path: '$.later', expr: 'grand * 10', evaluation: 'lazy' },
+      ],
+    });
+    await calc.mutate('rows', {
+      '$.items': Array.from({ length: 50 }, (_, i) => ({ qty: i, sku: `s${i}` })),
+    });
+    await calc.mutate('rows', { '$.items[3].qty': 100, '$.rate': 3 });
+    const whole = await calc.getState('rows');
+    const pathSets = [
+      ['$.grand', '$.items[3].net'],
+      ['$.items[*].net', '$.rate'],
+      ['$.summary.top', '$.later', '$.missing', '$.items[60].net'],
+      ['$.items[2]', '$.summary'],
+      ['$.grand', '$'],
+    ];
+    const getState = vi.spyOn(ModelRuntime.prototype, 'getState');
+    try {
+      for (const paths of pathSets.slice(0, -1)) {
+        expect(await calc.getState('rows', { paths })).toEqual(projectPaths(whole as JsonObject, paths));
+        expect(await calc.getState('rows', { paths, depth: 1 })).toEqual(
+          capDepth(projectPaths(whole as JsonObject, paths), 1),
+        );
+      }
+      expect(getState).not.toHaveBeenCalled();
+      expect(await calc.getState('rows', { paths: pathSets.at(-1)! })).toEqual(whole);
+      await expect(calc.getState('rows', { paths: ['items[0]'] })).rejects.toThrow(/\$\.items\[0\]/);
+    } finally {
+      getState.mockRestore();
+    }
   });
 
   it('refuses a non-canonical address with the rewrite', () => {

@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { translatePatch } from '../../src/calc/patch.js';
 import { validateSpec } from '../../src/calc/validator.js';
+import type { JsonObject } from '../../src/calc/json.js';
+import type { SchemaViolation } from '../../src/calc/schema.js';
+import { writeSchemaChecker } from '../../src/calc/write-schema.js';
 import { live, rejectsWith } from './helpers/model.js';
 
 const rows = {
@@ -244,5 +247,31 @@ describe('a top-level required', () => {
       derivations: [{ path: '$.total', expr: 'a * 2' }],
     });
     expect(await runtime.getState()).toEqual({ a: 2, total: 4 });
+  });
+});
+
+describe('compiled write checks are shared by subschema content (issue 45)', () => {
+  it('writing 40 fields of one schema compiles one function for them, and still refuses a bad value', async () => {
+    const properties: JsonObject = {};
+    for (let k = 0; k < 40; k++) properties[`in${k}`] = { type: 'number', minimum: 0 };
+    properties.label = { type: 'string', maxLength: 3 };
+    const schema = { type: 'object', properties };
+    const checker = writeSchemaChecker(schema, []);
+    const before = checker.compiledFunctions();
+    const doc: Record<string, unknown> = {};
+    for (let k = 0; k < 40; k++) {
+      doc[`in${k}`] = k;
+      const out: SchemaViolation[] = [];
+      checker.check([`in${k}`], (p) => (p.length === 0 ? doc : doc[p[0] as string]), out);
+      expect(out).toEqual([]);
+    }
+    // the root's own keywords and the one field schema
+    expect(checker.compiledFunctions() - before).toBeLessThanOrEqual(2);
+    const { runtime } = await live({ schema, derivations: [{ path: '$.total', expr: 'in0 + in39' }] });
+    await runtime.mutate({ '$.in7': 3, '$.in8': 4 });
+    await rejectsWith(runtime.mutate({ '$.in9': -1 }), 'SCHEMA_VIOLATION');
+    await rejectsWith(runtime.mutate({ '$.in10': 'x' }), 'SCHEMA_VIOLATION');
+    await rejectsWith(runtime.mutate({ '$.label': 'long' }), 'SCHEMA_VIOLATION');
+    expect(await runtime.getValue('$.in9')).toBeUndefined();
   });
 });
