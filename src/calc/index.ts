@@ -2,7 +2,7 @@
  * The calc engine's public API. Each export here is a decision: surfaces (MCP, HTTP, CLI, service)
  * use only what is listed.
  */
-export { canonicalize, formatPath, parseAddress, patternMatches, type Path } from './address.js';
+export { canonicalize, formatPath, parseAddress, patternMatches, WILDCARD, type Path } from './address.js';
 export {
   CALC_ERROR_CODES,
   CalcError,
@@ -54,6 +54,8 @@ export { historyFromRows, historyRowsOf } from './history.js';
 export { HISTORY_CAPACITY } from './traces.js';
 export { translatePatch, type PatchOperation } from './patch.js';
 export { compileModel, type CompiledModel } from './program.js';
+/** The engine's own reading of an expression: what it reads, and whether through its own row (the sheet converter's row slices). */
+export { extractDependencyInfo, readsVariable, type Dependency } from './dependencies.js';
 export { capDepth, projectPaths } from './projection.js';
 export {
   ModelRuntime,
@@ -62,7 +64,7 @@ export {
   type MutationResult,
   type RuntimeState,
 } from './runtime.js';
-export { normalizeSpec, type Effect, type ModelSpec } from './spec.js';
+export { normalizeSpec, type Effect, type ModelSpec, type SpecTest } from './spec.js';
 export { runTests, type TestReport } from './test-runner.js';
 export type { DerivationTrace } from './traces.js';
 export { validateSpec, type ValidationReport } from './validator.js';

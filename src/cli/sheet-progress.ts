@@ -26,7 +26,8 @@ export interface SheetProgressOptions {
 const UNITS: Record<ConvertProgress['stage'], string> = {
   read: 'sheets read',
   compile: 'formula cells compiled',
-  verify: 'formula cells verified',
+  verify: 'formula cells checked at the stored values',
+  'what-if': 'formula cells checked after what-if edits',
 };
 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');

@@ -155,8 +155,9 @@ async function compileWorkbook(
   }
   const fields = set.fields;
   const formulaCells = fields.reduce((n, f) => n + f.formulaCells, 0);
-  const verifying = (done: number): void =>
-    options.onProgress?.({ stage: 'verify', done, total: formulaCells });
+  // the stored values' run, then the what-if rounds: each told per slice of rows (slices.ts)
+  const verifying = (stage: 'verify' | 'what-if', fraction: number): void =>
+    options.onProgress?.({ stage, done: Math.round(fraction * formulaCells), total: formulaCells });
   // the independent evaluation of the workbook's own formulas, for the what-if check (whatif.ts)
   // its budget follows the conversion's time limit unless the caller set one (grid/limits.ts)
   const verifier =
@@ -169,10 +170,8 @@ async function compileWorkbook(
   for (let pass = 0; pass <= fields.length; pass++) {
     propagateRejections(fields);
     const spec = buildSpec(fields, tables, options, lib);
-    const whatIf = verifier && { verifier, parts: liveParts(fields, tables) };
-    verifying(0);
-    if (!(await checkSpec(spec, fields, whatIf))) {
-      verifying(formulaCells);
+    verifying('verify', 0);
+    if (!(await checkSpec(spec, fields, liveParts(fields, tables), verifier, verifying))) {
       const computed = fields.filter((f) => f.kind === 'column' || f.kind === 'summary');
       const sheetsLeftOut = leftOut.flatMap((s) => tooLargeEntry(s) ?? []);
       return {

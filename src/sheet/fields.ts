@@ -11,11 +11,12 @@ export const MAX_LOOSE_CELLS = 200;
 export type ValueType = 'number' | 'string' | 'boolean' | 'any';
 
 /**
- * How far a conversion is: sheets read, formula cells compiled, formula cells verified (the
- * spec's test run, once per pass: a pass that rejects something runs again without it).
+ * How far a conversion is: sheets read, formula cells compiled, formula cells verified at the
+ * stored values (the spec's test run), then checked after the what-if edits (all rounds together);
+ * once per pass: a pass that rejects something runs again without it.
  */
 export interface ConvertProgress {
-  stage: 'read' | 'compile' | 'verify';
+  stage: 'read' | 'compile' | 'verify' | 'what-if';
   done: number;
   total: number;
 }

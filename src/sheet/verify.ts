@@ -3,7 +3,6 @@ import {
   evalExpression,
   jsonEqual,
   normalizeSpec,
-  runTests,
   validateSpec,
   type JsonObject,
   type JsonValue,
@@ -16,24 +15,30 @@ import { spilledValues } from './spill.js';
 import { approxEqual } from './grid/values.js';
 import { sameAtDigits, storedDigits } from './stored-digits.js';
 import { HELPER_NAMES, type Derived, type LibraryBuilder } from './library.js';
+import { SpecRunner } from './slices.js';
 import type { LiveParts, WhatIfVerifier } from './whatif.js';
 import { cellKey, cellName } from './xlsx.js';
 
+/**
+ * The workbook's rows of a table as the spec gives them. Each row is made by Object.fromEntries:
+ * a row built by assigning its fields one by one falls into V8's dictionary mode past a dozen
+ * fields (about 60 bytes a value: 60 MB for 10,000 rows × 90 columns), one made whole is a compact
+ * object (about 8 MB).
+ */
 function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
+  const columns = fields.filter((f) => f.table === table && f.kind === 'input' && !f.rejection);
   const rows: JsonObject[] = [];
   for (let r = table.firstRow; r <= table.lastRow; r++) {
-    const row: JsonObject = {};
-    for (const f of fields) {
-      if (f.table !== table || f.kind !== 'input' || f.rejection) continue;
-      // the typed values of a column with typed rows (columns.ts): blank at the formula's rows
-      if (f.typedRows && !f.typedRows.has(r)) {
-        row[f.name] = null;
-        continue;
-      }
-      const v = table.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
-      row[f.name] = v === null || isError(v) ? BLANK[f.type] : v;
-    }
-    rows.push(row);
+    rows.push(
+      Object.fromEntries<JsonValue>(
+        columns.map((f): [string, JsonValue] => {
+          // the typed values of a column with typed rows (columns.ts): blank at the formula's rows
+          if (f.typedRows && !f.typedRows.has(r)) return [f.name, null];
+          const v = table.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
+          return [f.name, v === null || isError(v) ? BLANK[f.type] : v];
+        }),
+      ),
+    );
   }
   return rows;
 }
@@ -96,10 +101,14 @@ export function liveParts(fields: Field[], tables: TableModel[]): { live: Field[
 }
 
 /** The test's `given` and `expect`: the workbook's inputs and every value it stored for a live formula. */
-function testOf(live: Field[], used: TableModel[]): { given: JsonObject; expect: JsonObject } {
+function testOf(
+  live: Field[],
+  used: TableModel[],
+  rows: Map<TableModel, JsonObject[]>,
+): { given: JsonObject; expect: JsonObject } {
   const given: JsonObject = {};
   const expect: JsonObject = {};
-  for (const t of used) given[`$.${t.name}`] = rowsOf(t, live);
+  for (const t of used) given[`$.${t.name}`] = rows.get(t)!;
   for (const f of live) {
     if (f.kind === 'side') given[`$.${f.name}`] = f.value ?? null;
     else if (f.constant) given[`$.${f.name}`] = storedValue(f);
@@ -113,7 +122,11 @@ function testOf(live: Field[], used: TableModel[]): { given: JsonObject; expect:
   return { given, expect };
 }
 
-function schemaProperties(live: Field[], used: TableModel[]): JsonObject {
+function schemaProperties(
+  live: Field[],
+  used: TableModel[],
+  rows: Map<TableModel, JsonObject[]>,
+): JsonObject {
   const props: JsonObject = {};
   for (const t of used) {
     const rowProps: JsonObject = {};
@@ -122,8 +135,9 @@ function schemaProperties(live: Field[], used: TableModel[]): JsonObject {
       type: 'array',
       description: `The table ${t.title} of sheet '${t.sheet.name}', one object per row`,
       items: { type: 'object', properties: rowProps },
-      // a new model starts where the workbook is: its rows, as the workbook holds them
-      default: rowsOf(t, live),
+      // a new model starts where the workbook is: its rows, as the workbook holds them (the same
+      // rows as the test's given: one copy in memory, written out twice)
+      default: rows.get(t)!,
     };
   }
   for (const f of live) if (!f.table) props[f.name] = schemaOf(f);
@@ -174,7 +188,8 @@ export function buildSpec(
   const indexes = lib.indexDerivations(allExpr);
   for (const x of indexes) derivations.unshift(derivedField(x, libUse));
   const define = libUse.define(usedTables);
-  const { given, expect } = testOf(live, used);
+  const tableRows = new Map(used.map((t) => [t, rowsOf(t, live)]));
+  const { given, expect } = testOf(live, used, tableRows);
   const sheets = [...new Set(fields.filter((f) => !f.sheet.external).map((f) => f.sheet.name))];
   const rows = used.reduce((n, t) => n + t.lastRow - t.firstRow + 1, 0);
   const raw: JsonObject = {
@@ -184,7 +199,7 @@ export function buildSpec(
       type: 'object',
       description: `Compiled from ${sheets.length === 1 ? `sheet '${sheets[0]}'` : `sheets ${sheets.map((s) => `'${s}'`).join(', ')}`} of ${source}`,
       properties: {
-        ...schemaProperties(live, used),
+        ...schemaProperties(live, used, tableRows),
         ...Object.fromEntries(
           indexes.map((x) => [
             x.name,
@@ -240,21 +255,41 @@ const sameNumber = (a: JsonValue | undefined, b: JsonValue | undefined, digits?:
 /** A live field's key in the spec: `table.field` for a row field, the name for a top-level one. */
 const keyOf = (f: Field): string => (f.table ? `${f.table.name}.${f.name}` : f.name);
 
+/** How far the check is: the stored values' run, then the what-if edits' runs (a fraction of each). */
+export type CheckProgress = (stage: 'verify' | 'what-if', fraction: number) => void;
+
+/** The spec's runner (slices.ts): its tables with their rows, and the top-level inputs its test gives. */
+function specRunner(spec: ModelSpec, parts: LiveParts): Promise<SpecRunner> {
+  const tables = parts.used.map((t) => ({ name: t.name, rows: t.lastRow - t.firstRow + 1 }));
+  const inputs = new Set(
+    parts.live.filter((f) => !f.table && (f.kind === 'side' || f.constant)).map((f) => f.name),
+  );
+  return SpecRunner.open(spec, tables, inputs);
+}
+
 /**
  * Validates and runs the spec; rejects the fields that fail: first against the values the workbook
- * stored (VALUE_MISMATCH), then, when `whatIf` is given, against the workbook's own formulas after
- * seeded edits of the inputs (WHAT_IF_MISMATCH). Returns true when something was rejected.
+ * stored (VALUE_MISMATCH), then, when `verifier` is given, against the workbook's own formulas after
+ * seeded edits of the inputs (WHAT_IF_MISMATCH). Returns true when something was rejected. The runs
+ * go a slice of rows at a time where the spec allows it (slices.ts): every cell is still checked.
  */
 export async function checkSpec(
   spec: ModelSpec,
   fields: Field[],
-  whatIf?: { verifier: WhatIfVerifier; parts: LiveParts },
+  parts: LiveParts,
+  verifier?: WhatIfVerifier,
+  progress?: CheckProgress,
 ): Promise<boolean> {
   const byKey = new Map(fields.filter((f) => !f.rejection).map((f) => [keyOf(f), f]));
   for (const f of fields) if (f.fold && !f.rejection && !byKey.has(f.fold.name)) byKey.set(f.fold.name, f);
   if (await rejectInvalid(spec, fields, byKey)) return true;
   if (await checkConstants(spec, fields)) return true;
-  const result = await runTests(spec);
+  const runner = await specRunner(spec, parts);
+  const result: { results: Awaited<ReturnType<SpecRunner['run']>>['results'] } = { results: [] };
+  for (const test of spec.tests) {
+    const report = await runner.run(test, (done) => progress?.('verify', done / runner.plan.runs));
+    result.results.push(...report.results);
+  }
   // a writer that rounds what it stores (Google Sheets: 10 digits) is compared at its digits
   const digits = storedDigits(new Set(fields.map((f) => f.sheet)));
   const mismatches = new Map<
@@ -287,7 +322,9 @@ export async function checkSpec(
     );
   }
   if (mismatches.size > 0) return true;
-  return whatIf ? whatIf.verifier.check(spec, whatIf.parts, byKey) : false;
+  return verifier
+    ? verifier.check(runner, parts, byKey, (fraction) => progress?.('what-if', fraction))
+    : false;
 }
 
 /** Rejects the fields whose compiled expressions the validator refuses; true when any was. */

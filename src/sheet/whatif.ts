@@ -4,13 +4,14 @@
  * of the model's inputs. A disagreement rejects the column or cell as WHAT_IF_MISMATCH with an
  * example edit; a cell the evaluator cannot evaluate is verified at the stored values only.
  */
-import { compileModel, runTests, type JsonObject, type JsonValue, type ModelSpec } from '../calc/index.js';
+import type { JsonObject, JsonValue, TestReport } from '../calc/index.js';
 import { L64X128MixRandom } from '../synth/random/l64x128-mix-random.js';
 import { isError, reject, type Field, type TableModel } from './fields.js';
 import { CellGrid, DEFAULT_GRID_LIMITS, fromCell, gridKey, type GridEdit } from './grid/evaluate.js';
 import type { WhatIfOptions } from './grid/limits.js';
 import { isXlError, type Scalar } from './grid/values.js';
 import { spilledValues } from './spill.js';
+import type { SpecRunner } from './slices.js';
 import { cellKey, cellName, type Workbook } from './xlsx.js';
 
 /** Edits per check, and the seed that makes them (and so the report) reproducible. */
@@ -125,7 +126,13 @@ export class WhatIfVerifier {
    * Checks the live compiled fields after the stored-value check passed; rejects those that
    * disagree after an edit. True when something was rejected (the spec is then built again).
    */
-  async check(spec: ModelSpec, parts: LiveParts, byKey: Map<string, Field>): Promise<boolean> {
+  async check(
+    runner: SpecRunner,
+    parts: LiveParts,
+    byKey: Map<string, Field>,
+    /** Told how far the rounds are (0 to 1). */
+    progress?: (fraction: number) => void,
+  ): Promise<boolean> {
     this.checks.clear();
     const compiled = parts.live.filter((f) => f.kind === 'column' || f.kind === 'summary');
     const trusted: Field[] = [];
@@ -144,9 +151,8 @@ export class WhatIfVerifier {
       else trusted.push(f);
     }
     if (trusted.length === 0) return false;
+    progress?.(0);
     const rounds = this.roundsFor(parts);
-    // the spec is compiled once for all the rounds (runTests would compile it per round)
-    const model = await compileModel(spec);
     const exercised = new Map<Field, number>();
     const failures = new Map<Field, string>();
     const base = baseGiven(parts);
@@ -171,7 +177,10 @@ export class WhatIfVerifier {
         }
         if (touched) exercised.set(f, (exercised.get(f) ?? 0) + 1);
       }
-      const result = await runTests(model, [{ description: `what-if edit ${n + 1}`, given, expect }]);
+      const { runs } = runner.plan;
+      const result = await runner.run({ description: `what-if edit ${n + 1}`, given, expect }, (done) =>
+        progress?.((n + done / runs) / rounds.length),
+      );
       this.rejectMismatches(result, round, byKey, failures);
     }
     for (const f of trusted) {
@@ -194,7 +203,7 @@ export class WhatIfVerifier {
 
   /** Rejects the fields the model computes otherwise than the grid after the round's edits. */
   private rejectMismatches(
-    result: Awaited<ReturnType<typeof runTests>>,
+    result: TestReport,
     round: Round,
     byKey: Map<string, Field>,
     failures: Map<Field, string>,
@@ -353,6 +362,17 @@ function drawer(f: Field, rng: L64X128MixRandom): (old: JsonValue) => Scalar {
     return whole ? Math.round(x) : x;
   };
   const whole = numbers.every((n) => Number.isInteger(n));
+  // the column's range, once per input (per draw, it cost rows × edits on a long column)
+  let low = 0;
+  let high = 0;
+  if (numbers.length > 0) {
+    low = Infinity;
+    high = -Infinity;
+    for (const n of numbers) {
+      if (n < low) low = n;
+      if (n > high) high = n;
+    }
+  }
   return (old) => {
     if (typeof old === 'boolean') return rng.nextDouble() < 0.5;
     if (typeof old === 'string') return texts.length ? pick(texts) : old;
@@ -367,8 +387,8 @@ function drawer(f: Field, rng: L64X128MixRandom): (old: JsonValue) => Scalar {
       return between(v - span, v + span, Number.isInteger(v));
     }
     if (numbers.length > 1 && rng.nextDouble() < 0.5) return pick(numbers);
-    let lo = numbers.length ? Math.min(...numbers) : 0;
-    let hi = numbers.length ? Math.max(...numbers) : 0;
+    let lo = low;
+    let hi = high;
     if (lo === hi) {
       const span = Math.abs(lo) / 2 || 1;
       lo -= span;
@@ -385,22 +405,22 @@ function baseGiven(parts: LiveParts): {
 } {
   const tables = new Map<TableModel, JsonObject[]>();
   const sides = new Map<Field, JsonValue>();
+  const columns = new Map<TableModel, Field[]>();
   for (const f of inputFields(parts)) {
-    if (f.kind === 'side') {
-      sides.set(f, f.value ?? null);
-      continue;
-    }
-    const t = f.table!;
-    let rows = tables.get(t);
-    if (!rows) {
-      rows = [];
-      for (let r = t.firstRow; r <= t.lastRow; r++) rows.push({});
-      tables.set(t, rows);
-    }
+    if (f.kind === 'side') sides.set(f, f.value ?? null);
+    else columns.set(f.table!, [...(columns.get(f.table!) ?? []), f]);
+  }
+  for (const [t, fields] of columns) {
+    const rows: JsonObject[] = [];
+    // each row made whole (Object.fromEntries): a compact object, not a dictionary (verify.ts's rowsOf)
     for (let r = t.firstRow; r <= t.lastRow; r++) {
-      const v = t.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
-      rows[r - t.firstRow]![f.name] = v === null || isError(v) ? blankOf(f) : v;
+      const entries = fields.map((f): [string, JsonValue] => {
+        const v = t.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
+        return [f.name, v === null || isError(v) ? blankOf(f) : v];
+      });
+      rows.push(Object.fromEntries<JsonValue>(entries));
     }
+    tables.set(t, rows);
   }
   for (const t of parts.used) if (!tables.has(t)) tables.set(t, rowsOfEmpty(t));
   return { tables, sides };
@@ -412,17 +432,26 @@ const rowsOfEmpty = (t: TableModel): JsonObject[] =>
 
 function editedGiven(base: ReturnType<typeof baseGiven>, round: Round, parts: LiveParts): JsonObject {
   const given: JsonObject = {};
+  // the rows are shared with the base; an edited row is copied once, then edited
   const tables = new Map<TableModel, JsonObject[]>();
-  for (const [t, rows] of base.tables)
-    tables.set(
-      t,
-      rows.map((r) => ({ ...r })),
-    );
+  for (const [t, rows] of base.tables) tables.set(t, rows.slice());
+  const copied = new Set<JsonObject>();
   const sides = new Map(base.sides);
   for (const e of round.edits) {
     const v = isXlError(e.value) ? null : e.value;
-    if (e.field.kind === 'side') sides.set(e.field, v);
-    else tables.get(e.field.table!)![e.row - e.field.table!.firstRow]![e.field.name] = v;
+    if (e.field.kind === 'side') {
+      sides.set(e.field, v);
+      continue;
+    }
+    const rows = tables.get(e.field.table!)!;
+    const i = e.row - e.field.table!.firstRow;
+    let row = rows[i]!;
+    if (!copied.has(row)) {
+      row = { ...row };
+      copied.add(row);
+      rows[i] = row;
+    }
+    row[e.field.name] = v;
   }
   for (const t of parts.used) given[`$.${t.name}`] = tables.get(t) ?? [];
   for (const [f, v] of sides) given[`$.${f.name}`] = v;

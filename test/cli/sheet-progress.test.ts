@@ -1,6 +1,7 @@
 // Progress of `calc from-xlsx` (src/cli/sheet-progress.ts, issue 39 point 6): nothing for the
-// first 2 s; then sheets read, cells compiled, cells verified, as a bar on a terminal and as a few
-// plain lines elsewhere. And the converter tells those stages, in order, as it goes.
+// first 2 s; then sheets read, cells compiled, cells checked at the stored values and after the
+// what-if edits, as a bar on a terminal and as a few plain lines elsewhere. And the converter tells
+// those stages, in order, as it goes (the checks per slice of rows of a long table).
 import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -32,13 +33,18 @@ describe('sheetProgress', () => {
     now = 4_400;
     progress.update({ stage: 'verify', done: 0, total: 100_000 });
     progress.update({ stage: 'verify', done: 100_000, total: 100_000 });
+    progress.update({ stage: 'what-if', done: 0, total: 100_000 });
+    now = 6_500;
+    progress.update({ stage: 'what-if', done: 50_000, total: 100_000 });
     progress.stop();
     expect(out.text().split('\n')).toEqual([
       'modelworks: big.xlsx: 2 of 2 sheets read',
       'modelworks: big.xlsx: 10,000 of 100,000 formula cells compiled',
       'modelworks: big.xlsx: 90,000 of 100,000 formula cells compiled',
-      'modelworks: big.xlsx: 0 of 100,000 formula cells verified',
-      'modelworks: big.xlsx: 100,000 of 100,000 formula cells verified',
+      'modelworks: big.xlsx: 0 of 100,000 formula cells checked at the stored values',
+      'modelworks: big.xlsx: 100,000 of 100,000 formula cells checked at the stored values',
+      'modelworks: big.xlsx: 0 of 100,000 formula cells checked after what-if edits',
+      'modelworks: big.xlsx: 50,000 of 100,000 formula cells checked after what-if edits',
       '',
     ]);
   });
@@ -68,7 +74,7 @@ describe('sheetProgress', () => {
 });
 
 describe('convertWorkbook onProgress', () => {
-  it('tells the sheets read, the cells compiled and the cells verified, in that order', async () => {
+  it('tells the sheets read, the cells compiled, the cells checked and after edits, in that order', async () => {
     const seen: ConvertProgress[] = [];
     const c = await convertWorkbook(wideWorkbook({ rows: 50, columns: 6, formulaColumns: 3 }), {
       modelId: 'wide',
@@ -77,9 +83,29 @@ describe('convertWorkbook onProgress', () => {
     expect(c.report.verifiedCells).toBe(150);
     expect(seen[0]).toEqual({ stage: 'read', done: 1, total: 1 });
     const stages = [...new Set(seen.map((p) => p.stage))];
-    expect(stages).toEqual(['read', 'compile', 'verify']);
+    expect(stages).toEqual(['read', 'compile', 'verify', 'what-if']);
     const compile = seen.filter((p) => p.stage === 'compile');
     expect(compile.at(-1)).toEqual({ stage: 'compile', done: 150, total: 150 });
-    expect(seen.at(-1)).toEqual({ stage: 'verify', done: 150, total: 150 });
+    expect(seen.filter((p) => p.stage === 'verify').at(-1)).toEqual({
+      stage: 'verify',
+      done: 150,
+      total: 150,
+    });
+    expect(seen.at(-1)).toEqual({ stage: 'what-if', done: 150, total: 150 });
+  });
+
+  it('tells the checks of a long table slice by slice, not only at their start and end', async () => {
+    const seen: ConvertProgress[] = [];
+    // 1,200 rows: three slices of SLICE_ROWS (500) for the stored values and for each of 3 edits
+    const c = await convertWorkbook(wideWorkbook({ rows: 1200, columns: 4, formulaColumns: 2 }), {
+      modelId: 'long',
+      onProgress: (p) => seen.push({ ...p }),
+    });
+    expect(c.report.verifiedCells).toBe(2400);
+    const done = (stage: string): number[] => seen.filter((p) => p.stage === stage).map((p) => p.done);
+    // told per run: a third of the cells after each
+    expect(done('verify')).toEqual([0, 800, 1600, 2400]);
+    expect(new Set(done('what-if')).size).toBeGreaterThanOrEqual(9);
+    expect(done('what-if').at(-1)).toBe(2400);
   });
 });

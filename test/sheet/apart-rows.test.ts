@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { compileModel, ModelRuntime, normalizeSpec } from '../../src/calc/index.js';
 import { convertWorkbook, type SheetConversion } from '../../src/sheet/index.js';
 import { readWorkbookParts } from '../../src/sheet/xlsx.js';
-import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.mjs';
+import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.js';
 
 // longer than loose.ts takes apart cell by cell: the column is one column
 const ROWS = 230;

@@ -8,7 +8,7 @@ import { compileModel, evalExpression, ModelRuntime, normalizeSpec } from '../..
 import { convertWorkbook, type SheetConversion } from '../../src/sheet/index.js';
 import { LibraryBuilder } from '../../src/sheet/library.js';
 import { cell, xlsxBook } from './helpers.js';
-import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.mjs';
+import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.js';
 
 const { text, num, row, formula } = cell;
 

@@ -5,7 +5,7 @@ import { approxAdd, approxEqual, compare } from '../../src/sheet/grid/values.js'
 import { convertWorkbook } from '../../src/sheet/index.js';
 import { cellKey, readWorkbookParts } from '../../src/sheet/xlsx.js';
 import { xlsx, xlsxBook } from './helpers.js';
-import { recalculate, SOFFICE } from './libreoffice.mjs';
+import { recalculate, SOFFICE } from './libreoffice.js';
 
 const str = (ref: string, text: string): string => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
 const num = (ref: string, v: number): string => `<c r="${ref}"><v>${v}</v></c>`;

@@ -4,19 +4,15 @@
 // the model, with its keys set to each other pair, must give what LibreOffice computed for that
 // pair. XLOOKUP, XMATCH and LET are not in LibreOffice 7.4 (24.8 has them): their tests use
 // formulajs and Excel's documented rule. Skipped where soffice is not installed.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compileModel, ModelRuntime, normalizeSpec } from '../../src/calc/index.js';
 import { convertWorkbook } from '../../src/sheet/index.js';
 import { readWorkbookParts, type CellValue } from '../../src/sheet/xlsx.js';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { cell, xlsxBook } from './helpers.js';
+import { recalculateFiles as recalculate, SOFFICE } from './oracle/libreoffice.js';
 
 const { text, num, row, formula } = cell;
-const SOFFICE = ['/usr/bin/soffice', '/usr/local/bin/soffice'].find((p) => existsSync(p));
 
 const FORMULAS: [string, string][] = [
   ['J2', 'INDEX($H$2:$H$6,MATCH(E9,$G$3:$G$6,0))'],
@@ -92,44 +88,6 @@ const sortRows = (xml: string): string =>
   (xml.match(/<row r="\d+">.*?<\/row>/g) ?? [])
     .sort((a, b) => Number(/r="(\d+)"/.exec(a)![1]) - Number(/r="(\d+)"/.exec(b)![1]))
     .join('');
-
-const work = mkdtempSync(join(tmpdir(), 'modelworks-lookups-lo-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** Has LibreOffice recalculate every book and returns the recalculated files. */
-function recalculate(books: Uint8Array[]): Uint8Array[] {
-  const src = join(work, 'src');
-  const out = join(work, 'out');
-  const profile = join(work, 'profile');
-  for (const d of [src, out, join(profile, 'user')]) mkdirSync(d, { recursive: true });
-  writeFileSync(
-    join(profile, 'user', 'registrymodifications.xcu'),
-    `<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-</oor:items>
-`,
-  );
-  const files = books.map((b, i) => {
-    const file = join(src, `book${i}.xlsx`);
-    writeFileSync(file, b);
-    return file;
-  });
-  execFileSync(
-    SOFFICE!,
-    [
-      `-env:UserInstallation=file://${profile}`,
-      '--headless',
-      '--convert-to',
-      'xlsx:Calc MS Excel 2007 XML',
-      '--outdir',
-      out,
-      ...files,
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'], timeout: 240_000 },
-  );
-  return books.map((_, i) => new Uint8Array(readFileSync(join(out, `book${i}.xlsx`))));
-}
 
 const valueAt = (bytes: Uint8Array, at: string): CellValue => {
   const sheet = readWorkbookParts(bytes).sheets[0]!;

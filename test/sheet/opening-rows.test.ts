@@ -13,7 +13,7 @@ import { compileModel, ModelRuntime, normalizeSpec } from '../../src/calc/index.
 import { pathOfCell } from '../../src/sheet/cellmap.js';
 import { convertWorkbook } from '../../src/sheet/index.js';
 import { readWorkbookParts } from '../../src/sheet/xlsx.js';
-import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.mjs';
+import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.js';
 
 const MONTHS = 23;
 const INPUTS: [number, number, number, number][] = [

@@ -11,7 +11,7 @@ import { pathOfCell } from '../../src/sheet/cellmap.js';
 import { convertWorkbook } from '../../src/sheet/index.js';
 import { readWorkbookParts } from '../../src/sheet/xlsx.js';
 import { cell, xlsxBook } from './helpers.js';
-import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.mjs';
+import { recalculate, SOFFICE, type CellValue, type LoBook } from './libreoffice.js';
 
 const { text, num, formula, row } = cell;
 const AGGREGATES = ['SUM', 'MIN', 'MAX', 'AVERAGE', 'COUNT'];

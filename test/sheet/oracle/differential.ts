@@ -139,9 +139,9 @@ const valueAt = (state: JsonObject, p: Place): JsonValue | undefined =>
   p.kind === 'top' ? state[p.name] : (state[p.table] as JsonObject[] | undefined)?.[p.index]?.[p.field];
 
 /**
- * Numbers agree within 1e-9 relative: the converter keeps 15 significant digits (as a spreadsheet
- * shows them) and LibreOffice stores the full double, so exact equality would fail on rounding
- * alone; any translation error is many orders of magnitude larger. Text and TRUE/FALSE are exact;
+ * Numbers agree within 1e-9 relative: the converter and LibreOffice both compute plain doubles, but
+ * a function may be computed in another order (FV, PV) and end a few bits apart, so exact equality
+ * would fail on that alone; any translation error is many orders of magnitude larger. Text and TRUE/FALSE are exact;
  * a blank result is "", and a spreadsheet error is a model value that is missing or not finite.
  */
 export function agrees(model: JsonValue | undefined, oracle: CellValue | undefined): boolean {

@@ -1,6 +1,6 @@
 // Patterns the converter gets wrong today (issue 39), each run as `it.fails` naming the defect: the
 // two that verify on the stored values and are wrong after an edit, and FV/PV rejected on a
-// 14th-digit difference. They flip when the fixes are merged.
+// 14th-digit difference (the stored values are compared as exact doubles, not at 15 digits). They flip when the fixes are merged.
 import type { Input } from './book.js';
 import { range, table, type Pattern } from './layout.js';
 
@@ -25,7 +25,7 @@ export function futureValue(): Pattern {
       { sheet: 'Loan', cells: ['B2'], kind: 'number', min: 1, max: 30, integer: true },
     ],
     knownDefect:
-      'FV and PV are rejected as VALUE_MISMATCH: the compiled formula differs from the stored value in the 14th significant digit (FV(0.005,12,-100,-1000): LibreOffice 2295.23404915446, model 2295.23404915449) and the stored-value check compares 15 digits',
+      'FV and PV are rejected as VALUE_MISMATCH: the compiled formula differs from the stored value in the 14th significant digit (FV(0.005,12,-100,-1000): LibreOffice 2295.23404915446, model 2295.23404915449) and the stored-value check compares the doubles themselves (equal within their last bits, relative 2^-48, as Excel and LibreOffice compare with `=`), so a 14th-digit difference is a mismatch',
     rejectionIsTheDefect: true,
   };
 }

@@ -32,8 +32,11 @@ const RECALC_ON_LOAD = `<?xml version="1.0" encoding="UTF-8"?>
 /** The values LibreOffice computed: sheet name → `row:col` → value. */
 export type Recalculated = Map<string, Map<string, CellValue>>;
 
-/** Recalculates every file (name → .xlsx bytes) in one soffice run; name → its values. */
-export function recalculate(files: Map<string, Uint8Array>): Map<string, Recalculated> {
+/**
+ * Every workbook (.xlsx bytes) recalculated by LibreOffice in one soffice start, in order, as the
+ * .xlsx bytes it saved: the one place the spreadsheet tests run soffice.
+ */
+export function recalculateFiles(books: Uint8Array[]): Uint8Array[] {
   if (!SOFFICE) throw new Error(SOFFICE_SKIP_REASON);
   const work = mkdtempSync(join(tmpdir(), 'modelworks-oracle-'));
   try {
@@ -44,12 +47,11 @@ export function recalculate(files: Map<string, Uint8Array>): Map<string, Recalcu
     mkdirSync(out);
     mkdirSync(join(profile, 'user'), { recursive: true });
     writeFileSync(join(profile, 'user', 'registrymodifications.xcu'), RECALC_ON_LOAD);
-    const paths: string[] = [];
-    for (const [name, bytes] of files) {
-      const p = join(src, `${name}.xlsx`);
+    const paths = books.map((bytes, i) => {
+      const p = join(src, `book${i}.xlsx`);
       writeFileSync(p, bytes);
-      paths.push(p);
-    }
+      return p;
+    });
     execFileSync(
       SOFFICE,
       [
@@ -62,23 +64,32 @@ export function recalculate(files: Map<string, Uint8Array>): Map<string, Recalcu
         out,
         ...paths,
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'], timeout: 180_000 },
+      { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300_000 },
     );
-    const result = new Map<string, Recalculated>();
-    for (const name of files.keys()) {
-      const p = join(out, `${name}.xlsx`);
-      if (!existsSync(p)) throw new Error(`LibreOffice wrote no ${name}.xlsx`);
-      const book = readWorkbookParts(new Uint8Array(readFileSync(p)));
-      const sheets: Recalculated = new Map();
-      for (const s of book.sheets) {
-        const values = new Map<string, CellValue>();
-        for (const [key, cell] of s.cells) values.set(key, cell.value);
-        sheets.set(s.name, values);
-      }
-      result.set(name, sheets);
-    }
-    return result;
+    return books.map((_, i) => {
+      const p = join(out, `book${i}.xlsx`);
+      if (!existsSync(p)) throw new Error(`LibreOffice wrote no book${i}.xlsx`);
+      return new Uint8Array(readFileSync(p));
+    });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** Recalculates every file (name → .xlsx bytes) in one soffice run; name → its values. */
+export function recalculate(files: Map<string, Uint8Array>): Map<string, Recalculated> {
+  const names = [...files.keys()];
+  const saved = recalculateFiles([...files.values()]);
+  const result = new Map<string, Recalculated>();
+  names.forEach((name, i) => {
+    const book = readWorkbookParts(saved[i]!);
+    const sheets: Recalculated = new Map();
+    for (const s of book.sheets) {
+      const values = new Map<string, CellValue>();
+      for (const [key, cell] of s.cells) values.set(key, cell.value);
+      sheets.set(s.name, values);
+    }
+    result.set(name, sheets);
+  });
+  return result;
 }
