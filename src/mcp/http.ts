@@ -12,13 +12,13 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import {
   isInitializeRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import type { RequestLimiter } from './http-rate-limit.js';
 import {
   answerClientError,
@@ -301,7 +301,7 @@ export class McpSessionHost {
       // a request outside any session: answer it with a one-off server
       if (req.method !== 'POST')
         return sendJson(res, 400, rpcError(-32000, 'No session: send initialize first'));
-      const transport = new StreamableHTTPServerTransport({
+      const transport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
@@ -318,7 +318,7 @@ export class McpSessionHost {
     // each session its own bounded store: a Last-Event-ID names an event of this session only
     const events = this.stream.events.maxEvents > 0 ? new SessionEventStore(this.stream.events) : undefined;
     const resumable = events ? { eventStore: events, retryInterval: this.stream.retryMs } : {};
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       ...resumable,
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -381,7 +381,7 @@ export class McpSessionHost {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   server: Server;
   lastUsed: number;
   /** Requests (event streams included) still open. */

@@ -1,23 +1,11 @@
 /**
- * One MCP server on the official SDK's low-level Server: tools listed with our own JSON Schemas,
+ * One MCP server on the official SDK's low-level Server (v2): tools listed with our own JSON Schemas,
  * results shaped by results.ts, resources with state subscriptions, logging with a readiness line.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  type CallToolRequest,
-  type ServerNotification,
-  type ServerRequest,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Server, ProtocolError } from '@modelcontextprotocol/server';
+import type { CallToolRequest, Transport, ServerContext } from '@modelcontextprotocol/server';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { findUnsafeValue, schemaViolationError, unsafeValueViolation } from '../calc/index.js';
-import { z } from 'zod';
 import type { CalcApi, CalcModelApi } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
@@ -34,8 +22,6 @@ import { errorResult, textError, type ToolResult } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import { simulateTool } from './simulate-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
 import {
@@ -78,13 +64,6 @@ export interface McpServerOptions {
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
 
-/**
- * tools/call with only the method checked up front. The SDK's Server validates tools/call itself and
- * answers a malformed one (no name, say) with -32602 Invalid params, but only if the registered
- * schema lets the request through: the strict CallToolRequestSchema throws first, as -32603.
- */
-const ToolsCallMethod = z.looseObject({ method: z.literal('tools/call') });
-
 const ajv = new Ajv({ strict: false, allErrors: false });
 const validators = new WeakMap<ToolDefinition, ValidateFunction>();
 
@@ -97,22 +76,43 @@ function validatorFor(tool: ToolDefinition): ValidateFunction {
   return v;
 }
 
-/** What the SDK's McpError puts in front of its message; a client puts it there again on receipt. */
+/** What the SDK's ProtocolError may put in front of its message; a client puts it there again on receipt. */
 const SDK_ERROR_PREFIX = /^MCP error -?\d+: /;
 
+/** The first protocol revision of the stateless era (per-request `_meta`, no initialize). */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** True for a revision of the stateless era (revisions are dates, so they compare as text). */
+export const isModernRevision = (version: string | undefined): boolean =>
+  version !== undefined && version >= MODERN_PROTOCOL_VERSION;
+
 /**
- * Error responses leave with their message alone: an McpError thrown by a handler (ours or the
- * SDK's) carries "MCP error <code>: " in its message, the SDK sends that as it is, and the client's
- * McpError adds the prefix once more, so users read it twice.
+ * The `data` of every resource-not-found error we throw. The v2 SDK sends -32002 as -32602 in
+ * every era (2026-07-28 names -32602); the seed's clients (2024-11-05 … 2025-11-25) were promised
+ * -32002, so a response carrying one of these objects goes back to -32002 outside the modern era.
  */
-function plainErrorMessages(transport: Transport): Transport {
+const resourceNotFoundData = new WeakSet<object>();
+
+/**
+ * Error responses leave with their message alone (an SDK error's "MCP error <code>: " prefix would
+ * be added once more by the client), and with the code the client's protocol era promises.
+ */
+function plainErrorMessages(transport: Transport, server: Server): Transport {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if ('error' in message && SDK_ERROR_PREFIX.test(message.error.message)) {
-      const text = message.error.message.replace(SDK_ERROR_PREFIX, '');
-      return send({ ...message, error: { ...message.error, message: text } }, options);
-    }
-    return send(message, options);
+    if (!('error' in message)) return send(message, options);
+    let error = message.error;
+    if (SDK_ERROR_PREFIX.test(error.message))
+      error = { ...error, message: error.message.replace(SDK_ERROR_PREFIX, '') };
+    const data: unknown = error.data;
+    if (
+      typeof data === 'object' &&
+      data !== null &&
+      resourceNotFoundData.has(data) &&
+      !isModernRevision(server.getNegotiatedProtocolVersion())
+    )
+      error = { ...error, code: RESOURCE_NOT_FOUND };
+    return error === message.error ? send(message, options) : send({ ...message, error }, options);
   };
   return transport;
 }
@@ -129,7 +129,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
   );
   const connect = server.connect.bind(server);
-  server.connect = (transport) => connect(plainErrorMessages(transport));
+  server.connect = (transport) => connect(plainErrorMessages(transport, server));
   const currentTools = toolSetsFor(server, options);
   registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv());
   registerResources(
@@ -190,7 +190,7 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
 
 /** tools/list and tools/call: arguments checked (prototype keys, depth, schema) before a tool runs. */
 function registerToolHandlers(server: Server, currentTools: () => ToolSet, limits: InputLimits): void {
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler('tools/list', () => ({
     tools: currentTools().list.map((t) => ({
       name: t.name,
       title: t.title,
@@ -202,8 +202,7 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet, limit
     })),
   }));
 
-  server.setRequestHandler(ToolsCallMethod, async (raw, extra) => {
-    const request = raw as unknown as CallToolRequest; // validated by the SDK's tools/call wrapper
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = currentTools().byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
     const args = request.params.arguments ?? {};
@@ -229,7 +228,7 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet, limit
       // (named as OpenTelemetry's MCP conventions name it: method, then tool)
       const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name };
       return await inSpan(`tools/call ${tool.name}`, attributes, () =>
-        tool.run(args, callContext(server, request, extra)),
+        tool.run(args, callContext(server, request, ctx)),
       );
     } catch (err) {
       return errorResult(err);
@@ -277,14 +276,10 @@ function readinessAnnouncer(server: Server, modeLine: string, currentTools: () =
 const readinessAnnouncers = new WeakMap<Server, () => void>();
 
 /** What a tool may do while it runs: report progress, hand the person a link (URL elicitation). */
-function callContext(
-  server: Server,
-  request: CallToolRequest,
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-): ToolContext {
+function callContext(server: Server, request: CallToolRequest, extra: ServerContext): ToolContext {
   const token = request.params._meta?.progressToken;
-  const ctx: ToolContext = { signal: extra.signal };
-  if (extra.closeSSEStream) ctx.closeStream = extra.closeSSEStream;
+  const ctx: ToolContext = { signal: extra.mcpReq.signal };
+  if (extra.http?.closeSSE) ctx.closeStream = extra.http?.closeSSE;
   ctx.log = (level, data) => {
     // the server drops what is below the session's level (logging/setLevel)
     void server
@@ -293,8 +288,8 @@ function callContext(
   };
   if (token !== undefined)
     ctx.progress = (progress, total, message) => {
-      void extra
-        .sendNotification({
+      void extra.mcpReq
+        .notify({
           method: 'notifications/progress',
           params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message },
         })
@@ -318,28 +313,29 @@ export function announceReady(server: Server): void {
 
 function registerResources(server: Server, calc: CalcModelApi | undefined, extra: ResourceProvider[]): void {
   const subscriptions = new Map<string, () => void>();
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  server.setRequestHandler('resources/list', () => ({
     resources: [
       ...(calc ? STATIC_RESOURCES : []),
       ...(calc && clientShowsCards(server.getClientCapabilities()) ? [CARD_RESOURCE] : []),
       ...extra.flatMap((p) => p.resources),
     ],
   }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: calc ? RESOURCE_TEMPLATES : [],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/read', async (request) => {
     if (calc && request.params.uri === CARD_URI) return { contents: [readCardResource()] };
     const content =
       extra.map((p) => p.read(request.params.uri)).find((c) => c !== undefined) ??
       (calc ? await readResource(request.params.uri, calc) : undefined);
-    if (!content)
-      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, {
-        uri: request.params.uri,
-      });
+    if (!content) {
+      const data = { uri: request.params.uri };
+      resourceNotFoundData.add(data);
+      throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, data);
+    }
     return { contents: [content] };
   });
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/subscribe', async (request) => {
     const uri = request.params.uri;
     const id = stateModelId(uri);
     // subscribing to anything else, or twice, is accepted silently
@@ -354,7 +350,7 @@ function registerResources(server: Server, calc: CalcModelApi | undefined, extra
     }
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.setRequestHandler('resources/unsubscribe', (request) => {
     subscriptions.get(request.params.uri)?.();
     subscriptions.delete(request.params.uri);
     return {};

@@ -10,9 +10,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Ajv } from 'ajv';
 
 const requestId = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
