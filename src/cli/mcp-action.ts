@@ -205,7 +205,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   if (!http) {
     // on stderr like every log line: stdout carries protocol messages only
     logger.info({ transport: 'stdio' }, `MCP over stdio (${modeLine})`);
-    await serveStdio(make());
+    await serveStdio(make);
     await effects?.stop();
     await synth?.close();
     await calc.close();

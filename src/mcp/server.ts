@@ -2,11 +2,16 @@
  * One MCP server on the official SDK's low-level Server (v2): tools listed with our own JSON Schemas,
  * results shaped by results.ts, resources with state subscriptions, logging with a readiness line.
  */
-import { Server, ProtocolError } from '@modelcontextprotocol/server';
-import type { CallToolRequest, Transport, ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError } from '@modelcontextprotocol/server';
+import type {
+  CallToolRequest,
+  ClientCapabilities,
+  Transport,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { findUnsafeValue, schemaViolationError, unsafeValueViolation } from '../calc/index.js';
-import type { CalcApi, CalcModelApi } from '../service/calc-api.js';
+import type { CalcApi, CalcModelApi, Unsubscribe } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { readPackageVersion } from '../version.js';
@@ -152,8 +157,19 @@ interface ToolSet {
   byName: Map<string, ToolDefinition>;
 }
 
-/** The connection's tools; the card tools depend on whether the client shows cards (known once it has initialized). */
-function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
+/**
+ * What the client can do: told once by `initialize` (2024-11-05 … 2025-11-25), or by each request's
+ * `_meta` envelope (2026-07-28, where no initialize runs and the instance may serve one request).
+ */
+export function clientCapabilitiesOf(server: Server, ctx?: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx?.mcpReq.envelope as Record<string, unknown> | undefined;
+  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  if (typeof perRequest === 'object' && perRequest !== null) return perRequest;
+  return server.getClientCapabilities();
+}
+
+/** The tools for a client; the card tools depend on whether it shows cards. */
+function toolSetsFor(server: Server, options: McpServerOptions): (ctx?: ServerContext) => ToolSet {
   const tools: ToolDefinition[] = [];
   if (options.groups.has('calc'))
     tools.push(
@@ -166,8 +182,8 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
   if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());
   const toolSets = new Map<boolean, ToolSet>();
   let ownRunner: CardRunner | undefined;
-  return () => {
-    const ui = clientShowsCards(server.getClientCapabilities());
+  return (ctx) => {
+    const ui = clientShowsCards(clientCapabilitiesOf(server, ctx));
     let set = toolSets.get(ui);
     if (!set) {
       const list = options.groups.has('calc')
@@ -189,9 +205,13 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
 }
 
 /** tools/list and tools/call: arguments checked (prototype keys, depth, schema) before a tool runs. */
-function registerToolHandlers(server: Server, currentTools: () => ToolSet, limits: InputLimits): void {
-  server.setRequestHandler('tools/list', () => ({
-    tools: currentTools().list.map((t) => ({
+function registerToolHandlers(
+  server: Server,
+  currentTools: (ctx?: ServerContext) => ToolSet,
+  limits: InputLimits,
+): void {
+  server.setRequestHandler('tools/list', (_request, ctx) => ({
+    tools: currentTools(ctx).list.map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -203,7 +223,7 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet, limit
   }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const tool = currentTools().byName.get(request.params.name);
+    const tool = currentTools(ctx).byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
     const args = request.params.arguments ?? {};
     // before any tool walks them: no argument may hold `__proto__` or nest without bound
@@ -254,7 +274,11 @@ function inputLimitResult(v: InputLimitViolation): ToolResult {
 }
 
 /** Logs "ready" once per session, with the mode and the tool count. */
-function readinessAnnouncer(server: Server, modeLine: string, currentTools: () => ToolSet): () => void {
+function readinessAnnouncer(
+  server: Server,
+  modeLine: string,
+  currentTools: (ctx?: ServerContext) => ToolSet,
+): () => void {
   let announced = false;
   return (): void => {
     if (announced) return;
@@ -281,6 +305,9 @@ function callContext(server: Server, request: CallToolRequest, extra: ServerCont
   const ctx: ToolContext = { signal: extra.mcpReq.signal };
   if (extra.http?.closeSSE) ctx.closeStream = extra.http?.closeSSE;
   ctx.log = (level, data) => {
+    // 2026-07-28: the request's own `_meta` log level decides (none: nothing is sent)
+    if (isModernRevision(server.getNegotiatedProtocolVersion()))
+      return void extra.mcpReq.log(level, data, 'modelworks').catch(() => {});
     // the server drops what is below the session's level (logging/setLevel)
     void server
       .sendLoggingMessage({ level, logger: 'modelworks', data }, server.transport?.sessionId)
@@ -311,12 +338,31 @@ export function announceReady(server: Server): void {
   readinessAnnouncers.get(server)?.();
 }
 
+/** Per server: starts watching a resource for changes, or answers undefined for one that never changes. */
+const resourceWatchers = new WeakMap<
+  Server,
+  (uri: string, onChange: () => void) => Unsubscribe | undefined
+>();
+
+/**
+ * Calls `onChange` after every committed change of the resource at `uri` (a model's
+ * `valem://state/{id}`), until the returned function is called; undefined for anything else. The
+ * 2026-07-28 listen streams use it: the serving entry delivers, this says when.
+ */
+export function watchResource(server: Server, uri: string, onChange: () => void): Unsubscribe | undefined {
+  return resourceWatchers.get(server)?.(uri, onChange);
+}
+
 function registerResources(server: Server, calc: CalcModelApi | undefined, extra: ResourceProvider[]): void {
   const subscriptions = new Map<string, () => void>();
-  server.setRequestHandler('resources/list', () => ({
+  resourceWatchers.set(server, (uri, onChange) => {
+    const id = stateModelId(uri);
+    return calc && id !== undefined ? calc.subscribe(id, onChange) : undefined;
+  });
+  server.setRequestHandler('resources/list', (_request, ctx) => ({
     resources: [
       ...(calc ? STATIC_RESOURCES : []),
-      ...(calc && clientShowsCards(server.getClientCapabilities()) ? [CARD_RESOURCE] : []),
+      ...(calc && clientShowsCards(clientCapabilitiesOf(server, ctx)) ? [CARD_RESOURCE] : []),
       ...extra.flatMap((p) => p.resources),
     ],
   }));
