@@ -120,6 +120,12 @@ export function streamSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Str
   };
 }
 
+/**
+ * Builds a server; `era` says which protocol era it will serve when the SDK's entry knows it
+ * (`modern`: one 2026-07-28 request or connection, which can never be asked to sample or elicit).
+ */
+export type CreateServer = (context?: { era: 'legacy' | 'modern' }) => Server;
+
 export interface SessionHostOptions {
   /** A session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
   idleMs?: number;
@@ -134,8 +140,8 @@ export interface SessionHostOptions {
 export interface HttpMcpOptions {
   host: string;
   port: number;
-  /** Builds a fresh MCP server for each session. */
-  createServer: () => Server;
+  /** Builds a fresh MCP server for each session (and each 2026-07-28 request). */
+  createServer: CreateServer;
   /** Browser origins allowed to call /mcp; empty = loopback origins only. */
   allowedOrigins: readonly string[];
   log: (message: string) => void;
@@ -294,7 +300,7 @@ export class McpSessionHost {
   private readonly watches = new Map<string, { off: () => void; count: number }>();
 
   constructor(
-    private readonly createServer: () => Server,
+    private readonly createServer: CreateServer,
     private readonly options: SessionHostOptions = {},
   ) {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_SECONDS * 1000;
@@ -386,7 +392,7 @@ export class McpSessionHost {
    */
   private async handleModern(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (!this.modern) {
-      const handler = createMcpHandler(() => this.createServer(), {
+      const handler = createMcpHandler((context) => this.createServer(context), {
         legacy: 'reject',
         onerror: (err) => this.options.log?.(`mcp http: ${err.message}`),
       });
@@ -410,7 +416,7 @@ export class McpSessionHost {
     if (held) {
       held.count++;
     } else {
-      this.watcher ??= this.createServer();
+      this.watcher ??= this.createServer({ era: 'modern' });
       const off = watchResource(this.watcher, uri, publish);
       if (!off) return undefined;
       this.watches.set(uri, { off, count: 1 });

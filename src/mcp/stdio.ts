@@ -227,7 +227,7 @@ export class NdjsonServerTransport implements Transport {
  * connection is pinned to (and, for a discover probe, one more that is dropped).
  */
 export async function serveStdio(
-  createServer: () => Server,
+  createServer: (context?: { era: 'legacy' | 'modern' }) => Server,
   transport: NdjsonServerTransport = new NdjsonServerTransport(),
 ): Promise<void> {
   let pinned: Server | undefined;
@@ -243,8 +243,8 @@ export async function serveStdio(
     }
   };
   const handle = serveStdioEntry(
-    () => {
-      pinned = createServer();
+    (context) => {
+      pinned = createServer({ era: context.era });
       return pinned;
     },
     { transport, onerror: () => {} },
