@@ -122,12 +122,24 @@ function plainErrorMessages(transport: Transport, server: Server): Transport {
   return transport;
 }
 
+/**
+ * 2026-07-28 lists are cacheable. Ours do not change while a process runs, but the tools and
+ * resources listed depend on the client's capabilities (cards or not), so a client may keep its own
+ * copy a while and a shared cache none. (Earlier revisions never carry these fields.)
+ */
+export const LIST_CACHE_HINTS = {
+  'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'resources/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: 300_000, cacheScope: 'private' },
+} as const;
+
 /** Builds a server for one connection; all connections share the service. */
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'modelworks', title: 'Modelworks', version: readPackageVersion() },
     {
       capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      cacheHints: LIST_CACHE_HINTS,
       instructions: [options.groups.has('calc') ? INSTRUCTIONS : '', options.extraInstructions ?? '']
         .filter(Boolean)
         .join('\n\n'),

@@ -116,6 +116,28 @@ describe('MCP 2026-07-28 with the v2 client', () => {
       const res = await fetch(server.url, { method, headers: { 'mcp-protocol-version': MODERN } });
       expect(res.status, method).toBe(405);
     }
+    // lists are cacheable at 2026-07-28: a while, by this client only (they follow its capabilities)
+    const listed = await fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    expect(((await listed.json()) as Json).result).toMatchObject({ ttlMs: 300_000, cacheScope: 'private' });
     // a revision we do not speak is refused with the revisions we do
     const refused = await fetch(server.url, {
       method: 'POST',
