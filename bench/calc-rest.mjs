@@ -52,9 +52,8 @@ const spec = (id) => ({
 });
 
 async function main() {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StreamableHTTPClientTransport } =
-    await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const { CalcService } = await import('../dist/service/calc-service.js');
   const { MemoryStore } = await import('../dist/store/memory-store.js');
 

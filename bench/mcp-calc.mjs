@@ -10,20 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const OPS = Number(process.env.BENCH_OPS ?? 500);
 
 const ECHO_SERVER = `
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 const server = new McpServer({ name: 'echo', version: '1.0.0' });
-server.registerTool('echo', { description: 'Echo the text', inputSchema: { text: z.string() } },
+server.registerTool('echo', { description: 'Echo the text', inputSchema: z.object({ text: z.string() }) },
   async ({ text }) => ({ content: [{ type: 'text', text }] }));
 await server.connect(new StdioServerTransport());
 `;
@@ -38,7 +37,7 @@ async function connect(args, env = process.env) {
   });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   let ready = '';
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+  client.setNotificationHandler('notifications/message', (n) => {
     ready ||= String(n.params.data);
   });
   await client.connect(transport);

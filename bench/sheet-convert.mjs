@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { wideWorkbook } from '../test/sheet/wide-workbook.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -126,7 +126,6 @@ const baseline = await pingWhile(() => performance.now() < baselineEnd);
 const started = performance.now();
 const call = client.callTool(
   { name: 'convert_spreadsheet', arguments: { data, filename: 'wide.xlsx' } },
-  undefined,
   { timeout: 900_000 },
 );
 let done = false;

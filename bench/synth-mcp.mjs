@@ -9,8 +9,8 @@ import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -51,7 +51,7 @@ async function connect(extraEnv) {
 }
 
 async function call(client, name, args) {
-  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+  const r = await client.callTool({ name, arguments: args }, { timeout: 600_000 });
   if (r.isError) throw new Error(`${name} failed: ${r.content[0]?.text}`);
   return r.structuredContent;
 }

@@ -20,8 +20,8 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = process.env.BENCH_CLI ?? fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -134,7 +134,6 @@ async function viaMcp(c) {
     try {
       r = await client.callTool(
         { name: 'generate', arguments: { modelText: c.modelText, count: c.count, previewLimit: 1 } },
-        undefined,
         { timeout: 600_000 },
       );
     } catch (err) {

@@ -1,8 +1,8 @@
 // A short scripted session against the MCP server, the way an agent drives it: the server runs as
 // a child process over stdio (embedded mode), and the official SDK client calls its tools.
 // Run with `npm start` (it builds first) or `node examples/mcp-session.mjs` after `npm run build`.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -189,7 +189,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
   // one card runner for every session of this process, so they share compiled specs
   const cards = { runner: new CardRunner() };
-  const make = () => {
+  const make = (context?: { era: 'legacy' | 'modern' }) => {
     const server = createMcpServer({
       calc,
       guidanceTopics,
@@ -199,13 +199,15 @@ export async function runMcp(opts: McpOptions): Promise<void> {
       extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
       ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
     });
-    started?.llm.attach(server); // llm effects ask this connection's client if it samples
+    // llm effects ask this connection's client if it samples; a 2026-07-28 instance serves one
+    // request and cannot be asked (input_required is not wired yet), so it would only push out one that can
+    if (context?.era !== 'modern') started?.llm.attach(server);
     return server;
   };
   if (!http) {
     // on stderr like every log line: stdout carries protocol messages only
     logger.info({ transport: 'stdio' }, `MCP over stdio (${modeLine})`);
-    await serveStdio(make());
+    await serveStdio(make);
     await effects?.stop();
     await synth?.close();
     await calc.close();

@@ -3,7 +3,7 @@
  * already checked Host, Origin and the API key and parsed the body; the session logic is shared
  * with `modelworks mcp --http` (src/mcp/http.ts).
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { FastifyInstance } from 'fastify';
 import { McpSessionHost, type SessionHostOptions } from '../mcp/http.js';
 import { MAX_MCP_BODY_BYTES } from './limits.js';

@@ -5,8 +5,7 @@
  * 2025-11-25 client, and replays through this store). Bounded per session by count and by bytes;
  * the oldest events go first, and an id that has gone is answered as unknown.
  */
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 export interface EventStoreLimits {
   /** Events kept per session; 0 turns resumption off (no store, no priming events). */

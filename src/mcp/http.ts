@@ -12,13 +12,20 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  type NodeMcpRequestHandler,
+} from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
   isInitializeRequest,
+  isLegacyRequest,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import type { RequestLimiter } from './http-rate-limit.js';
 import {
   answerClientError,
@@ -37,7 +44,8 @@ import { REQUEST_ID_HEADER, requestIdOf, withRequestId, type Logger } from '../o
 import { traceHttpRequest } from '../observability/tracing.js';
 import { SessionEventStore, type EventStoreLimits } from './event-store.js';
 import { conformanceFixturesFromEnv } from './conformance-tools.js';
-import { announceReady } from './server.js';
+import { announceReady, isModernRevision, watchResource } from './server.js';
+import { listenedResourceUris } from './listen.js';
 import type { ServerMetrics } from '../observability/metrics.js';
 
 export const MAX_SESSIONS = 1000;
@@ -112,6 +120,12 @@ export function streamSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Str
   };
 }
 
+/**
+ * Builds a server; `era` says which protocol era it will serve when the SDK's entry knows it
+ * (`modern`: one 2026-07-28 request or connection, which can never be asked to sample or elicit).
+ */
+export type CreateServer = (context?: { era: 'legacy' | 'modern' }) => Server;
+
 export interface SessionHostOptions {
   /** A session unused this long is closed; default DEFAULT_SESSION_IDLE_SECONDS. */
   idleMs?: number;
@@ -126,8 +140,8 @@ export interface SessionHostOptions {
 export interface HttpMcpOptions {
   host: string;
   port: number;
-  /** Builds a fresh MCP server for each session. */
-  createServer: () => Server;
+  /** Builds a fresh MCP server for each session (and each 2026-07-28 request). */
+  createServer: CreateServer;
   /** Browser origins allowed to call /mcp; empty = loopback origins only. */
   allowedOrigins: readonly string[];
   log: (message: string) => void;
@@ -233,6 +247,21 @@ function onEventStreamOpen(res: ServerResponse, then: () => void): void {
   res.writeHead = patched;
 }
 
+/**
+ * The request as the SDK's classifier reads it: method, URL and headers (the body is passed to it
+ * already parsed, so this one carries none).
+ */
+function webRequestOf(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers))
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  return new Request(new URL(req.url ?? '/mcp', 'http://localhost'), {
+    method: req.method ?? 'POST',
+    headers,
+  });
+}
+
 /** True when a browser Origin may call us: listed, or (with no list) a loopback origin. */
 export function originAllowed(origin: string | undefined, allowedOrigins: readonly string[]): boolean {
   if (!origin) return true; // non-browser clients send none
@@ -264,9 +293,14 @@ export class McpSessionHost {
   private readonly stream: StreamSettings;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly now: () => number;
+  /** The 2026-07-28 entry, made at the first such request. */
+  private modern: { handler: McpHttpHandler; node: NodeMcpRequestHandler } | undefined;
+  /** A server kept only to watch resources for listen streams (its tools are never called). */
+  private watcher: Server | undefined;
+  private readonly watches = new Map<string, { off: () => void; count: number }>();
 
   constructor(
-    private readonly createServer: () => Server,
+    private readonly createServer: CreateServer,
     private readonly options: SessionHostOptions = {},
   ) {
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_SECONDS * 1000;
@@ -280,6 +314,8 @@ export class McpSessionHost {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (req.method === 'POST' && !(await isLegacyRequest(webRequestOf(req), body)))
+      return this.handleModern(req, res, body);
     const sessionId = req.headers['mcp-session-id'];
     const known = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     if (typeof sessionId === 'string' && !known)
@@ -299,9 +335,14 @@ export class McpSessionHost {
       (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body));
     if (!initializing) {
       // a request outside any session: answer it with a one-off server
-      if (req.method !== 'POST')
+      if (req.method !== 'POST') {
+        // 2026-07-28 has no GET stream and no session to DELETE (subscriptions/listen replaces both)
+        const version = req.headers['mcp-protocol-version'];
+        if (typeof version === 'string' && isModernRevision(version))
+          return sendJson(res, 405, rpcError(-32000, `Method not allowed: ${req.method} /mcp at ${version}`));
         return sendJson(res, 400, rpcError(-32000, 'No session: send initialize first'));
-      const transport = new StreamableHTTPServerTransport({
+      }
+      const transport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
@@ -318,7 +359,7 @@ export class McpSessionHost {
     // each session its own bounded store: a Last-Event-ID names an event of this session only
     const events = this.stream.events.maxEvents > 0 ? new SessionEventStore(this.stream.events) : undefined;
     const resumable = events ? { eventStore: events, retryInterval: this.stream.retryMs } : {};
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       ...resumable,
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -344,7 +385,55 @@ export class McpSessionHost {
     return transport.handleRequest(req, res, body);
   }
 
+  /**
+   * A 2026-07-28 request: no session, a fresh server for this one request (the SDK's entry), so any
+   * process behind a balancer can answer it. A `subscriptions/listen` stream hears of the resources
+   * it names through watches held while it is open.
+   */
+  private async handleModern(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (!this.modern) {
+      const handler = createMcpHandler((context) => this.createServer(context), {
+        legacy: 'reject',
+        onerror: (err) => this.options.log?.(`mcp http: ${err.message}`),
+      });
+      this.modern = { handler, node: toNodeHandler(handler) };
+    }
+    const { handler, node } = this.modern;
+    for (const uri of listenedResourceUris(body)) {
+      const release = this.watch(uri, () => handler.notify.resourceUpdated(uri));
+      if (release) res.once('close', release);
+    }
+    await node(req, res, body);
+  }
+
+  /**
+   * Watches a resource for the listen streams of this process, once per URI however many streams
+   * name it (the SDK's router then tells each stream that asked); the returned function releases
+   * one stream's interest.
+   */
+  private watch(uri: string, publish: () => void): (() => void) | undefined {
+    const held = this.watches.get(uri);
+    if (held) {
+      held.count++;
+    } else {
+      this.watcher ??= this.createServer({ era: 'modern' });
+      const off = watchResource(this.watcher, uri, publish);
+      if (!off) return undefined;
+      this.watches.set(uri, { off, count: 1 });
+    }
+    return () => {
+      const w = this.watches.get(uri);
+      if (!w || --w.count > 0) return;
+      w.off();
+      this.watches.delete(uri);
+    };
+  }
+
   async close(): Promise<void> {
+    for (const w of this.watches.values()) w.off();
+    this.watches.clear();
+    await this.modern?.handler.close();
+    await this.watcher?.close();
     clearInterval(this.sweeper);
     this.sweeper = undefined;
     for (const { server } of this.sessions.values()) await server.close().catch(() => {});
@@ -381,7 +470,7 @@ export class McpSessionHost {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   server: Server;
   lastUsed: number;
   /** Requests (event streams included) still open. */

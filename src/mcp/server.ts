@@ -1,24 +1,17 @@
 /**
- * One MCP server on the official SDK's low-level Server: tools listed with our own JSON Schemas,
+ * One MCP server on the official SDK's low-level Server (v2): tools listed with our own JSON Schemas,
  * results shaped by results.ts, resources with state subscriptions, logging with a readiness line.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  type CallToolRequest,
-  type ServerNotification,
-  type ServerRequest,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError } from '@modelcontextprotocol/server';
+import type {
+  CallToolRequest,
+  ClientCapabilities,
+  Transport,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { findUnsafeValue, schemaViolationError, unsafeValueViolation } from '../calc/index.js';
-import { z } from 'zod';
-import type { CalcApi, CalcModelApi } from '../service/calc-api.js';
+import type { CalcApi, CalcModelApi, Unsubscribe } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
 import type { GuidanceTopic } from '../service/guidance/topics.js';
 import { readPackageVersion } from '../version.js';
@@ -35,8 +28,6 @@ import { sheetTools } from './sheet-tools.js';
 import { simulateTool } from './simulate-tool.js';
 import { solveTool } from './solve-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
 import {
@@ -79,13 +70,6 @@ export interface McpServerOptions {
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
 
-/**
- * tools/call with only the method checked up front. The SDK's Server validates tools/call itself and
- * answers a malformed one (no name, say) with -32602 Invalid params, but only if the registered
- * schema lets the request through: the strict CallToolRequestSchema throws first, as -32603.
- */
-const ToolsCallMethod = z.looseObject({ method: z.literal('tools/call') });
-
 const ajv = new Ajv({ strict: false, allErrors: false });
 const validators = new WeakMap<ToolDefinition, ValidateFunction>();
 
@@ -98,25 +82,57 @@ function validatorFor(tool: ToolDefinition): ValidateFunction {
   return v;
 }
 
-/** What the SDK's McpError puts in front of its message; a client puts it there again on receipt. */
+/** What the SDK's ProtocolError may put in front of its message; a client puts it there again on receipt. */
 const SDK_ERROR_PREFIX = /^MCP error -?\d+: /;
 
+/** The first protocol revision of the stateless era (per-request `_meta`, no initialize). */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** True for a revision of the stateless era (revisions are dates, so they compare as text). */
+export const isModernRevision = (version: string | undefined): boolean =>
+  version !== undefined && version >= MODERN_PROTOCOL_VERSION;
+
 /**
- * Error responses leave with their message alone: an McpError thrown by a handler (ours or the
- * SDK's) carries "MCP error <code>: " in its message, the SDK sends that as it is, and the client's
- * McpError adds the prefix once more, so users read it twice.
+ * The `data` of every resource-not-found error we throw. The v2 SDK sends -32002 as -32602 in
+ * every era (2026-07-28 names -32602); the seed's clients (2024-11-05 … 2025-11-25) were promised
+ * -32002, so a response carrying one of these objects goes back to -32002 outside the modern era.
  */
-function plainErrorMessages(transport: Transport): Transport {
+const resourceNotFoundData = new WeakSet<object>();
+
+/**
+ * Error responses leave with their message alone (an SDK error's "MCP error <code>: " prefix would
+ * be added once more by the client), and with the code the client's protocol era promises.
+ */
+function plainErrorMessages(transport: Transport, server: Server): Transport {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if ('error' in message && SDK_ERROR_PREFIX.test(message.error.message)) {
-      const text = message.error.message.replace(SDK_ERROR_PREFIX, '');
-      return send({ ...message, error: { ...message.error, message: text } }, options);
-    }
-    return send(message, options);
+    if (!('error' in message)) return send(message, options);
+    let error = message.error;
+    if (SDK_ERROR_PREFIX.test(error.message))
+      error = { ...error, message: error.message.replace(SDK_ERROR_PREFIX, '') };
+    const data: unknown = error.data;
+    if (
+      typeof data === 'object' &&
+      data !== null &&
+      resourceNotFoundData.has(data) &&
+      !isModernRevision(server.getNegotiatedProtocolVersion())
+    )
+      error = { ...error, code: RESOURCE_NOT_FOUND };
+    return error === message.error ? send(message, options) : send({ ...message, error }, options);
   };
   return transport;
 }
+
+/**
+ * 2026-07-28 lists are cacheable. Ours do not change while a process runs, but the tools and
+ * resources listed depend on the client's capabilities (cards or not), so a client may keep its own
+ * copy a while and a shared cache none. (Earlier revisions never carry these fields.)
+ */
+export const LIST_CACHE_HINTS = {
+  'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'resources/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: 300_000, cacheScope: 'private' },
+} as const;
 
 /** Builds a server for one connection; all connections share the service. */
 export function createMcpServer(options: McpServerOptions): Server {
@@ -124,13 +140,14 @@ export function createMcpServer(options: McpServerOptions): Server {
     { name: 'modelworks', title: 'Modelworks', version: readPackageVersion() },
     {
       capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      cacheHints: LIST_CACHE_HINTS,
       instructions: [options.groups.has('calc') ? INSTRUCTIONS : '', options.extraInstructions ?? '']
         .filter(Boolean)
         .join('\n\n'),
     },
   );
   const connect = server.connect.bind(server);
-  server.connect = (transport) => connect(plainErrorMessages(transport));
+  server.connect = (transport) => connect(plainErrorMessages(transport, server));
   const currentTools = toolSetsFor(server, options);
   registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv());
   registerResources(
@@ -153,8 +170,19 @@ interface ToolSet {
   byName: Map<string, ToolDefinition>;
 }
 
-/** The connection's tools; the card tools depend on whether the client shows cards (known once it has initialized). */
-function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
+/**
+ * What the client can do: told once by `initialize` (2024-11-05 … 2025-11-25), or by each request's
+ * `_meta` envelope (2026-07-28, where no initialize runs and the instance may serve one request).
+ */
+export function clientCapabilitiesOf(server: Server, ctx?: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx?.mcpReq.envelope as Record<string, unknown> | undefined;
+  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  if (typeof perRequest === 'object' && perRequest !== null) return perRequest;
+  return server.getClientCapabilities();
+}
+
+/** The tools for a client; the card tools depend on whether it shows cards. */
+function toolSetsFor(server: Server, options: McpServerOptions): (ctx?: ServerContext) => ToolSet {
   const tools: ToolDefinition[] = [];
   if (options.groups.has('calc'))
     tools.push(
@@ -168,8 +196,8 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
   if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());
   const toolSets = new Map<boolean, ToolSet>();
   let ownRunner: CardRunner | undefined;
-  return () => {
-    const ui = clientShowsCards(server.getClientCapabilities());
+  return (ctx) => {
+    const ui = clientShowsCards(clientCapabilitiesOf(server, ctx));
     let set = toolSets.get(ui);
     if (!set) {
       const list = options.groups.has('calc')
@@ -191,9 +219,13 @@ function toolSetsFor(server: Server, options: McpServerOptions): () => ToolSet {
 }
 
 /** tools/list and tools/call: arguments checked (prototype keys, depth, schema) before a tool runs. */
-function registerToolHandlers(server: Server, currentTools: () => ToolSet, limits: InputLimits): void {
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: currentTools().list.map((t) => ({
+function registerToolHandlers(
+  server: Server,
+  currentTools: (ctx?: ServerContext) => ToolSet,
+  limits: InputLimits,
+): void {
+  server.setRequestHandler('tools/list', (_request, ctx) => ({
+    tools: currentTools(ctx).list.map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -204,9 +236,8 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet, limit
     })),
   }));
 
-  server.setRequestHandler(ToolsCallMethod, async (raw, extra) => {
-    const request = raw as unknown as CallToolRequest; // validated by the SDK's tools/call wrapper
-    const tool = currentTools().byName.get(request.params.name);
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const tool = currentTools(ctx).byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
     const args = request.params.arguments ?? {};
     // before any tool walks them: no argument may hold `__proto__` or nest without bound
@@ -231,7 +262,7 @@ function registerToolHandlers(server: Server, currentTools: () => ToolSet, limit
       // (named as OpenTelemetry's MCP conventions name it: method, then tool)
       const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name };
       return await inSpan(`tools/call ${tool.name}`, attributes, () =>
-        tool.run(args, callContext(server, request, extra)),
+        tool.run(args, callContext(server, request, ctx)),
       );
     } catch (err) {
       return errorResult(err);
@@ -257,7 +288,11 @@ function inputLimitResult(v: InputLimitViolation): ToolResult {
 }
 
 /** Logs "ready" once per session, with the mode and the tool count. */
-function readinessAnnouncer(server: Server, modeLine: string, currentTools: () => ToolSet): () => void {
+function readinessAnnouncer(
+  server: Server,
+  modeLine: string,
+  currentTools: (ctx?: ServerContext) => ToolSet,
+): () => void {
   let announced = false;
   return (): void => {
     if (announced) return;
@@ -279,15 +314,14 @@ function readinessAnnouncer(server: Server, modeLine: string, currentTools: () =
 const readinessAnnouncers = new WeakMap<Server, () => void>();
 
 /** What a tool may do while it runs: report progress, hand the person a link (URL elicitation). */
-function callContext(
-  server: Server,
-  request: CallToolRequest,
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-): ToolContext {
+function callContext(server: Server, request: CallToolRequest, extra: ServerContext): ToolContext {
   const token = request.params._meta?.progressToken;
-  const ctx: ToolContext = { signal: extra.signal };
-  if (extra.closeSSEStream) ctx.closeStream = extra.closeSSEStream;
+  const ctx: ToolContext = { signal: extra.mcpReq.signal };
+  if (extra.http?.closeSSE) ctx.closeStream = extra.http?.closeSSE;
   ctx.log = (level, data) => {
+    // 2026-07-28: the request's own `_meta` log level decides (none: nothing is sent)
+    if (isModernRevision(server.getNegotiatedProtocolVersion()))
+      return void extra.mcpReq.log(level, data, 'modelworks').catch(() => {});
     // the server drops what is below the session's level (logging/setLevel)
     void server
       .sendLoggingMessage({ level, logger: 'modelworks', data }, server.transport?.sessionId)
@@ -295,8 +329,8 @@ function callContext(
   };
   if (token !== undefined)
     ctx.progress = (progress, total, message) => {
-      void extra
-        .sendNotification({
+      void extra.mcpReq
+        .notify({
           method: 'notifications/progress',
           params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message },
         })
@@ -318,30 +352,50 @@ export function announceReady(server: Server): void {
   readinessAnnouncers.get(server)?.();
 }
 
+/** Per server: starts watching a resource for changes, or answers undefined for one that never changes. */
+const resourceWatchers = new WeakMap<
+  Server,
+  (uri: string, onChange: () => void) => Unsubscribe | undefined
+>();
+
+/**
+ * Calls `onChange` after every committed change of the resource at `uri` (a model's
+ * `valem://state/{id}`), until the returned function is called; undefined for anything else. The
+ * 2026-07-28 listen streams use it: the serving entry delivers, this says when.
+ */
+export function watchResource(server: Server, uri: string, onChange: () => void): Unsubscribe | undefined {
+  return resourceWatchers.get(server)?.(uri, onChange);
+}
+
 function registerResources(server: Server, calc: CalcModelApi | undefined, extra: ResourceProvider[]): void {
   const subscriptions = new Map<string, () => void>();
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  resourceWatchers.set(server, (uri, onChange) => {
+    const id = stateModelId(uri);
+    return calc && id !== undefined ? calc.subscribe(id, onChange) : undefined;
+  });
+  server.setRequestHandler('resources/list', (_request, ctx) => ({
     resources: [
       ...(calc ? STATIC_RESOURCES : []),
-      ...(calc && clientShowsCards(server.getClientCapabilities()) ? [CARD_RESOURCE] : []),
+      ...(calc && clientShowsCards(clientCapabilitiesOf(server, ctx)) ? [CARD_RESOURCE] : []),
       ...extra.flatMap((p) => p.resources),
     ],
   }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: calc ? RESOURCE_TEMPLATES : [],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/read', async (request) => {
     if (calc && request.params.uri === CARD_URI) return { contents: [readCardResource()] };
     const content =
       extra.map((p) => p.read(request.params.uri)).find((c) => c !== undefined) ??
       (calc ? await readResource(request.params.uri, calc) : undefined);
-    if (!content)
-      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, {
-        uri: request.params.uri,
-      });
+    if (!content) {
+      const data = { uri: request.params.uri };
+      resourceNotFoundData.add(data);
+      throw new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, data);
+    }
     return { contents: [content] };
   });
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/subscribe', async (request) => {
     const uri = request.params.uri;
     const id = stateModelId(uri);
     // subscribing to anything else, or twice, is accepted silently
@@ -356,7 +410,7 @@ function registerResources(server: Server, calc: CalcModelApi | undefined, extra
     }
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.setRequestHandler('resources/unsubscribe', (request) => {
     subscriptions.get(request.params.uri)?.();
     subscriptions.delete(request.params.uri);
     return {};

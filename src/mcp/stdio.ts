@@ -10,9 +10,11 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
+import { serveStdio as serveStdioEntry } from '@modelcontextprotocol/server/stdio';
+import type { Unsubscribe } from '../service/calc-api.js';
+import { listenedResourceUris } from './listen.js';
+import { watchResource } from './server.js';
 import { Ajv } from 'ajv';
 
 const requestId = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
@@ -88,6 +90,11 @@ export class NdjsonServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Sees each inbound message before the server does (serveStdio's listen watching). */
+  inspect?: (message: JSONRPCMessage) => void;
+  /** Settles once the transport has closed (stdin ended, or close()). */
+  readonly closed: Promise<void>;
+  private settleClosed!: () => void;
 
   /** The start of the line being read, in the pieces it arrived in. */
   private pending: string[] = [];
@@ -95,14 +102,16 @@ export class NdjsonServerTransport implements Transport {
   /** Inside a line that was refused as too long (its newline has not arrived yet). */
   private discarding = false;
   private first = true;
-  private closed = false;
+  private isClosed = false;
   /** Keeps a multi-byte character split across two chunks whole. */
   private readonly decoder = new StringDecoder('utf8');
 
   constructor(
     private readonly input: Readable = process.stdin,
     private readonly output: Writable = process.stdout,
-  ) {}
+  ) {
+    this.closed = new Promise((resolve) => (this.settleClosed = resolve));
+  }
 
   private readonly onData = (chunk: Buffer): void => {
     let text = this.decoder.write(chunk);
@@ -173,13 +182,14 @@ export class NdjsonServerTransport implements Transport {
   }
 
   close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.closed = true;
+    if (this.isClosed) return Promise.resolve();
+    this.isClosed = true;
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
     this.input.off('error', this.onError);
     if (this.input.listenerCount('data') === 0) this.input.pause();
     this.onclose?.();
+    this.settleClosed();
     return Promise.resolve();
   }
 
@@ -198,6 +208,7 @@ export class NdjsonServerTransport implements Transport {
       return;
     }
     try {
+      this.inspect?.(value);
       this.onmessage?.(value);
     } catch (err) {
       this.onerror?.(err as Error);
@@ -209,16 +220,36 @@ export class NdjsonServerTransport implements Transport {
   }
 }
 
-/** Serves one server over this process's stdin/stdout until stdin ends. */
-export async function serveStdio(server: Server): Promise<void> {
-  const transport = new NdjsonServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    const previous = server.onclose;
-    server.onclose = () => {
-      previous?.();
-      resolve();
-    };
-  });
-  await server.connect(transport);
-  await closed;
+/**
+ * Serves MCP over this process's stdin/stdout until stdin ends, through the SDK's era-aware entry:
+ * an `initialize` opening pins a 2024-11-05 … 2025-11-25 connection (served as before), a
+ * `server/discover` or enveloped opening a 2026-07-28 one. `createServer` builds the instance the
+ * connection is pinned to (and, for a discover probe, one more that is dropped).
+ */
+export async function serveStdio(
+  createServer: (context?: { era: 'legacy' | 'modern' }) => Server,
+  transport: NdjsonServerTransport = new NdjsonServerTransport(),
+): Promise<void> {
+  let pinned: Server | undefined;
+  // 2026-07-28 listen streams: a resource a listen names is watched for the rest of the connection;
+  // the entry routes sendResourceUpdated onto the streams that asked for it (and only those)
+  const watches = new Map<string, Unsubscribe>();
+  transport.inspect = (message) => {
+    for (const uri of listenedResourceUris(message)) {
+      if (watches.has(uri) || !pinned) continue;
+      const server = pinned;
+      const off = watchResource(server, uri, () => void server.sendResourceUpdated({ uri }).catch(() => {}));
+      if (off) watches.set(uri, off);
+    }
+  };
+  const handle = serveStdioEntry(
+    (context) => {
+      pinned = createServer({ era: context.era });
+      return pinned;
+    },
+    { transport, onerror: () => {} },
+  );
+  await transport.closed;
+  for (const off of watches.values()) off();
+  await handle.close();
 }

@@ -1,9 +1,8 @@
 // A real MCP server (createMcpServer over a memory-store CalcService) and an SDK Client linked to it
 // in memory, with the client capabilities a test chooses (card host or not).
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import type { CardRunner } from '../../src/service/card-runner.js';

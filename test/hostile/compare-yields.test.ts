@@ -4,8 +4,7 @@
  * pings from another request are answered while it runs. The comparison used to parse, draw and
  * compare on the server's thread, holding every other client for seconds.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPARE_LIMITS } from '../../src/mcp/compare-tool.js';
 import { serveHttp, type RunningHttpMcp } from '../../src/mcp/http.js';
@@ -75,7 +74,6 @@ describe('compare_sample under load', () => {
       const compare = client
         .callTool(
           { name: 'compare_sample', arguments: { modelText: MODEL, sampleCsv: csv, seed: 5 } },
-          undefined,
           { timeout: 120_000 },
         )
         .finally(() => (comparing = false));
@@ -120,7 +118,6 @@ describe('compare_sample under load', () => {
       const abort = new AbortController();
       const compare = client.callTool(
         { name: 'compare_sample', arguments: { modelText: MODEL, sampleCsv: csv, seed: 5 } },
-        undefined,
         { timeout: 120_000, signal: abort.signal },
       );
       compare.catch(() => {});
@@ -161,7 +158,6 @@ describe('compare_sample under load', () => {
       const started = performance.now();
       const r = (await client.callTool(
         { name: 'compare_sample', arguments: { modelText: MODEL, sampleCsv: csv, seed: 5 } },
-        undefined,
         { timeout: 120_000 },
       )) as { isError?: boolean; structuredContent?: Record<string, unknown> };
       const tookMs = performance.now() - started;

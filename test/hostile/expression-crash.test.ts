@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startAnnounced, type AnnouncedChild } from '../helpers/child.js';
 import { cli, root, serverEnv, type CallResult } from '../mcp/helpers/peers.js';
@@ -81,9 +81,12 @@ describe('eval_expression over MCP stdio (256 MB heap)', { timeout: 120_000 }, (
     ['a $join of a million mapped $pads', '$length($join([1..1000000].($pad("", 200, "y"))))'],
   ])('%s: a structured error, pings answered within 1 s, still up', async (_name, expr) => {
     const client = await mcpServer();
-    const call = client.callTool({ name: 'eval_expression', arguments: { expr } }, undefined, {
-      timeout: 100_000,
-    }) as Promise<CallResult>;
+    const call = client.callTool(
+      { name: 'eval_expression', arguments: { expr } },
+      {
+        timeout: 100_000,
+      },
+    ) as Promise<CallResult>;
     const { result, slowestMs } = await slowestPingDuring(() => client.ping(), call);
     expect(result.structuredContent).toMatchObject({ ok: false });
     expect(String(result.structuredContent!.message)).toMatch(/^EVAL_ALLOCATION_BUDGET: /);

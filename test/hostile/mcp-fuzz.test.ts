@@ -9,9 +9,8 @@
  * test/hostile/mcp-fuzz.test.ts; MODELWORKS_FUZZ_RUNS=<n> changes the total number of calls;
  * MODELWORKS_FUZZ_TRACE=1 prints each call to stderr as it is made (to find a call that hangs).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -85,9 +84,12 @@ async function call(name: string, args: unknown): Promise<void> {
   if (process.env.MODELWORKS_FUZZ_TRACE) process.stderr.write(`${label}\n`);
   let text: string;
   try {
-    const result = await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-      timeout: CALL_TIMEOUT_MS,
-    });
+    const result = await client.callTool(
+      { name, arguments: args as Record<string, unknown> },
+      {
+        timeout: CALL_TIMEOUT_MS,
+      },
+    );
     text = JSON.stringify(result);
   } catch (err) {
     // a JSON-RPC error is an answer too (invalid params, say); a timeout is not
@@ -150,7 +152,7 @@ describe('every MCP tool under hostile arguments', () => {
       );
       let planned = 0;
       for (const tool of tools) {
-        const args = argumentsFor(tool.inputSchema);
+        const args = argumentsFor(tool.inputSchema as Parameters<typeof argumentsFor>[0]);
         planned += perUnit * weight(tool.name);
         await fc.assert(
           fc.asyncProperty(args, (a) => call(tool.name, a)),

@@ -5,8 +5,7 @@
  * reads; slow senders are cut off.
  */
 import net from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitModelTool } from '../../src/mcp/fit-tool.js';
 import { fitGate } from '../../src/service/fit-runner.js';
@@ -81,7 +80,7 @@ describe('mcp --http', () => {
     try {
       let fitting = true;
       const fit = client
-        .callTool({ name: 'fit_model', arguments: { sampleCsv: csv } }, undefined, { timeout: 120_000 })
+        .callTool({ name: 'fit_model', arguments: { sampleCsv: csv } }, { timeout: 120_000 })
         .finally(() => (fitting = false));
       const pings: number[] = [];
       while (fitting) {

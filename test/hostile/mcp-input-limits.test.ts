@@ -2,8 +2,7 @@
  * The input limits over MCP (issue 47): tool arguments over the key, write-size or nesting limit
  * get a tool error with code INPUT_LIMIT before the tool runs, as the REST routes answer 413.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { CalcService } from '../../src/service/calc-service.js';

@@ -1,6 +1,5 @@
 // /mcp inside the Fastify app: the SDK client over Streamable HTTP reaches the same models as REST.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';

@@ -5,8 +5,7 @@
  * entry size (the combined server's budget is watched in e2e.test.ts).
  */
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPARE_LIMITS } from '../../src/mcp/compare-tool.js';
 import { createMcpServer } from '../../src/mcp/server.js';

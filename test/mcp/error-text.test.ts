@@ -1,11 +1,10 @@
 /**
  * JSON-RPC error messages on the wire carry our words alone (issue 19): "Resource not found: …",
  * not "MCP error -32002: Resource not found: …", which a client prefixes again when it reads it.
- * The raw messages are read off an in-memory transport; the SDK client shows the single prefix.
+ * The raw messages are read off an in-memory transport; the SDK client shows the message once.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport, ResourceNotFoundError } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { CalcService } from '../../src/service/calc-service.js';
@@ -73,14 +72,20 @@ describe('error messages on the wire', () => {
     if (message !== undefined) expect(answer.error?.message).toBe(message);
   });
 
-  it('an SDK client reads the prefix once', async () => {
+  // the v1 client wrote "MCP error <code>: " in front once; the v2 client adds nothing, so the
+  // message reads as the server wrote it; the wire's -32002 (above) reaches it as its
+  // ResourceNotFoundError (the v2 client files -32002 and 2026-07-28's -32602 under one class)
+  it('an SDK client reads the message once, as a resource-not-found error', async () => {
     const [a, b] = InMemoryTransport.createLinkedPair();
     await newServer().connect(b);
     const client = new Client({ name: 'error-text', version: '1' });
     await client.connect(a);
     closers.push(() => client.close());
-    await expect(client.readResource({ uri: 'valem://nope' })).rejects.toThrow(
-      /^MCP error -32002: Resource not found: valem:\/\/nope$/,
+    const error = await client.readResource({ uri: 'valem://nope' }).then(
+      () => undefined,
+      (err: unknown) => err,
     );
+    expect(error).toBeInstanceOf(ResourceNotFoundError);
+    expect((error as Error).message).toMatch(/^Resource not found: valem:\/\/nope$/);
   });
 });

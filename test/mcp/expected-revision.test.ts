@@ -4,8 +4,7 @@
 // the structured Version conflict for a stale one, and the structured Test failed of a patch `test`.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CalcError } from '../../src/calc/index.js';
 import { REVISION_META } from '../../src/mcp/calc-tools.js';

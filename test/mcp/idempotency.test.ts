@@ -1,8 +1,7 @@
 // Issue 38 over MCP and REST: idempotency keys on mutate / patch_model / evolve_spec / restore
 // (MCP `idempotencyKey`, REST `Idempotency-Key`), a committed write too large to answer that says
 // it committed instead of answering an error, and restore's refusal of another model's snapshot.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { createMcpServer } from '../../src/mcp/server.js';

@@ -2,7 +2,7 @@
  * The stdio transport checks the JSON-RPC envelope with its own JSON Schema (ajv, fast); it must
  * accept and refuse exactly what the SDK's own JSONRPCMessageSchema does.
  */
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { JSONRPC_MESSAGE_SCHEMA } from '../../src/mcp/stdio.js';

@@ -1,7 +1,7 @@
 // The stdio wire as the protocol notes describe it, seen through raw JSON lines: version
 // negotiation, BOM tolerance, parse errors, ping, logging, and nothing but JSON-RPC on stdout.
 import { PassThrough } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { NdjsonServerTransport } from '../../src/mcp/stdio.js';
 import { RawStdio } from './helpers/peers.js';

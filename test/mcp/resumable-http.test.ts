@@ -4,10 +4,8 @@
  * each session keeps its own bounded store. Seen with raw HTTP (to see the wire) and with the SDK
  * client (which reconnects on its own).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionEventStore } from '../../src/mcp/event-store.js';
 import {

@@ -2,7 +2,7 @@
 // or an open event stream stay, and a full host takes a new session once an old one is idle.
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Server } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpSessionHost, sessionIdleMsFromEnv, DEFAULT_SESSION_IDLE_SECONDS } from '../../src/mcp/http.js';
 import { manualClock } from '../helpers/time.js';

@@ -2,8 +2,7 @@
  * The `simulate` MCP tool (issue 24): a live model simulated by id with progress notifications,
  * the model unchanged; a refusal as a structured error result; cancellation stops the run.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { CalcService } from '../../src/service/calc-service.js';
@@ -58,7 +57,6 @@ describe('the simulate tool', () => {
           seed: 11,
         },
       },
-      undefined,
       { onprogress: (p) => progress.push(p.progress) },
     );
     expect(out.isError).toBeFalsy();

@@ -4,9 +4,7 @@
  * request → tools/call → calc.cycle → …; over stdio (no HTTP request) the tools/call span is the
  * trace's root. The standard OTEL settings decide whether tracing is on at all.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, StreamableHTTPClientTransport, InMemoryTransport } from '@modelcontextprotocol/client';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { SpanKind } from '@opentelemetry/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

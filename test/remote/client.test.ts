@@ -1,9 +1,7 @@
 // Remote mode in-process: the MCP server on a CalcClient against a listening REST app. Errors keep
 // the embedded mode's structured shapes; unreachable servers and wrong keys are clear tool errors.
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { CalcClient } from '../../src/remote/calc-client.js';
@@ -145,7 +143,7 @@ describe('MCP tools through the REST client', () => {
 
   it('tells resource subscribers of changes, through the WebSocket', async () => {
     const updated = new Promise<string>((resolve) =>
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+      client.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)),
     );
     // the server answers the subscription once its socket to the remote is in place
     await client.subscribeResource({ uri: 'valem://state/r1' });

@@ -3,9 +3,8 @@
 // other's get_state and by the WebSocket frame; a wrong key is refused everywhere.
 // Needs MODELWORKS_TEST_POSTGRES_URL (skipped without it) and a build (dist/cli/main.js).
 import type { ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../mcp/helpers/peers.js';

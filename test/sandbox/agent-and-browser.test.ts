@@ -6,9 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserSuite, CHROMIUM } from '../helpers/chromium.js';
@@ -52,7 +51,7 @@ describe.skipIf(!CHROMIUM)(
     it('pairs through the link, shares the agent’s model, and brings the person’s edit back', async () => {
       // the person gets the link as a URL elicitation, opens it and clicks Approve
       const links: string[] = [];
-      agent.setRequestHandler(ElicitRequestSchema, async (request) => {
+      agent.setRequestHandler('elicitation/create', async (request) => {
         const url = (request.params as Json).url as string;
         links.push(url);
         await page.goto(url);
@@ -60,10 +59,13 @@ describe.skipIf(!CHROMIUM)(
         return { action: 'accept' };
       });
       const progress: string[] = [];
-      const paired = (await agent.callTool({ name: 'pair_browser', arguments: {} }, undefined, {
-        timeout: 60_000,
-        onprogress: (p) => progress.push(p.message ?? ''),
-      })) as Json;
+      const paired = (await agent.callTool(
+        { name: 'pair_browser', arguments: {} },
+        {
+          timeout: 60_000,
+          onprogress: (p) => progress.push(p.message ?? ''),
+        },
+      )) as Json;
       expect(paired.structuredContent).toMatchObject({ status: 'paired' });
       expect(links).toHaveLength(1);
       expect(links[0]).toMatch(/\/sandbox\/approve#code=[A-Z]{4}-[A-Z]{4}$/);
@@ -85,7 +87,7 @@ describe.skipIf(!CHROMIUM)(
       // the person edits; the subscribed agent is told, and sees the new value
       await agent.subscribeResource({ uri: 'valem://state/loan' });
       const updated = new Promise<string>((resolve) =>
-        agent.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+        agent.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)),
       );
       const deposit = page.getByLabel('Deposit', { exact: true });
       await deposit.fill('6500');

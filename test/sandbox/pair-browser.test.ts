@@ -2,14 +2,9 @@
 // `modelworks mcp --url … --browser` as an SDK client's stdio child. The person's approval is a
 // plain HTTP POST here (test/sandbox/browser.test.ts does it in Chromium).
 import type { ChildProcess } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  ElicitRequestSchema,
-  ElicitationCompleteNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { Progress } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../mcp/helpers/peers.js';
 import { startServe } from '../mcp/helpers/serve.js';
@@ -100,14 +95,17 @@ describe('pair_browser', () => {
 
     const progress: Progress[] = [];
     let approved: Json | undefined;
-    const paired = agent.callTool({ name: 'pair_browser', arguments: {} }, undefined, {
-      timeout: 60_000,
-      onprogress: (p) => {
-        progress.push(p);
-        const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(p.message ?? '')?.[1];
-        if (code && !approved) void approve(serve.url, code).then((a) => (approved = a));
+    const paired = agent.callTool(
+      { name: 'pair_browser', arguments: {} },
+      {
+        timeout: 60_000,
+        onprogress: (p) => {
+          progress.push(p);
+          const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(p.message ?? '')?.[1];
+          if (code && !approved) void approve(serve.url, code).then((a) => (approved = a));
+        },
       },
-    }) as Promise<Result>;
+    ) as Promise<Result>;
     const result = await paired;
     expect(progress.length).toBeGreaterThan(0);
     expect(result.structuredContent).toEqual({ status: 'paired', namespaceId: approved?.namespaceId });
@@ -123,7 +121,7 @@ describe('pair_browser', () => {
 
     // an edit in the browser reaches the subscribed agent and its get_state
     const updated = new Promise<string>((resolve) =>
-      agent.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+      agent.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params.uri)),
     );
     await agent.subscribeResource({ uri: 'valem://state/demo' });
     const edit = await fetch(`${serve.url}/models/${ns}__demo/mutations`, {
@@ -142,10 +140,10 @@ describe('pair_browser', () => {
     clients.push(agent);
     let completed = '';
     let elicitedId = '';
-    agent.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+    agent.setNotificationHandler('notifications/elicitation/complete', (n) => {
       completed = n.params.elicitationId;
     });
-    agent.setRequestHandler(ElicitRequestSchema, async (request) => {
+    agent.setRequestHandler('elicitation/create', async (request) => {
       const params = request.params as Json;
       expect(params.mode).toBe('url');
       elicitedId = params.elicitationId as string;
@@ -163,13 +161,16 @@ describe('pair_browser', () => {
     clients.push(agent);
     const controller = new AbortController();
     let progressed = 0;
-    const pending = agent.callTool({ name: 'pair_browser', arguments: {} }, undefined, {
-      signal: controller.signal,
-      onprogress: () => {
-        progressed++;
-        controller.abort();
+    const pending = agent.callTool(
+      { name: 'pair_browser', arguments: {} },
+      {
+        signal: controller.signal,
+        onprogress: () => {
+          progressed++;
+          controller.abort();
+        },
       },
-    });
+    );
     await expect(pending).rejects.toThrow();
     // rejected after the first progress (not at the pairing deadline): the abort ended the wait
     expect(progressed).toBe(1);

@@ -8,10 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CreateMessageRequestSchema, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
+import type { CreateMessageRequest } from '@modelcontextprotocol/server';
+import { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { modelTools } from '../../src/mcp/calc-tools.js';
@@ -168,7 +167,7 @@ async function connected(llm: LlmExecutor, answer?: (req: CreateMessageRequest) 
   );
   const asked: CreateMessageRequest[] = [];
   if (answer)
-    client.setRequestHandler(CreateMessageRequestSchema, (req) => {
+    client.setRequestHandler('sampling/createMessage', (req) => {
       asked.push(req);
       return { role: 'assistant', model: 'test-model', content: { type: 'text', text: answer(req) } };
     });

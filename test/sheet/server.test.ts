@@ -2,8 +2,8 @@
 // it) over stdio, driven by the official SDK client. The conversion runs in a worker thread within
 // the MODELWORKS_SHEET_* budgets, and the server keeps answering whatever a conversion does.
 import { spawn } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli, root, serverEnv, type CallResult } from '../mcp/helpers/peers.js';
 import { workbook, xlsx } from './helpers.js';
@@ -35,7 +35,6 @@ async function server(env: Record<string, string> = {}): Promise<Server> {
     convert: async (bytes, filename = 'book.xlsx') =>
       (await client.callTool(
         { name: 'convert_spreadsheet', arguments: { data: Buffer.from(bytes).toString('base64'), filename } },
-        undefined,
         { timeout: 120_000 },
       )) as CallResult,
   };

@@ -4,8 +4,7 @@
 // reason, in test/synth-mcp/conformance-baseline.yml.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectConformance } from '../mcp/helpers/conformance.js';
 import { SKIRMISH, SYNTH_TOOLS, childEnv, cli, grindBytes, root, type Json } from './helpers.js';

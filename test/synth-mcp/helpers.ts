@@ -4,8 +4,8 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { cli, root } from '../mcp/helpers/peers.js';
 import { startAnnounced } from '../helpers/child.js';
 
@@ -58,7 +58,7 @@ export async function connectSynth(
   const client = new Client({ name: 'synth-mcp-tests', version: '1.0.0' });
   await client.connect(transport);
   const call = async (name: string, a: Json = {}): Promise<CallResult> =>
-    (await client.callTool({ name, arguments: a }, undefined, { timeout: 120_000 })) as CallResult;
+    (await client.callTool({ name, arguments: a }, { timeout: 120_000 })) as CallResult;
   return {
     client,
     call,

@@ -24,7 +24,8 @@ export function hostBackend(app: App): Backend {
   let mode: 'inline' | 'fullscreen' = 'inline';
   const modes = app.getHostContext()?.availableDisplayModes ?? [];
   return {
-    call: async (name, args) => await app.callServerTool({ name, arguments: args }),
+    // the SDK types structuredContent as unknown; the card's tools answer objects there
+    call: async (name, args) => (await app.callServerTool({ name, arguments: args })) as ToolAnswer,
     updateContext: async (text, data) => {
       await app.updateModelContext({ content: [{ type: 'text', text }], structuredContent: data });
     },

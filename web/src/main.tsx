@@ -61,10 +61,11 @@ function payloadStore() {
 
 /** The message of a failed tool result (the server's own words), or a plain fallback. */
 function failureText(result: {
-  structuredContent?: Record<string, unknown>;
+  structuredContent?: unknown;
   content?: { type: string; text?: string }[];
 }): string {
-  const s = result.structuredContent;
+  const s = (typeof result.structuredContent === 'object' ? result.structuredContent : undefined) as
+    Record<string, unknown> | null | undefined;
   if (s && typeof s.message === 'string' && s.message) return s.message;
   if (s && typeof s.error === 'string' && s.error) return s.error;
   const text = (result.content ?? []).map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join(' ');

@@ -3,8 +3,7 @@
 // between them (tools/call from the card goes through the bridge to the Client). What the card asks
 // of its host (model context, display mode, links) is recorded on window.host for the test.
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 interface HostRecord {
   contexts: unknown[];
@@ -69,7 +68,7 @@ const record: HostRecord = {
     iframe.srcdoc = html;
     await initialized;
     await b.sendToolInput({ arguments: args });
-    await b.sendToolResult(result as Parameters<AppBridge['sendToolResult']>[0]);
+    await b.sendToolResult(result);
     return result;
   },
   async setTheme(theme) {

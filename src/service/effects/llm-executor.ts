@@ -6,7 +6,7 @@
  * kept as text; with a `responseSchema` it must be JSON that the schema accepts (ajv).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { BoundedCache, contentKey, type JsonObject, type JsonValue } from '../../calc/index.js';
 import type { EffectExecutor, EffectPolicy, ExecutorOutcome, RunContext } from './executor.js';
 
