@@ -29,8 +29,8 @@ function scratchSource(calc: unknown): ScratchSource {
   };
 }
 
-/** The spec a simulation ran on, for the card's labels (none when it cannot be read). */
-async function specOf(a: Record<string, unknown>, calc: unknown): Promise<unknown> {
+/** The spec a simulation or solve ran on, for the card's labels (none when it cannot be read). */
+export async function specOf(a: Record<string, unknown>, calc: unknown): Promise<unknown> {
   if (a.spec !== undefined) return a.spec;
   if (typeof a.id !== 'string' || calc === null || typeof calc !== 'object' || !('getSpec' in calc))
     return undefined;

@@ -3,6 +3,7 @@
  * (src/service/solve). Progress notifications while it runs; cancellation stops it. With
  * `apply: true` the answer is written to the live model as one ordinary cycle.
  */
+import { specOf } from './simulate-tool.js';
 import { CalcError } from '../calc/index.js';
 import {
   runSolve,
@@ -25,18 +26,6 @@ function solveModels(calc: unknown): SolveModels {
       ),
     );
   return { scratchCopy: remote, getModelInfo: remote, mutate: remote };
-}
-
-/** The spec solved, for the card's labels (none when it cannot be read). */
-async function specOf(a: Record<string, unknown>, calc: unknown): Promise<unknown> {
-  if (a.spec !== undefined) return a.spec;
-  if (typeof a.id !== 'string' || calc === null || typeof calc !== 'object' || !('getSpec' in calc))
-    return undefined;
-  try {
-    return await (calc as { getSpec(id: string): Promise<unknown> }).getSpec(a.id);
-  } catch {
-    return undefined; // the card then shows paths instead of labels
-  }
 }
 
 /** Every path the solve names: the varied inputs, the target or objective and the extra outputs. */

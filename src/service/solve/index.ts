@@ -4,7 +4,7 @@
  * run), budgets from the environment, and with `apply: true` the answer written to the live model
  * as one ordinary audited cycle. Solves share simulate's gate: both run cycles on private copies.
  */
-import { CalcError, prepareModel, startRuntime, type ModelRuntime } from '../../calc/index.js';
+import { CalcError, isObject, prepareModel, startRuntime, type ModelRuntime } from '../../calc/index.js';
 import { L64X128MixRandom } from '../../synth/index.js';
 import type { MutationSummary, ModelStatus, WriteOptions } from '../calc-api.js';
 import { seedOf, simulationGate } from '../simulate/index.js';
@@ -108,9 +108,7 @@ function invalid(message: string): CalcError {
   return new CalcError('INVALID_ARGUMENT', message);
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+const isRecord = isObject;
 
 function stringList(v: unknown, what: string): string[] {
   if (v === undefined) return [];
