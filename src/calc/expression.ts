@@ -237,6 +237,44 @@ function memberOf(
   return expr;
 }
 
+/** A tail-call thunk whose call is `$sort(…)`. */
+function isSortThunk(node: unknown): node is { body: JsonataNode } {
+  if (node === null || typeof node !== 'object') return false;
+  const n = node as {
+    type?: unknown;
+    thunk?: unknown;
+    body?: { type?: unknown; procedure?: { type?: unknown; value?: unknown } };
+  };
+  return (
+    n.type === 'lambda' &&
+    n.thunk === true &&
+    n.body?.type === 'function' &&
+    n.body.procedure?.type === 'variable' &&
+    n.body.procedure.value === 'sort'
+  );
+}
+
+/**
+ * JSONata 2.2.2 evaluates a call in a function body's tail position as a thunk, and on that path
+ * a function argument reaches the built-in unwrapped: `$sort($a, function($l, $r) {…})` as a
+ * function's last step failed with "comp is not a function" (`$map` and `$filter` apply their
+ * function through JSONata's own apply, so only `$sort` calls its comparator directly). Such a
+ * call is evaluated as an ordinary call instead: the same value, one stack frame more.
+ */
+function sortCallsOutOfTailPosition(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (isSortThunk(value)) record[key] = value.body;
+    if (Array.isArray(value))
+      value.forEach((item, i) => {
+        if (isSortThunk(item)) value[i] = item.body;
+      });
+    sortCallsOutOfTailPosition(record[key]);
+  }
+}
+
 /** One text compiled by JSONata on its own, and its JSONata evaluation without the fast path. */
 function compileAlone(
   text: string,
@@ -252,6 +290,7 @@ function compileAlone(
       RegexEngine: SafeRegexEngine,
     });
     const ast = compiled.ast();
+    sortCallsOutOfTailPosition(ast);
     // only an expression that could amplify its input pays for the budget's hooks
     if (!isProvenCheap(ast))
       for (const [name, value] of budgetBindings(text, limits.maxAllocation))
