@@ -2,10 +2,8 @@
 // department budgets feeding a company total through write-links, an invoice reading (and
 // watching) a rates model through a read-link, and a branch of the invoice adding VAT.
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { CalcService } from '../../src/service/calc-service.js';
-import { EffectRunner, localLinks, ServerExecutor } from '../../src/service/effects/index.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { describe, expect, it } from 'vitest';
+import { linkedModels } from './helpers/linked-models.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -14,23 +12,7 @@ const example = (name: string): Json =>
     readFileSync(new URL(`../../examples/composition/${name}.json`, import.meta.url), 'utf8'),
   ) as Json;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function setup() {
-  const calc = new CalcService(new MemoryStore());
-  const server = new ServerExecutor({ egressAllowlist: [], maxResponseBytes: 1024, links: localLinks(calc) });
-  const runner = new EffectRunner(calc, { executors: [server], warn: () => {} }).start();
-  cleanups.push(() => runner.stop());
-  const write = async (id: string, writes: Json) => {
-    await calc.mutate(id, writes);
-    await runner.idle();
-  };
-  const state = async (id: string) => (await calc.getState(id)) as Json;
-  return { calc, write, state };
-}
+const setup = linkedModels;
 
 describe('examples/composition', () => {
   it('two department budgets feed the company total, which comes back to each', async () => {

@@ -2,30 +2,12 @@
 // an aggregate and fold its answer back, a read-link copies a value without touching the target's
 // history, a target's rollback constraint fails the link with target_rejected, and a guarded
 // ping⇄pong settles. The effect runner runs them in-process (src/service/effects/model-links.ts).
-import { afterEach, describe, expect, it } from 'vitest';
-import { CalcService } from '../../src/service/calc-service.js';
-import { EffectRunner, localLinks, ServerExecutor } from '../../src/service/effects/index.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { describe, expect, it } from 'vitest';
+import { linkedModels } from './helpers/linked-models.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function setup() {
-  const calc = new CalcService(new MemoryStore());
-  const server = new ServerExecutor({ egressAllowlist: [], maxResponseBytes: 1024, links: localLinks(calc) });
-  const runner = new EffectRunner(calc, { executors: [server], warn: () => {} }).start();
-  cleanups.push(() => runner.stop());
-  const state = async (id: string) => (await calc.getState(id)) as Json;
-  const write = async (id: string, writes: Json) => {
-    await calc.mutate(id, writes);
-    await runner.idle();
-  };
-  return { calc, runner, state, write };
-}
+const setup = linkedModels;
 
 const obj = { type: 'object' };
 const num = { type: 'number' };
