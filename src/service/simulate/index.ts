@@ -49,18 +49,23 @@ export function simulationLimitsFromEnv(
     timeLimitSeconds: DEFAULT_TIME_LIMIT_SECONDS,
   },
 ): SimulationLimits {
-  const read = (name: string, fallback: number, max: number): number => {
-    const text = env[name]?.trim();
-    if (!text) return fallback;
-    const n = Number(text);
-    if (!/^\d+$/.test(text) || n < 1 || n > max)
-      throw new Error(`${name} must be a whole number from 1 to ${max} (got '${text}')`);
-    return n;
-  };
   return {
-    maxRuns: read(MAX_RUNS_ENV, defaults.maxRuns, 100_000_000),
-    timeLimitMs: read(TIME_LIMIT_ENV, defaults.timeLimitSeconds, 86_400) * 1000,
+    maxRuns: wholeSetting(env, MAX_RUNS_ENV, defaults.maxRuns, 100_000_000),
+    timeLimitMs: wholeSetting(env, TIME_LIMIT_ENV, defaults.timeLimitSeconds, 86_400) * 1000,
   };
+}
+
+/**
+ * A setting that is a whole number from 1 to `max`, or `fallback` when unset.
+ * @throws Error naming the setting, for anything else (read at start-up)
+ */
+export function wholeSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > max)
+    throw new Error(`${name} must be a whole number from 1 to ${max} (got '${text}')`);
+  return n;
 }
 
 /** Where the model to simulate comes from: a live model or a spec. */

@@ -7,7 +7,7 @@
 import { CalcError, isObject, prepareModel, startRuntime, type ModelRuntime } from '../../calc/index.js';
 import { L64X128MixRandom } from '../../synth/index.js';
 import type { MutationSummary, ModelStatus, WriteOptions } from '../calc-api.js';
-import { seedOf, simulationGate } from '../simulate/index.js';
+import { seedOf, simulationGate, wholeSetting } from '../simulate/index.js';
 import {
   solve,
   type SolveControl,
@@ -75,17 +75,9 @@ export function solveLimitsFromEnv(
     timeLimitSeconds: 60,
   },
 ): SolveLimits {
-  const read = (name: string, fallback: number, max: number): number => {
-    const text = env[name]?.trim();
-    if (!text) return fallback;
-    const n = Number(text);
-    if (!/^\d+$/.test(text) || n < 1 || n > max)
-      throw new Error(`${name} must be a whole number from 1 to ${max} (got '${text}')`);
-    return n;
-  };
   return {
-    maxIterations: read(MAX_ITERATIONS_ENV, defaults.maxIterations, 10_000_000),
-    timeLimitMs: read(SOLVE_TIME_LIMIT_ENV, defaults.timeLimitSeconds, 86_400) * 1000,
+    maxIterations: wholeSetting(env, MAX_ITERATIONS_ENV, defaults.maxIterations, 10_000_000),
+    timeLimitMs: wholeSetting(env, SOLVE_TIME_LIMIT_ENV, defaults.timeLimitSeconds, 86_400) * 1000,
   };
 }
 
