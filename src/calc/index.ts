@@ -43,6 +43,7 @@ export {
   modelInfo,
   prepareModel,
   restoreSnapshot,
+  runtimeWithSpec,
   startRuntime,
   takeSnapshot,
   type EvalExpressionResult,

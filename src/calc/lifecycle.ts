@@ -205,6 +205,16 @@ export async function evolveRuntime(
   return { runtime: next, warnings: report.warnings };
 }
 
+/**
+ * The runtime under `spec` with `current`'s state unchanged: for a spec change that computes
+ * nothing differently (an approval recorded on an effect), so no value is recomputed.
+ */
+export async function runtimeWithSpec(current: ModelRuntime, spec: ModelSpec): Promise<ModelRuntime> {
+  const next = new ModelRuntime(await compileModel(spec), { now: current.now });
+  next.loadState(current.exportState());
+  return next;
+}
+
 function metaStillDefined(model: CompiledModel, key: string): boolean {
   const hash = key.lastIndexOf('#');
   const address = key.slice(0, hash);

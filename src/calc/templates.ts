@@ -134,11 +134,14 @@ function mergeLayers(base: JsonObject, overlay: JsonObject, templateId: string):
   const merged: JsonObject = { ...overlay };
   const fromOwner = ownerOf(templateId);
   // an effect keeps the origin it already had (from a farther ancestor: the nearest one that
-  // defines it); one the template wrote itself gets the template as its origin
-  const adoptEffect = (e: JsonObject): JsonObject =>
-    isObject(e.origin)
-      ? e
-      : { ...e, origin: { fromRef: templateId, ...(fromOwner !== undefined ? { fromOwner } : {}) } };
+  // defines it); one the template wrote itself gets the template as its origin. An approval is
+  // its approver's: it never travels into a branch, whose owner approves for themselves.
+  const adoptEffect = (e: JsonObject): JsonObject => {
+    if (!isObject(e.origin))
+      return { ...e, origin: { fromRef: templateId, ...(fromOwner !== undefined ? { fromOwner } : {}) } };
+    const { approved: _approved, ...origin } = e.origin;
+    return { ...e, origin };
+  };
   merged.derivations = keyed(base.derivations, overlay.derivations, (e) => str(e.path));
   merged.metaDerivations = keyed(base.metaDerivations, overlay.metaDerivations, (e) =>
     str(e.path) !== undefined && str(e.property) !== undefined

@@ -2,7 +2,13 @@
  * Audit records: built here for each committed change (the store seals them into its hash chain
  * and checkpoints the chain's end), verified and queried here.
  */
-import { CalcError, type DerivationTrace, type JsonValue, type MutationResult } from '../calc/index.js';
+import {
+  CalcError,
+  type DerivationTrace,
+  type JsonObject,
+  type JsonValue,
+  type MutationResult,
+} from '../calc/index.js';
 import { recordHash } from '../store/audit-chain.js';
 import type { CheckpointProblem } from '../store/audit-checkpoint.js';
 import {
@@ -57,6 +63,8 @@ export function buildAuditRecord(input: {
   now?: Date;
   /** The service's timestamps (its clock); a fresh one on Date.now when absent. */
   timestamps?: AuditTimestamps;
+  /** What caused the change (a link's source model and effect, an approval); see AuditRecord.origin. */
+  origin?: JsonObject;
 }): AuditRecord {
   const timestamps = input.timestamps ?? new AuditTimestamps();
   const record: AuditRecord = {
@@ -71,6 +79,7 @@ export function buildAuditRecord(input: {
     dispatchedEffects: input.result.dispatchedEffects.map((d) => d.effectId),
     traces: input.result.traces as unknown as JsonValue[],
   };
+  if (input.origin !== undefined) record.origin = input.origin;
   record.prevHash = input.prevHash;
   return record;
 }
@@ -84,8 +93,9 @@ export function buildReplaceRecord(input: {
   modelId: string;
   sequence: number;
   modelVersion: string;
-  source: 'restore' | 'evolution';
+  source: 'restore' | 'evolution' | 'approval';
   prevHash: string;
+  origin?: JsonObject;
   now?: Date;
   timestamps?: AuditTimestamps;
 }): AuditRecord {

@@ -22,6 +22,7 @@ import {
   modelInfo,
   prepareModel,
   projectPaths,
+  runtimeWithSpec,
   startRuntime,
   translatePatch,
   type EvalExpressionResult,
@@ -72,7 +73,13 @@ import {
   type CompositionGraph,
   type StoredModels,
 } from './calc-composition.js';
-import { EffectApprovals, inheritedEffectPolicy, type PendingEffect } from './effect-approvals.js';
+import {
+  definitionHash,
+  EffectApprovals,
+  inheritedEffectPolicy,
+  specWithApproval,
+  type PendingEffect,
+} from './effect-approvals.js';
 
 export const MAX_MODELS = 1000;
 
@@ -204,20 +211,40 @@ export class CalcService implements CalcApi {
   }
 
   /**
-   * Approves an inherited effect as it is defined now (an edit of it needs approving again).
+   * Approves an inherited effect as it is defined now (an edit of it needs approving again): one
+   * audited change (source `approval`) recording the approval on the effect in the stored spec
+   * (effect-approvals.ts). An effect that is not waiting (approved already, or not another
+   * owner's) is answered the same and changes nothing.
    * @throws CalcError MODEL_NOT_FOUND, INVALID_ARGUMENT (no such effect)
    */
   async approveEffect(
     id: string,
     effectId: string,
   ): Promise<{ id: string; effectId: string; approved: true }> {
-    const spec = (await this.models.runtime(id)).model.spec;
-    if (!this.effectApprovals.approve(id, spec, effectId))
-      throw new CalcError('INVALID_ARGUMENT', `model '${id}' has no effect '${effectId}'`, {
-        error: 'Unknown effect',
-        effectId,
-      });
-    return { id, effectId, approved: true };
+    return this.lock.run(id, async () => {
+      const { runtime, changed } = await this.writer.replace(
+        id,
+        'approval',
+        async (current) => {
+          const effect = current.model.spec.effects.find((e) => e.id === effectId);
+          if (!effect)
+            throw new CalcError('INVALID_ARGUMENT', `model '${id}' has no effect '${effectId}'`, {
+              error: 'Unknown effect',
+              effectId,
+            });
+          if (!this.effectApprovals.blocked(id, effect)) return undefined;
+          const approved = specWithApproval(current.model.spec, effectId, this.timestamps.current());
+          return approved && runtimeWithSpec(current, approved.spec);
+        },
+        undefined,
+        (next) => {
+          const effect = next.model.spec.effects.find((e) => e.id === effectId)!;
+          return { effectId, definitionHash: definitionHash(effect) };
+        },
+      );
+      if (changed) this.emit(id, { kind: 'spec-evolved', modelId: id, version: runtime.model.spec.version });
+      return { id, effectId, approved: true as const };
+    });
   }
 
   /** The model's info and its revision (see ModelStatus). */
@@ -244,7 +271,6 @@ export class CalcService implements CalcApi {
       await this.models.fresh(id);
       await this.store.deleteModel(id);
       this.models.forget(id);
-      this.effectApprovals.forget(id);
       this.emit(id, { kind: 'deleted', modelId: id });
       return { deleted: true };
     });
@@ -355,7 +381,7 @@ export class CalcService implements CalcApi {
   async mutate(
     id: string,
     mutations: unknown,
-    options: WriteOptions & { source?: AuditRecord['source'] } = {},
+    options: WriteOptions & { source?: AuditRecord['source']; origin?: JsonObject } = {},
   ): Promise<MutationSummary> {
     const writes = requireObject(mutations, 'mutations');
     const expected = checkExpectedRevision(options.expectedRevision);
@@ -368,6 +394,7 @@ export class CalcService implements CalcApi {
           options.source ?? 'client',
           options.includeTraces === true,
           expected,
+          options.origin,
         ),
       );
     if (key === undefined) return this.lock.run(id, write);

@@ -3,7 +3,14 @@
  * compare-and-set (retried on fresh state when another process got there first), and the
  * replacement of spec and state (restore, evolution) under the same compare-and-set.
  */
-import { CalcError, jsonEqual, parseAddress, type ModelRuntime, type MutationResult } from '../calc/index.js';
+import {
+  CalcError,
+  jsonEqual,
+  parseAddress,
+  type JsonObject,
+  type ModelRuntime,
+  type MutationResult,
+} from '../calc/index.js';
 import { inSpan, phaseSpans } from '../observability/tracing.js';
 import type { AuditRecord, Store } from '../store/store.js';
 import { buildAuditRecord, buildReplaceRecord, type AuditTimestamps } from './audit.js';
@@ -66,6 +73,7 @@ export class CycleWriter {
     source: AuditRecord['source'],
     includeTraces: boolean,
     expectedRevision?: number,
+    origin?: JsonObject,
   ): Promise<MutationSummary> {
     const started = performance.now();
     for (let attempt = 1; ; attempt++) {
@@ -103,6 +111,7 @@ export class CycleWriter {
         result,
         prevHash: head.lastHash,
         timestamps: this.timestamps,
+        origin,
       });
       let committed: boolean;
       try {
@@ -189,9 +198,10 @@ export class CycleWriter {
    */
   async replace(
     id: string,
-    source: 'restore' | 'evolution',
+    source: 'restore' | 'evolution' | 'approval',
     change: (current: ModelRuntime) => Promise<ModelRuntime | undefined>,
     expectedRevision?: number,
+    originOf?: (next: ModelRuntime) => JsonObject,
   ): Promise<{ runtime: ModelRuntime; revision: number; changed: boolean }> {
     for (let attempt = 1; ; attempt++) {
       const entry = await this.models.fresh(id);
@@ -208,6 +218,7 @@ export class CycleWriter {
         source,
         prevHash: lastHash,
         timestamps: this.timestamps,
+        origin: originOf?.(next),
       });
       const ok = await this.store.replaceModel(id, revision, next.model.spec, next.exportState(), record);
       if (ok) {

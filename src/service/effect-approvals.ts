@@ -3,12 +3,18 @@
  * branch of `acme/base` made by `globex` inherits acme's effects; one that calls out (any
  * executor but `caller`) must not run on globex's data until globex approves it. An effect is
  * quarantined when it has an `origin` (it was inherited) whose `fromOwner` differs from the
- * model's owner (its id's namespace). Approving stores the effect's definition hash (its
- * canonical JSON without `origin`), so any later edit of the effect quarantines it again.
+ * model's owner (its id's namespace).
+ *
+ * An approval is kept in the model's own spec, as `origin.approved: {definitionHash, at}` on the
+ * effect, written as one audited change (source `approval`): it survives restarts, every process
+ * sharing the store sees it, `verify_audit` covers it, and `get_spec` shows it. The definition
+ * hash is the effect's canonical JSON without `origin`, so any later edit of the effect
+ * quarantines it again; a branch never inherits an approval (templates.ts drops it). The
+ * reference product keeps approvals in one process's memory; a store-wide one is what a
+ * deployment of several processes needs.
  *
  * Policy (`MODELWORKS_INHERITED_EFFECTS`): `approve` (default) blocks until approved, `allow`
- * never blocks, `deny` always blocks. Approvals live in this process's memory, as the reference
- * product keeps them: a restart forgets them and the effects wait again (the safe direction).
+ * never blocks, `deny` always blocks.
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, isObject, type Effect, type ModelSpec } from '../calc/index.js';
@@ -38,10 +44,15 @@ export function definitionHash(effect: Effect): string {
   return `sha256:${createHash('sha256').update(canonicalJson(rest)).digest('hex')}`;
 }
 
-export class EffectApprovals {
-  /** model id → effect id → the definition hash approved. */
-  private readonly approved = new Map<string, Map<string, string>>();
+/** The definition hash the effect was approved at, if it was. */
+function approvedHash(effect: Effect): string | undefined {
+  const approved = isObject(effect.origin) ? effect.origin.approved : undefined;
+  return isObject(approved) && typeof approved.definitionHash === 'string'
+    ? approved.definitionHash
+    : undefined;
+}
 
+export class EffectApprovals {
   constructor(readonly policy: InheritedEffectPolicy = 'approve') {}
 
   /** Whether `effect` of model `modelId` comes from another owner (whatever the policy). */
@@ -55,7 +66,7 @@ export class EffectApprovals {
   blocked(modelId: string, effect: Effect): boolean {
     if (this.policy === 'allow' || !this.foreign(modelId, effect)) return false;
     if (this.policy === 'deny') return true;
-    return this.approved.get(modelId)?.get(effect.id) !== definitionHash(effect);
+    return approvedHash(effect) !== definitionHash(effect);
   }
 
   /** The model's effects waiting for approval. */
@@ -70,19 +81,22 @@ export class EffectApprovals {
         fromOwner: typeof e.origin?.fromOwner === 'string' ? e.origin.fromOwner : null,
       }));
   }
+}
 
-  /** Approves the effect as it is defined now; false when the model has no such effect. */
-  approve(modelId: string, spec: ModelSpec, effectId: string): boolean {
-    const effect = spec.effects.find((e) => e.id === effectId);
-    if (!effect) return false;
-    let mine = this.approved.get(modelId);
-    if (!mine) this.approved.set(modelId, (mine = new Map()));
-    mine.set(effectId, definitionHash(effect));
-    return true;
-  }
-
-  /** Forgets a deleted model's approvals (a new model under its id starts with none). */
-  forget(modelId: string): void {
-    this.approved.delete(modelId);
-  }
+/**
+ * The spec with effect `effectId` approved as it is defined now (a copy; `spec` is untouched), or
+ * undefined when the spec has no such effect.
+ */
+export function specWithApproval(
+  spec: ModelSpec,
+  effectId: string,
+  at: string,
+): { spec: ModelSpec; definitionHash: string } | undefined {
+  const effect = spec.effects.find((e) => e.id === effectId);
+  if (!effect) return undefined;
+  const hash = definitionHash(effect);
+  const origin = isObject(effect.origin) ? effect.origin : {};
+  const approvedEffect: Effect = { ...effect, origin: { ...origin, approved: { definitionHash: hash, at } } };
+  const effects = spec.effects.map((e) => (e.id === effectId ? approvedEffect : e));
+  return { spec: { ...spec, effects }, definitionHash: hash };
 }

@@ -16,7 +16,13 @@ export interface AuditRecord {
   sequence: number;
   timestamp: string;
   modelVersion: string;
-  source: 'client' | 'patch' | 'foldback' | 'restore' | 'evolution';
+  source: 'client' | 'patch' | 'foldback' | 'restore' | 'evolution' | 'link' | 'approval';
+  /**
+   * What caused a change beyond its source (docs/composition.md): for a `link` write the model and
+   * effect that wrote; for an `approval` the effect approved and the definition hash it was approved
+   * at. Absent on every other record, so their hashes are what they were before the field existed.
+   */
+  origin?: JsonObject;
   mutations: Record<string, JsonValue>;
   derivedUpdated: string[];
   flaggedConstraints: string[];

@@ -9,7 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CalcService } from '../../src/service/calc-service.js';
 import { EffectRunner, ServerExecutor } from '../../src/service/effects/index.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { openStore } from '../../src/store/open-store.js';
 import { testApp } from '../http/helpers.js';
+import { tempDbPath, TEST_AUDIT_KEY_TEXT } from '../store/helpers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -136,6 +138,52 @@ describe('inherited effects from another owner', () => {
     await deny.calc.approveEffect('globex/quote', 'exfil');
     expect((await deny.fire('globex/quote', 2)).phase).toBe('blocked');
     expect(deny.target.got).toEqual([]);
+  });
+});
+
+describe('an approval kept with the model', () => {
+  it('is one audited change in the stored spec, seen by every process on the store, never inherited', async () => {
+    const file = `sqlite:${tempDbPath()}`;
+    const env = { ...process.env, MODELWORKS_AUDIT_KEY: TEST_AUDIT_KEY_TEXT };
+    const [one, two] = [
+      new CalcService(await openStore(file, env)),
+      new CalcService(await openStore(file, env)),
+    ];
+    cleanups.push(async () => {
+      await one.close();
+      await two.close();
+    });
+    await one.createModel(baseSpec('acme/base', 'http://127.0.0.1:9'));
+    await one.createModel({ id: 'globex/quote', schema: {}, template: { ref: 'acme/base' } });
+    expect((await two.pendingEffects('globex/quote')).map((p) => p.effectId)).toEqual(['exfil']);
+    const before = (await two.getModelInfo('globex/quote')).revision;
+
+    await one.approveEffect('globex/quote', 'exfil');
+    // the other process (and a restart) sees it: it is in the store, not in one process's memory
+    expect(await two.pendingEffects('globex/quote')).toEqual([]);
+    expect((await two.getModelInfo('globex/quote')).revision).toBe(before + 1);
+    const [record] = await two.getAudit('globex/quote', { limit: 1 });
+    const origin = (await two.getSpec('globex/quote')).effects[0]!.origin as Json;
+    expect(record).toMatchObject({
+      source: 'approval',
+      origin: { effectId: 'exfil', definitionHash: origin.approved.definitionHash },
+      mutations: {},
+    });
+    expect(origin).toMatchObject({
+      fromRef: 'acme/base',
+      fromOwner: 'acme',
+      approved: { at: expect.any(String) },
+    });
+    expect(await two.verifyAudit('globex/quote')).toMatchObject({ valid: true });
+    // approving again changes nothing: no second record
+    await two.approveEffect('globex/quote', 'exfil');
+    expect((await one.getModelInfo('globex/quote')).revision).toBe(before + 1);
+
+    // a branch of the approved model is another owner's: it approves for itself
+    await two.createModel({ id: 'initech/quote', schema: {}, template: { ref: 'globex/quote' } });
+    expect(await one.pendingEffects('initech/quote')).toMatchObject([
+      { effectId: 'exfil', fromOwner: 'acme' },
+    ]);
   });
 });
 

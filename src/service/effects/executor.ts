@@ -39,6 +39,13 @@ export interface RunContext {
   signal: AbortSignal;
   /** The effect as the spec declares it (an llm effect's `responseSchema`). */
   effect?: ModelSpec['effects'][number];
+  /** The model whose effect this is (a link records it as the origin of its write). */
+  modelId?: string;
+  /**
+   * The run was taken over from a runner that stopped holding it (a killed process): its I/O
+   * may have happened already. A link checks its target for its own write before writing.
+   */
+  redriven?: boolean;
 }
 
 export interface EffectExecutor {

@@ -280,15 +280,23 @@ export class EffectRunner {
     }
     job = this.due(job, executor);
     await this.claim(job, row.slot);
-    await this.drive(job, row.slot, executor);
+    await this.drive(job, row.slot, executor, true);
   }
 
-  /** Executes and folds back until the run settles (a superseded run goes round again). */
-  private async drive(job: EffectJob, slot: string, executor: EffectExecutor): Promise<void> {
+  /**
+   * Executes and folds back until the run settles (a superseded run goes round again).
+   * `redriven`: the run was left by another runner, which may have done its I/O already.
+   */
+  private async drive(
+    job: EffectJob,
+    slot: string,
+    executor: EffectExecutor,
+    redriven = false,
+  ): Promise<void> {
     let aborted = false;
     try {
-      for (let current: EffectJob | undefined = job; current;) {
-        const outcome = await this.execute(current, executor);
+      for (let current: EffectJob | undefined = job; current; redriven = false) {
+        const outcome = await this.execute(current, executor, redriven);
         if (outcome.kind === 'aborted') {
           aborted = true; // stopping: the row stays for whoever runs next
           return;
@@ -314,6 +322,7 @@ export class EffectRunner {
   private async execute(
     job: EffectJob,
     executor: EffectExecutor,
+    redriven: boolean,
   ): Promise<Outcome | { kind: 'aborted' } | { kind: 'early'; decided: FoldBack }> {
     const waiting = new AbortController();
     const onStop = (): void => waiting.abort();
@@ -346,7 +355,13 @@ export class EffectRunner {
     }
     const unsubscribe = executor.judgedWhileWaiting ? this.calc.subscribe(job.modelId, check) : undefined;
     try {
-      const context = { dueAt: job.dueAt ?? Date.now(), signal: waiting.signal, effect: job.effect };
+      const context = {
+        dueAt: job.dueAt ?? Date.now(),
+        signal: waiting.signal,
+        effect: job.effect,
+        modelId: job.modelId,
+        redriven,
+      };
       const outcome = await executor.execute(job.request, job.effect.policy, context);
       unsubscribe?.();
       await checks;

@@ -7,7 +7,13 @@
 import type { LinkRunner } from './model-links.js';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isObject, type JsonObject, type JsonValue } from '../../calc/index.js';
-import type { EffectErrorCode, EffectExecutor, EffectPolicy, ExecutorOutcome } from './executor.js';
+import type {
+  EffectErrorCode,
+  EffectExecutor,
+  EffectPolicy,
+  ExecutorOutcome,
+  RunContext,
+} from './executor.js';
 import { EFFECT_ENV } from './settings.js';
 
 export interface ServerExecutorOptions {
@@ -57,9 +63,9 @@ export class ServerExecutor implements EffectExecutor {
     this.delay = options.delay ?? wait;
   }
 
-  async execute(request: JsonObject, policy: EffectPolicy): Promise<ExecutorOutcome> {
+  async execute(request: JsonObject, policy: EffectPolicy, context?: RunContext): Promise<ExecutorOutcome> {
     if (request.target !== undefined) {
-      if (this.options.links) return this.options.links(request);
+      if (this.options.links) return this.options.links(request, context);
       return {
         kind: 'blocked',
         code: 'EFFECT_BLOCKED',
