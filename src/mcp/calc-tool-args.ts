@@ -16,8 +16,7 @@ export const includeTraces = {
 export const expectedRevision = {
   type: 'integer',
   minimum: 0,
-  description:
-    'Write only if the model is still at this revision (get_model_info), else Version conflict {expected, actual}',
+  description: 'Write only at this revision (get_model_info), else Version conflict {expected, actual}',
 };
 export const idempotencyKey = { type: 'string', description: 'Safe-retry key' };
 /** The optional expectedRevision argument, passed on when given: the service checks it. */

@@ -16,6 +16,7 @@ import {
   shallowInputSchema,
   str,
 } from './calc-tool-args.js';
+import { compositionTools } from './composition-tools.js';
 import { lifecycleTools } from './lifecycle-tools.js';
 import { committedWriteResult, okResult } from './results.js';
 
@@ -74,6 +75,7 @@ export function modelTools(service: CalcModelApi): ToolDefinition[] {
     ...historyTools(service),
     ...lifecycleTools(service),
     ...viewAndBlobTools(service),
+    ...compositionTools(service),
   ];
 }
 
@@ -102,7 +104,8 @@ function catalogueTools(service: CalcModelApi): ToolDefinition[] {
     {
       name: 'get_model_info',
       title: 'Get model info',
-      description: 'Id, version, section counts and revision (for expectedRevision) of a model.',
+      description:
+        'Id, version, section counts, revision (for expectedRevision); lineage, links and awaitingApproval when any.',
       inputSchema: input({ id }, ['id']),
       outputSchema: MODEL_STATUS,
       annotations: READ,

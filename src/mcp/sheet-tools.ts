@@ -3,8 +3,7 @@
  * registered). The conversion runs in a worker thread of the process's SheetWorkers, so it never
  * holds up the server's other requests.
  */
-import { REJECTION_REASONS, SHEET_ERROR_CODES } from '../sheet/index.js';
-import { decodeSpreadsheetArgs, SHEET_SERVICE_REASONS } from '../service/sheet-service.js';
+import { decodeSpreadsheetArgs } from '../service/sheet-service.js';
 import { sheetWorkers, type SheetWorkers } from '../service/sheet-workers.js';
 import { okResult, RESULT_LIMIT_CHARS, textError, type ToolResult } from './results.js';
 import { input, output, READ, type ToolDefinition } from './tool.js';
@@ -25,12 +24,10 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
       name: 'convert_spreadsheet',
       title: 'Convert spreadsheet',
       description:
-        "Compile an .xlsx workbook's formulas into a ModelSpec, deterministically. Tables (Excel " +
-        'Tables or blocks under a header row) become arrays $.<table>: constant columns inputs, formula columns ' +
-        'derivations; other formula cells top-level derivations; side cells and defined names inputs holding the ' +
-        "workbook's values. A formula that misses its stored value, or disagrees with an independent evaluation " +
-        'after seeded edits, is rejected. Returns {valid:true, spec, rejectedColumns, report} or {valid:false, ' +
-        `reason, error}; nothing is registered (review, then create_model). At most ${maxCells} cells.`,
+        "Compile an .xlsx workbook's formulas into a ModelSpec: tables become arrays $.<table> (constant " +
+        'columns inputs, formula columns derivations), other cells top-level fields. A formula missing its ' +
+        'stored value, or disagreeing with an independent evaluation after seeded edits, is rejected. Returns ' +
+        `{valid, spec, rejectedColumns, report} or {valid:false, reason, error}; registers nothing (then create_model). ≤ ${maxCells} cells.`,
       inputSchema: input(
         {
           data: { type: 'string', description: 'The .xlsx file, base64-encoded (at most 10 MB decoded)' },
@@ -49,35 +46,15 @@ export function sheetTools(workers: SheetWorkers = sheetWorkers()): ToolDefiniti
         {
           valid: { type: 'boolean' },
           spec: { type: 'object' },
-          rejectedColumns: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                column: { type: 'string' },
-                address: { type: 'string' },
-                reason: { type: 'string' },
-                message: { type: 'string' },
-              },
-            },
-          },
+          // {column, address, reason, message} each; listed loosely: tools/list has a 50 KB budget
+          rejectedColumns: { type: 'array', items: { type: 'object' } },
           report: {
             type: 'object',
             description:
-              'counts (verified: agrees after what-if edits), sheets, rejections; checks[]: how each was checked; cellMap[]: cell to path',
-            properties: {
-              formulaCells: { type: 'integer' },
-              compiledCells: { type: 'integer' },
-              verifiedCells: { type: 'integer' },
-              storedOnlyCells: { type: 'integer' },
-              sheets: { type: 'array', items: { type: 'object' } },
-              rejected: { type: 'array', items: { type: 'object' } },
-            },
+              'formulaCells, compiledCells, verifiedCells (agree after what-if edits), storedOnlyCells, sheets, rejected; checks[]: how each was checked; cellMap[]: cell to path',
           },
-          reason: {
-            type: 'string',
-            enum: [...SHEET_ERROR_CODES, ...REJECTION_REASONS, ...SHEET_SERVICE_REASONS],
-          },
+          // a stable code of docs/spreadsheets.md (the rejection reasons) or docs/errors.md
+          reason: { type: 'string' },
         },
         ['valid'],
       ),

@@ -93,7 +93,7 @@ async function guardedCall(
 const modelText = {
   type: 'string',
   description:
-    'The model text (XML, JSON or .sgm), not a file path. Relative Import, FlatFile and SQLite paths resolve only under allowlisted folders (get_allowlists), never the working directory.',
+    'Model text (XML, JSON or .sgm), not a path; relative Import/FlatFile/SQLite paths resolve only under allowlisted folders (get_allowlists)',
 };
 
 const COMPONENT_LIST = output(

@@ -13,6 +13,7 @@ import type {
   WriteOptions,
 } from '../service/calc-api.js';
 import { authoring } from '../service/calc-authoring.js';
+import type { CompositionGraph } from '../service/calc-composition.js';
 import type { BrowserPairing } from './browser-pairing.js';
 import { CalcClient } from './calc-client.js';
 
@@ -89,6 +90,25 @@ export class BrowserCalc implements CalcApi {
   getModelInfo = (id: string) => this.call(id, (c, w) => c.getModelInfo(w));
   getSpec = (id: string) => this.call(id, (c, w) => c.getSpec(w));
   getLineage = (id: string) => this.call(id, (c, w) => c.getLineage(w));
+  pendingEffects = (id: string) => this.call(id, (c, w) => c.pendingEffects(w));
+  approveEffect = (id: string, effectId: string) => this.call(id, (c, w) => c.approveEffect(w, effectId));
+
+  /** The graph of the paired namespace's models only, their ids without the namespace. */
+  async compositionGraph(): Promise<CompositionGraph> {
+    const { client, prefix } = this.remote();
+    const graph = await client.compositionGraph();
+    const mine = (id: string) => id.startsWith(prefix);
+    const local = (id: string) => id.slice(prefix.length);
+    return {
+      nodes: graph.nodes.filter((n) => mine(n.ref)).map((n) => ({ ...n, ref: local(n.ref) })),
+      linkEdges: graph.linkEdges
+        .filter((e) => mine(e.from) && mine(e.to))
+        .map((e) => ({ ...e, from: local(e.from), to: local(e.to) })),
+      lineageEdges: graph.lineageEdges
+        .filter((e) => mine(e.branch) && mine(e.template))
+        .map((e) => ({ branch: local(e.branch), template: local(e.template) })),
+    };
+  }
   deleteModel = (id: string) => this.call(id, (c, w) => c.deleteModel(w));
   getState = (id: string, options?: StateOptions) => this.call(id, (c, w) => c.getState(w, options));
   readState = (id: string, options?: StateOptions) => this.call(id, (c, w) => c.readState(w, options));

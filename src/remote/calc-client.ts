@@ -17,6 +17,8 @@ import {
   type Snapshot,
 } from '../calc/index.js';
 import type { AuditVerification } from '../service/audit.js';
+import type { CompositionGraph } from '../service/calc-composition.js';
+import type { PendingEffect as AwaitingApproval } from '../service/effect-approvals.js';
 import {
   checkExpectedRevision,
   type AuditFilter,
@@ -171,6 +173,18 @@ export class CalcClient implements CalcApi {
 
   getLineage(id: string): Promise<JsonValue[]> {
     return this.json('GET', this.model(id, '/lineage'));
+  }
+
+  pendingEffects(id: string): Promise<AwaitingApproval[]> {
+    return this.json('GET', this.model(id, '/effects/pending'));
+  }
+
+  approveEffect(id: string, effectId: string): Promise<{ id: string; effectId: string; approved: true }> {
+    return this.json('POST', this.model(id, `/effects/${enc(effectId)}/approve`));
+  }
+
+  compositionGraph(): Promise<CompositionGraph> {
+    return this.json('GET', '/composition/graph');
   }
 
   async deleteModel(id: string): Promise<{ deleted: true }> {

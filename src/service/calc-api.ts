@@ -20,6 +20,8 @@ import {
 } from '../calc/index.js';
 import type { AuditRecord, BlobRef } from '../store/store.js';
 import type { AuditVerification } from './audit.js';
+import type { CompositionGraph } from './calc-composition.js';
+import type { PendingEffect as AwaitingApproval } from './effect-approvals.js';
 import type { ModelGraph, VerificationReport } from './verification.js';
 
 /**
@@ -142,6 +144,10 @@ export interface CalcModelApi {
   getModelInfo(id: string): Promise<ModelStatus>;
   getSpec(id: string): Promise<ModelSpec>;
   getLineage(id: string): Promise<JsonValue[]>;
+  /** Inherited effects of another owner waiting for approval (docs/composition.md). */
+  pendingEffects(id: string): Promise<AwaitingApproval[]>;
+  approveEffect(id: string, effectId: string): Promise<{ id: string; effectId: string; approved: true }>;
+  compositionGraph(): Promise<CompositionGraph>;
   deleteModel(id: string): Promise<{ deleted: true }>;
   getState(id: string, options?: StateOptions): Promise<JsonValue>;
   /** getState and the revision the model was at when it was read. */

@@ -8,6 +8,7 @@ import { isObject, type JsonObject, type JsonValue } from '../calc/index.js';
 import { type Coordinate, versionAccepts } from '../calc/coordinates.js';
 import { checkLinkTopology, linkEdges } from '../calc/composition.js';
 import { specDigest, type ResolvedTemplate } from '../calc/templates.js';
+import type { PendingEffect } from './effect-approvals.js';
 
 /** What composition reads of a service's models. */
 export interface StoredModels {
@@ -28,6 +29,22 @@ export interface CompositionGraph {
     last: { phase: JsonValue; at: JsonValue; error: JsonValue } | null;
   }[];
   lineageEdges: { branch: string; template: string }[];
+}
+
+/** What a model's info shows of its composition, each part only when it has some. */
+export interface CompositionInfo {
+  lineage?: JsonValue[];
+  links?: { effectId: string; to: string; kind: 'write' | 'read' }[];
+  awaitingApproval?: PendingEffect[];
+}
+
+export function compositionInfo(spec: ModelSpec, awaiting: PendingEffect[]): CompositionInfo {
+  const info: CompositionInfo = {};
+  if (spec.lineage.length > 0) info.lineage = spec.lineage;
+  const links = linkEdges(spec).map(({ effectId, to, kind }) => ({ effectId, to, kind }));
+  if (links.length > 0) info.links = links;
+  if (awaiting.length > 0) info.awaitingApproval = awaiting;
+  return info;
 }
 
 /** A model's spec, or undefined when it was deleted meanwhile. */

@@ -69,8 +69,10 @@ import { materialiseTemplate } from '../calc/templates.js';
 import {
   checkLinks,
   compositionGraph,
+  compositionInfo,
   resolveTemplate,
   type CompositionGraph,
+  type CompositionInfo,
   type StoredModels,
 } from './calc-composition.js';
 import {
@@ -203,6 +205,12 @@ export class CalcService implements CalcApi {
   /** GET /composition/graph: every model, its links and lineage edges (calc-composition.ts). */
   compositionGraph(): Promise<CompositionGraph> {
     return compositionGraph(this.stored);
+  }
+
+  /** Lineage, links and effects awaiting approval, for the model's info (calc-composition.ts). */
+  async compositionInfo(id: string): Promise<CompositionInfo> {
+    const spec = (await this.models.runtime(id)).model.spec;
+    return compositionInfo(spec, this.effectApprovals.pending(id, spec));
   }
 
   /** Inherited effects of another owner that wait for approval (effect-approvals.ts). */

@@ -5,6 +5,7 @@
 import { isObject, type JsonValue } from '../../calc/index.js';
 import type { Store } from '../../store/store.js';
 import type { CalcModelApi, ModelStatus } from '../calc-api.js';
+import type { CompositionInfo } from '../calc-composition.js';
 import { CalcService } from '../calc-service.js';
 import { effectLeasesOf } from './runner.js';
 
@@ -43,15 +44,19 @@ export async function pendingEffects(store: Store, modelId: string): Promise<Pen
 
 /**
  * A model's info (`get_model_info`, `GET /models/{id}`) with, beside it, the effect runs not settled
- * yet — only when there are some, and only where this process sees the store. A client of another
- * server (`mcp --url`) passes on what that server answered, pending runs included.
+ * yet and its composition (lineage, links, inherited effects awaiting approval) — each only when
+ * there is some, and only where this process sees the store. A client of another server
+ * (`mcp --url`) passes on what that server answered, all of these included.
  */
 export async function modelInfoWithPendingEffects(
   service: CalcModelApi,
   id: string,
-): Promise<ModelStatus & { pendingEffects?: PendingEffect[] }> {
+): Promise<ModelStatus & { pendingEffects?: PendingEffect[] } & CompositionInfo> {
   const info = await service.getModelInfo(id);
   if (!(service instanceof CalcService)) return info;
   const pending = await pendingEffects(service.store, id);
-  return pending.length > 0 ? { ...info, pendingEffects: pending } : info;
+  const composition = await service.compositionInfo(id);
+  return pending.length > 0
+    ? { ...info, pendingEffects: pending, ...composition }
+    : { ...info, ...composition };
 }
