@@ -441,6 +441,47 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
     expect((await calc.getAudit('car-loan-calculator'))[0]!.mutations).toEqual({ '$.deposit': 7000 });
   });
 
+  it("shows a branch's template and its links (issue 41): branched from, writes to", async () => {
+    await calc.createModel({
+      id: 'acme/ledger',
+      version: '1.0.0',
+      schema: { type: 'object', properties: { got: { type: 'number' } } },
+    });
+    const loan = carLoan() as Record<string, unknown>;
+    const schema = loan.schema as { properties: Record<string, unknown> };
+    await calc.createModel({
+      ...loan,
+      id: 'acme/loan',
+      schema: { ...schema, properties: { ...schema.properties, io: { type: 'object' } } },
+      effects: [
+        {
+          id: 'report',
+          executor: 'server',
+          trigger: 'deposit > 0',
+          dedupeKey: 'deposit',
+          statusPath: '$.io.report',
+          target: { ref: 'acme/ledger', path: '$.got' },
+          body: 'deposit',
+        },
+      ],
+    });
+    await calc.createModel({
+      id: 'acme/loan-eu',
+      version: '1.1.0',
+      schema: {},
+      template: { ref: 'acme/loan' },
+    });
+    const frame = await open('show_model', { id: 'acme/loan-eu' });
+    const line = frame.locator('[data-testid="composition"]');
+    await expect.poll(() => line.textContent()).toContain('Branched from acme/loan 1.0.0');
+    expect(await line.textContent()).toContain('writes to acme/ledger');
+    // a model that is neither a branch nor linked has no such line
+    await calc.createModel({ ...carLoan(), id: 'plain-loan' });
+    const plain = await open('show_model', { id: 'plain-loan' });
+    await expect.poll(() => payment(plain).textContent()).toBe(usd(480.78));
+    expect(await plain.locator('[data-testid="composition"]').count()).toBe(0);
+  });
+
   it("a stored model's card follows the model: live after a change made elsewhere, stale when it cannot read it", async () => {
     await calc.createModel({ ...carLoan(), id: 'fresh-loan' });
     const frame = await open('show_model', { id: 'fresh-loan' });

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { Backend, ToolAnswer } from './backend';
 import { Components, rejectedFrom, TabStrip, type RenderContext } from './components';
 import { inputsOf, outputsOf, type CardPayload, type Json } from './model';
+import { CompositionLine } from './composition-line';
 import { FlagList } from './flags';
 import { useFreshness, type Freshness } from './freshness';
 
@@ -251,6 +252,7 @@ export function Card({
         freshness={freshness}
         onShare={() => void openInBrowser()}
       />
+      <CompositionLine card={card} />
       <FlagList flags={card.flags} />
       {error && (
         <p className="callout error" role="alert">
