@@ -10,6 +10,7 @@ import type { CardPayload, Flag, Graph, Json, JsonObject, View } from '../model'
 import { ApiError, splitNamespaced, type AuditEntry, type SandboxApi } from './api';
 import { POLL_MS, useLiveModel } from './live';
 import { AuditTimeline, GraphPanel, JsonBlock } from './panels';
+import { CompositionLine } from '../composition-line';
 import { FlagList } from '../flags';
 import { GoalSeek } from './goal-seek';
 
@@ -238,6 +239,7 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
           {error ?? data.error}
         </p>
       )}
+      <CompositionLine card={data.spec ? { ...card, spec: data.spec } : card} />
       <FlagList flags={card.flags} />
       <ViewSection data={data} ctx={ctx} viewId={viewId} setViewId={setViewId} idBase={idBase} />
       <GoalSeek api={api} id={id} spec={data.spec} state={data.state} onApplied={load} />
