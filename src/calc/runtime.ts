@@ -484,10 +484,9 @@ export class ModelRuntime {
     return preWriteViolations(this.model.spec.schema, this.meta, mutations);
   }
 
-  /** The model's whole-schema write checker (compiled once per spec content, shared). */
+  /** The model's whole-schema write checker (one per compiled model, shared by its runtimes). */
   private schemaChecker(): WriteSchemaChecker {
-    this.writeChecker ??= writeSchemaChecker(
-      this.model.spec.schema,
+    this.writeChecker ??= writeSchemaChecker(this.model, this.model.spec.schema, () =>
       [...this.model.derivedTargets.values()].map((d) => d.path),
     );
     return this.writeChecker;
