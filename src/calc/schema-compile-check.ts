@@ -13,7 +13,7 @@
  * the condensed compile to the whole one on generated schemas, broken ones included.
  */
 import { canonicalJson, isObject, type JsonObject } from './json.js';
-import { newDraft2020Ajv } from './schema-cache.js';
+import { BoundedCache, newDraft2020Ajv } from './schema-cache.js';
 import { WriteSchemaPreparation } from './write-schema.js';
 
 /** Keywords that only annotate: Ajv (strict mode off, no `useDefaults`) compiles nothing for them. */
@@ -86,12 +86,26 @@ export function condensedForCompile(node: JsonObject): JsonObject {
   return out;
 }
 
+/** Verdicts by the condensed schema's text: a spec validated, dry-run and tested compiles once. */
+const verdicts = new BoundedCache<string, string | null>(256);
+
 /**
  * Compiles the schema as writes prepare it, condensed (see the module comment), in an Ajv instance
- * of its own that is dropped afterwards (nothing is kept per call).
- * @throws what Ajv throws for a schema that does not compile
+ * of its own that is dropped afterwards; the verdict is kept by content (bounded).
+ * @throws an Error with Ajv's message for a schema that does not compile
  */
 export function checkWriteSchemaCompiles(schema: JsonObject): void {
-  const prepared = new WriteSchemaPreparation(schema, () => []).prepare(schema, true);
-  newDraft2020Ajv().compile(condensedForCompile(prepared) as object);
+  const condensed = condensedForCompile(new WriteSchemaPreparation(schema, () => []).prepare(schema, true));
+  const key = canonicalJson(condensed);
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    try {
+      newDraft2020Ajv().compile(condensed as object);
+      verdict = null;
+    } catch (e) {
+      verdict = e instanceof Error ? e.message : String(e);
+    }
+    verdicts.set(key, verdict);
+  }
+  if (verdict !== null) throw new Error(verdict);
 }

@@ -18,7 +18,7 @@
 import type { ValidateFunction, ErrorObject } from 'ajv';
 import { formatPath, fromPointer, WILDCARD, type Path } from './address.js';
 import { canonicalJson, isObject, jsonTypeName, type JsonObject } from './json.js';
-import { newDraft2020Ajv } from './schema-cache.js';
+import { BoundedCache, contentKey, newDraft2020Ajv } from './schema-cache.js';
 import { deref } from './schema.js';
 import type { SchemaViolation } from './schema.js';
 
@@ -436,24 +436,55 @@ export function violationOf(e: ErrorObject, base: Path): SchemaViolation {
   return out;
 }
 
-const checkers = new WeakMap<object, WriteSchemaChecker>();
+/** Checkers kept (each owns an Ajv instance and what it compiled). */
+const MODEL_CACHE_SIZE = 64;
+const checkers = new BoundedCache<unknown, WriteSchemaChecker>(MODEL_CACHE_SIZE);
+/** Past this many subschemas a schema's checker is keyed by its model, not by its content. */
+const CONTENT_KEY_LIMIT = 2000;
+
+/** Whether the schema holds more than `limit` subschemas (stops counting there). */
+function largerThan(schema: JsonObject, limit: number): boolean {
+  let count = 0;
+  const visit = (node: JsonObject): boolean => {
+    if (++count > limit) return true;
+    for (const k of SCHEMA_MAPS) {
+      const map = node[k];
+      if (isObject(map)) for (const sub of Object.values(map)) if (isObject(sub) && visit(sub)) return true;
+    }
+    for (const k of SCHEMA_LISTS) {
+      const list = node[k];
+      if (Array.isArray(list)) for (const sub of list) if (isObject(sub) && visit(sub)) return true;
+    }
+    for (const k of SCHEMA_SINGLES) {
+      const sub = node[k];
+      if (isObject(sub) && visit(sub)) return true;
+    }
+    return false;
+  };
+  return visit(schema);
+}
 
 /**
- * The write checker of one compiled model (`owner`), shared by its runtimes and made on its first
- * write. Nothing is computed over the whole schema then: a key over the schema's content (a hash
- * of 60,000 fields) and a prepared copy of it cost a model's first write more than 50 ms, so
- * subschemas are prepared and compiled as writes reach them. The checker lives as long as its
- * model (a WeakMap), so nothing grows per call.
+ * The write checker of one compiled model (`owner`), made on its first write and kept in a
+ * bounded LRU (runtimes look it up on each write rather than hold it). A schema of up to 2,000
+ * subschemas is keyed by its content and derived targets, so every model of one spec (a dry run's,
+ * each test's) shares one checker and what it compiled; a larger one is keyed by its model, since
+ * a key over its content (a hash of 60,000 fields) cost its first write more than 50 ms. Either
+ * way nothing is computed over the whole schema: subschemas are prepared and compiled as writes
+ * reach them.
  */
 export function writeSchemaChecker(
   owner: object,
   schema: JsonObject,
   derivedTargets: () => Iterable<Path>,
 ): WriteSchemaChecker {
-  let checker = checkers.get(owner);
+  const key: unknown = largerThan(schema, CONTENT_KEY_LIMIT)
+    ? owner
+    : contentKey([schema, [...derivedTargets()].map((t) => formatPath(t))]);
+  let checker = checkers.get(key);
   if (!checker) {
     checker = new WriteSchemaChecker(schema, derivedTargets);
-    checkers.set(owner, checker);
+    checkers.set(key, checker);
   }
   return checker;
 }
