@@ -18,6 +18,7 @@
  * errors (message and position).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { fastArithmeticOfShape } from './fast-arithmetic.js';
 
 /** One text's shape: the text with each field name replaced by a slot, and the names in order. */
 export interface ExpressionShape {
@@ -129,6 +130,9 @@ type Node = Record<string, unknown>;
  * context readers) and a cloner that gives each member its own tree.
  */
 export class SharedShape {
+  /** The shape's arithmetic fast path, compiled on first use; null when the shape has none. */
+  private arithmeticPath: ReturnType<typeof fastArithmeticOfShape> | null | undefined;
+
   private constructor(
     private readonly template: ExpressionShape,
     /** The first member's tree as compiled (plain data, before any reader was installed). */
@@ -183,6 +187,22 @@ export class SharedShape {
       shift.push(total);
     }
     return { owner: this, names: shape.names, shift };
+  }
+
+  /**
+   * The arithmetic fast path (fast-arithmetic.ts) of every member, compiled once from the first
+   * member's tree: its name steps read the evaluated member's names (`member.names`).
+   */
+  arithmetic(): ReturnType<typeof fastArithmeticOfShape> | null {
+    if (this.arithmeticPath !== undefined) return this.arithmeticPath;
+    const ends = this.template.ends;
+    this.arithmeticPath =
+      fastArithmeticOfShape(this.pristine, (node) => {
+        const slot =
+          node.type === 'name' && typeof node.position === 'number' ? ends.indexOf(node.position) : -1;
+        return slot >= 0 ? slot : undefined;
+      }) ?? null;
+    return this.arithmeticPath;
   }
 
   /** The member's own syntax tree: the first member's, with its names and positions. */

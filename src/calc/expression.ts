@@ -222,7 +222,10 @@ function memberOf(
   const ast = program.shared.treeOf(shape, member) as JsonataNode;
   const evaluateShared = (input: unknown, bindings?: Record<string, unknown>): Promise<unknown> =>
     asMember(member, () => program.evaluate(input, bindings));
-  const fast = fastEvaluation(ast, limits) ?? fastArithmetic(ast);
+  const fast = fastEvaluation(ast, limits);
+  // the arithmetic fast path is the shape's, shared by its members (they differ in names only)
+  const arithmetic = fast ? null : program.shared.arithmetic();
+  const names = member.names;
   const expr: CompiledExpression = {
     text,
     ast,
@@ -231,7 +234,12 @@ function memberOf(
           const value = fast(input, bindings);
           return value === NOT_HANDLED ? evaluateShared(input, bindings) : value;
         }
-      : evaluateShared,
+      : arithmetic
+        ? async (input, bindings) => {
+            const value = arithmetic(input, bindings, names);
+            return value === NOT_HANDLED ? evaluateShared(input, bindings) : value;
+          }
+        : evaluateShared,
   };
   members.add(expr);
   return expr;

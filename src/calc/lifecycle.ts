@@ -13,7 +13,7 @@ import { compileModel, type CompiledModel } from './program.js';
 import { ModelRuntime, type MutationResult, type RuntimeOptions } from './runtime.js';
 import { checkValue, effectiveSchema, schemaAt, type SchemaViolation } from './schema.js';
 import { normalizeSpec, type ModelSpec } from './spec.js';
-import { validateSpec, type ValidationReport } from './validator.js';
+import { validateAndCompile, validateSpec, type ValidationReport } from './validator.js';
 
 export interface ModelInfo {
   id: string;
@@ -44,15 +44,15 @@ export async function prepareModel(
   input: unknown,
   options: { runTests?: boolean } = {},
 ): Promise<{ model: CompiledModel; report: ValidationReport }> {
-  const report = await validateSpec(input, { runTests: options.runTests ?? true });
-  if (!report.valid) {
+  const { result: report, model } = await validateAndCompile(input, { runTests: options.runTests ?? true });
+  if (!report.valid || !model) {
     throw new CalcError('SPEC_INVALID', 'Model spec validation failed', {
       errors: report.errors,
       warnings: report.warnings,
     });
   }
-  const { spec } = normalizeSpec(input);
-  return { model: await compileModel(spec), report };
+  // the model validation compiled (from the same normalised spec) is the one creation uses
+  return { model, report };
 }
 
 /**

@@ -200,11 +200,11 @@ export class ModelRuntime {
   /** `[*]` metas: the concrete keys each row produced (so a row's vanished keys can be dropped). */
   private readonly metaRows = new Map<number, Map<number, string[]>>();
   private readonly staleLazy = new Set<number>();
+  private writeChecker: WriteSchemaChecker | undefined;
   readonly traces = new Ring<DerivationTrace>(TRACE_CAPACITY);
   private history: HistoryEntry[] = [];
   private historyCapacity = HISTORY_CAPACITY;
   private readonly hasDefaultRules: boolean;
-  private writeChecker: WriteSchemaChecker | undefined;
   /** Derivations that read the whole root (`$`, `$$`, `$keys($)`): they read a view, see rootView. */
   private readonly rootReaders: ReadonlySet<number>;
   /** Lazy derivations something computed in a cycle reads: they are computed in the cycle too. */
@@ -484,11 +484,11 @@ export class ModelRuntime {
     return preWriteViolations(this.model.spec.schema, this.meta, mutations);
   }
 
-  /** The model's whole-schema write checker (compiled once per spec content, shared). */
+  /** The model's whole-schema write checker (write-schema.ts), found once per runtime. */
   private schemaChecker(): WriteSchemaChecker {
-    this.writeChecker ??= writeSchemaChecker(
-      this.model.spec.schema,
-      [...this.model.derivedTargets.values()].map((d) => d.path),
+    const model = this.model;
+    this.writeChecker ??= writeSchemaChecker(model, model.spec.schema, () =>
+      [...model.derivedTargets.values()].map((d) => d.path),
     );
     return this.writeChecker;
   }

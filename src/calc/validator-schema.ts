@@ -8,7 +8,7 @@ import { safeRegExp, UnsupportedRegexError } from './safe-regex.js';
 import { isKnownFormat, knownFormats, metaSchemaChecker } from './schema-cache.js';
 import { SPEC_SECTIONS } from './spec.js';
 import { key, nearest, type Report } from './validator-report.js';
-import { compileWriteSchema } from './write-schema.js';
+import { checkWriteSchemaCompiles } from './schema-compile-check.js';
 
 /** Keywords JSON Schema defines but Ajv does not check: a schema naming them would promise too much. */
 const UNENFORCED_KEYWORDS = [
@@ -175,8 +175,8 @@ function checkSchemaWithAjv(root: JsonObject, walk: SchemaWalk, report: Report):
   }
   if (walk.blocking) return;
   try {
-    // the write checker's own compile, cached by content: what passes here is what writes use
-    compileWriteSchema(root);
+    // the schema as writes prepare it, each distinct field shape compiled once
+    checkWriteSchemaCompiles(root);
   } catch (e) {
     report.error('schema', `schema does not compile: ${publicMessage(e)}`);
   }

@@ -17,7 +17,7 @@
  */
 import type { ValidateFunction, ErrorObject } from 'ajv';
 import { formatPath, fromPointer, WILDCARD, type Path } from './address.js';
-import { canonicalJson, cloneJson, isObject, jsonTypeName, type JsonObject } from './json.js';
+import { canonicalJson, isObject, jsonTypeName, type JsonObject } from './json.js';
 import { BoundedCache, contentKey, newDraft2020Ajv } from './schema-cache.js';
 import { deref } from './schema.js';
 import type { SchemaViolation } from './schema.js';
@@ -53,8 +53,6 @@ const SCHEMA_SINGLES = [
 ];
 /** Compiled subschemas one model keeps before its instance is started afresh (recursive schemas). */
 const MAX_COMPILED_PER_MODEL = 2048;
-/** Prepared models kept (each owns an Ajv instance). */
-const MODEL_CACHE_SIZE = 64;
 /** An `actual` longer than this (as JSON) is reported by its type only. */
 const MAX_ACTUAL_JSON = 200;
 
@@ -71,49 +69,96 @@ function unanchored(pattern: string): string {
     : pattern;
 }
 
-/** Every subschema object of `node` (not data-valued keywords such as `enum`, `const`, `default`). */
-function forEachSubschema(node: JsonObject, visit: (sub: JsonObject) => void): void {
-  for (const k of SCHEMA_MAPS) {
-    const map = node[k];
-    if (isObject(map)) for (const sub of Object.values(map)) if (isObject(sub)) visit(sub);
+/**
+ * Subschemas made ready for writes on demand (see the module comment): a write compiles the few
+ * subschemas its path reaches, so preparing (and copying) a schema of 60,000 fields on a model's
+ * first write would cost more than the write. Each prepared copy is deep (the subschema and every
+ * subschema inside it); data-valued keywords (`enum`, `const`, `default`) are shared, never changed.
+ */
+export class WriteSchemaPreparation {
+  /** `required` lists (by identity) → the derived names dropped from them; built on first need. */
+  private drops: Map<unknown[], Set<string>> | undefined;
+  private defs: JsonObject | undefined;
+
+  constructor(
+    readonly root: JsonObject,
+    private readonly derivedTargets: () => Iterable<Path>,
+  ) {}
+
+  /** The prepared copy of `node`, every depth inside it; `atRoot` for the root (or its shallow copy). */
+  prepare(node: JsonObject, atRoot = false): JsonObject {
+    const out = this.copy(node);
+    if (atRoot) {
+      delete out.$schema;
+      // a model starts empty and fills field by field, so the root's list could never hold
+      // (validate_spec refuses it; a spec stored before that rule keeps writing)
+      delete out.required;
+    }
+    return out;
   }
-  for (const k of SCHEMA_LISTS) {
-    const list = node[k];
-    if (Array.isArray(list)) for (const sub of list) if (isObject(sub)) visit(sub);
+
+  /** The root's `$defs`, prepared once (every compiled subschema carries them for its `$ref`s). */
+  preparedDefs(): JsonObject | undefined {
+    const raw = this.root.$defs;
+    if (!isObject(raw)) return undefined;
+    this.defs ??= this.copyMap(raw);
+    return this.defs;
   }
-  for (const k of SCHEMA_SINGLES) {
-    const sub = node[k];
-    if (isObject(sub)) visit(sub);
+
+  private copy(node: JsonObject): JsonObject {
+    const out: JsonObject = { ...node };
+    delete out.$id; // references are local `#/$defs/Name` only
+    if (typeof out.pattern === 'string') out.pattern = anchored(out.pattern);
+    if (Array.isArray(node.required)) {
+      const drop = this.dropped().get(node.required);
+      if (drop) out.required = node.required.filter((r) => typeof r !== 'string' || !drop.has(r));
+    }
+    for (const k of SCHEMA_MAPS) {
+      const map = node[k];
+      if (isObject(map)) out[k] = this.copyMap(map);
+    }
+    for (const k of SCHEMA_LISTS) {
+      const list = node[k];
+      if (Array.isArray(list)) out[k] = list.map((sub) => (isObject(sub) ? this.copy(sub) : sub));
+    }
+    for (const k of SCHEMA_SINGLES) {
+      const sub = node[k];
+      if (isObject(sub)) out[k] = this.copy(sub);
+    }
+    return out;
+  }
+
+  private copyMap(map: JsonObject): JsonObject {
+    const out: JsonObject = {};
+    for (const [name, sub] of Object.entries(map)) out[name] = isObject(sub) ? this.copy(sub) : sub;
+    return out;
+  }
+
+  /** A derived field is never `required`: it lives outside the base document. */
+  private dropped(): Map<unknown[], Set<string>> {
+    if (this.drops) return this.drops;
+    const drops = new Map<unknown[], Set<string>>();
+    for (const target of this.derivedTargets()) {
+      if (target.length === 0) continue;
+      const name = target[target.length - 1];
+      if (typeof name !== 'string' || name === WILDCARD) continue;
+      const parent = navigate(this.root, target.slice(0, -1));
+      if (!isObject(parent)) continue;
+      const node = deref(this.root, parent);
+      if (!Array.isArray(node.required)) continue;
+      const names = drops.get(node.required) ?? new Set<string>();
+      names.add(name);
+      drops.set(node.required, names);
+    }
+    this.drops = drops;
+    return drops;
   }
 }
 
-/** A copy of the schema ready for writes (see the module comment). */
+/** A copy of the whole schema ready for writes (see the module comment). */
 export function prepareWriteSchema(schema: JsonObject, derivedTargets: Iterable<Path>): JsonObject {
-  const root = cloneJson(schema);
-  delete root.$schema;
-  const seen = new Set<JsonObject>();
-  const visit = (node: JsonObject): void => {
-    if (seen.has(node)) return;
-    seen.add(node);
-    if (node !== root) delete node.$id;
-    if (typeof node.pattern === 'string') node.pattern = anchored(node.pattern);
-    forEachSubschema(node, visit);
-  };
-  visit(root);
-  delete root.$id;
-  // a model starts empty and fills field by field, so the root's list could never hold
-  // (validate_spec refuses it; a spec stored before that rule keeps writing)
-  delete root.required;
-  for (const target of derivedTargets) {
-    if (target.length === 0) continue;
-    const name = target[target.length - 1];
-    if (typeof name !== 'string' || name === WILDCARD) continue;
-    const parent = navigate(root, target.slice(0, -1));
-    if (!isObject(parent)) continue;
-    const node = deref(root, parent);
-    if (Array.isArray(node.required)) node.required = node.required.filter((r) => r !== name);
-  }
-  return root;
+  const preparation = new WriteSchemaPreparation(schema, () => derivedTargets);
+  return preparation.prepare(schema, true);
 }
 
 /**
@@ -187,10 +232,13 @@ export class WriteSchemaChecker {
    * its first write (a compile costs milliseconds). A function checks a value, never its address.
    */
   private byContent = new Map<string, Compiled>();
-  private readonly defs: unknown;
+  private readonly preparation: WriteSchemaPreparation;
+  /** The raw schema as the spec holds it (navigation reads it; compiled pieces are prepared copies). */
+  readonly root: JsonObject;
 
-  constructor(readonly root: JsonObject) {
-    this.defs = root.$defs;
+  constructor(schema: JsonObject, derivedTargets: () => Iterable<Path> = () => []) {
+    this.root = schema;
+    this.preparation = new WriteSchemaPreparation(schema, derivedTargets);
   }
 
   /**
@@ -228,13 +276,6 @@ export class WriteSchemaChecker {
     return this.byContent.size;
   }
 
-  /** Compiles the whole schema (throws what Ajv throws): `validate_spec`'s compile check. */
-  compileWhole(): void {
-    const key = formatPath([]);
-    if (this.full.has(key)) return;
-    this.full.set(key, validates(this.root) ? this.ajv.compile(this.root as object) : null);
-  }
-
   private compiled(
     cache: Map<string, Compiled>,
     pattern: Path,
@@ -247,14 +288,15 @@ export class WriteSchemaChecker {
     let schema: JsonObject | boolean | undefined;
     if (typeof raw === 'boolean') schema = raw ? undefined : false;
     else if (raw !== undefined) {
-      const own = shallow ? shallowOf(this.root, raw) : raw;
+      const own = this.preparation.prepare(shallow ? shallowOf(this.root, raw) : raw, pattern.length === 0);
       schema = validates(own) ? own : undefined;
     }
     let fn: Compiled = null;
     if (schema !== undefined) {
       if (this.full.size + this.shallow.size >= MAX_COMPILED_PER_MODEL) this.restart();
+      const defs = this.preparation.preparedDefs();
       const withDefs =
-        typeof schema === 'boolean' || this.defs === undefined ? schema : { ...schema, $defs: this.defs };
+        typeof schema === 'boolean' || defs === undefined ? schema : { ...schema, $defs: defs };
       const content = canonicalJson(schema);
       const known = this.byContent.get(content);
       if (known !== undefined) fn = known;
@@ -394,33 +436,55 @@ export function violationOf(e: ErrorObject, base: Path): SchemaViolation {
   return out;
 }
 
-const checkers = new BoundedCache<string, WriteSchemaChecker>(MODEL_CACHE_SIZE);
+/** Checkers kept (each owns an Ajv instance and what it compiled). */
+const MODEL_CACHE_SIZE = 64;
+const checkers = new BoundedCache<unknown, WriteSchemaChecker>(MODEL_CACHE_SIZE);
+/** Past this many subschemas a schema's checker is keyed by its model, not by its content. */
+const CONTENT_KEY_LIMIT = 2000;
+
+/** Whether the schema holds more than `limit` subschemas (stops counting there). */
+function largerThan(schema: JsonObject, limit: number): boolean {
+  let count = 0;
+  const visit = (node: JsonObject): boolean => {
+    if (++count > limit) return true;
+    for (const k of SCHEMA_MAPS) {
+      const map = node[k];
+      if (isObject(map)) for (const sub of Object.values(map)) if (isObject(sub) && visit(sub)) return true;
+    }
+    for (const k of SCHEMA_LISTS) {
+      const list = node[k];
+      if (Array.isArray(list)) for (const sub of list) if (isObject(sub) && visit(sub)) return true;
+    }
+    for (const k of SCHEMA_SINGLES) {
+      const sub = node[k];
+      if (isObject(sub) && visit(sub)) return true;
+    }
+    return false;
+  };
+  return visit(schema);
+}
 
 /**
- * The write checker for a schema and its derived targets, shared by every model with the same
- * content (compiled once per spec version; a bounded LRU, so nothing grows per call).
+ * The write checker of one compiled model (`owner`), made on its first write and kept in a
+ * bounded LRU (runtimes look it up on each write rather than hold it). A schema of up to 2,000
+ * subschemas is keyed by its content and derived targets, so every model of one spec (a dry run's,
+ * each test's) shares one checker and what it compiled; a larger one is keyed by its model, since
+ * a key over its content (a hash of 60,000 fields) cost its first write more than 50 ms. Either
+ * way nothing is computed over the whole schema: subschemas are prepared and compiled as writes
+ * reach them.
  */
-export function writeSchemaChecker(schema: JsonObject, derivedTargets: Iterable<Path>): WriteSchemaChecker {
-  const targets = [...derivedTargets];
-  const key = contentKey([schema, targets.map((t) => formatPath(t))]);
+export function writeSchemaChecker(
+  owner: object,
+  schema: JsonObject,
+  derivedTargets: () => Iterable<Path>,
+): WriteSchemaChecker {
+  const key: unknown = largerThan(schema, CONTENT_KEY_LIMIT)
+    ? owner
+    : contentKey([schema, [...derivedTargets()].map((t) => formatPath(t))]);
   let checker = checkers.get(key);
   if (!checker) {
-    checker = new WriteSchemaChecker(prepareWriteSchema(schema, targets));
+    checker = new WriteSchemaChecker(schema, derivedTargets);
     checkers.set(key, checker);
   }
   return checker;
-}
-
-/**
- * Compiles a spec's schema as writes will use it (cached by content, so a `validate_spec` followed
- * by `create_model` compiles once, and repeated calls keep nothing new).
- * @throws what Ajv throws for a schema that does not compile
- */
-export function compileWriteSchema(schema: JsonObject): void {
-  writeSchemaChecker(schema, []).compileWhole();
-}
-
-/** How many prepared schemas are kept now (the leak test reads it). */
-export function cachedWriteSchemas(): number {
-  return checkers.size;
 }

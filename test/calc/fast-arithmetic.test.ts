@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { compileExpression } from '../../src/calc/expression.js';
+import { compileExpression, sharesProgram } from '../../src/calc/expression.js';
 import { fastArithmetic } from '../../src/calc/fast-arithmetic.js';
 import { NOT_HANDLED } from '../../src/calc/fast-sum.js';
 
@@ -102,6 +102,48 @@ describe('plain arithmetic fast path', () => {
     );
     // the generators reach the fast path often, or the comparison above proves little
     expect(handled).toBeGreaterThan(runs / 8);
+  });
+
+  it("a shape's members share one fast path and each reads its own names, exactly as JSONata", async () => {
+    // the second text is the first with its field names moved one along NAMES: the same shape
+    const renamed = (text: string, by: number) =>
+      text.replace(
+        /(?<![$\w.])\b(a|b|price|qty|constructor|toString)\b|(?<=\.)(a|b|price|qty|constructor|toString)\b/g,
+        (n) => NAMES[(NAMES.indexOf(n) + by) % NAMES.length]!,
+      );
+    let shared = 0;
+    let handled = 0;
+    await fc.assert(
+      fc.asyncProperty(expr, fc.integer({ min: 1, max: 5 }), doc, row, async (text, by, d, parent) => {
+        const texts = [text, renamed(text, by)];
+        const compiled = texts.map((t) => compileExpression(t));
+        for (const [i, t] of texts.entries()) {
+          let reference: jsonata.Expression;
+          try {
+            reference = jsonata(t, { timeout: 2000, stack: 1000 });
+          } catch {
+            expect(compiled[i]!.ok).toBe(false);
+            continue;
+          }
+          const c = compiled[i]!;
+          if (!c.ok) throw new Error(c.message);
+          if (i === 1 && sharesProgram(c.expr) && texts[0] !== texts[1]) shared++;
+          const bindings = { parent };
+          const fast = fastArithmetic(c.expr.ast);
+          if (fast && fast(d, bindings) !== NOT_HANDLED) handled++;
+          const ours = await outcome(() => c.expr.evaluate(d, bindings));
+          const theirs = await outcome(() => reference.evaluate(d, bindings));
+          expect(ours.code).toEqual(theirs.code);
+          expect(ours.position).toEqual(theirs.position);
+          if (typeof theirs.value === 'number' || theirs.value === undefined)
+            expect(Object.is(ours.value, theirs.value)).toBe(true);
+          else expect(ours.value).toEqual(theirs.value);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    expect(shared).toBeGreaterThan(200);
+    expect(handled).toBeGreaterThan(200);
   });
 
   it('handles the row rule and the chain shapes, and leaves others to JSONata', () => {
