@@ -15,9 +15,14 @@ import {
 } from '../calc/index.js';
 import { LlmError, notConfigured, type LlmClient } from '../llm/index.js';
 import type { CompletionRequest } from '../llm/index.js';
-import type { InteractionPurpose } from '../llm/interactions.js';
+import type { InteractionPurpose, InteractionRecord } from '../llm/interactions.js';
 import type { CalcModelApi } from './calc-api.js';
-import { checkCandidate, publicVerification, type CheckOutcome, type GenerationVerification } from './generate-check.js';
+import {
+  checkCandidate,
+  publicVerification,
+  type CheckOutcome,
+  type GenerationVerification,
+} from './generate-check.js';
 import { parseAnswer } from './generate-json.js';
 import {
   evolutionPrompt,
@@ -87,7 +92,10 @@ function checkText(value: unknown, name: string, max: number): string | undefine
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw new LlmError('INVALID_ARGUMENT', `${name} must be text`);
   if (value.length > max)
-    throw new LlmError('INVALID_ARGUMENT', `${name} is ${value.length} characters long; at most ${max} are taken`);
+    throw new LlmError(
+      'INVALID_ARGUMENT',
+      `${name} is ${value.length} characters long; at most ${max} are taken`,
+    );
   return value.trim() === '' ? undefined : value;
 }
 
@@ -103,8 +111,14 @@ function checkRequest(request: GenerateRequest): {
   if (!prompt && !description)
     throw new LlmError('INVALID_ARGUMENT', 'give a description of the model (or a whole prompt)');
   const modelId = checkText(request.modelId, 'modelId', 200);
-  if (modelId !== undefined && !/^(?:[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*\/)?[A-Za-z][A-Za-z0-9_-]*$/.test(modelId))
-    throw new LlmError('INVALID_ARGUMENT', 'modelId must be [namespace/]name: segments start with a letter, then letters, digits, _ or -');
+  if (
+    modelId !== undefined &&
+    !/^(?:[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*\/)?[A-Za-z][A-Za-z0-9_-]*$/.test(modelId)
+  )
+    throw new LlmError(
+      'INVALID_ARGUMENT',
+      'modelId must be [namespace/]name: segments start with a letter, then letters, digits, _ or -',
+    );
   if (request.includeView !== undefined && typeof request.includeView !== 'boolean')
     throw new LlmError('INVALID_ARGUMENT', 'includeView must be true or false');
   const topics = request.topics;
@@ -144,6 +158,17 @@ export class SpecGenerator {
 
   get configured(): boolean {
     return this.llm !== undefined;
+  }
+
+  /** The interactions log (`GET /llm/interactions`): which provider answers and its last calls. */
+  interactions(): {
+    configured: boolean;
+    provider?: string;
+    model?: string;
+    interactions: InteractionRecord[];
+  } {
+    if (!this.llm) return { configured: false, interactions: [] };
+    return { configured: true, ...this.llm.identity, interactions: this.llm.log.list() };
   }
 
   /** The prompt the first attempt would send; needs no provider. */
@@ -213,7 +238,11 @@ export class SpecGenerator {
           try {
             candidate = applied(value);
           } catch (err) {
-            return { stage: 'invalid', hard: true, findings: [{ location: 'root', message: publicMessage(err) }] };
+            return {
+              stage: 'invalid',
+              hard: true,
+              findings: [{ location: 'root', message: publicMessage(err) }],
+            };
           }
           return checkCandidate({ ...candidate, id: current.id });
         },
@@ -239,7 +268,10 @@ export class SpecGenerator {
             if (err instanceof CalcError && err.code === 'EVOLUTION_INVALID') {
               const listed = (err.details.incompatibilities ?? err.details.errors) as Finding[] | undefined;
               return Array.isArray(listed) && listed.length > 0
-                ? listed.map((f) => ({ location: String(f.location ?? 'root'), message: String(f.message ?? err.message) }))
+                ? listed.map((f) => ({
+                    location: String(f.location ?? 'root'),
+                    message: String(f.message ?? err.message),
+                  }))
                 : [{ location: 'root', message: err.message }];
             }
             throw err;
@@ -268,7 +300,10 @@ export class SpecGenerator {
     let best: Best | undefined;
 
     /** The end of the budget: a best answer with only view-lint findings is still usable. */
-    const finish = async (code: 'GENERATION_UNCONVERGED' | 'LLM_BUDGET_EXCEEDED', why: string): Promise<T> => {
+    const finish = async (
+      code: 'GENERATION_UNCONVERGED' | 'LLM_BUDGET_EXCEEDED',
+      why: string,
+    ): Promise<T> => {
       if (best && best.outcome.stage === 'view-lint') {
         const accepted = await spec.accept(best.value, best.outcome, counts.length);
         if (!Array.isArray(accepted)) return accepted;
@@ -283,7 +318,12 @@ export class SpecGenerator {
     const failed = (attempt: number, findings: Finding[], count: number, raw: string): void => {
       lastFindings = findings;
       counts.push(count);
-      progress({ phase: 'validation_failed', attempt, errors: errorLines(findings), errorCount: findings.length });
+      progress({
+        phase: 'validation_failed',
+        attempt,
+        errors: errorLines(findings),
+        errorCount: findings.length,
+      });
       user = repairPrompt(spec.first, findings, raw, spec.what);
     };
 
@@ -328,7 +368,12 @@ export class SpecGenerator {
 
       const parsed = parseAnswer(answer.text);
       if (!parsed.ok) {
-        failed(attempt, [{ location: 'root', message: parsed.message }], Number.POSITIVE_INFINITY, answer.text);
+        failed(
+          attempt,
+          [{ location: 'root', message: parsed.message }],
+          Number.POSITIVE_INFINITY,
+          answer.text,
+        );
         if (answer.truncated) {
           // the first cut-off: the same prompt with more room; the second: ask for less
           if (++truncations === 1) {
