@@ -12,6 +12,7 @@ import { POLL_MS, useLiveModel } from './live';
 import { AuditTimeline, GraphPanel, JsonBlock } from './panels';
 import { FlagList } from '../flags';
 import { GoalSeek } from './goal-seek';
+import { DescribeModel, useOpenCreated } from './describe';
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -285,6 +286,7 @@ export function Sandbox({ api }: { api: SandboxApi }) {
   }, [models, selected]);
 
   const namespace = models?.map((m) => splitNamespaced(m).namespace).find((n) => n !== undefined);
+  const opened = useOpenCreated(setModels, setSelected);
 
   return (
     <div className="sandbox">
@@ -320,6 +322,7 @@ export function Sandbox({ api }: { api: SandboxApi }) {
               ))}
             </ul>
           )}
+          <DescribeModel onCreated={opened} />
         </nav>
         <main className="model-area">
           {selected && <ModelPanel key={selected} api={api} id={selected} />}
