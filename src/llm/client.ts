@@ -25,16 +25,25 @@ function describeFailure(err: unknown, timeoutMs: number, where: string): string
   if (/Timeout/i.test(kind)) return `the provider did not answer within ${Math.round(timeoutMs / 1000)} s`;
   if (/Connection/i.test(kind)) return `the provider could not be reached at ${where}`;
   const status = typeof e?.status === 'number' ? e.status : undefined;
-  if (status === 401 || status === 403) return `the provider refused the key (HTTP ${status}): check ${LLM_ENV.apiKey}`;
-  if (status === 404) return `the provider does not know the model or the endpoint (HTTP 404): check ${LLM_ENV.model} and ${LLM_ENV.baseUrl}`;
+  if (status === 401 || status === 403)
+    return `the provider refused the key (HTTP ${status}): check ${LLM_ENV.apiKey}`;
+  if (status === 404)
+    return `the provider does not know the model or the endpoint (HTTP 404): check ${LLM_ENV.model} and ${LLM_ENV.baseUrl}`;
   if (status === 429) return 'the provider is rate limiting this key (HTTP 429): try again later';
   if (status !== undefined) return `the provider answered HTTP ${status}`;
   return 'the provider call failed';
 }
 
 export function createProvider(config: LlmConfig): LlmProvider {
-  if (config.provider === 'anthropic') return new AnthropicProvider(config.model, config.apiKey, config.baseUrl);
-  return new OpenAiProvider(config.provider, config.model, config.apiKey, config.baseUrl, config.structuredOutput);
+  if (config.provider === 'anthropic')
+    return new AnthropicProvider(config.model, config.apiKey, config.baseUrl);
+  return new OpenAiProvider(
+    config.provider,
+    config.model,
+    config.apiKey,
+    config.baseUrl,
+    config.structuredOutput,
+  );
 }
 
 export class LlmClient {
@@ -51,12 +60,19 @@ export class LlmClient {
     this.gate = new WorkGate(
       'language-model calls',
       { running: b.concurrency, queue: b.queue },
-      { runningEnv: LLM_ENV.concurrency, queueEnv: LLM_ENV.queue, defaults: { running: b.concurrency, queue: b.queue } },
+      {
+        runningEnv: LLM_ENV.concurrency,
+        queueEnv: LLM_ENV.queue,
+        defaults: { running: b.concurrency, queue: b.queue },
+      },
       (message, details) => new LlmError('BUSY', message, details),
     );
-    this.perMinute = new RateLimiterQueue(new RateLimiterMemory({ points: b.requestsPerMinute, duration: 60 }), {
-      maxQueueSize: Math.max(1, b.queue),
-    });
+    this.perMinute = new RateLimiterQueue(
+      new RateLimiterMemory({ points: b.requestsPerMinute, duration: 60 }),
+      {
+        maxQueueSize: Math.max(1, b.queue),
+      },
+    );
   }
 
   /** Which provider and model answer (never the key). */
@@ -124,7 +140,9 @@ export class LlmClient {
         return answer;
       } catch (err) {
         const cancelled = signal.aborted;
-        const message = cancelled ? 'cancelled' : describeFailure(err, timeoutMs, this.config.baseUrl ?? this.config.provider);
+        const message = cancelled
+          ? 'cancelled'
+          : describeFailure(err, timeoutMs, this.config.baseUrl ?? this.config.provider);
         this.log.add({
           ...base,
           response: '',

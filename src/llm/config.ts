@@ -136,13 +136,27 @@ function budgetsFromEnv(env: NodeJS.ProcessEnv): LlmBudgets {
     intSetting(env, name, fallback, what, max);
   const d = DEFAULT_BUDGETS;
   const maxTokens = read(LLM_ENV.maxTokens, d.maxTokens, 'tokens', 1_000_000);
-  const maxTokensHard = read(LLM_ENV.maxTokensHard, Math.max(d.maxTokensHard, maxTokens), 'tokens', 1_000_000);
+  const maxTokensHard = read(
+    LLM_ENV.maxTokensHard,
+    Math.max(d.maxTokensHard, maxTokens),
+    'tokens',
+    1_000_000,
+  );
   if (maxTokensHard < maxTokens)
-    throw new Error(`${LLM_ENV.maxTokensHard} (${maxTokensHard}) is below ${LLM_ENV.maxTokens} (${maxTokens})`);
+    throw new Error(
+      `${LLM_ENV.maxTokensHard} (${maxTokensHard}) is below ${LLM_ENV.maxTokens} (${maxTokens})`,
+    );
   const maxAttempts = read(LLM_ENV.maxAttempts, d.maxAttempts, 'attempts', 100);
-  const maxAttemptsHard = read(LLM_ENV.maxAttemptsHard, Math.max(d.maxAttemptsHard, maxAttempts), 'attempts', 100);
+  const maxAttemptsHard = read(
+    LLM_ENV.maxAttemptsHard,
+    Math.max(d.maxAttemptsHard, maxAttempts),
+    'attempts',
+    100,
+  );
   if (maxAttemptsHard < maxAttempts)
-    throw new Error(`${LLM_ENV.maxAttemptsHard} (${maxAttemptsHard}) is below ${LLM_ENV.maxAttempts} (${maxAttempts})`);
+    throw new Error(
+      `${LLM_ENV.maxAttemptsHard} (${maxAttemptsHard}) is below ${LLM_ENV.maxAttempts} (${maxAttempts})`,
+    );
   const queueText = env[LLM_ENV.queue]?.trim();
   const queue = queueText === '0' ? 0 : read(LLM_ENV.queue, d.queue, 'calls', 10_000);
   return {
@@ -168,20 +182,32 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfi
   if (providerText === '') return undefined;
   const provider = PROVIDER_KINDS.find((p) => p === providerText);
   if (!provider)
-    throw new Error(`${LLM_ENV.provider} must be one of ${PROVIDER_KINDS.join(', ')} (got '${env[LLM_ENV.provider]}')`);
+    throw new Error(
+      `${LLM_ENV.provider} must be one of ${PROVIDER_KINDS.join(', ')} (got '${env[LLM_ENV.provider]}')`,
+    );
   const baseUrl = baseUrlSetting(env);
   const apiKey = readKey(env);
   const model = env[LLM_ENV.model]?.trim() || DEFAULT_MODELS[provider];
   if (!model) throw new Error(`${LLM_ENV.model} is needed with ${LLM_ENV.provider}=${provider}`);
   if (provider === 'openai-compatible' && !baseUrl)
-    throw new Error(`${LLM_ENV.baseUrl} is needed with ${LLM_ENV.provider}=openai-compatible (e.g. http://127.0.0.1:11434/v1 for Ollama)`);
+    throw new Error(
+      `${LLM_ENV.baseUrl} is needed with ${LLM_ENV.provider}=openai-compatible (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
+    );
   if (provider !== 'openai-compatible' && !apiKey)
-    throw new Error(`${LLM_ENV.apiKey} or ${LLM_ENV.apiKeyFile} is needed with ${LLM_ENV.provider}=${provider}`);
+    throw new Error(
+      `${LLM_ENV.apiKey} or ${LLM_ENV.apiKeyFile} is needed with ${LLM_ENV.provider}=${provider}`,
+    );
   const structuredText = (env[LLM_ENV.structuredOutput] ?? '').trim().toLowerCase();
   const structuredOutput: StructuredOutput =
-    structuredText === '' ? (provider === 'openai' ? 'schema' : 'json') : (structuredText as StructuredOutput);
+    structuredText === ''
+      ? provider === 'openai'
+        ? 'schema'
+        : 'json'
+      : (structuredText as StructuredOutput);
   if (!['schema', 'json', 'none'].includes(structuredOutput))
-    throw new Error(`${LLM_ENV.structuredOutput} must be schema, json or none (got '${env[LLM_ENV.structuredOutput]}')`);
+    throw new Error(
+      `${LLM_ENV.structuredOutput} must be schema, json or none (got '${env[LLM_ENV.structuredOutput]}')`,
+    );
   return {
     provider,
     model,

@@ -50,9 +50,19 @@ async function initialStateGate(model: CompiledModel): Promise<Finding[]> {
             location: `constraints[${v.constraintId ?? '?'}]`,
             message: `the initial state (after the $ defaultValues) breaks this rollback constraint: ${v.message ?? ''}`,
           }))
-        : [{ location: 'constraints', message: `the initial state breaks a rollback constraint: ${err.message}` }];
+        : [
+            {
+              location: 'constraints',
+              message: `the initial state breaks a rollback constraint: ${err.message}`,
+            },
+          ];
     }
-    return [{ location: 'defaultValues', message: `the initial state could not be computed: ${publicMessage(err)}` }];
+    return [
+      {
+        location: 'defaultValues',
+        message: `the initial state could not be computed: ${publicMessage(err)}`,
+      },
+    ];
   }
 }
 
@@ -81,7 +91,10 @@ export async function checkCandidate(candidate: unknown): Promise<CheckOutcome> 
           return `${path} expected ${JSON.stringify(c.expect[path])}, got ${JSON.stringify(actual)}${expr ? ` (expr: ${expr})` : ''}`;
         })
         .join('; ');
-      return { location: `tests[${index}]`, message: `"${c.description}" fails: ${detail || c.reason || 'failed'}` };
+      return {
+        location: `tests[${index}]`,
+        message: `"${c.description}" fails: ${detail || c.reason || 'failed'}`,
+      };
     });
     return { stage: 'tests', findings, hard: false, verification, spec };
   }

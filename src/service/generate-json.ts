@@ -68,7 +68,10 @@ export function parseAnswer(answer: string): ParsedAnswer {
     // the engine's words stay inside; the position it names helps the model find its slip
     const at = /position (\d+)/.exec((err as Error).message);
     const where = at ? Number(at[1]) : undefined;
-    const near = where === undefined ? '' : ` near character ${where}: ${JSON.stringify(text.slice(Math.max(0, where - 30), where + 30))}`;
+    const near =
+      where === undefined
+        ? ''
+        : ` near character ${where}: ${JSON.stringify(text.slice(Math.max(0, where - 30), where + 30))}`;
     return { ok: false, message: `the answer is not valid JSON${near}` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))

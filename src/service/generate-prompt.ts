@@ -86,9 +86,15 @@ export function topicsFor(description: string, catalog: readonly GuidanceTopic[]
     .map((t) => t.id);
 }
 
-function systemText(catalog: readonly GuidanceTopic[], chosen: string[], includeView: boolean, evolution: boolean): string {
+function systemText(
+  catalog: readonly GuidanceTopic[],
+  chosen: string[],
+  includeView: boolean,
+  evolution: boolean,
+): string {
   const menu = catalog.map((t) => `- ${t.id}: ${t.description}`).join('\n');
-  const topicText = chosen.length > 0 ? domainGuidance(catalog, chosen).guidance : '(none matched the description)';
+  const topicText =
+    chosen.length > 0 ? domainGuidance(catalog, chosen).guidance : '(none matched the description)';
   return [
     'You write ModelSpecs for Modelworks: live reactive models described as one JSON object (a JSON Schema for the data, JSONata derivations, constraints, embedded tests).',
     evolution
@@ -160,13 +166,16 @@ export interface Finding {
 function fixHint(f: Finding): string {
   const m = f.message;
   if (f.location === 'root') return 'FIX: answer with one complete JSON object and nothing else';
-  if (/readOnly|derived field/i.test(m)) return 'FIX: declare the derived field in the schema with "readOnly": true';
+  if (/readOnly|derived field/i.test(m))
+    return 'FIX: declare the derived field in the schema with "readOnly": true';
   if (/unknown function/i.test(m)) return 'FIX: use a JSONata built-in or a library export';
   if (/not bound|evaluates to nothing/i.test(m)) return 'FIX: refer to fields by name, without $ or $.';
   if (/constraint/i.test(f.location) || /initial state/i.test(m))
     return 'FIX: make the $ defaultValues satisfy every rollback constraint, or loosen the constraint';
-  if (/tests\[/.test(f.location)) return 'FIX: recompute the expected value by hand; fix the expression or the expectation';
-  if (/viewDefinition/.test(f.location)) return 'FIX: bind components to fields that exist; write display text as expressions';
+  if (/tests\[/.test(f.location))
+    return 'FIX: recompute the expected value by hand; fix the expression or the expectation';
+  if (/viewDefinition/.test(f.location))
+    return 'FIX: bind components to fields that exist; write display text as expressions';
   return 'FIX: follow the rule the message states';
 }
 

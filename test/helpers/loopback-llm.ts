@@ -86,7 +86,11 @@ function openaiAnswer(body: Record<string, unknown>, a: ScriptedAnswer): Record<
     created: Math.floor(Date.now() / 1000),
     model: body.model,
     choices: [
-      { index: 0, message: { role: 'assistant', content: text }, finish_reason: a.truncated ? 'length' : 'stop' },
+      {
+        index: 0,
+        message: { role: 'assistant', content: text },
+        finish_reason: a.truncated ? 'length' : 'stop',
+      },
     ],
     usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
   };

@@ -7,7 +7,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LlmClient, LlmError, llmConfigFromEnv, type LlmConfig } from '../../src/llm/index.js';
+import {
+  InteractionLog,
+  LlmClient,
+  LlmError,
+  llmConfigFromEnv,
+  type LlmConfig,
+} from '../../src/llm/index.js';
 import { startLoopbackLlm, type LoopbackLlm } from '../helpers/loopback-llm.js';
 
 const KEY = 'sk-loopback-SECRET-4f1c9a';
@@ -148,6 +154,33 @@ describe('the official clients against the loopback provider', () => {
     });
     expect(record!.promptChars).toBe('sys'.length + 'describe a loan'.length);
     expect(record!.responseChars).toBe('{"ok":true}'.length);
+  });
+});
+
+describe('the interactions log', () => {
+  it('scrubs the key from any text it keeps (a provider echoing it in an error) and stays bounded', () => {
+    const log = new InteractionLog(2, true, KEY);
+    const record = {
+      timestamp: '2026-12-05T00:00:00.000Z',
+      purpose: 'generate' as const,
+      provider: 'openai',
+      model: 'm',
+      system: `s ${KEY}`,
+      user: 'u',
+      response: `r ${KEY}`,
+      errorMessage: `bad key ${KEY}`,
+      outcome: 'failed' as const,
+      durationMs: 1,
+      promptChars: 1,
+      responseChars: 1,
+      inputTokens: 0,
+      outputTokens: 0,
+    };
+    for (let i = 0; i < 3; i++) log.add({ ...record, user: `u${i}` });
+    const kept = log.list();
+    expect(kept.map((r) => r.user)).toEqual(['u2', 'u1']);
+    expect(JSON.stringify(kept)).not.toContain(KEY);
+    expect(kept[0]!.errorMessage).toBe('bad key [key]');
   });
 });
 
