@@ -25,6 +25,7 @@ import { registerServeCommand } from './serve-command.js';
 import { registerSheetCommands } from './sheet-commands.js';
 import { registerSimulateCommand } from './simulate-command.js';
 import { registerSolveCommand } from './solve-command.js';
+import { registerGenerateCommand } from './generate-command.js';
 import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
@@ -61,6 +62,7 @@ const calcGroup = registerCalcCommands(program);
 registerSheetCommands(calcGroup);
 registerSimulateCommand(calcGroup);
 registerSolveCommand(calcGroup);
+registerGenerateCommand(calcGroup);
 registerConsoleCommand(calcGroup);
 registerMcpCommand(program);
 registerServeCommand(program);

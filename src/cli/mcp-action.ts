@@ -30,6 +30,8 @@ import { createLogger, logLevelFrom, warnings, type Logger } from '../observabil
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import type { ServerMetrics } from '../observability/metrics.js';
 import { CardRunner } from '../service/card-runner.js';
+import { llmClientFromEnv, type LlmClient } from '../llm/index.js';
+import { SpecGenerator } from '../service/generate.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -143,6 +145,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   let metrics: ServerMetrics | false = false;
   let limit: RequestLimiter | undefined;
   let effectSettings: EffectSettings;
+  let llm: LlmClient | undefined;
   try {
     if (http) sessionIdleMs = sessionIdleMsFromEnv();
     // the rate limit (issue 28) too: its libraries are loaded only when it is on
@@ -152,6 +155,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     tracing = await startTracing({ protocolOnStdout: !http });
     if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
     effectSettings = effectSettingsFromEnv(env); // MODELWORKS_EFFECT*: likewise (issue 23)
+    llm = llmClientFromEnv(env); // MODELWORKS_LLM_*: likewise (docs/generate.md)
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -176,7 +180,9 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   const calc = opened.calc;
   // embedded mode runs server effects itself (remote mode: the server it calls runs them)
   const started =
-    calc instanceof CalcService ? startEffectExecutors(calc, effectSettings, warnings(logger)) : undefined;
+    calc instanceof CalcService
+      ? startEffectExecutors(calc, effectSettings, warnings(logger), llm)
+      : undefined;
   const effects = started?.runner;
   if (metrics && effects) {
     const counted = metrics;
@@ -187,6 +193,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     warnings(logger),
   );
   const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
+  const generator = new SpecGenerator(llm, guidanceTopics);
   // one card runner for every session of this process, so they share compiled specs
   const cards = { runner: new CardRunner() };
   const make = (context?: { era: 'legacy' | 'modern' }) => {
@@ -196,6 +203,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
       groups,
       modeLine,
       cards,
+      generator,
       extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
       ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
     });

@@ -15,6 +15,8 @@ import { sandboxHtml } from '../service/web-assets.js';
 import { shareLinkBuilder } from '../service/share-links.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
 import { effectSettingsFromEnv, startEffects, type EffectSettings } from '../service/effects/index.js';
+import { llmClientFromEnv, type LlmClient } from '../llm/index.js';
+import { SpecGenerator } from '../service/generate.js';
 import { createLogger, logLevelFrom, warnings, type LogLevel } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import { serverMetricsFromEnv, type ServerMetrics } from '../observability/metrics.js';
@@ -60,6 +62,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   let rateLimit: RateLimitSettings | undefined;
   let trustProxy: TrustProxy;
   let effectSettings: EffectSettings;
+  let llm: LlmClient | undefined;
   try {
     // metrics and rate limit (issue 28): a malformed setting stops the server here
     metrics = serverMetricsFromEnv();
@@ -70,6 +73,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     mcpSessionIdleMs = sessionIdleMsFromEnv();
     sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
     effectSettings = effectSettingsFromEnv(); // MODELWORKS_EFFECT*: likewise (issue 23)
+    llm = llmClientFromEnv(); // MODELWORKS_LLM_*: likewise (docs/generate.md)
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -91,7 +95,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     warnings(logger),
   );
   // server effects run here, after each cycle commits (docs/effects.md)
-  const effects = startEffects(calc, effectSettings, warnings(logger));
+  const effects = startEffects(calc, effectSettings, warnings(logger), llm);
   if (metrics && effects) {
     const counted = metrics;
     effects.onSettled((s) => counted.effectSettled(s.executor, s.phase));
@@ -121,6 +125,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       }),
     sandbox: { pairing, sandboxHtml },
     share: { runner },
+    generator: new SpecGenerator(llm, guidanceTopics),
     metrics,
     trustProxy,
     ...(rateLimit ? { rateLimit } : {}),

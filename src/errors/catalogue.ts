@@ -99,6 +99,12 @@ export const ERROR_CATALOGUE = {
     'a link to another model failed (target_rejected, target_busy, target_unresolved, transport_error)',
   ),
 
+  // language-model providers and spec generation (src/llm, src/service/generate*)
+  LLM_NOT_CONFIGURED: entry(503, 'no language-model provider is configured'),
+  LLM_FAILED: entry(502, 'the language-model provider call failed'),
+  LLM_BUDGET_EXCEEDED: entry(413, 'a generation spent its token or time budget without a usable spec'),
+  GENERATION_UNCONVERGED: entry(422, 'the attempts ran out without a valid spec'),
+
   // expression evaluation (at the start of an evaluation's message, not answered as a request's status)
   EVAL_ALLOCATION_BUDGET: entry(413, 'an evaluation would allocate past its allocation budget'),
   EVAL_MEMORY_LIMIT: entry(413, "an ad-hoc evaluation needed more than its worker's memory"),

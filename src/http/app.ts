@@ -37,6 +37,8 @@ import { registerModelRoutes } from './model-routes.js';
 import { registerSimulateRoutes } from './simulate-routes.js';
 import { registerCompositionRoutes } from './composition-routes.js';
 import { registerSolveRoutes } from './solve-routes.js';
+import { registerGenerateRoutes } from './generate-routes.js';
+import { SpecGenerator } from '../service/generate.js';
 import { calcErrorReply, inputLimitReply, problem, type ErrorReply } from './problems.js';
 import { registerSecurity } from './security.js';
 import { answerRequestIds, fastifyRequestIds, loggerOptions, logLevelFrom } from '../observability/logger.js';
@@ -95,6 +97,8 @@ export interface AppOptions {
   timeouts?: RequestTimeouts;
   /** Keys, write size and nesting of a body; default from MODELWORKS_MAX_BODY_* / _WRITE_KEYS. */
   inputLimits?: InputLimits;
+  /** Spec generation (docs/generate.md); default: none configured (503, the preview still works). */
+  generator?: SpecGenerator;
 }
 
 /** The routes whose body is one write: their outermost value's members count against maxWriteKeys. */
@@ -400,6 +404,7 @@ function registerApiRoutes(
   registerSimulateRoutes(app, options.calc);
   registerCompositionRoutes(app, options.calc);
   registerSolveRoutes(app, options.calc);
+  registerGenerateRoutes(app, options.calc, options.generator ?? new SpecGenerator(undefined, []));
   registerBlobRoutes(app, options.calc, keyed);
   registerSubscribeRoute(app, options.calc);
   if (options.createMcpServer) {

@@ -72,7 +72,14 @@ export function sendEncodedPage(
 }
 
 /** Paths a session may use besides its namespace's models. */
-const SESSION_PATHS = [/^\/sandbox(\/|$)/, /^\/share\//, /^\/blobs(\/|$)/, /^\/health$/];
+// generation creates models only inside the session's namespace (generate-routes.ts)
+const SESSION_PATHS = [
+  /^\/sandbox(\/|$)/,
+  /^\/share\//,
+  /^\/blobs(\/|$)/,
+  /^\/health$/,
+  /^\/models\/generate(\/|$)/,
+];
 
 /** Refuses what a paired session may not do; runs before every route handler. */
 async function guardNamespace(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -27,6 +27,8 @@ import { errorResult, textError, type ToolResult } from './results.js';
 import { sheetTools } from './sheet-tools.js';
 import { simulateTool } from './simulate-tool.js';
 import { solveTool } from './solve-tool.js';
+import { generateTool } from './generate-tool.js';
+import { SpecGenerator } from '../service/generate.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
@@ -66,6 +68,8 @@ export interface McpServerOptions {
   cards?: { runner?: CardRunner; shareLinks?: ShareLinks };
   /** The conformance suite's fixture tools; default MODELWORKS_MCP_CONFORMANCE_FIXTURES. */
   conformanceFixtures?: boolean;
+  /** generate_model's provider (docs/generate.md); default none configured (the tool says how). */
+  generator?: SpecGenerator;
 }
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
@@ -191,6 +195,7 @@ function toolSetsFor(server: Server, options: McpServerOptions): (ctx?: ServerCo
       ...sheetTools(),
       simulateTool(options.calc),
       solveTool(options.calc),
+      generateTool(options.calc, options.generator ?? new SpecGenerator(undefined, options.guidanceTopics)),
     );
   tools.push(...(options.extraTools ?? []));
   if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());

@@ -1,6 +1,8 @@
 /** The effect runner as `serve` and `mcp` start it (issue 23). */
 import type { CalcService } from '../calc-service.js';
+import type { LlmClient } from '../../llm/index.js';
 import { LlmExecutor } from './llm-executor.js';
+import { providerRoute } from './llm-provider-route.js';
 import { localLinks } from './model-links.js';
 import { EffectRunner } from './runner.js';
 import { ServerExecutor } from './server-executor.js';
@@ -11,6 +13,7 @@ export { EffectRunner, effectLeasesOf, type EffectSettled } from './runner.js';
 export { ServerExecutor, backoffMs } from './server-executor.js';
 export { TimerExecutor, timerDueAt } from './timer-executor.js';
 export { LlmExecutor } from './llm-executor.js';
+export { providerRoute, type ProviderRoute } from './llm-provider-route.js';
 export { localLinks, type LinkRunner } from './model-links.js';
 export { pendingEffects, type PendingEffect } from './pending.js';
 export { effectSettingsFromEnv, EFFECT_ENV, type EffectSettings } from './settings.js';
@@ -30,15 +33,20 @@ export function startEffects(
   calc: CalcService,
   settings: EffectSettings,
   warn: (message: string) => void,
+  llm?: LlmClient,
 ): EffectRunner | undefined {
-  return startEffectExecutors(calc, settings, warn)?.runner;
+  return startEffectExecutors(calc, settings, warn, llm)?.runner;
 }
 
-/** `startEffects`, also handing back the llm executor. */
+/**
+ * `startEffects`, also handing back the llm executor. With `llm` (a configured provider) llm effects
+ * are answered by it, before MCP sampling is considered (docs/effects.md).
+ */
 export function startEffectExecutors(
   calc: CalcService,
   settings: EffectSettings,
   warn: (message: string) => void,
+  llm?: LlmClient,
 ): StartedEffects | undefined {
   if (!settings.enabled) return undefined;
   const server = new ServerExecutor({
@@ -46,12 +54,12 @@ export function startEffectExecutors(
     maxResponseBytes: settings.maxResponseBytes,
     links: localLinks(calc),
   });
-  const llm = new LlmExecutor();
-  const executors = [server, new TimerExecutor(), llm];
+  const llmExecutor = new LlmExecutor(llm ? providerRoute(llm) : undefined);
+  const executors = [server, new TimerExecutor(), llmExecutor];
   const runner = new EffectRunner(calc, {
     executors,
     warn,
     ...(settings.leaseMs !== undefined ? { leaseMs: settings.leaseMs } : {}),
   }).start();
-  return { runner, llm };
+  return { runner, llm: llmExecutor };
 }

@@ -1,5 +1,6 @@
 /**
- * The `llm` executor: asks the connected MCP client's model through sampling
+ * The `llm` executor. With a provider configured (MODELWORKS_LLM_*) the provider route answers
+ * first (llm-provider-route.ts); otherwise it asks the connected MCP client's model through sampling
  * (`sampling/createMessage`), so no API key lives in the server. Only a client that declared the
  * `sampling` capability is asked (the newest connected one); without one the effect ends `blocked`
  * saying so. The completion is parsed as JSON when it is JSON (a fenced ```json block too), else
@@ -9,6 +10,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { Server } from '@modelcontextprotocol/server';
 import { BoundedCache, contentKey, type JsonObject, type JsonValue } from '../../calc/index.js';
 import type { EffectExecutor, EffectPolicy, ExecutorOutcome, RunContext } from './executor.js';
+import type { ProviderRoute } from './llm-provider-route.js';
 
 /** The completion's length bound asked of the client. */
 const MAX_TOKENS = 1024;
@@ -36,6 +38,9 @@ export class LlmExecutor implements EffectExecutor {
   readonly name = 'llm';
   private readonly servers: Server[] = [];
   private readonly validators = new BoundedCache<string, ValidateFunction>(MAX_RESPONSE_SCHEMAS);
+
+  /** `provider`: the server-side route, taken before sampling when a provider is configured. */
+  constructor(private readonly provider?: ProviderRoute) {}
 
   /** Makes a connection's server one the executor may ask (each MCP connection has its own). */
   attach(server: Server): void {
@@ -74,6 +79,7 @@ export class LlmExecutor implements EffectExecutor {
         code: 'EFFECT_INVALID_REQUEST',
         message: 'the prompt did not evaluate to text',
       };
+    if (this.provider) return this.viaProvider(this.provider, prompt, policy, context);
     const server = this.sampler();
     if (!server) {
       return {
@@ -125,5 +131,20 @@ export class LlmExecutor implements EffectExecutor {
       );
     }
     return { kind: 'ok', response: parsed, status: 200 };
+  }
+
+  /** The provider route (docs/effects.md, "Which model answers"): no MCP client needed. */
+  private viaProvider(
+    route: ProviderRoute,
+    prompt: string,
+    policy: EffectPolicy,
+    context: RunContext | undefined,
+  ): Promise<ExecutorOutcome> {
+    const schema = context?.effect?.responseSchema;
+    if (schema === undefined || schema === null) return route.run(prompt, policy, undefined, context);
+    const validate = this.validator(schema);
+    if (typeof validate === 'string')
+      return Promise.resolve({ kind: 'failed', code: 'EFFECT_INVALID_REQUEST', message: validate });
+    return route.run(prompt, policy, { value: schema, validate }, context);
   }
 }

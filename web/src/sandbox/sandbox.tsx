@@ -13,6 +13,7 @@ import { AuditTimeline, GraphPanel, JsonBlock } from './panels';
 import { CompositionLine } from '../composition-line';
 import { FlagList } from '../flags';
 import { GoalSeek } from './goal-seek';
+import { DescribeModel, useOpenCreated } from './describe';
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -287,6 +288,7 @@ export function Sandbox({ api }: { api: SandboxApi }) {
   }, [models, selected]);
 
   const namespace = models?.map((m) => splitNamespaced(m).namespace).find((n) => n !== undefined);
+  const opened = useOpenCreated(setModels, setSelected);
 
   return (
     <div className="sandbox">
@@ -322,6 +324,7 @@ export function Sandbox({ api }: { api: SandboxApi }) {
               ))}
             </ul>
           )}
+          <DescribeModel onCreated={opened} />
         </nav>
         <main className="model-area">
           {selected && <ModelPanel key={selected} api={api} id={selected} />}
