@@ -174,6 +174,14 @@ const viewDefinition = {
   properties: {
     renderer: { type: 'string', default: 'builtin' },
     defaultView: { type: 'string' },
+    locale: {
+      type: 'string',
+      description: 'BCP 47 tag numbers are formatted in (en-US, de-DE); default: the host’s',
+    },
+    currency: {
+      type: 'string',
+      description: 'ISO 4217 code for currency fields that name none (default USD)',
+    },
     views: {
       type: 'array',
       items: {
@@ -184,6 +192,8 @@ const viewDefinition = {
           label: { type: 'string' },
           layout: { enum: ['vertical', 'horizontal', 'grid', 'tabs', 'wizard'] },
           columns: { type: 'integer' },
+          locale: { type: 'string' },
+          currency: { type: 'string' },
           components: { type: 'array', items: component },
         },
       },
