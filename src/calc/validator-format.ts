@@ -70,6 +70,8 @@ export function checkPercentBinds(
 ): void {
   const bind = component.bind;
   if (typeof bind !== 'string') return;
+  // a display expression of its own (`$round(rate * 100, 4)`) is what is shown, not the bound value
+  if (typeof component.value === 'string' && component.value.includes('$')) return;
   const percent =
     component.format === 'percent' || (component.format === undefined && component.type === 'percentField');
   if (percent) checkPercentAddress(spec, bind, loc, report);
