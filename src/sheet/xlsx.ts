@@ -412,12 +412,7 @@ function readCells(
     const m = c.ref ? /^([A-Z]{1,3})(\d+)$/i.exec(c.ref) : null;
     colNumber = m ? columnNumber(m[1]!) : colNumber + 1;
     const cellRow = m ? Number(m[2]) : rowNumber;
-    if (colNumber > limits.maxColumns) {
-      throw new SheetError(
-        'TOO_MANY_COLUMNS',
-        `cell ${cellName(cellRow, colNumber)} lies past the limit of ${limits.maxColumns} columns`,
-      );
-    }
+    checkColumn(cellRow, colNumber, limits);
     const cell = readCell(c, shared, cellRow, colNumber);
     if (cell.value === null && !cell.formula) return;
     const format = c.style !== undefined && /^\d+$/.test(c.style) ? formats[Number(c.style)] : undefined;
@@ -473,6 +468,14 @@ function readCells(
     maxCol = Math.max(maxCol, c.col);
   }
   return { name, sheetNames, cells, maxRow, maxCol, tables: [], hiddenRows };
+}
+
+function checkColumn(row: number, col: number, limits: SheetLimits): void {
+  if (col > limits.maxColumns)
+    throw new SheetError(
+      'TOO_MANY_COLUMNS',
+      `cell ${cellName(row, col)} lies past the limit of ${limits.maxColumns} columns`,
+    );
 }
 
 function readCell(c: RawCell, shared: string[], row: number, col: number): SheetCell {

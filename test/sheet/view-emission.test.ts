@@ -43,7 +43,7 @@ describe('the converted spec’s view', () => {
     expect(report.errors).toEqual([]);
     expect(report.warnings).toEqual([]);
 
-    const { runtime } = await live(spec as unknown as Record<string, unknown>);
+    const { runtime } = await live({ ...spec });
     const view = await evaluateView(runtime);
     const byId = new Map<string, Json>();
     const walk = (list: Json[]): void => {
@@ -52,7 +52,7 @@ describe('the converted spec’s view', () => {
         walk(c.components ?? []);
       }
     };
-    walk(view.components as Json[]);
+    walk(view.components);
     // the stored value stays the workbook's fraction; the tile shows it ×100 with a % sign
     expect((await runtime.getState()).effective_rate).toBe(0.0935);
     expect(byId.get('effective_rate')).toMatchObject({ type: 'statTile', format: 'percent', value: 9.35 });
