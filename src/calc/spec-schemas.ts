@@ -174,14 +174,8 @@ const viewDefinition = {
   properties: {
     renderer: { type: 'string', default: 'builtin' },
     defaultView: { type: 'string' },
-    locale: {
-      type: 'string',
-      description: 'BCP 47 tag numbers are formatted in (en-US, de-DE); default: the host’s',
-    },
-    currency: {
-      type: 'string',
-      description: 'ISO 4217 code for currency fields that name none (default USD)',
-    },
+    locale: { type: 'string' },
+    currency: { type: 'string' },
     views: {
       type: 'array',
       items: {
