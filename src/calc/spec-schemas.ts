@@ -174,6 +174,8 @@ const viewDefinition = {
   properties: {
     renderer: { type: 'string', default: 'builtin' },
     defaultView: { type: 'string' },
+    locale: { type: 'string' },
+    currency: { type: 'string' },
     views: {
       type: 'array',
       items: {
@@ -184,6 +186,8 @@ const viewDefinition = {
           label: { type: 'string' },
           layout: { enum: ['vertical', 'horizontal', 'grid', 'tabs', 'wizard'] },
           columns: { type: 'integer' },
+          locale: { type: 'string' },
+          currency: { type: 'string' },
           components: { type: 'array', items: component },
         },
       },

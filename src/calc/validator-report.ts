@@ -6,6 +6,8 @@ import { parseAddress, type Path } from './address.js';
 export interface ValidationFinding {
   location: string;
   message: string;
+  /** A stable code on warnings a caller may act on (PERCENT_LOOKS_LIKE_FRACTION, …). */
+  code?: string;
 }
 
 /** Collects findings; remembers error locations so one slip is not reported twice. */
@@ -18,8 +20,8 @@ export class Report {
     this.errors.push({ location, message });
     this.errorLocations.add(location);
   }
-  warn(location: string, message: string): void {
-    this.warnings.push({ location, message });
+  warn(location: string, message: string, code?: string): void {
+    this.warnings.push(code === undefined ? { location, message } : { location, message, code });
   }
   hasErrorAt(location: string): boolean {
     return this.errorLocations.has(location);

@@ -1,11 +1,12 @@
 /**
  * `validate_spec`'s view section: view and component ids, component types, and warnings for binds
- * that name nothing and display text that will show literally.
+ * that name nothing, display text that will show literally and number formats (validator-format.ts).
  */
 import { parseAddress, WILDCARD, type Path } from './address.js';
 import { isObject, type JsonObject } from './json.js';
 import { deref } from './schema.js';
 import type { ModelSpec } from './spec.js';
+import { checkPercentBinds, checkViewNumbers } from './validator-format.js';
 import { checkUnique, nearest, type Report } from './validator-report.js';
 import {
   COMPONENT_TYPES,
@@ -46,6 +47,7 @@ export function checkView(spec: ModelSpec, report: Report): void {
     fieldNames: fieldNames(spec),
     report,
   };
+  checkViewNumbers(def, report);
   if (def.defaultView !== undefined && def.defaultView !== null) {
     checkViewRef(def.defaultView, 'viewDefinition.defaultView', 'defaultView', ctx);
   }
@@ -118,6 +120,7 @@ function checkComponentType(type: unknown, location: string, report: Report): vo
 
 /** Warnings only: binds to nothing, quoted plain text, `$`-less display text naming a field. */
 function lintComponent(c: Record<string, unknown>, loc: string, ctx: ViewContext): void {
+  checkPercentBinds(ctx.spec, c, loc, ctx.report);
   for (const field of ['bind', 'bindFrom', 'bindTo']) {
     const bind = c[field];
     if (typeof bind === 'string') lintBind(bind, `${loc}.${field}`, ctx);

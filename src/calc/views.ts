@@ -25,6 +25,9 @@ export interface EvaluatedView {
   title?: string;
   layout: string;
   columns?: number;
+  /** How the client formats numbers (the view's own, else the viewDefinition's): a BCP 47 tag, an ISO 4217 code. */
+  locale?: string;
+  currency?: string;
   /** Handlers pass through unevaluated; the client runs them. */
   onOpen?: JsonValue;
   onClose?: JsonValue;
@@ -99,6 +102,8 @@ class ViewEvaluator {
     private readonly runtime: ModelRuntime,
     private readonly state: JsonObject,
     private readonly views: JsonObject[],
+    /** The viewDefinition's own `locale` and `currency`, which every view inherits. */
+    private readonly numbers: JsonObject = {},
   ) {}
 
   async view(view: JsonObject): Promise<EvaluatedView> {
@@ -110,6 +115,10 @@ class ViewEvaluator {
     };
     if (typeof view.label === 'string') result.title = view.label;
     if (typeof view.columns === 'number') result.columns = view.columns;
+    for (const key of ['locale', 'currency'] as const) {
+      const v = view[key] ?? this.numbers[key];
+      if (typeof v === 'string') result[key] = v;
+    }
     if (view.onOpen !== undefined && view.onOpen !== null) result.onOpen = cloneJson(view.onOpen);
     if (view.onClose !== undefined && view.onClose !== null) result.onClose = cloneJson(view.onClose);
     return result;
@@ -303,11 +312,19 @@ class ViewEvaluator {
   }
 }
 
+function numbersOf(viewDefinition: unknown): JsonObject {
+  const vd = isObject(viewDefinition) ? viewDefinition : {};
+  const out: JsonObject = {};
+  if (typeof vd.locale === 'string') out.locale = vd.locale;
+  if (typeof vd.currency === 'string') out.currency = vd.currency;
+  return out;
+}
+
 /** Evaluates one view against the runtime's merged state. */
 export async function evaluateView(runtime: ModelRuntime, viewId?: string): Promise<EvaluatedView> {
   const vd = runtime.model.spec.viewDefinition;
   const view = findView(vd, viewId);
-  return new ViewEvaluator(runtime, await runtime.getState(), viewsOf(vd)).view(view);
+  return new ViewEvaluator(runtime, await runtime.getState(), viewsOf(vd), numbersOf(vd)).view(view);
 }
 
 /** Evaluates every top-level view (see topLevelViewIds), default first; [] without views. */
@@ -315,7 +332,7 @@ export async function evaluateViews(runtime: ModelRuntime): Promise<EvaluatedVie
   const vd = runtime.model.spec.viewDefinition;
   const views = viewsOf(vd);
   if (views.length === 0) return [];
-  const evaluator = new ViewEvaluator(runtime, await runtime.getState(), views);
+  const evaluator = new ViewEvaluator(runtime, await runtime.getState(), views, numbersOf(vd));
   const out: EvaluatedView[] = [];
   for (const id of topLevelViewIds(vd)) out.push(await evaluator.view(views.find((v) => v.id === id)!));
   return out;

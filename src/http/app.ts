@@ -284,7 +284,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     apiKey,
     allowedOrigins: options.allowedOrigins ?? [],
     bindHost: options.bindHost ?? '127.0.0.1',
-    ...(options.sandbox ? { sessions: (t: string) => options.sandbox?.pairing.sessionNamespace(t) } : {}),
+    ...(options.sandbox ? { sessions: (t: string) => options.sandbox?.pairing.session(t) } : {}),
   });
   registerNamespaceGuard(app);
   registerErrorHandlers(app);

@@ -8,6 +8,7 @@ import { expectedRevision, idParam, mutationErrors, reply } from './schemas.js';
 import { findWriteLimitViolation } from '../service/input-limits.js';
 import { inputLimitsOf } from './limits.js';
 import { inputLimitReply, type ErrorReply } from './problems.js';
+import { writeOrigin } from './security.js';
 
 const sendProblem = (res: FastifyReply, out: ErrorReply) =>
   res.code(out.status).type(out.contentType).send(out.body);
@@ -92,6 +93,7 @@ export function registerWriteRoutes(app: FastifyInstance, calc: CalcService): vo
       if (over) return sendProblem(res, inputLimitReply(over));
       await checkView(calc, req.params.id, req.headers['x-view']);
       const result = await calc.mutate(req.params.id, req.body, {
+        source: writeOrigin(req),
         ...writeOptions(req.query),
         ...idempotencyOf(req.headers),
       });

@@ -12,7 +12,6 @@
  * A request carrying `X-Session-Token` (security.ts resolves it) may only touch model ids that
  * start with `<namespaceId>__`; others answer 404 as if absent, and its model list holds only its own.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { isObject } from '../calc/index.js';
@@ -20,6 +19,7 @@ import type { PairingService } from '../service/pairing.js';
 import { encodedOnce, type EncodedPage } from '../service/web-assets.js';
 import { problem, type ErrorReply } from './problems.js';
 import { sessionNamespace } from './security.js';
+import { APPROVE_PAGE, APPROVE_SCRIPT_HASH } from './approve-page.js';
 
 export const NAMESPACE_SEPARATOR = '__';
 
@@ -249,51 +249,3 @@ function registerSandboxPages(app: FastifyInstance, deps: SandboxRouteDeps): voi
       .send('<!doctype html><title>Sandbox</title><p>The sandbox page is not built (npm run build).');
   });
 }
-
-const APPROVE_SCRIPT = `
-const form = document.getElementById('approve');
-const input = document.getElementById('code');
-const status = document.getElementById('status');
-const m = /code=([A-Za-z-]+)/.exec(location.hash);
-if (m) {
-  input.value = m[1];
-  history.replaceState(null, '', location.pathname); // the code leaves the address bar and history
-  fetch('/sandbox/pair/peek?code=' + encodeURIComponent(m[1])).then(async (r) => {
-    if (r.ok) { const b = await r.json(); status.textContent = 'This code expires in ' + Math.ceil(b.expiresInSec / 60) + ' min.'; }
-    else status.textContent = 'This code is unknown or has expired.';
-  });
-}
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  status.textContent = 'Approving…';
-  const r = await fetch('/sandbox/approve', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userCode: input.value }) });
-  const b = await r.json().catch(() => ({}));
-  if (!r.ok) { status.textContent = b.detail || 'Approval failed'; return; }
-  sessionStorage.setItem('modelworks.sandboxToken', b.browserToken);
-  status.textContent = 'Paired. Opening the sandbox…';
-  location.assign('/sandbox');
-});
-`;
-
-const APPROVE_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Approve an agent — Modelworks</title>
-<style>
-:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
-main { max-width: 28rem; margin: 4rem auto; padding: 0 1rem; }
-input { font: 1.5rem ui-monospace, monospace; letter-spacing: .15em; width: 100%; padding: .4rem; box-sizing: border-box; }
-button { font-size: 1.1rem; margin-top: 1rem; padding: .5rem 1.5rem; }
-</style></head>
-<body><main>
-<h1>Approve an agent</h1>
-<p>An agent asked to work with you on live models. Approve only if the code below is the one your agent showed you.</p>
-<form id="approve">
-<label for="code">Code</label>
-<input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" required placeholder="XXXX-XXXX">
-<button type="submit">Approve</button>
-</form>
-<p id="status" role="status" aria-live="polite"></p>
-</main><script>${APPROVE_SCRIPT}</script></body></html>`;
-
-/** CSP hash of the inline script: the page runs that script and nothing else. */
-const APPROVE_SCRIPT_HASH = `sha256-${createHash('sha256').update(APPROVE_SCRIPT).digest('base64')}`;

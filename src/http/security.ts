@@ -15,8 +15,8 @@ export interface SecurityOptions {
   allowedOrigins: readonly string[];
   /** The bind address: loopback binds refuse non-loopback Host headers. */
   bindHost: string;
-  /** A paired browser session's token → its namespace (undefined: unknown or expired). */
-  sessions?: (token: string) => string | undefined;
+  /** A paired session's token → its namespace and holder (undefined: unknown or expired). */
+  sessions?: (token: string) => { namespace: string; holder: 'person' | 'agent' } | undefined;
 }
 
 /** Paths anyone may call: liveness probes carry no key. */
@@ -31,11 +31,19 @@ export const OPEN_PATHS = new Set(['/health', '/actuator/health', '/actuator/inf
 const KEYLESS_PATHS = new Set(['/sandbox', '/sandbox/approve', '/sandbox/pair/peek']);
 const KEYLESS_PREFIXES = ['/share/'];
 
-const sessionNamespaces = new WeakMap<FastifyRequest, string>();
+const requestSessions = new WeakMap<FastifyRequest, { namespace: string; holder: 'person' | 'agent' }>();
 
 /** The namespace of the paired session a request came with, if it came with one. */
 export function sessionNamespace(request: FastifyRequest): string | undefined {
-  return sessionNamespaces.get(request);
+  return requestSessions.get(request)?.namespace;
+}
+
+/**
+ * Who a write comes from, for the audit trail: the holder of the paired session it carries (the
+ * person's browser or the agent), else a REST client holding the server's key.
+ */
+export function writeOrigin(request: FastifyRequest): 'person' | 'agent' | 'rest' {
+  return requestSessions.get(request)?.holder ?? 'rest';
 }
 
 function presentedSession(request: FastifyRequest): string | undefined {
@@ -76,9 +84,9 @@ export function refusal(request: FastifyRequest, options: SecurityOptions): Erro
   const session = presentedSession(request);
   if (session !== undefined) {
     // a session token stands in for the key, limited to its namespace (see sandbox-routes.ts)
-    const namespace = options.sessions?.(session);
-    if (namespace === undefined) return problem(401, 'Unknown or expired session: pair again');
-    sessionNamespaces.set(request, namespace);
+    const found = options.sessions?.(session);
+    if (found === undefined) return problem(401, 'Unknown or expired session: pair again');
+    requestSessions.set(request, found);
     return undefined;
   }
   if (KEYLESS_PATHS.has(path) || KEYLESS_PREFIXES.some((p) => path.startsWith(p))) return undefined;

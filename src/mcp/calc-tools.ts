@@ -203,6 +203,7 @@ function writeTools(service: CalcModelApi): ToolDefinition[] {
       run: async (a) =>
         committedWriteResult(
           await service.mutate(str(a.id), a.mutations, {
+            source: 'agent',
             includeTraces: a.includeTraces === true,
             ...revisionOf(a),
             ...keyOf(a),

@@ -421,7 +421,7 @@ function cardEditTool(stored: CardModelSource): ToolDefinition {
       const mutations = obj(a.mutations);
       if (Object.keys(mutations).length > 0) {
         try {
-          await stored.mutate(id, mutations);
+          await stored.mutate(id, mutations, { source: 'person' }); // the person's edit in the card
         } catch (err) {
           const issues = issuesOf(err);
           if (!issues) throw err;

@@ -76,6 +76,8 @@ export interface WriteOptions {
    * writing again; the same key with another request is refused (IDEMPOTENCY_KEY_REUSED).
    */
   idempotencyKey?: string;
+  /** Who writes, for the audit trail: a person (card, sandbox) or an agent (MCP); default `client`. */
+  source?: 'person' | 'agent' | 'rest';
 }
 
 /**

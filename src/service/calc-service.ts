@@ -389,7 +389,7 @@ export class CalcService implements CalcApi {
   async mutate(
     id: string,
     mutations: unknown,
-    options: WriteOptions & { source?: AuditRecord['source']; origin?: JsonObject } = {},
+    options: Omit<WriteOptions, 'source'> & { source?: AuditRecord['source']; origin?: JsonObject } = {},
   ): Promise<MutationSummary> {
     const writes = requireObject(mutations, 'mutations');
     const expected = checkExpectedRevision(options.expectedRevision);

@@ -56,8 +56,12 @@ interface Pairing {
   redeemed: boolean;
 }
 
+/** Who holds a session token: the person's browser (the approve page) or the agent (its poll). */
+export type SessionHolder = 'person' | 'agent';
+
 interface Session {
   namespaceId: string;
+  holder: SessionHolder;
   lastUsed: number;
 }
 
@@ -138,7 +142,7 @@ export class PairingService {
     if (namespaceId === undefined) return { status: 'pending' };
     pairing.redeemed = true;
     this.pairings.delete(pairing.pairDigest);
-    return { status: 'paired', sessionToken: this.openSession(namespaceId), namespaceId };
+    return { status: 'paired', sessionToken: this.openSession(namespaceId, 'agent'), namespaceId };
   }
 
   /** How long the pairing behind a user code has left (the peek endpoint); nothing else leaks. */
@@ -167,11 +171,16 @@ export class PairingService {
     if (pairing.namespaceId !== undefined) return { status: 'unknown_code' }; // approved already
     const namespaceId = `ns${randomBytes(6).toString('hex')}`;
     pairing.namespaceId = namespaceId;
-    return { status: 'approved', browserToken: this.openSession(namespaceId), namespaceId };
+    return { status: 'approved', browserToken: this.openSession(namespaceId, 'person'), namespaceId };
   }
 
   /** The namespace of a live session token, or undefined. */
   sessionNamespace(sessionToken: string): string | undefined {
+    return this.session(sessionToken)?.namespace;
+  }
+
+  /** A live session token's namespace and holder (for the audit trail's origin), or undefined. */
+  session(sessionToken: string): { namespace: string; holder: SessionHolder } | undefined {
     const key = digest(sessionToken);
     const session = this.sessions.get(key);
     if (!session) return undefined;
@@ -180,12 +189,12 @@ export class PairingService {
       return undefined;
     }
     session.lastUsed = this.now();
-    return session.namespaceId;
+    return { namespace: session.namespaceId, holder: session.holder };
   }
 
-  private openSession(namespaceId: string): string {
+  private openSession(namespaceId: string, holder: SessionHolder): string {
     const token = randomBytes(32).toString('base64url');
-    this.sessions.set(digest(token), { namespaceId, lastUsed: this.now() });
+    this.sessions.set(digest(token), { namespaceId, holder, lastUsed: this.now() });
     return token;
   }
 

@@ -1,4 +1,5 @@
 /** The spec built from the compiled fields, and the check that it reproduces the workbook's values. */
+import { sheetViewDefinition } from './view-emission.js';
 import {
   evalExpression,
   jsonEqual,
@@ -223,6 +224,7 @@ export function buildSpec(
     })),
     derivations,
     tests: [{ description: `the values ${source} stored for its ${rows} rows`, given, expect }],
+    viewDefinition: sheetViewDefinition(live, used, source),
   };
   if (define !== undefined) {
     raw.library = {

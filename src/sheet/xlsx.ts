@@ -14,6 +14,7 @@ import {
   type ExcelTable,
 } from './workbook-parts.js';
 import { scanXml, XmlScanner } from './xml.js';
+import { cellFormats } from './number-formats.js';
 import { readExternalSheets, type ExternalSource } from './external.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
@@ -46,6 +47,8 @@ export interface SheetCell {
   /** The constant, or for a formula cell the value the workbook stored as its result. */
   value: CellValue;
   formula?: FormulaInfo;
+  /** The cell's number format code (`0.00%`), when its style names one other than General. */
+  format?: string;
 }
 
 export interface Worksheet {
@@ -127,7 +130,15 @@ export function readWorkbookParts(
   const rels = relsBytes
     ? elementsOf('xl/_rels/workbook.xml.rels', relsBytes, 'Relationship', 'Relationships')
     : [];
-  const reader = new SheetReader(part, readSharedStrings(part('xl/sharedStrings.xml')), sheetNames, limits);
+  const stylesRel = rels.find((r) => r.Type !== undefined && /\/styles$/.test(r.Type));
+  const formats = cellFormats(part(resolvePart('xl/', stylesRel?.Target ?? 'styles.xml')));
+  const reader = new SheetReader(
+    part,
+    readSharedStrings(part('xl/sharedStrings.xml')),
+    sheetNames,
+    limits,
+    formats,
+  );
   const read: Worksheet[] = [];
   const missing: string[] = [];
   sheets.forEach((sheet, i) => {
@@ -215,6 +226,8 @@ class SheetReader {
     private readonly shared: string[],
     private readonly sheetNames: string[],
     private readonly limits: SheetLimits,
+    /** Each cell style's number format (number-formats.ts). */
+    private readonly formats: readonly (string | undefined)[] = [],
   ) {
     this.cellsLeft = limits.maxCells;
   }
@@ -232,7 +245,7 @@ class SheetReader {
     let ws: Worksheet;
     try {
       cells = checkBudgets(counts, name, this.limits, this.cellsLeft);
-      ws = readCells(path, feed, this.shared, name, this.sheetNames, this.limits);
+      ws = readCells(path, feed, this.shared, name, this.sheetNames, this.limits, this.formats);
     } catch (err) {
       // a sheet past a budget is left out alone (SHEET_TOO_LARGE); the others still convert
       if (!(err instanceof SheetError) || !BUDGET_CODES.has(err.code)) throw err;
@@ -372,6 +385,8 @@ interface RawCell {
   value: string | undefined;
   /** The cell's metadata index (`cm`): Excel 365 marks a dynamic array formula with it. */
   cm?: string;
+  /** The cell's style index (`s`), which names its number format. */
+  style?: string;
   formula?: { body: string; t: string | undefined; si: string | undefined; ref: string | undefined };
   inline?: StringItem;
 }
@@ -383,6 +398,7 @@ function readCells(
   name: string,
   sheetNames: string[],
   limits: SheetLimits,
+  formats: readonly (string | undefined)[] = [],
 ): Worksheet {
   const cells = new Map<string, SheetCell>();
   const hiddenRows = new Set<number>();
@@ -396,14 +412,11 @@ function readCells(
     const m = c.ref ? /^([A-Z]{1,3})(\d+)$/i.exec(c.ref) : null;
     colNumber = m ? columnNumber(m[1]!) : colNumber + 1;
     const cellRow = m ? Number(m[2]) : rowNumber;
-    if (colNumber > limits.maxColumns) {
-      throw new SheetError(
-        'TOO_MANY_COLUMNS',
-        `cell ${cellName(cellRow, colNumber)} lies past the limit of ${limits.maxColumns} columns`,
-      );
-    }
+    checkColumn(cellRow, colNumber, limits);
     const cell = readCell(c, shared, cellRow, colNumber);
     if (cell.value === null && !cell.formula) return;
+    const format = c.style !== undefined && /^\d+$/.test(c.style) ? formats[Number(c.style)] : undefined;
+    if (format !== undefined) cell.format = format;
     cells.set(cellKey(cellRow, colNumber), cell);
     maxRow = Math.max(maxRow, cellRow);
     maxCol = Math.max(maxCol, colNumber);
@@ -429,7 +442,7 @@ function readCells(
         if (a.hidden === '1' || a.hidden === 'true') hiddenRows.add(rowNumber);
       } else if (el === 'c' && parent === 'row') {
         const a = attrs();
-        raw = { ref: a.r, type: a.t ?? 'n', value: undefined, cm: a.cm };
+        raw = { ref: a.r, type: a.t ?? 'n', value: undefined, cm: a.cm, style: a.s };
       }
     },
     close: (el) => {
@@ -455,6 +468,14 @@ function readCells(
     maxCol = Math.max(maxCol, c.col);
   }
   return { name, sheetNames, cells, maxRow, maxCol, tables: [], hiddenRows };
+}
+
+function checkColumn(row: number, col: number, limits: SheetLimits): void {
+  if (col > limits.maxColumns)
+    throw new SheetError(
+      'TOO_MANY_COLUMNS',
+      `cell ${cellName(row, col)} lies past the limit of ${limits.maxColumns} columns`,
+    );
 }
 
 function readCell(c: RawCell, shared: string[], row: number, col: number): SheetCell {

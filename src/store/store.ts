@@ -8,7 +8,7 @@ import type { CheckpointCheck } from './audit-checkpoint.js';
 
 /**
  * One committed change, as the audit trail keeps it. `hash` chains it to the previous record. A
- * reactive cycle (`client`, `patch`, `foldback`) lists its writes; a restore or an evolution
+ * reactive cycle (`person`, `agent`, `rest`, `patch`, `foldback`) lists its writes; a restore or an evolution
  * replaces the state (and, for an evolution, the spec) and lists none.
  */
 export interface AuditRecord {
@@ -16,7 +16,23 @@ export interface AuditRecord {
   sequence: number;
   timestamp: string;
   modelVersion: string;
-  source: 'client' | 'patch' | 'foldback' | 'restore' | 'evolution' | 'link' | 'approval';
+  /**
+   * Who made the change: a write's origin (`person`: someone in a card or the sandbox; `agent`: an
+   * agent through MCP or its paired session; `rest`: a REST call with the server's key), or the
+   * kind of change (`link`: a write by another model's link; `approval`: an inherited effect
+   * approved). `client` is a write recorded before origins were told apart.
+   */
+  source:
+    | 'person'
+    | 'agent'
+    | 'rest'
+    | 'client'
+    | 'patch'
+    | 'foldback'
+    | 'restore'
+    | 'evolution'
+    | 'link'
+    | 'approval';
   /**
    * What caused a change beyond its source (docs/composition.md): for a `link` write the model and
    * effect that wrote; for an `approval` the effect approved and the definition hash it was approved

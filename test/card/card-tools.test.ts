@@ -318,8 +318,14 @@ describe('show_model and valem_card_edit on a stored model', () => {
     });
     const state = await peer.call('get_state', { id: 'car-loan-calculator', paths: ['$.amountFinanced'] });
     expect(state.structuredContent).toEqual({ amountFinanced: 14000 });
+    // the agent's own write through MCP; the audit trail tells the two apart (issue 42)
+    await peer.call('mutate', { id: 'car-loan-calculator', mutations: { '$.years': 5 } });
     const audit = await peer.call('get_audit', { id: 'car-loan-calculator' });
-    expect(JSON.parse(audit.content[0]!.text!)[0].mutations).toEqual({ '$.deposit': 10000 });
+    const records = JSON.parse(audit.content[0]!.text!) as { source: string; mutations: object }[];
+    expect(records.slice(0, 2).map((r) => [r.source, r.mutations])).toEqual([
+      ['agent', { '$.years': 5 }],
+      ['person', { '$.deposit': 10000 }],
+    ]);
     const traces = JSON.parse(
       (await peer.call('explain', { id: 'car-loan-calculator', path: '$.amountFinanced' })).content[0]!.text!,
     );

@@ -304,9 +304,10 @@ describe.each([
     const all = (await peer.ok('get_audit', { id: 'audited' })) as Json[];
     expect(all.map((r) => r.sequence)).toEqual([2, 1, 0]); // newest first
     expect(all[0]).toMatchObject({ modelId: 'audited', source: 'patch', mutations: { '$.qty': 3 } });
-    expect(all[2]).toMatchObject({ source: 'client', mutations: { '$.price': 4 } });
+    // an agent's mutate over MCP is recorded as the agent's (issue 42)
+    expect(all[2]).toMatchObject({ source: 'agent', mutations: { '$.price': 4 } });
     expect(all[1]).toMatchObject({
-      source: 'client',
+      source: 'agent',
       mutations: { '$.qty': 2 },
       derivedUpdated: ['$.total'],
     });

@@ -34,6 +34,8 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
   /** The paired session: its namespace, and the token the approve page gave the browser. */
   let ns = '';
   let browserToken = '';
+  /** The agent's own session token (its poll's answer). */
+  let agentToken = '';
   /** `demo` in the session's namespace. */
   const id = (name: string): string => `${ns}__${name}`;
   /** Every request the page made, with the session header it carried. */
@@ -161,8 +163,28 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
       pairCode: string;
       deviceSecret: string;
     };
+    // opened bare, the approve page asks for the code; from the agent's link it asks to compare it
+    const bare = await context.newPage();
+    await bare.goto(`${base}/sandbox/approve`);
+    expect(await bare.locator('#lead').textContent()).toMatch(/^Type the code your agent showed you/);
+    await bare.screenshot({ path: join(ARTEFACTS, 'approve-page-bare.png'), fullPage: true });
+    await bare.close();
     await page.goto(started.verificationUriComplete.replace(/^https?:\/\/[^/]+/, base));
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect
+      .poll(() => page.locator('#lead').textContent())
+      .toMatch(/Approve only if this code is the one/);
+    expect(await page.getByLabel('Code from your agent').inputValue()).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
+    // styled: the button is the accent colour, not the browser's grey default
+    const button = page.getByRole('button', { name: 'Approve' });
+    const background = await button.evaluate(
+      (b) =>
+        (
+          globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+        ).getComputedStyle(b).backgroundColor,
+    );
+    expect(background).toBe('rgb(58, 91, 217)');
+    await page.screenshot({ path: join(ARTEFACTS, 'approve-page.png'), fullPage: true });
+    await button.click();
     await page.waitForURL(`${base}/sandbox`);
     browserToken = (await page.evaluate(() =>
       (
@@ -174,8 +196,9 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     const paired = (await rest('POST', '/sandbox/pair/token', {
       pairCode: started.pairCode,
       deviceSecret: started.deviceSecret,
-    })) as { namespaceId: string };
+    })) as { namespaceId: string; sessionToken: string };
     ns = paired.namespaceId;
+    agentToken = paired.sessionToken;
     await expect
       .poll(() => page.getByRole('navigation', { name: 'Models' }).textContent())
       .toContain('No models yet');
@@ -232,6 +255,32 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     await expect
       .poll(async () => (await rest('GET', `/models/${id('demo')}/state`)) as Record<string, unknown>)
       .toMatchObject({ deposit: 6500 });
+    await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 7000 });
+  });
+
+  it('drops a refusal when the agent writes a newer value to its field, and tells who wrote what', async () => {
+    const deposit = page.getByLabel('Deposit', { exact: true });
+    await deposit.fill('99999');
+    await deposit.press('Enter');
+    const refusal = page.locator('[data-component="deposit"] [role="alert"]');
+    await expect.poll(() => refusal.count()).toBe(1);
+    // the agent, through its paired session, sets the deposit: the old refusal is about nothing now
+    const res = await fetch(`${base}/models/${id('demo')}/mutations`, {
+      method: 'POST',
+      headers: { 'x-session-token': agentToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ '$.deposit': 5000 }),
+    });
+    expect(res.status).toBe(200);
+    await expect.poll(() => deposit.inputValue(), { timeout: 10_000 }).toBe('5,000');
+    await expect.poll(() => refusal.count()).toBe(0);
+    await page.screenshot({ path: join(ARTEFACTS, 'sandbox-refusal-superseded.png'), fullPage: true });
+    // the audit timeline tells the agent's write from the person's
+    await page.getByRole('tab', { name: 'Audit' }).click();
+    const badges = page.getByRole('list', { name: 'Audit timeline' }).locator(':scope > li .badge');
+    await expect.poll(() => badges.first().textContent()).toBe('Agent (MCP)');
+    expect(await badges.allTextContents()).toContain('You (sandbox or card)');
+    expect(await badges.allTextContents()).not.toContain('client');
+    await page.getByRole('tab', { name: 'State' }).click();
     await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 7000 });
   });
 

@@ -180,6 +180,28 @@ describe('a paired session', () => {
     expect((await get('/openapi.json', asA)).statusCode).toBe(403);
   });
 
+  it("records who wrote: the person's browser, the agent's session, a keyed REST client (issue 42)", async () => {
+    const a = await pairOnce();
+    const id = `${a.ns}__origins`;
+    expect((await post('/models', orderSpec(id), { 'x-session-token': a.token })).statusCode).toBe(201);
+    const write = async (headers: Record<string, string>, tier: string): Promise<void> => {
+      const res = await post(`/models/${id}/mutations`, { '$.customer.tier': tier }, headers);
+      expect(res.statusCode).toBe(200);
+    };
+    await write({ 'x-session-token': a.browserToken }, 'gold');
+    await write({ 'x-session-token': a.token }, 'standard');
+    await write(keyed, 'gold');
+    const audit = (await get(`/models/${id}/audit`, keyed)).json<Json[]>();
+    // newest first
+    expect(audit.map((r) => [r.source, r.mutations['$.customer.tier']])).toEqual([
+      ['rest', 'gold'],
+      ['agent', 'standard'],
+      ['person', 'gold'],
+    ]);
+    const verified = (await get(`/models/${id}/audit/verify`, keyed)).json<Json>();
+    expect(verified.valid).toBe(true);
+  });
+
   it('refuses an unknown session token with 401, even where no key is needed', async () => {
     const res = await get('/models', { 'x-session-token': 'made-up' });
     expect(res.statusCode).toBe(401);

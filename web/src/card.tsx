@@ -4,13 +4,15 @@
  * spec again when the server answers spec_unknown); a stored model's edits are saved with
  * valem_card_edit. After each recompute the assistant is told the inputs and results.
  */
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, useSyncExternalStore } from 'react';
 import type { Backend, ToolAnswer } from './backend';
 import { Components, rejectedFrom, TabStrip, type RenderContext } from './components';
 import { inputsOf, outputsOf, type CardPayload, type Json } from './model';
 import { CompositionLine } from './composition-line';
 import { FlagList } from './flags';
 import { useFreshness, type Freshness } from './freshness';
+import { currentRefusals, refusal } from './refusals';
+import { numbersVersion, setViewNumbers, subscribeNumbers } from './format';
 
 function errorText(r: ToolAnswer): string {
   const s = r.structuredContent;
@@ -104,7 +106,11 @@ function useCardState(initial: CardPayload, backend: Backend) {
       if (s.rejected === true) {
         const issues = Array.isArray(s.issues) ? (s.issues as { message?: string }[]) : [];
         const message = issues.map((i) => i.message).join('; ') || 'rejected';
-        if (path !== undefined) setRejected((old) => ({ ...old, [path]: { message, value: value ?? null } }));
+        if (path !== undefined)
+          setRejected((old) => ({
+            ...old,
+            [path]: refusal(message, value ?? null, path, cardRef.current.state),
+          }));
         return false;
       }
       const next = nextCard(cardRef.current, s, given);
@@ -112,6 +118,8 @@ function useCardState(initial: CardPayload, backend: Backend) {
       setError(null);
       // the next good edit clears every refusal: the fields already show the model's real values
       if (path !== undefined) setRejected({});
+      // a read-back showing a newer value at a refused field (someone else's edit) retires that refusal
+      else setRejected((old) => currentRefusals(old, next.state));
       tell(next);
       return true;
     },
@@ -202,6 +210,7 @@ export function Card({
   embedded?: boolean;
 }) {
   const [tab, setTab] = useState(0);
+  useSyncExternalStore(subscribeNumbers, numbersVersion); // the host switched locale: format again
   const { card, cardRef, busy, error, setError, rejected, apply, commit, tell } = useCardState(
     initial,
     backend,
@@ -279,6 +288,7 @@ function ViewTabs({
   const idBase = useId();
   const active = views[Math.min(tab, views.length - 1)];
   const tabbed = views.length > 1;
+  setViewNumbers(active); // before its components format a number
   return (
     <>
       {tabbed && (

@@ -120,6 +120,7 @@ export function Chart({ c, card }: { c: Component; card: CardPayload }) {
       : c.bind && series[0]
         ? formatOf(card, `${c.bind}[*].${series[0].field}`)
         : {};
+  const xHow: NumberFormat = c.bind && x ? formatOf(card, `${c.bind}[*].${x}`) : {};
   const summary = `${c.label ?? 'Chart'}: ${series.map((s) => s.label).join(', ')} by ${x ?? 'row'}, ${data.length} points`;
   const height = spark ? 60 : 240;
   return (
@@ -137,6 +138,7 @@ export function Chart({ c, card }: { c: Component; card: CardPayload }) {
             x={x}
             kind={kind}
             how={how}
+            xHow={xHow}
             width={width}
             height={height}
             spark={spark}
@@ -166,13 +168,15 @@ interface CartesianProps {
   x: string | undefined;
   kind: string;
   how: NumberFormat;
+  /** The x field's own format (a table column's, say); years show as written either way. */
+  xHow: NumberFormat;
   width: number;
   height: number;
   spark: boolean;
 }
 
 /** Scales and labels of a cartesian plot: where a value, a row and a bar go. */
-function geometry({ data, series, x, how, width, height, spark }: CartesianProps) {
+function geometry({ data, series, x, how, xHow, width, height, spark }: CartesianProps) {
   const values = data.flatMap((r) => series.map((s) => Number(r[s.field])).filter(Number.isFinite));
   const lo = Math.min(0, ...values);
   const hi = Math.max(0, ...values);
@@ -195,7 +199,11 @@ function geometry({ data, series, x, how, width, height, spark }: CartesianProps
     cx: (i: number): number => pad.left + band * (i + 0.5),
     barW: (band * 0.7) / Math.max(1, series.length),
     xText: (r: Row, i: number): string =>
-      x === undefined ? String(i + 1) : typeof r[x] === 'number' ? formatValue(r[x]) : String(r[x]),
+      x === undefined
+        ? String(i + 1)
+        : typeof r[x] === 'number'
+          ? formatValue(r[x], xHow.format, xHow.currency, x)
+          : String(r[x]),
     /** Label every n-th row so x labels do not overlap. */
     every: Math.max(1, Math.ceil((data.length * 60) / w)),
   };

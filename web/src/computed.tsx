@@ -42,7 +42,7 @@ export function Computed({ ctx, bind, children }: { ctx: RenderContext; bind: st
             <span className="why-inputs">
               {inputs.map((i) => (
                 <span key={i.path}>
-                  {i.label} = {brief(i.value, formatOfValue(ctx.card, i.path))}
+                  {i.label} = {brief(i.value, formatOfValue(ctx.card, i.path), i.path)}
                 </span>
               ))}
             </span>

@@ -5,7 +5,14 @@ import { Display, Computed } from './computed';
 import { type Component, type Json } from './model';
 import { num, str, type RenderContext } from './render-context';
 
+/**
+ * A stat tile never grows past its border: a long value shrinks (down to 60 %), then ends in an
+ * ellipsis; its title always holds the whole value.
+ */
 export function StatTile({ c, ctx }: { c: Component; ctx: RenderContext }) {
+  const text = formatValue(c.value, c.format, c.currency, c.bind);
+  // about 14 characters fit a tile of the narrowest width at full size
+  const scale = Math.max(0.6, Math.min(1, 14 / Math.max(1, text.length)));
   return (
     <div
       className={`stat ${str(c.variant) ?? ''}`}
@@ -15,8 +22,13 @@ export function StatTile({ c, ctx }: { c: Component; ctx: RenderContext }) {
     >
       <span className="stat-label">{c.label}</span>
       <Display c={c} ctx={ctx}>
-        <span className="stat-value" data-testid={`value-${c.id}`}>
-          {formatValue(c.value, c.format, c.currency)}
+        <span
+          className="stat-value"
+          data-testid={`value-${c.id}`}
+          title={text}
+          style={scale < 1 ? { fontSize: `${Math.round(22 * scale)}px` } : undefined}
+        >
+          {text}
         </span>
       </Display>
       {c.delta !== undefined && c.delta !== null && (
@@ -79,7 +91,7 @@ export function Table({ c, ctx }: { c: Component; ctx: RenderContext }) {
               <tr key={r}>
                 {columns.map((col) => {
                   const v = (row as Record<string, Json> | null)?.[col.field];
-                  const cell = formatValue(v, col.format, col.currency);
+                  const cell = formatValue(v, col.format, col.currency, col.field);
                   return (
                     <td key={col.field} className={align(col.field)}>
                       {c.bind ? (
@@ -139,7 +151,7 @@ export function KeyValues({ c, ctx }: { c: Component; ctx: RenderContext }) {
           <dd>
             {typeof item.bind === 'string' ? (
               <Computed ctx={ctx} bind={item.bind}>
-                {formatValue(item.value as Json, item.format, item.currency)}
+                {formatValue(item.value as Json, item.format, item.currency, item.bind)}
               </Computed>
             ) : (
               formatValue((item.text ?? item.value) as Json, item.format, item.currency)
@@ -169,7 +181,9 @@ export function Label({ c, ctx }: Props) {
     <div className="label" data-component={c.id}>
       {c.label && <span className="label-name">{c.label}</span>}{' '}
       <Display c={c} ctx={ctx}>
-        <span className="label-value">{formatValue((c.text ?? c.value) as Json, c.format, c.currency)}</span>
+        <span className="label-value">
+          {formatValue((c.text ?? c.value) as Json, c.format, c.currency, c.bind)}
+        </span>
       </Display>
     </div>
   );

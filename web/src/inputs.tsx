@@ -3,7 +3,15 @@
  * types and shows the refusal (and the refused value) when the model says no.
  */
 import { useEffect, useId, useState, type ReactNode } from 'react';
-import { brief, fieldNumber, formatOfComponent, formatValue, parseNumber, type NumberFormat } from './format';
+import {
+  brief,
+  currencySymbol,
+  fieldNumber,
+  formatOfComponent,
+  formatValue,
+  parseNumber,
+  type NumberFormat,
+} from './format';
 import { valueAt, type Component, type Json } from './model';
 import { num, str, type RenderContext } from './render-context';
 
@@ -67,7 +75,7 @@ export function TextInput({ c, ctx, type }: { c: Component; ctx: RenderContext; 
     ctx.commit(c.bind, numeric ? (draft.trim() === '' ? null : (n ?? draft)) : draft);
   };
   const disabled = c.enabled === false || c.readOnly === true;
-  const prefix = c.type === 'currencyField' ? currencySymbol(str(c.currency)) : undefined;
+  const prefix = c.type === 'currencyField' ? currencySymbol(c.currency) : undefined;
   const suffix = c.type === 'percentField' ? '%' : undefined;
   const input = (
     <input
@@ -101,18 +109,6 @@ export function TextInput({ c, ctx, type }: { c: Component; ctx: RenderContext; 
       )}
     </Field>
   );
-}
-
-function currencySymbol(currency: string | undefined): string {
-  try {
-    const parts = new Intl.NumberFormat(undefined, {
-      style: 'currency',
-      currency: currency ?? 'USD',
-    }).formatToParts(0);
-    return parts.find((p) => p.type === 'currency')?.value ?? '';
-  } catch {
-    return '';
-  }
 }
 
 export function RangeInput({ c, ctx }: { c: Component; ctx: RenderContext }) {

@@ -8,6 +8,7 @@ import { StrictMode, useSyncExternalStore } from 'react';
 import { createRoot } from 'react-dom/client';
 import { hostBackend, shareBackend, type Backend } from './backend';
 import { Card } from './card';
+import { setHostLocale } from './format';
 import type { CardPayload } from './model';
 import { Simulation } from './simulation';
 import { isSimulationResult, type SimulationNotes, type SimulationResult } from './simulation-model';
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
   app.ontoolcancelled = () => store.fail('The tool call was cancelled.');
   app.onhostcontextchanged = (ctx) => {
     if (ctx.theme) setTheme(ctx.theme);
+    if (ctx.locale) setHostLocale(ctx.locale);
   };
   setTheme(undefined);
   // shown at once (waiting) while the host answers; a card arrives only after it has
@@ -150,6 +152,7 @@ async function main(): Promise<void> {
   }
   backend.current = hostBackend(app);
   setTheme(app.getHostContext()?.theme);
+  setHostLocale(app.getHostContext()?.locale);
 }
 
 void main();

@@ -44,6 +44,9 @@ export interface View {
   title?: string;
   layout: string;
   columns?: number;
+  /** How numbers are formatted (a BCP 47 tag; an ISO 4217 code for currency fields naming none). */
+  locale?: string;
+  currency?: string;
   components: Component[];
 }
 

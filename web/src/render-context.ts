@@ -1,12 +1,13 @@
 /** What every component renderer receives besides its component: the card and its actions. */
 import type { CardPayload, Json } from './model';
+import type { Refusals } from './refusals';
 
 export interface RenderContext {
   card: CardPayload;
   /** Saves one edit (an address and its new value). */
   commit: (path: string, value: Json) => void;
   /** Refusals by address: the message, and the value the person tried. */
-  rejected: Record<string, { message: string; value: Json }>;
+  rejected: Refusals;
   busy: boolean;
   navigate: (viewId: string) => void;
   openLink?: (url: string) => void;

@@ -6,7 +6,7 @@
  */
 import { useId } from 'react';
 import { niceTicks, useWidth } from './chart';
-import { tickValue, type NumberFormat } from './format';
+import { plainNumber, tickValue, type NumberFormat } from './format';
 import { formatNumber, percentileName, type OutputSummary } from './simulation-model';
 
 interface Marker {
@@ -35,9 +35,9 @@ function histogramText(label: string, s: OutputSummary, how: NumberFormat): stri
     .join(', ');
   const busiest =
     sampled > 0
-      ? ` The most runs (${counts[top]!.toLocaleString()}) fall between ${f(edges[top]!)} and ${f(edges[top + 1] ?? edges[top]!)}.`
+      ? ` The most runs (${plainNumber(counts[top]!)}) fall between ${f(edges[top]!)} and ${f(edges[top + 1] ?? edges[top]!)}.`
       : '';
-  return `${label} over ${sampled.toLocaleString()} runs: from ${f(s.min)} to ${f(s.max)}, mean ${f(s.mean)}${pct ? `, ${pct}` : ''}.${busiest}`;
+  return `${label} over ${plainNumber(sampled)} runs: from ${f(s.min)} to ${f(s.max)}, mean ${f(s.mean)}${pct ? `, ${pct}` : ''}.${busiest}`;
 }
 
 /** Where a value (x) and a count of runs (y) go in a histogram of `width` pixels. */
@@ -91,7 +91,7 @@ function HistogramBars({ g, f }: { g: HistogramGeometry; f: (v: number | null) =
             y={g.y(c)}
             height={g.y(0) - g.y(c)}
           >
-            <title>{`${f(from)} to ${f(to)}: ${c.toLocaleString()} runs`}</title>
+            <title>{`${f(from)} to ${f(to)}: ${plainNumber(c)} runs`}</title>
           </rect>
         );
       })}
@@ -149,7 +149,7 @@ export function Histogram({
           <g key={t} className="tick y">
             <line x1={g.pad.left} x2={g.pad.left + g.w} y1={g.y(t)} y2={g.y(t)} />
             <text x={g.pad.left - 6} y={g.y(t)} dy="0.32em" textAnchor="end">
-              {t.toLocaleString()}
+              {plainNumber(t)}
             </text>
           </g>
         ))}

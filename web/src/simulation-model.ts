@@ -4,7 +4,7 @@
  * formats and constraint messages from the model's spec; src/mcp/card-tools.ts), with the words
  * the card uses for rates and percentiles.
  */
-import { formatValue, type NumberFormat } from './format';
+import { formatValue, plainNumber, type NumberFormat } from './format';
 
 export interface OutputSummary {
   count: number;
@@ -71,7 +71,7 @@ export function formatIn(notes: Pick<SimulationNotes, 'fields'>, path: string): 
 export function formatNumber(v: number | null | undefined, how: NumberFormat): string {
   if (v === null || v === undefined) return '—';
   if (how.format === 'currency' || how.format === 'percent') return formatValue(v, how.format, how.currency);
-  return new Intl.NumberFormat(undefined, { maximumFractionDigits: Math.abs(v) >= 100 ? 2 : 4 }).format(v);
+  return plainNumber(v, Math.abs(v) >= 100 ? 2 : 4);
 }
 
 /** "5" → "5th percentile", "50" → "median". */
@@ -88,7 +88,7 @@ export function percentileName(p: string): string {
 /** A share of runs as a percentage: 0.0321 → "3.21%", tiny shares as "<0.01%". */
 export function percentText(rate: number): string {
   if (rate > 0 && rate < 0.0001) return '<0.01%';
-  return `${new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 }).format(rate * 100)}%`;
+  return `${plainNumber(rate * 100, 2)}%`;
 }
 
 /** A share of runs in words: "never", "every run", "12.5% of runs (about 1 in 8)". */
@@ -96,7 +96,7 @@ export function shareInWords(rate: number): string {
   if (rate <= 0) return 'never';
   if (rate >= 1) return 'in every run';
   const oneIn = Math.round(1 / rate);
-  return `in ${percentText(rate)} of runs${oneIn >= 2 ? ` (about 1 in ${oneIn.toLocaleString()})` : ''}`;
+  return `in ${percentText(rate)} of runs${oneIn >= 2 ? ` (about 1 in ${plainNumber(oneIn)})` : ''}`;
 }
 
 /** Why runs failed, by error code, in plain words. */

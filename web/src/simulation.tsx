@@ -3,6 +3,7 @@
  * constraint, and per output its figures, a histogram and a tornado chart of what drives it.
  * Read-only: the numbers are the tool's; the card only draws them.
  */
+import { plainNumber } from './format';
 import { Histogram, Tornado } from './simulation-charts';
 import {
   failureReason,
@@ -60,12 +61,12 @@ function Failures({ result }: { result: SimulationResult }) {
     <section className="sim-failures" aria-labelledby="sim-failures-h">
       <h2 id="sim-failures-h">Failed runs</h2>
       <p>
-        {`${result.failedRuns.toLocaleString()} of ${result.runs.toLocaleString()} runs (${percentText(result.failedRuns / result.runs)}) did not complete; the outputs are summarised over the others.`}
+        {`${plainNumber(result.failedRuns)} of ${plainNumber(result.runs)} runs (${percentText(result.failedRuns / result.runs)}) did not complete; the outputs are summarised over the others.`}
       </p>
       <ul>
         {byCode.map(([code, n]) => (
           <li key={code} data-failure={code}>
-            <strong>{n.toLocaleString()}</strong> {failureReason(code)} <code>{code}</code>
+            <strong>{plainNumber(n)}</strong> {failureReason(code)} <code>{code}</code>
           </li>
         ))}
       </ul>
@@ -128,7 +129,7 @@ function Output({
         <p className="muted">No run gave this output a number.</p>
       )}
       {skipped > 0 && (
-        <p className="muted">{`${skipped.toLocaleString()} runs gave no number here (text or empty) and are left out.`}</p>
+        <p className="muted">{`${plainNumber(skipped)} runs gave no number here (text or empty) and are left out.`}</p>
       )}
       {drivers.length > 0 && (
         <>
@@ -149,9 +150,9 @@ export function Simulation({ result, notes }: { result: SimulationResult; notes:
         <h1>Simulation of {notes.title ?? notes.modelId}</h1>
       </header>
       <p className="sim-summary">
-        {`${result.runs.toLocaleString()} runs (seed ${result.seed}), ${result.failedRuns.toLocaleString()} failed.`}
+        {`${plainNumber(result.runs)} runs (seed ${result.seed}), ${plainNumber(result.failedRuns)} failed.`}
         {sampled < committed &&
-          ` Histograms and correlations are drawn from a uniform sample of ${sampled.toLocaleString()} runs.`}
+          ` Histograms and correlations are drawn from a uniform sample of ${plainNumber(sampled)} runs.`}
       </p>
       {result.stopped && (
         <p className="callout warning" role="status">

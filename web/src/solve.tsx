@@ -3,6 +3,7 @@
  * inputs found and the outputs there, in the model's labels and number formats, and why the
  * search stopped. Read-only: the numbers are the tool's; the card only draws them.
  */
+import { plainNumber } from './format';
 import { formatIn, formatNumber, labelOf } from './simulation-model';
 import { reasonText, type SolveNotes, type SolveResult } from './solve-model';
 import './solve.css';
@@ -95,7 +96,7 @@ export function Solve({ result, notes }: { result: SolveResult; notes: SolveNote
             : `Not written: ${result.applied.reason ?? 'nothing to write'}.`}
         </p>
       )}
-      <p className="muted solve-run">{`${result.iterations.toLocaleString()} model cycles (seed ${result.seed}).`}</p>
+      <p className="muted solve-run">{`${plainNumber(result.iterations)} model cycles (seed ${result.seed}).`}</p>
     </main>
   );
 }

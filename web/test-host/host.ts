@@ -12,6 +12,7 @@ interface HostRecord {
   theme: 'light' | 'dark';
   open(tool: string, args: Record<string, unknown>): Promise<unknown>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
+  setLocale(locale: string): Promise<void>;
 }
 
 const params = new URLSearchParams(location.search);
@@ -44,7 +45,8 @@ const record: HostRecord = {
           theme: record.theme,
           displayMode: 'inline',
           availableDisplayModes: ['inline', 'fullscreen'],
-          locale: 'en-US',
+          // a test may open the host in another language (?locale=de-DE)
+          locale: params.get('locale') ?? 'en-US',
         },
       },
     );
@@ -74,6 +76,9 @@ const record: HostRecord = {
   async setTheme(theme) {
     record.theme = theme;
     await bridge?.sendHostContextChange({ theme });
+  },
+  async setLocale(locale) {
+    await bridge?.sendHostContextChange({ locale });
   },
 };
 

@@ -15,6 +15,19 @@ const brief = (v: Json): string => {
   return s.length > 80 ? `${s.slice(0, 77)}…` : s;
 };
 
+/** Who made a change, in words: the writer's origin, or the kind of change. */
+const SOURCE_LABELS: ReadonlyMap<string, string> = new Map([
+  ['person', 'You (sandbox or card)'],
+  ['agent', 'Agent (MCP)'],
+  ['rest', 'REST API'],
+  ['client', 'Client (origin not recorded)'],
+  ['patch', 'JSON Patch'],
+  ['foldback', 'Effect result'],
+  ['restore', 'Snapshot restored'],
+  ['evolution', 'Spec evolved'],
+]);
+export const sourceLabel = (source: string): string => SOURCE_LABELS.get(source) ?? source;
+
 /** Newest first, as the server answers. */
 export function AuditTimeline({ records }: { records: AuditEntry[] }) {
   if (records.length === 0) return <p className="muted">No changes yet.</p>;
@@ -25,7 +38,9 @@ export function AuditTimeline({ records }: { records: AuditEntry[] }) {
           <div className="audit-head">
             <strong>#{r.sequence}</strong>
             <time dateTime={r.timestamp}>{new Date(r.timestamp).toLocaleString()}</time>
-            <span className="badge">{r.source}</span>
+            <span className={`badge source-${r.source}`} data-source={r.source}>
+              {sourceLabel(r.source)}
+            </span>
           </div>
           <ul className="audit-mutations" aria-label={`Writes of change ${r.sequence}`}>
             {Object.entries(r.mutations).map(([path, value]) => (

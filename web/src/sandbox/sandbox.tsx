@@ -14,6 +14,8 @@ import { CompositionLine } from '../composition-line';
 import { FlagList } from '../flags';
 import { GoalSeek } from './goal-seek';
 import { DescribeModel, useOpenCreated } from './describe';
+import { currentRefusals, refusal, type Refusals } from '../refusals';
+import { setViewNumbers } from '../format';
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -84,10 +86,14 @@ function useModelData(api: SandboxApi, id: string, viewId: string | undefined) {
 }
 
 /** Edits as mutations: a refusal tied to the model's rules shows next to its field, others above. */
-function useCommit(api: SandboxApi, id: string, load: () => void) {
+function useCommit(api: SandboxApi, id: string, load: () => void, state: JsonObject | undefined) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [rejected, setRejected] = useState<RenderContext['rejected']>({});
+  const [rejected, setRejected] = useState<Refusals>({});
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  // a newer value at a refused field (the agent's edit, another tab's) makes its refusal stale
+  useEffect(() => setRejected((old) => currentRefusals(old, state)), [state]);
   const commit = useCallback(
     (path: string, value: Json) => {
       setBusy(true);
@@ -103,7 +109,7 @@ function useCommit(api: SandboxApi, id: string, load: () => void) {
           const issues = e instanceof ApiError ? e.violations() : [];
           if (issues.length > 0) {
             setError(null);
-            setRejected({ [path]: { message: issues.join('; '), value } });
+            setRejected({ [path]: refusal(issues.join('; '), value, path, stateRef.current) });
           } else setError(errorText(e));
         })
         .finally(() => setBusy(false));
@@ -173,6 +179,7 @@ function ViewSection({
     views.findIndex((v) => v.id === (viewId ?? data.view?.viewId)),
   );
   const tabbed = views.length > 1;
+  setViewNumbers(data.view); // before its components format a number
   return (
     <section className="card sandbox-view" aria-label="View">
       {tabbed && (
@@ -229,7 +236,7 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
   const idBase = useId();
   const { data, load } = useModelData(api, id, viewId);
   const live = useLiveModel(api, id, load);
-  const { commit, busy, error, rejected } = useCommit(api, id, load);
+  const { commit, busy, error, rejected } = useCommit(api, id, load, data.state);
   const card = cardOf(id, data);
   const ctx: RenderContext = { card, commit, rejected, busy, navigate: (target) => setViewId(target) };
   return (
