@@ -65,7 +65,8 @@ export class ModelworksModelElement extends Base {
     return text === null ? undefined : (JSON.parse(text) as unknown);
   }
   set spec(value: unknown) {
-    this.#specValue = value;
+    // React 19 sets properties of custom elements, older React sets attributes: JSON text either way
+    this.#specValue = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
     if (this.isConnected) this.#render();
   }
 
