@@ -46,6 +46,7 @@ import { traceFastifyRequests } from '../observability/tracing.js';
 import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.js';
 import { registerNamespaceGuard, registerSandboxRoutes } from './sandbox-routes.js';
 import { registerShareRoutes } from './share-routes.js';
+import { registerEmbedRoutes } from './embed-routes.js';
 import {
   answerClientError,
   DISCARD_BODY_MS,
@@ -419,5 +420,8 @@ function registerApiRoutes(
       pairing: options.sandbox.pairing,
       ...(options.sandbox.sandboxHtml ? { sandboxHtml: options.sandbox.sandboxHtml } : {}),
     });
-  if (options.share) registerShareRoutes(app, { runner: options.share.runner });
+  if (options.share) {
+    registerShareRoutes(app, { runner: options.share.runner });
+    registerEmbedRoutes(app, { runner: options.share.runner, calc: options.calc });
+  }
 }

@@ -19,16 +19,26 @@ export interface SecurityOptions {
   sessions?: (token: string) => { namespace: string; holder: 'person' | 'agent' } | undefined;
 }
 
-/** Paths anyone may call: liveness probes carry no key. */
-export const OPEN_PATHS = new Set(['/health', '/actuator/health', '/actuator/info']);
+/**
+ * Paths anyone may call: liveness probes carry no key; the embed element is public code that
+ * pages of other origins load as a module script (so with their Origin).
+ */
+export const OPEN_PATHS = new Set(['/health', '/actuator/health', '/actuator/info', '/embed/element.js']);
 
 /**
  * Pages a person opens from a link, without the server's key: the share pages (they compute the
  * spec the link carries, nothing stored), the approve page and its expiry peek (the user code is
- * the secret), and the sandbox page (its calls carry a session token). Host and Origin checks
- * still apply.
+ * the secret), the sandbox page (its calls carry a session token) and the embed page
+ * (docs/embedding.md). Host and Origin checks still apply.
  */
-const KEYLESS_PATHS = new Set(['/sandbox', '/sandbox/approve', '/sandbox/pair/peek']);
+const KEYLESS_PATHS = new Set([
+  '/sandbox',
+  '/sandbox/approve',
+  '/sandbox/pair/peek',
+  // the embed page and its private spec copies (a stored model's card stays keyed)
+  '/embed',
+  '/embed/api/open',
+]);
 const KEYLESS_PREFIXES = ['/share/'];
 
 const requestSessions = new WeakMap<FastifyRequest, { namespace: string; holder: 'person' | 'agent' }>();

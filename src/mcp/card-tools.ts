@@ -347,7 +347,7 @@ function recomputeTool(runner: CardRunner, links: Links): ToolDefinition {
 }
 
 /** A stored model as the card shows it; spec and graph only when the card's hash is stale. */
-async function storedCard(
+export async function storedCard(
   stored: CardModelSource,
   id: string,
   knownHash?: string,

@@ -16,6 +16,7 @@ import {
   type ModelSpec,
   type Snapshot,
 } from '../calc/index.js';
+import { ConnectionError, ModelworksClient, ModelworksError } from '../client/index.js';
 import type { AuditVerification } from '../service/audit.js';
 import type { CompositionGraph } from '../service/calc-composition.js';
 import type { PendingEffect as AwaitingApproval } from '../service/effect-approvals.js';
@@ -75,11 +76,18 @@ export class CalcClient implements CalcApi {
   private readonly apiKey: string | undefined;
   private readonly sessionToken: string | undefined;
   private readonly sockets = new Set<WebSocket>();
+  /** The transport: the public browser-safe client, so both stay one implementation. */
+  private readonly http: ModelworksClient;
 
   constructor(options: CalcClientOptions) {
     this.baseUrl = options.url.replace(/\/+$/, '');
     this.apiKey = options.apiKey || undefined;
     this.sessionToken = options.sessionToken || undefined;
+    this.http = new ModelworksClient({
+      baseUrl: this.baseUrl,
+      apiKey: this.apiKey,
+      sessionToken: this.sessionToken,
+    });
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
@@ -90,45 +98,29 @@ export class CalcClient implements CalcApi {
     };
   }
 
+  /** One request through the public client (modelworks/client); its errors become CalcErrors again. */
   private async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-    const url = new URL(this.baseUrl + path);
-    for (const [k, v] of Object.entries(options.query ?? {}))
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    let body: string | FormData | undefined;
-    const headers: Record<string, string> = {};
-    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
-    if (options.body instanceof FormData) body = options.body;
-    else if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] = options.contentType ?? 'application/json';
-    }
-    let res: Response;
     try {
-      res = await fetch(url, {
-        method,
-        headers: this.headers(headers),
-        ...(body !== undefined ? { body } : {}),
+      return await this.http.send(method, path, {
+        ...(options.query ? { query: options.query } : {}),
+        ...(options.body !== undefined ? { body: options.body } : {}),
+        ...(options.contentType ? { contentType: options.contentType } : {}),
+        ...(options.idempotencyKey !== undefined
+          ? { headers: { 'idempotency-key': options.idempotencyKey } }
+          : {}),
       });
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(
-        `cannot reach the Modelworks server at ${this.baseUrl}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
-      );
+      throw this.errorOf(err);
     }
-    if (!res.ok) throw await this.errorOf(res);
-    return res;
   }
 
   /** A REST error answer as the error the embedded service would have thrown. */
-  private async errorOf(res: Response): Promise<Error> {
-    let body: Record<string, unknown> = {};
-    try {
-      body = (await res.json()) as Record<string, unknown>;
-    } catch {
-      // not JSON: the status says enough
-    }
+  private errorOf(err: unknown): Error {
+    if (err instanceof ConnectionError) return new Error(err.message);
+    if (!(err instanceof ModelworksError)) return err instanceof Error ? err : new Error(String(err));
+    const body = err.body;
     const words = [body.detail, body.error, body.message].find((w): w is string => typeof w === 'string');
-    if (res.status === 401)
+    if (err.status === 401)
       return new Error(
         `the Modelworks server at ${this.baseUrl} refused the request (401): ${words ?? 'API key missing or wrong'}; set MODELWORKS_API_KEY or --api-key`,
       );
@@ -138,7 +130,7 @@ export class CalcClient implements CalcApi {
       return new CalcError(body.code, words ?? body.code, details);
     }
     return new Error(
-      `the Modelworks server at ${this.baseUrl} answered ${res.status}: ${words ?? res.statusText}`,
+      `the Modelworks server at ${this.baseUrl} answered ${err.status}: ${words ?? err.message.replace(/ \(\d+\)$/, '')}`,
     );
   }
 

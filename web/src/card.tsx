@@ -22,7 +22,11 @@ function errorText(r: ToolAnswer): string {
 }
 
 /** A successful answer's state, meta, flags and views on top of the card shown before it. */
-function nextCard(prev: CardPayload, s: Record<string, unknown>, given?: Record<string, Json>): CardPayload {
+export function nextCard(
+  prev: CardPayload,
+  s: Record<string, unknown>,
+  given?: Record<string, Json>,
+): CardPayload {
   return {
     ...prev,
     specHash: String(s.specHash ?? prev.specHash),

@@ -9,6 +9,7 @@ import { createRoot } from 'react-dom/client';
 import { hostBackend, shareBackend, type Backend } from './backend';
 import { Card } from './card';
 import { setHostLocale } from './format';
+import { startEmbed, type EmbedConfig } from './embed/frame';
 import type { CardPayload } from './model';
 import { Simulation } from './simulation';
 import { isSimulationResult, type SimulationNotes, type SimulationResult } from './simulation-model';
@@ -103,6 +104,9 @@ function Root({
 
 async function main(): Promise<void> {
   const root = createRoot(document.getElementById('root')!);
+  // the embed page (GET /embed): the card in a host page's frame, told what to show by the fragment
+  const embed = (window as unknown as { __MODELWORKS_EMBED__?: EmbedConfig }).__MODELWORKS_EMBED__;
+  if (embed) return startEmbed(root, embed);
   const share = (window as unknown as { __MODELWORKS_SHARE__?: SharePage }).__MODELWORKS_SHARE__;
   if (share) {
     setTheme(undefined);
