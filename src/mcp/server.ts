@@ -28,6 +28,8 @@ import { sheetTools } from './sheet-tools.js';
 import { simulateTool } from './simulate-tool.js';
 import { solveTool } from './solve-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
+import { roundStateCodec, withSamplingRounds } from './input-required.js';
+import type { SamplingQueue } from '../service/effects/sampling-queue.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
 import {
@@ -66,6 +68,8 @@ export interface McpServerOptions {
   cards?: { runner?: CardRunner; shareLinks?: ShareLinks };
   /** The conformance suite's fixture tools; default MODELWORKS_MCP_CONFORMANCE_FIXTURES. */
   conformanceFixtures?: boolean;
+  /** llm effects' completions waiting for a 2026-07-28 client that samples (input-required.ts). */
+  sampling?: SamplingQueue;
 }
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
@@ -134,6 +138,9 @@ export const LIST_CACHE_HINTS = {
   'resources/templates/list': { ttlMs: 300_000, cacheScope: 'private' },
 } as const;
 
+/** Whether the server answers a 2026-07-28 client (per request over HTTP, per connection over stdio). */
+const isModern = (server: Server): boolean => isModernRevision(server.getNegotiatedProtocolVersion());
+
 /** Builds a server for one connection; all connections share the service. */
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
@@ -141,6 +148,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     {
       capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
       cacheHints: LIST_CACHE_HINTS,
+      // a multi-round trip's state comes back from the client: only ours (signed here) is read
+      requestState: { verify: (state, ctx) => roundStateCodec.verify(state, ctx) },
       instructions: [options.groups.has('calc') ? INSTRUCTIONS : '', options.extraInstructions ?? '']
         .filter(Boolean)
         .join('\n\n'),
@@ -149,7 +158,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const connect = server.connect.bind(server);
   server.connect = (transport) => connect(plainErrorMessages(transport, server));
   const currentTools = toolSetsFor(server, options);
-  registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv());
+  registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv(), options.sampling);
   registerResources(
     server,
     options.groups.has('calc') ? options.calc : undefined,
@@ -223,6 +232,7 @@ function registerToolHandlers(
   server: Server,
   currentTools: (ctx?: ServerContext) => ToolSet,
   limits: InputLimits,
+  sampling: SamplingQueue | undefined,
 ): void {
   server.setRequestHandler('tools/list', (_request, ctx) => ({
     tools: currentTools(ctx).list.map((t) => ({
@@ -261,9 +271,14 @@ function registerToolHandlers(
       // one span per call: under the HTTP request's span, or the root of its trace over stdio
       // (named as OpenTelemetry's MCP conventions name it: method, then tool)
       const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name };
-      return await inSpan(`tools/call ${tool.name}`, attributes, () =>
-        tool.run(args, callContext(server, request, ctx)),
-      );
+      const call = () =>
+        inSpan(`tools/call ${tool.name}`, attributes, () =>
+          tool.run(args, callContext(server, request, ctx)),
+        );
+      // 2026-07-28: an llm effect's completion rides on the next call of a client that samples
+      return sampling && isModern(server) && clientCapabilitiesOf(server, ctx)?.sampling
+        ? await withSamplingRounds(sampling, ctx, call)
+        : await call();
     } catch (err) {
       return errorResult(err);
     }
@@ -320,8 +335,7 @@ function callContext(server: Server, request: CallToolRequest, extra: ServerCont
   if (extra.http?.closeSSE) ctx.closeStream = extra.http?.closeSSE;
   ctx.log = (level, data) => {
     // 2026-07-28: the request's own `_meta` log level decides (none: nothing is sent)
-    if (isModernRevision(server.getNegotiatedProtocolVersion()))
-      return void extra.mcpReq.log(level, data, 'modelworks').catch(() => {});
+    if (isModern(server)) return void extra.mcpReq.log(level, data, 'modelworks').catch(() => {});
     // the server drops what is below the session's level (logging/setLevel)
     void server
       .sendLoggingMessage({ level, logger: 'modelworks', data }, server.transport?.sessionId)
@@ -336,7 +350,12 @@ function callContext(server: Server, request: CallToolRequest, extra: ServerCont
         })
         .catch(() => {});
     };
-  if (server.getClientCapabilities()?.elicitation?.url)
+  if (isModern(server))
+    ctx.inBand = {
+      urlElicitation: clientCapabilitiesOf(server, extra)?.elicitation?.url !== undefined,
+      responses: extra.mcpReq.inputResponses ?? {},
+    };
+  else if (server.getClientCapabilities()?.elicitation?.url)
     ctx.elicitUrl = (url, message) => {
       const elicitationId = randomUUID();
       // the answer (accept / decline) changes nothing here: pairing completes in the browser

@@ -19,8 +19,11 @@ interface Result {
 
 const KEY = 'pairing-test-key';
 
-async function mcp(url: string, args: string[], capabilities: Json = {}): Promise<Client> {
-  const client = new Client({ name: 'pairing-test', version: '1' }, { capabilities });
+async function mcp(url: string, args: string[], capabilities: Json = {}, pin?: string): Promise<Client> {
+  const client = new Client(
+    { name: 'pairing-test', version: '1' },
+    { capabilities, ...(pin ? { versionNegotiation: { mode: { pin } } } : {}) },
+  );
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
@@ -154,6 +157,40 @@ describe('pair_browser', () => {
     const result = await call(agent, 'pair_browser');
     expect(result.structuredContent).toMatchObject({ status: 'paired' });
     await expect.poll(() => completed, { timeout: 5_000 }).toBe(elicitedId);
+  }, 60_000);
+
+  it('at 2026-07-28 hands the link over as an input_required round, then waits on the retry', async () => {
+    const agent = await mcp(serve.url, ['--browser'], { elicitation: { url: {} } }, '2026-07-28');
+    clients.push(agent);
+    expect(agent.getProtocolEra()).toBe('modern');
+    const elicited: Json[] = [];
+    agent.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as Json;
+      elicited.push(params);
+      const code = /#code=([A-Z]{4}-[A-Z]{4})$/.exec(params.url as string)?.[1];
+      await approve(serve.url, code!);
+      return { action: 'accept' };
+    });
+    const result = await call(agent, 'pair_browser');
+    expect(result.structuredContent).toMatchObject({ status: 'paired' });
+    // one round: the link in URL mode with the code in the message (no elicitationId at 2026-07-28)
+    expect(elicited).toHaveLength(1);
+    expect(elicited[0]).toMatchObject({ mode: 'url', message: expect.stringMatching(/approve code/) });
+    expect(elicited[0]!.elicitationId).toBeUndefined();
+  }, 60_000);
+
+  it('at 2026-07-28 a declined link answers pending at once, with the link and code', async () => {
+    const agent = await mcp(serve.url, ['--browser'], { elicitation: { url: {} } }, '2026-07-28');
+    clients.push(agent);
+    agent.setRequestHandler('elicitation/create', () => ({ action: 'decline' }));
+    const started = Date.now();
+    const result = await call(agent, 'pair_browser');
+    expect(result.structuredContent).toMatchObject({
+      status: 'pending',
+      userCode: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}$/),
+      verificationUri: expect.any(String),
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
   }, 60_000);
 
   it('stops waiting at once when the call is cancelled', async () => {
