@@ -29,6 +29,13 @@ import { simulateTool } from './simulate-tool.js';
 import { solveTool } from './solve-tool.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
 import { roundStateCodec, withSamplingRounds } from './input-required.js';
+import {
+  clientTakesTasks,
+  processTasks,
+  registerTaskHandlers,
+  TASK_TOOLS,
+  TASKS_EXTENSION,
+} from './tasks.js';
 import type { SamplingQueue } from '../service/effects/sampling-queue.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
@@ -70,6 +77,8 @@ export interface McpServerOptions {
   conformanceFixtures?: boolean;
   /** llm effects' completions waiting for a 2026-07-28 client that samples (input-required.ts). */
   sampling?: SamplingQueue;
+  /** The era the instance serves when the entry knows it: 2026-07-28 adds the Tasks extension. */
+  era?: 'legacy' | 'modern';
 }
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
@@ -146,7 +155,13 @@ export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'modelworks', title: 'Modelworks', version: readPackageVersion() },
     {
-      capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      capabilities: {
+        tools: {},
+        resources: { subscribe: true },
+        logging: {},
+        // the Tasks extension is a 2026-07-28 one; the seed's revisions keep their capabilities
+        ...(options.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
       cacheHints: LIST_CACHE_HINTS,
       // a multi-round trip's state comes back from the client: only ours (signed here) is read
       requestState: { verify: (state, ctx) => roundStateCodec.verify(state, ctx) },
@@ -159,6 +174,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.connect = (transport) => connect(plainErrorMessages(transport, server));
   const currentTools = toolSetsFor(server, options);
   registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv(), options.sampling);
+  if (options.era === 'modern') registerTaskHandlers(server);
   registerResources(
     server,
     options.groups.has('calc') ? options.calc : undefined,
@@ -275,6 +291,20 @@ function registerToolHandlers(
         inSpan(`tools/call ${tool.name}`, attributes, () =>
           tool.run(args, callContext(server, request, ctx)),
         );
+      // 2026-07-28 with the Tasks extension: a long operation answers a task handle at once
+      if (
+        TASK_TOOLS.has(tool.name) &&
+        isModern(server) &&
+        clientTakesTasks(clientCapabilitiesOf(server, ctx))
+      )
+        return processTasks.start(async ({ signal, progress }) => {
+          const result = await inSpan(`tools/call ${tool.name}`, attributes, () =>
+            tool.run(args, { ...callContext(server, request, ctx), signal, progress }),
+          ).catch((err: unknown) => errorResult(err));
+          if ('resultType' in result)
+            throw new Error(`${tool.name} asked for input, which its task cannot carry`);
+          return result;
+        }) as unknown as ToolResult;
       // 2026-07-28: an llm effect's completion rides on the next call of a client that samples
       return sampling && isModern(server) && clientCapabilitiesOf(server, ctx)?.sampling
         ? await withSamplingRounds(sampling, ctx, call)
