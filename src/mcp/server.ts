@@ -9,7 +9,8 @@ import type {
   Transport,
   ServerContext,
 } from '@modelcontextprotocol/server';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import { findUnsafeValue, schemaViolationError, unsafeValueViolation } from '../calc/index.js';
 import type { CalcApi, CalcModelApi, Unsubscribe } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
@@ -83,7 +84,11 @@ export interface McpServerOptions {
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
 
-const ajv = new Ajv({ strict: false, allErrors: false });
+/**
+ * Arguments are checked in JSON Schema 2020-12, the dialect MCP gives a tool schema without
+ * `$schema` (2025-11-25 on) and the one our spec schemas are written in.
+ */
+const ajv = new Ajv2020({ strict: false, allErrors: false });
 const validators = new WeakMap<ToolDefinition, ValidateFunction>();
 
 function validatorFor(tool: ToolDefinition): ValidateFunction {
