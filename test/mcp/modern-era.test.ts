@@ -1,7 +1,9 @@
 // MCP 2026-07-28 (issue 43): the v2 SDK's client, pinned to the stateless revision, runs
 // create → mutate → explain → listen → simulate over stdio, over Streamable HTTP, and across two
 // `mcp --http` processes behind a round-robin proxy that share one SQLite file (no stickiness:
-// consecutive requests land on alternate processes). Needs the build (dist/cli/main.js).
+// consecutive requests land on alternate processes), and the same on one PostgreSQL when
+// MODELWORKS_TEST_POSTGRES_URL is set. Needs the build (dist/cli/main.js).
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cli, root, serverEnv, startHttpServer, type HttpServerChild } from './helpers/peers.js';
 
 const MODERN = '2026-07-28';
+const PG = process.env.MODELWORKS_TEST_POSTGRES_URL;
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
@@ -166,19 +169,12 @@ describe('MCP 2026-07-28 with the v2 client', () => {
     });
   }, 60_000);
 
-  it('across two mcp --http processes behind a round-robin proxy, sharing one SQLite file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'modelworks-modern-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const env = {
-      ...process.env,
-      MODELWORKS_STORE: `sqlite:${join(dir, 'shared.db')}`,
-      XDG_CONFIG_HOME: join(dir, 'config'),
-      XDG_DATA_HOME: join(dir, 'data'),
-    };
-    // one first, so the second opens a file whose schema and audit key already exist
-    const a: HttpServerChild = await startHttpServer(env);
+  /** Two `mcp --http` processes on one store behind the proxy; the flow runs through it. */
+  async function acrossTwo(store: string, id: string, env: NodeJS.ProcessEnv): Promise<void> {
+    // one first, so the second opens a store whose schema and audit key already exist
+    const a: HttpServerChild = await startHttpServer({ ...env, MODELWORKS_STORE: store });
     cleanups.push(() => a.stop());
-    const b: HttpServerChild = await startHttpServer(env);
+    const b: HttpServerChild = await startHttpServer({ ...env, MODELWORKS_STORE: store });
     cleanups.push(() => b.stop());
     const proxy = await roundRobin([a.url, b.url]);
     cleanups.push(() => proxy.close());
@@ -186,10 +182,36 @@ describe('MCP 2026-07-28 with the v2 client', () => {
     const client = modernClient();
     await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
     cleanups.push(() => client.close());
-    await runFlow(client, 'shared-model');
+    await runFlow(client, id);
     // both processes answered part of it
     expect(proxy.served.every((n) => n > 2)).toBe(true);
+  }
+
+  it('across two mcp --http processes behind a round-robin proxy, sharing one SQLite file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modelworks-modern-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    await acrossTwo(`sqlite:${join(dir, 'shared.db')}`, 'shared-model', {
+      ...process.env,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      XDG_DATA_HOME: join(dir, 'data'),
+    });
   }, 90_000);
+
+  // .ci/run starts a throwaway PostgreSQL and sets MODELWORKS_TEST_POSTGRES_URL; skipped without it
+  it.skipIf(!PG)(
+    'across two mcp --http processes behind a round-robin proxy, sharing one PostgreSQL',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'modelworks-modern-pg-'));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      // the database outlives the run: a fresh model id each time
+      await acrossTwo(PG!, `pg-model-${randomUUID().slice(0, 8)}`, {
+        ...process.env,
+        XDG_CONFIG_HOME: join(dir, 'config'),
+        XDG_DATA_HOME: join(dir, 'data'),
+      });
+    },
+    90_000,
+  );
 });
 
 /** A plain HTTP proxy that sends each request to the next upstream in turn, streaming both ways. */
