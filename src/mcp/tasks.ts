@@ -9,7 +9,14 @@
  * they end.
  */
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, type ClientCapabilities, type Server } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  type ClientCapabilities,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ToolResult } from './results.js';
 
@@ -159,19 +166,32 @@ function unknownTask(taskId: string): ProtocolError {
   );
 }
 
+/** A tasks/* request from a client that did not declare the extension is -32021, as SEP-2663 says. */
+function requireTasksCapability(ctx: ServerContext): void {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  if (!clientTakesTasks(envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined))
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      `tasks/* needs the client capability extensions["${TASKS_EXTENSION}"]`,
+    );
+}
+
 /** tasks/get, tasks/update and tasks/cancel on a 2026-07-28 server instance. */
 export function registerTaskHandlers(server: Server, registry: TaskRegistry = processTasks): void {
-  server.setRequestHandler('tasks/get', TASK_PARAMS, ({ taskId }) => {
+  server.setRequestHandler('tasks/get', TASK_PARAMS, ({ taskId }, ctx) => {
+    requireTasksCapability(ctx);
     const task = registry.get(taskId);
     if (!task) throw unknownTask(taskId);
     return task;
   });
-  server.setRequestHandler('tasks/cancel', TASK_PARAMS, ({ taskId }) => {
+  server.setRequestHandler('tasks/cancel', TASK_PARAMS, ({ taskId }, ctx) => {
+    requireTasksCapability(ctx);
     if (!registry.cancel(taskId)) throw unknownTask(taskId);
     return {};
   });
   // our tasks never wait for input (input_required): an update has nothing to deliver
-  server.setRequestHandler('tasks/update', TASK_PARAMS, ({ taskId }) => {
+  server.setRequestHandler('tasks/update', TASK_PARAMS, ({ taskId }, ctx) => {
+    requireTasksCapability(ctx);
     if (!registry.get(taskId)) throw unknownTask(taskId);
     return {};
   });

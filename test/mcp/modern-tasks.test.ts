@@ -134,6 +134,13 @@ async function taskFlow(rpc: Rpc, id: string): Promise<void> {
   const unknown = await rpc('tasks/get', { taskId: 'no-such-task' }, withTasks);
   expect(unknown.error).toMatchObject({ code: -32602, data: { taskId: 'no-such-task' } });
 
+  // tasks/* from a client that did not declare the extension: -32021 (missing client capability)
+  const undeclared = await rpc('tasks/get', { taskId: handle.taskId }, {});
+  expect(undeclared.error).toMatchObject({
+    code: -32021,
+    data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+  });
+
   // a client without the extension gets the result itself
   const direct = await rpc('tools/call', simulate(id, 500), {});
   expect(direct.resultType ?? 'complete').toBe('complete');
