@@ -3,7 +3,6 @@
 // `mcp --http` processes behind a round-robin proxy that share one SQLite file (no stickiness:
 // consecutive requests land on alternate processes), and the same on one PostgreSQL when
 // MODELWORKS_TEST_POSTGRES_URL is set. Needs the build (dist/cli/main.js).
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,9 +12,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, root, serverEnv, startHttpServer, type HttpServerChild } from './helpers/peers.js';
+import {
+  freshSchema,
+  POSTGRES_SKIP_REASON,
+  POSTGRES_URL,
+  TEST_AUDIT_KEY_TEXT,
+  withPg,
+} from '../store/helpers.js';
 
 const MODERN = '2026-07-28';
-const PG = process.env.MODELWORKS_TEST_POSTGRES_URL;
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
@@ -198,16 +203,18 @@ describe('MCP 2026-07-28 with the v2 client', () => {
   }, 90_000);
 
   // .ci/run starts a throwaway PostgreSQL and sets MODELWORKS_TEST_POSTGRES_URL; skipped without it
-  it.skipIf(!PG)(
-    'across two mcp --http processes behind a round-robin proxy, sharing one PostgreSQL',
+  it.skipIf(!POSTGRES_URL)(
+    `across two mcp --http processes behind a round-robin proxy, sharing one PostgreSQL${POSTGRES_URL ? '' : ` (skipped: ${POSTGRES_SKIP_REASON})`}`,
     async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'modelworks-modern-pg-'));
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      // the database outlives the run: a fresh model id each time
-      await acrossTwo(PG!, `pg-model-${randomUUID().slice(0, 8)}`, {
+      // a schema of its own (dropped afterwards) and the PostgreSQL tests' audit key, so the
+      // database's other tests are not disturbed; named to both processes through the URL
+      const schema = freshSchema();
+      await withPg(schema, (c) => c.query(`CREATE SCHEMA ${schema}`));
+      const url = new URL(POSTGRES_URL!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      await acrossTwo(url.toString(), 'pg-model', {
         ...process.env,
-        XDG_CONFIG_HOME: join(dir, 'config'),
-        XDG_DATA_HOME: join(dir, 'data'),
+        MODELWORKS_AUDIT_KEY: TEST_AUDIT_KEY_TEXT,
       });
     },
     90_000,
