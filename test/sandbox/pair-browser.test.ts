@@ -3,7 +3,8 @@
 // plain HTTP POST here (test/sandbox/browser.test.ts does it in Chromium).
 import type { ChildProcess } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startAnnounced } from '../helpers/child.js';
 import type { Progress } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../mcp/helpers/peers.js';
@@ -177,6 +178,38 @@ describe('pair_browser', () => {
     expect(elicited).toHaveLength(1);
     expect(elicited[0]).toMatchObject({ mode: 'url', message: expect.stringMatching(/approve code/) });
     expect(elicited[0]!.elicitationId).toBeUndefined();
+  }, 60_000);
+
+  it('at 2026-07-28 over Streamable HTTP: the link round and the wait on its retry', async () => {
+    const http = await startAnnounced({
+      args: [cli, 'mcp', '--url', serve.url, '--browser', '--http', '--host', '127.0.0.1', '--port', '0'],
+      env: { ...process.env, MODELWORKS_API_KEY: KEY, MODELWORKS_STORE: 'memory' },
+      announce: /MCP over Streamable HTTP at (http:\/\/\S+\/mcp)/,
+      what: 'modelworks mcp --url --browser --http',
+    });
+    const agent = new Client(
+      { name: 'pairing-test-http', version: '1' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    try {
+      await agent.connect(new StreamableHTTPClientTransport(new URL(http.match[1]!)));
+      expect(agent.getProtocolEra()).toBe('modern');
+      let elicited = 0;
+      agent.setRequestHandler('elicitation/create', async (request) => {
+        elicited++;
+        const code = /#code=([A-Z]{4}-[A-Z]{4})$/.exec((request.params as Json).url as string)?.[1];
+        await approve(serve.url, code!);
+        return { action: 'accept' };
+      });
+      const result = await call(agent, 'pair_browser');
+      expect(result.structuredContent).toMatchObject({ status: 'paired' });
+      expect(elicited).toBe(1);
+      // paired for this process: the next stateless request finds model tools open
+      expect((await call(agent, 'list_models')).isError).toBeFalsy();
+    } finally {
+      await agent.close();
+      await http.stop();
+    }
   }, 60_000);
 
   it('at 2026-07-28 a declined link answers pending at once, with the link and code', async () => {
