@@ -206,9 +206,11 @@ export async function runMcp(opts: McpOptions): Promise<void> {
       generator,
       extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
       ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
+      ...(started ? { sampling: started.llm.inBand } : {}),
+      ...(context ? { era: context.era } : {}),
     });
     // llm effects ask this connection's client if it samples; a 2026-07-28 instance serves one
-    // request and cannot be asked (input_required is not wired yet), so it would only push out one that can
+    // request and cannot be asked (its client samples in band, input-required.ts), so it would only push out one that can
     if (context?.era !== 'modern') started?.llm.attach(server);
     return server;
   };

@@ -85,12 +85,6 @@ export function conformanceTools(): ToolDefinition[] {
         properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
         additionalProperties: false,
       },
-      // the argument check runs on draft-07 ajv: the same schema without the dialect line
-      argsSchema: {
-        type: 'object',
-        properties: { name: { type: 'string' }, address: { type: 'object' } },
-        additionalProperties: false,
-      },
       annotations: READ,
       run: (args) => Promise.resolve(text(`Received ${JSON.stringify(args)}`)),
     },

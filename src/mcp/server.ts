@@ -9,7 +9,8 @@ import type {
   Transport,
   ServerContext,
 } from '@modelcontextprotocol/server';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import { findUnsafeValue, schemaViolationError, unsafeValueViolation } from '../calc/index.js';
 import type { CalcApi, CalcModelApi, Unsubscribe } from '../service/calc-api.js';
 import { CalcService } from '../service/calc-service.js';
@@ -30,6 +31,15 @@ import { solveTool } from './solve-tool.js';
 import { generateTool } from './generate-tool.js';
 import { SpecGenerator } from '../service/generate.js';
 import type { ToolContext, ToolDefinition } from './tool.js';
+import { roundStateCodec, withSamplingRounds } from './input-required.js';
+import {
+  clientTakesTasks,
+  processTasks,
+  registerTaskHandlers,
+  TASK_TOOLS,
+  TASKS_EXTENSION,
+} from './tasks.js';
+import type { SamplingQueue } from '../service/effects/sampling-queue.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
 import {
@@ -70,11 +80,19 @@ export interface McpServerOptions {
   conformanceFixtures?: boolean;
   /** generate_model's provider (docs/generate.md); default none configured (the tool says how). */
   generator?: SpecGenerator;
+  /** llm effects' completions waiting for a 2026-07-28 client that samples (input-required.ts). */
+  sampling?: SamplingQueue;
+  /** The era the instance serves when the entry knows it: 2026-07-28 adds the Tasks extension. */
+  era?: 'legacy' | 'modern';
 }
 
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
 
-const ajv = new Ajv({ strict: false, allErrors: false });
+/**
+ * Arguments are checked in JSON Schema 2020-12, the dialect MCP gives a tool schema without
+ * `$schema` (2025-11-25 on) and the one our spec schemas are written in.
+ */
+const ajv = new Ajv2020({ strict: false, allErrors: false });
 const validators = new WeakMap<ToolDefinition, ValidateFunction>();
 
 function validatorFor(tool: ToolDefinition): ValidateFunction {
@@ -138,13 +156,24 @@ export const LIST_CACHE_HINTS = {
   'resources/templates/list': { ttlMs: 300_000, cacheScope: 'private' },
 } as const;
 
+/** Whether the server answers a 2026-07-28 client (per request over HTTP, per connection over stdio). */
+const isModern = (server: Server): boolean => isModernRevision(server.getNegotiatedProtocolVersion());
+
 /** Builds a server for one connection; all connections share the service. */
 export function createMcpServer(options: McpServerOptions): Server {
   const server = new Server(
     { name: 'modelworks', title: 'Modelworks', version: readPackageVersion() },
     {
-      capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      capabilities: {
+        tools: {},
+        resources: { subscribe: true },
+        logging: {},
+        // the Tasks extension is a 2026-07-28 one; the seed's revisions keep their capabilities
+        ...(options.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
       cacheHints: LIST_CACHE_HINTS,
+      // a multi-round trip's state comes back from the client: only ours (signed here) is read
+      requestState: { verify: (state, ctx) => roundStateCodec.verify(state, ctx) },
       instructions: [options.groups.has('calc') ? INSTRUCTIONS : '', options.extraInstructions ?? '']
         .filter(Boolean)
         .join('\n\n'),
@@ -153,7 +182,8 @@ export function createMcpServer(options: McpServerOptions): Server {
   const connect = server.connect.bind(server);
   server.connect = (transport) => connect(plainErrorMessages(transport, server));
   const currentTools = toolSetsFor(server, options);
-  registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv());
+  registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv(), options.sampling);
+  if (options.era === 'modern') registerTaskHandlers(server);
   registerResources(
     server,
     options.groups.has('calc') ? options.calc : undefined,
@@ -228,6 +258,7 @@ function registerToolHandlers(
   server: Server,
   currentTools: (ctx?: ServerContext) => ToolSet,
   limits: InputLimits,
+  sampling: SamplingQueue | undefined,
 ): void {
   server.setRequestHandler('tools/list', (_request, ctx) => ({
     tools: currentTools(ctx).list.map((t) => ({
@@ -266,9 +297,28 @@ function registerToolHandlers(
       // one span per call: under the HTTP request's span, or the root of its trace over stdio
       // (named as OpenTelemetry's MCP conventions name it: method, then tool)
       const attributes = { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name };
-      return await inSpan(`tools/call ${tool.name}`, attributes, () =>
-        tool.run(args, callContext(server, request, ctx)),
-      );
+      const call = () =>
+        inSpan(`tools/call ${tool.name}`, attributes, () =>
+          tool.run(args, callContext(server, request, ctx)),
+        );
+      // 2026-07-28 with the Tasks extension: a long operation answers a task handle at once
+      if (
+        TASK_TOOLS.has(tool.name) &&
+        isModern(server) &&
+        clientTakesTasks(clientCapabilitiesOf(server, ctx))
+      )
+        return processTasks.start(async ({ signal, progress }) => {
+          const result = await inSpan(`tools/call ${tool.name}`, attributes, () =>
+            tool.run(args, { ...callContext(server, request, ctx), signal, progress }),
+          ).catch((err: unknown) => errorResult(err));
+          if ('resultType' in result)
+            throw new Error(`${tool.name} asked for input, which its task cannot carry`);
+          return result;
+        }) as unknown as ToolResult;
+      // 2026-07-28: an llm effect's completion rides on the next call of a client that samples
+      return sampling && isModern(server) && clientCapabilitiesOf(server, ctx)?.sampling
+        ? await withSamplingRounds(sampling, ctx, call)
+        : await call();
     } catch (err) {
       return errorResult(err);
     }
@@ -325,8 +375,7 @@ function callContext(server: Server, request: CallToolRequest, extra: ServerCont
   if (extra.http?.closeSSE) ctx.closeStream = extra.http?.closeSSE;
   ctx.log = (level, data) => {
     // 2026-07-28: the request's own `_meta` log level decides (none: nothing is sent)
-    if (isModernRevision(server.getNegotiatedProtocolVersion()))
-      return void extra.mcpReq.log(level, data, 'modelworks').catch(() => {});
+    if (isModern(server)) return void extra.mcpReq.log(level, data, 'modelworks').catch(() => {});
     // the server drops what is below the session's level (logging/setLevel)
     void server
       .sendLoggingMessage({ level, logger: 'modelworks', data }, server.transport?.sessionId)
@@ -341,7 +390,12 @@ function callContext(server: Server, request: CallToolRequest, extra: ServerCont
         })
         .catch(() => {});
     };
-  if (server.getClientCapabilities()?.elicitation?.url)
+  if (isModern(server))
+    ctx.inBand = {
+      urlElicitation: clientCapabilitiesOf(server, extra)?.elicitation?.url !== undefined,
+      responses: extra.mcpReq.inputResponses ?? {},
+    };
+  else if (server.getClientCapabilities()?.elicitation?.url)
     ctx.elicitUrl = (url, message) => {
       const elicitationId = randomUUID();
       // the answer (accept / decline) changes nothing here: pairing completes in the browser

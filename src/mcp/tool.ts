@@ -1,5 +1,6 @@
 /** A tool as data: its listing (name, title, schemas, annotations) and the function behind it. */
 import { MODEL_SPEC_SCHEMA, type JsonObject } from '../calc/index.js';
+import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type { ToolResult } from './results.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -39,6 +40,11 @@ export interface ToolContext {
    * client reconnects after the retry hint and gets what follows from the session's event store.
    */
   closeStream?: () => void;
+  /**
+   * MCP 2026-07-28 (no server-to-client requests): what the client can answer in band, and its
+   * answers to the call's last `input_required` round (input-required.ts).
+   */
+  inBand?: { urlElicitation: boolean; responses: Readonly<Record<string, unknown>> };
   /** notifications/message for the session, at or above the level the client set. */
   log?: (level: 'debug' | 'info' | 'notice' | 'warning' | 'error', data: string) => void;
 }
@@ -59,7 +65,8 @@ export interface ToolDefinition {
   argsSchema?: JsonSchema;
   /** Listed with the tool (MCP Apps: `ui.resourceUri`, `ui.visibility`). */
   _meta?: Record<string, unknown>;
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+  /** The result, or (2026-07-28, when `ctx.inBand` allows) a round of requests for the client. */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult | InputRequiredResult>;
 }
 
 /** An input schema: an object with the given properties, `required` listing the mandatory ones. */

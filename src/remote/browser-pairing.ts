@@ -80,14 +80,41 @@ export class BrowserPairing {
     return run;
   }
 
+  /**
+   * The pairing to hand the person without waiting for it (started now unless one is still
+   * pending); undefined once paired. MCP 2026-07-28 hands the link over in one round trip and
+   * waits in the next (pair-tool.ts).
+   */
+  link(): Promise<PendingPairing | undefined> {
+    const run = this.queue.then(async () => (this.session ? undefined : (await this.pendingOrNew()).pairing));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A pending pairing as pair_browser answers it when the person has not approved it yet. */
+  pendingResult(pairing: PendingPairing): PairResult {
+    return {
+      status: 'pending',
+      verificationUri: pairing.verificationUri,
+      ...(pairing.verificationUriComplete
+        ? { verificationUriComplete: pairing.verificationUriComplete }
+        : {}),
+      userCode: pairing.userCode,
+      expiresInSec: Math.max(0, Math.ceil((pairing.expiresAt - this.now()) / 1000)),
+    };
+  }
+
+  private async pendingOrNew(): Promise<{ pairing: PendingPairing; fresh: boolean }> {
+    const pending = this.pending;
+    if (pending && pending.expiresAt > this.now()) return { pairing: pending, fresh: false };
+    this.pending = await this.start();
+    return { pairing: this.pending, fresh: true };
+  }
+
   private async pairNow(hooks: PairWaitHooks): Promise<PairResult> {
     if (this.session) return { status: 'already_paired', namespaceId: this.session.namespaceId };
-    let pairing = this.pending;
-    if (!pairing || pairing.expiresAt <= this.now()) {
-      pairing = await this.start();
-      this.pending = pairing;
-      hooks.showLink?.(pairing);
-    }
+    const { pairing, fresh } = await this.pendingOrNew();
+    if (fresh) hooks.showLink?.(pairing);
     const maxWait = this.options.maxWaitMs ?? 60_000;
     const began = this.now();
     for (;;) {
@@ -107,17 +134,7 @@ export class BrowserPairing {
       }
       const elapsed = this.now() - began;
       const left = pairing.expiresAt - this.now();
-      if (elapsed >= maxWait || left <= 0) {
-        return {
-          status: 'pending',
-          verificationUri: pairing.verificationUri,
-          ...(pairing.verificationUriComplete
-            ? { verificationUriComplete: pairing.verificationUriComplete }
-            : {}),
-          userCode: pairing.userCode,
-          expiresInSec: Math.max(0, Math.ceil(left / 1000)),
-        };
-      }
+      if (elapsed >= maxWait || left <= 0) return this.pendingResult(pairing);
       hooks.progress?.(
         elapsed,
         maxWait,

@@ -1,7 +1,8 @@
 // MCP 2026-07-28 (issue 43): the v2 SDK's client, pinned to the stateless revision, runs
 // create → mutate → explain → listen → simulate over stdio, over Streamable HTTP, and across two
 // `mcp --http` processes behind a round-robin proxy that share one SQLite file (no stickiness:
-// consecutive requests land on alternate processes). Needs the build (dist/cli/main.js).
+// consecutive requests land on alternate processes), and the same on one PostgreSQL when
+// MODELWORKS_TEST_POSTGRES_URL is set. Needs the build (dist/cli/main.js).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, root, serverEnv, startHttpServer, type HttpServerChild } from './helpers/peers.js';
+import {
+  freshSchema,
+  POSTGRES_SKIP_REASON,
+  POSTGRES_URL,
+  TEST_AUDIT_KEY_TEXT,
+  withPg,
+} from '../store/helpers.js';
 
 const MODERN = '2026-07-28';
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -166,19 +174,12 @@ describe('MCP 2026-07-28 with the v2 client', () => {
     });
   }, 60_000);
 
-  it('across two mcp --http processes behind a round-robin proxy, sharing one SQLite file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'modelworks-modern-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const env = {
-      ...process.env,
-      MODELWORKS_STORE: `sqlite:${join(dir, 'shared.db')}`,
-      XDG_CONFIG_HOME: join(dir, 'config'),
-      XDG_DATA_HOME: join(dir, 'data'),
-    };
-    // one first, so the second opens a file whose schema and audit key already exist
-    const a: HttpServerChild = await startHttpServer(env);
+  /** Two `mcp --http` processes on one store behind the proxy; the flow runs through it. */
+  async function acrossTwo(store: string, id: string, env: NodeJS.ProcessEnv): Promise<void> {
+    // one first, so the second opens a store whose schema and audit key already exist
+    const a: HttpServerChild = await startHttpServer({ ...env, MODELWORKS_STORE: store });
     cleanups.push(() => a.stop());
-    const b: HttpServerChild = await startHttpServer(env);
+    const b: HttpServerChild = await startHttpServer({ ...env, MODELWORKS_STORE: store });
     cleanups.push(() => b.stop());
     const proxy = await roundRobin([a.url, b.url]);
     cleanups.push(() => proxy.close());
@@ -186,10 +187,38 @@ describe('MCP 2026-07-28 with the v2 client', () => {
     const client = modernClient();
     await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
     cleanups.push(() => client.close());
-    await runFlow(client, 'shared-model');
+    await runFlow(client, id);
     // both processes answered part of it
     expect(proxy.served.every((n) => n > 2)).toBe(true);
+  }
+
+  it('across two mcp --http processes behind a round-robin proxy, sharing one SQLite file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'modelworks-modern-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    await acrossTwo(`sqlite:${join(dir, 'shared.db')}`, 'shared-model', {
+      ...process.env,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      XDG_DATA_HOME: join(dir, 'data'),
+    });
   }, 90_000);
+
+  // .ci/run starts a throwaway PostgreSQL and sets MODELWORKS_TEST_POSTGRES_URL; skipped without it
+  it.skipIf(!POSTGRES_URL)(
+    `across two mcp --http processes behind a round-robin proxy, sharing one PostgreSQL${POSTGRES_URL ? '' : ` (skipped: ${POSTGRES_SKIP_REASON})`}`,
+    async () => {
+      // a schema of its own (dropped afterwards) and the PostgreSQL tests' audit key, so the
+      // database's other tests are not disturbed; named to both processes through the URL
+      const schema = freshSchema();
+      await withPg(schema, (c) => c.query(`CREATE SCHEMA ${schema}`));
+      const url = new URL(POSTGRES_URL!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      await acrossTwo(url.toString(), 'pg-model', {
+        ...process.env,
+        MODELWORKS_AUDIT_KEY: TEST_AUDIT_KEY_TEXT,
+      });
+    },
+    90_000,
+  );
 });
 
 /** A plain HTTP proxy that sends each request to the next upstream in turn, streaming both ways. */

@@ -3,7 +3,8 @@
 // plain HTTP POST here (test/sandbox/browser.test.ts does it in Chromium).
 import type { ChildProcess } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startAnnounced } from '../helpers/child.js';
 import type { Progress } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../mcp/helpers/peers.js';
@@ -19,8 +20,11 @@ interface Result {
 
 const KEY = 'pairing-test-key';
 
-async function mcp(url: string, args: string[], capabilities: Json = {}): Promise<Client> {
-  const client = new Client({ name: 'pairing-test', version: '1' }, { capabilities });
+async function mcp(url: string, args: string[], capabilities: Json = {}, pin?: string): Promise<Client> {
+  const client = new Client(
+    { name: 'pairing-test', version: '1' },
+    { capabilities, ...(pin ? { versionNegotiation: { mode: { pin } } } : {}) },
+  );
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
@@ -154,6 +158,72 @@ describe('pair_browser', () => {
     const result = await call(agent, 'pair_browser');
     expect(result.structuredContent).toMatchObject({ status: 'paired' });
     await expect.poll(() => completed, { timeout: 5_000 }).toBe(elicitedId);
+  }, 60_000);
+
+  it('at 2026-07-28 hands the link over as an input_required round, then waits on the retry', async () => {
+    const agent = await mcp(serve.url, ['--browser'], { elicitation: { url: {} } }, '2026-07-28');
+    clients.push(agent);
+    expect(agent.getProtocolEra()).toBe('modern');
+    const elicited: Json[] = [];
+    agent.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as Json;
+      elicited.push(params);
+      const code = /#code=([A-Z]{4}-[A-Z]{4})$/.exec(params.url as string)?.[1];
+      await approve(serve.url, code!);
+      return { action: 'accept' };
+    });
+    const result = await call(agent, 'pair_browser');
+    expect(result.structuredContent).toMatchObject({ status: 'paired' });
+    // one round: the link in URL mode with the code in the message (no elicitationId at 2026-07-28)
+    expect(elicited).toHaveLength(1);
+    expect(elicited[0]).toMatchObject({ mode: 'url', message: expect.stringMatching(/approve code/) });
+    expect(elicited[0]!.elicitationId).toBeUndefined();
+  }, 60_000);
+
+  it('at 2026-07-28 over Streamable HTTP: the link round and the wait on its retry', async () => {
+    const http = await startAnnounced({
+      args: [cli, 'mcp', '--url', serve.url, '--browser', '--http', '--host', '127.0.0.1', '--port', '0'],
+      env: { ...process.env, MODELWORKS_API_KEY: KEY, MODELWORKS_STORE: 'memory' },
+      announce: /MCP over Streamable HTTP at (http:\/\/\S+\/mcp)/,
+      what: 'modelworks mcp --url --browser --http',
+    });
+    const agent = new Client(
+      { name: 'pairing-test-http', version: '1' },
+      { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    try {
+      await agent.connect(new StreamableHTTPClientTransport(new URL(http.match[1]!)));
+      expect(agent.getProtocolEra()).toBe('modern');
+      let elicited = 0;
+      agent.setRequestHandler('elicitation/create', async (request) => {
+        elicited++;
+        const code = /#code=([A-Z]{4}-[A-Z]{4})$/.exec((request.params as Json).url as string)?.[1];
+        await approve(serve.url, code!);
+        return { action: 'accept' };
+      });
+      const result = await call(agent, 'pair_browser');
+      expect(result.structuredContent).toMatchObject({ status: 'paired' });
+      expect(elicited).toBe(1);
+      // paired for this process: the next stateless request finds model tools open
+      expect((await call(agent, 'list_models')).isError).toBeFalsy();
+    } finally {
+      await agent.close();
+      await http.stop();
+    }
+  }, 60_000);
+
+  it('at 2026-07-28 a declined link answers pending at once, with the link and code', async () => {
+    const agent = await mcp(serve.url, ['--browser'], { elicitation: { url: {} } }, '2026-07-28');
+    clients.push(agent);
+    agent.setRequestHandler('elicitation/create', () => ({ action: 'decline' }));
+    const started = Date.now();
+    const result = await call(agent, 'pair_browser');
+    expect(result.structuredContent).toMatchObject({
+      status: 'pending',
+      userCode: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}$/),
+      verificationUri: expect.any(String),
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
   }, 60_000);
 
   it('stops waiting at once when the call is cancelled', async () => {

@@ -2,8 +2,9 @@
  * The `llm` executor. With a provider configured (MODELWORKS_LLM_*) the provider route answers
  * first (llm-provider-route.ts); otherwise it asks the connected MCP client's model through sampling
  * (`sampling/createMessage`), so no API key lives in the server. Only a client that declared the
- * `sampling` capability is asked (the newest connected one); without one the effect ends `blocked`
- * saying so. The completion is parsed as JSON when it is JSON (a fenced ```json block too), else
+ * `sampling` capability is asked: the newest connected 2025-era one by a server-to-client request,
+ * else a 2026-07-28 one in band (the request waits in `inBand` for that client's next tool call,
+ * sampling-queue.ts); without either the effect ends `blocked` saying so. The completion is parsed as JSON when it is JSON (a fenced ```json block too), else
  * kept as text; with a `responseSchema` it must be JSON that the schema accepts (ajv).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -11,6 +12,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { BoundedCache, contentKey, type JsonObject, type JsonValue } from '../../calc/index.js';
 import type { EffectExecutor, EffectPolicy, ExecutorOutcome, RunContext } from './executor.js';
 import type { ProviderRoute } from './llm-provider-route.js';
+import { SamplingQueue } from './sampling-queue.js';
 
 /** The completion's length bound asked of the client. */
 const MAX_TOKENS = 1024;
@@ -38,6 +40,8 @@ export class LlmExecutor implements EffectExecutor {
   readonly name = 'llm';
   private readonly servers: Server[] = [];
   private readonly validators = new BoundedCache<string, ValidateFunction>(MAX_RESPONSE_SCHEMAS);
+  /** Completions waiting for a 2026-07-28 client's next tool call (no server-to-client requests there). */
+  readonly inBand = new SamplingQueue();
 
   /** `provider`: the server-side route, taken before sampling when a provider is configured. */
   constructor(private readonly provider?: ProviderRoute) {}
@@ -81,7 +85,7 @@ export class LlmExecutor implements EffectExecutor {
       };
     if (this.provider) return this.viaProvider(this.provider, prompt, policy, context);
     const server = this.sampler();
-    if (!server) {
+    if (!server && !this.inBand.available) {
       return {
         kind: 'blocked',
         code: 'EFFECT_BLOCKED',
@@ -95,25 +99,24 @@ export class LlmExecutor implements EffectExecutor {
       return { kind: 'failed', code: 'EFFECT_INVALID_REQUEST', message: validate };
     const model = typeof policy.model === 'string' ? policy.model : undefined;
     const temperature = typeof policy.temperature === 'number' ? policy.temperature : undefined;
+    const params = {
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt } }],
+      maxTokens: MAX_TOKENS,
+      ...(validate
+        ? { systemPrompt: `Answer with JSON only, matching this JSON Schema: ${JSON.stringify(schema)}` }
+        : {}),
+      ...(model ? { modelPreferences: { hints: [{ name: model }] } } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+    };
+    const timeout = policy.timeoutMs > 0 ? policy.timeoutMs : DEFAULT_TIMEOUT_MS;
     let text: string;
     try {
-      const result = await server.createMessage(
-        {
-          messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
-          maxTokens: MAX_TOKENS,
-          ...(validate
-            ? { systemPrompt: `Answer with JSON only, matching this JSON Schema: ${JSON.stringify(schema)}` }
-            : {}),
-          ...(model ? { modelPreferences: { hints: [{ name: model }] } } : {}),
-          ...(temperature !== undefined ? { temperature } : {}),
-        },
-        {
-          timeout: policy.timeoutMs > 0 ? policy.timeoutMs : DEFAULT_TIMEOUT_MS,
-          ...(context ? { signal: context.signal } : {}),
-        },
-      );
-      const content = Array.isArray(result.content) ? result.content[0] : result.content;
-      if (content?.type !== 'text')
+      const result = server
+        ? await server.createMessage(params, { timeout, ...(context ? { signal: context.signal } : {}) })
+        : ((await this.inBand.ask(params, timeout, context?.signal)) as { content?: unknown });
+      const content = (Array.isArray(result.content) ? result.content[0] : result.content) as
+        { type?: string; text?: unknown } | undefined;
+      if (content?.type !== 'text' || typeof content.text !== 'string')
         return failed(`the client answered with ${content?.type ?? 'nothing'}, not text`);
       text = content.text;
     } catch (err) {

@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 
 const require = createRequire(import.meta.url);
 /** Node options the suite needs here: none on Node 22, the globSync hook on Node 20. */
-const nodeOptions: string[] =
+export const conformanceNodeOptions: string[] =
   typeof (fs as { globSync?: unknown }).globSync === 'function'
     ? []
     : ['--import', new URL('./node20/register.mjs', import.meta.url).href];
@@ -68,7 +68,7 @@ export async function expectConformance(
       execFile(
         process.execPath,
         [
-          ...nodeOptions,
+          ...conformanceNodeOptions,
           conformanceBin,
           'server',
           '--url',
