@@ -23,10 +23,13 @@ import type {
   StateOptions,
 } from '../service/calc-api.js';
 import type { CalcService } from '../service/calc-service.js';
+import type { EvolveAiResult, GenerateRequest, GenerateResult, ProgressFrame } from '../service/generate.js';
+import type { Prompt } from '../service/generate-prompt.js';
 import type { SimulateArgs, SimulationResult } from '../service/simulate/index.js';
 import type { SolveAnswer, SolveArgs } from '../service/solve/index.js';
 import type { ModelGraph, VerificationReport } from '../service/verification.js';
 import type { AuditRecord, BlobRef } from '../store/store.js';
+import { createParser } from 'eventsource-parser';
 import { ConnectionError, errorFromResponse, type ErrorBody } from './errors.js';
 import {
   openSubscription,
@@ -44,6 +47,12 @@ export type EffectApproval = Answer<'approveEffect'>;
 export type CompositionGraph = Answer<'compositionGraph'>;
 export type FlaggedConstraint = Answer<'getFlags'>[number];
 export type { SimulateArgs, SimulationResult, SolveArgs, SolveAnswer };
+export type { EvolveAiResult, GenerateRequest, ProgressFrame, Prompt };
+/** A generation's answer: the result, and the stored model's id when `create` was asked. */
+export type GenerationAnswer = GenerateResult & {
+  created?: Created | null;
+  createError?: { code: string; message: string };
+};
 
 export interface ModelworksClientOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8080` (a trailing `/` is dropped). */
@@ -357,6 +366,62 @@ export class ModelworksClient {
 
   compositionGraph(): Promise<CompositionGraph> {
     return this.json('GET', '/composition/graph');
+  }
+
+  // ------------------------------------------------------------ generation (docs/generate.md)
+
+  /** The prompt a generation would send (works without a provider). */
+  previewGeneration(request: GenerateRequest): Promise<Prompt> {
+    return this.json('POST', '/models/generate/preview', { body: request });
+  }
+
+  /** A spec from a description; `create: true` also stores it. */
+  generateModel(request: GenerateRequest & { create?: boolean }): Promise<GenerationAnswer> {
+    return this.json('POST', '/models/generate', { body: request });
+  }
+
+  /**
+   * The same, with the loop's progress frames as they arrive (the server's SSE stream); resolves
+   * with the `done` frame's answer, rejects with the `error` frame's problem.
+   */
+  async generateModelStream(
+    request: GenerateRequest & { create?: boolean },
+    onProgress: (frame: ProgressFrame) => void,
+  ): Promise<GenerationAnswer> {
+    const res = await this.send('POST', '/models/generate/stream', { body: request });
+    if (!res.body) throw new ConnectionError('the generation stream sent no body', res.status);
+    let outcome: { done: GenerationAnswer } | { error: ErrorBody } | undefined;
+    const parser = createParser({
+      onEvent: ({ event, data }) => {
+        const value = JSON.parse(data) as unknown;
+        if (event === 'done') outcome = { done: value as GenerationAnswer };
+        else if (event === 'error') outcome = { error: value as ErrorBody };
+        else onProgress(value as ProgressFrame);
+      },
+    });
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(value);
+    }
+    if (outcome && 'done' in outcome) return outcome.done;
+    const error = outcome?.error ?? { detail: 'the generation stream ended without an answer' };
+    const status = typeof error.status === 'number' ? error.status : 502;
+    throw errorFromResponse(status, 'Generation failed', error, null);
+  }
+
+  /** An evolution of a stored model from a description of the change. */
+  evolveSpecAi(
+    id: string,
+    request: GenerateRequest & { expectedRevision?: number },
+  ): Promise<EvolveAiResult> {
+    return this.json('POST', this.model(id, '/spec/evolve/ai'), { body: request });
+  }
+
+  /** The server's log of LLM calls (the operator's: needs the API key when one is set). */
+  llmInteractions(): Promise<JsonObject> {
+    return this.json('GET', '/llm/interactions');
   }
 
   // ------------------------------------------------------------ blobs

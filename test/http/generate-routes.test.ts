@@ -286,3 +286,55 @@ describe('the interactions log under a key and with content capture off', () => 
     await calc.close();
   });
 });
+
+describe('through modelworks/client (a listening server)', () => {
+  it('streams the progress frames to the caller, then answers the created model; 503 as a typed error', async () => {
+    const { app, calc } = await appWith({ generator: generator() });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { ModelworksClient, ModelworksError } = await import('../../src/client/index.js');
+    const client = new ModelworksClient({
+      baseUrl: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    });
+    try {
+      llm.script(CONVERGING_SCRIPT);
+      const seen: string[] = [];
+      const answer = await client.generateModelStream(
+        { description: DESCRIPTION, modelId: 'streamed', create: true },
+        (f) => seen.push(`${f.phase}#${f.attempt}`),
+      );
+      expect(seen[0]).toBe('llm_requesting#1');
+      expect(seen).toContain('validation_failed#1');
+      expect(answer).toMatchObject({
+        valid: true,
+        attempts: CONVERGING_SCRIPT.length,
+        created: { id: 'streamed' },
+      });
+      expect((await client.getModelInfo('streamed')).id).toBe('streamed');
+      expect((await client.previewGeneration({ description: DESCRIPTION })).user).toContain(DESCRIPTION);
+      llm.script([NOT_JSON]);
+      const failed = await client
+        .generateModelStream({ description: DESCRIPTION }, () => {})
+        .catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(ModelworksError);
+      expect((failed as InstanceType<typeof ModelworksError>).code).toBe('GENERATION_UNCONVERGED');
+    } finally {
+      await app.close();
+      await calc.close();
+    }
+    const bare = await appWith({});
+    await bare.app.listen({ port: 0, host: '127.0.0.1' });
+    const plain = new ModelworksClient({
+      baseUrl: `http://127.0.0.1:${(bare.app.server.address() as { port: number }).port}`,
+    });
+    try {
+      const refused = await plain.generateModel({ description: DESCRIPTION }).catch((e: unknown) => e);
+      expect(refused as { status: number; code: string }).toMatchObject({
+        status: 503,
+        code: 'LLM_NOT_CONFIGURED',
+      });
+    } finally {
+      await bare.app.close();
+      await bare.calc.close();
+    }
+  }, 60_000);
+});
