@@ -4,7 +4,8 @@
 // with SIGKILL mid-link — right after the target committed the link's cycle, before the source
 // heard back (its observer kills it there) — and the serve processes that re-drive the run do not
 // write the target again: one `link` record per run in agg's trail, the fold-back applied, the
-// chains intact. Needs a build (dist/cli/main.js). Waits poll with a bound; nothing sleeps.
+// chains intact. Then branching, quarantine, approval and the graph on that store, each step made
+// in one process and read in the other. Needs a build (dist/cli/main.js). Waits poll with a bound; nothing sleeps.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,14 +139,47 @@ async function run(store: string): Promise<void> {
     expect(((await b.readState('agg')).state as Json).total).toBe(640);
     for (const id of ['agg', 'leaf'])
       expect(await a.verifyAudit(id)).toMatchObject({ valid: true, firstBrokenSequence: null });
+
+    // branching, quarantine, approval and the graph on the same store, across the two processes:
+    // another owner's branch of the leaf, made in one process, approved in the other
+    await a.createModel({ ...LEAF, id: 'acme/leaf' });
+    await b.createModel({
+      id: 'globex/leaf',
+      version: '2.0.0',
+      schema: {},
+      template: { ref: 'acme/leaf@^1.0.0' },
+    });
+    expect(await a.getLineage('globex/leaf')).toMatchObject([
+      { ref: 'acme/leaf', version: '1.0.0', repo: 'local' },
+    ]);
+    expect(await a.pendingEffects('globex/leaf')).toMatchObject([{ effectId: 'push', fromOwner: 'acme' }]);
+    await b.approveEffect('globex/leaf', 'push');
+    expect(await a.pendingEffects('globex/leaf')).toEqual([]);
+    const [approval] = (await a.getAudit('globex/leaf', { limit: 1 })) as Json[];
+    expect(approval).toMatchObject({ source: 'approval', origin: { effectId: 'push' } });
+    expect(await b.verifyAudit('globex/leaf')).toMatchObject({ valid: true });
+    const graph = await a.compositionGraph();
+    expect(graph.lineageEdges).toEqual([{ branch: 'globex/leaf', template: 'acme/leaf' }]);
+    expect(graph.linkEdges).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          from: 'leaf',
+          to: 'agg',
+          effectId: 'push',
+          kind: 'write',
+          last: expect.objectContaining({ phase: 'applied' }),
+        }),
+        expect.objectContaining({ from: 'globex/leaf', to: 'agg', effectId: 'push', last: null }),
+      ]),
+    );
   } finally {
     await Promise.all([a.close(), b.close()]);
     await Promise.all(servers.map((s) => s.stop()));
   }
 }
 
-describe('a link across processes sharing one store', () => {
-  it('SQLite: runs once per write, and once when its process is killed mid-link', async () => {
+describe('composition across processes sharing one store', () => {
+  it('SQLite: a link runs once per write and once when its process is killed mid-link; branch, approve, graph', async () => {
     await run(`sqlite:${join(dir, 'composition.db')}`);
   }, 120_000);
 
