@@ -15,6 +15,7 @@
 import { canonicalJson, isObject, type JsonObject } from './json.js';
 import { BoundedCache, newDraft2020Ajv } from './schema-cache.js';
 import { WriteSchemaPreparation } from './write-schema.js';
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES } from './schema-keywords.js';
 
 /** Keywords that only annotate: Ajv (strict mode off, no `useDefaults`) compiles nothing for them. */
 const ANNOTATIONS = new Set([
@@ -29,21 +30,6 @@ const ANNOTATIONS = new Set([
 ]);
 /** Identifiers Ajv registers while compiling: a repeat of one is an error, so never merged. */
 const IDENTIFIERS = /"\$(?:id|anchor|dynamicAnchor)"/;
-const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_SINGLES = [
-  'items',
-  'additionalProperties',
-  'additionalItems',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-];
 
 /** What decides whether a field's subschema compiles: its content without top-level annotations. */
 function compileKey(sub: unknown): string | undefined {

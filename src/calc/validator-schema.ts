@@ -9,6 +9,7 @@ import { isKnownFormat, knownFormats, metaSchemaChecker } from './schema-cache.j
 import { SPEC_SECTIONS } from './spec.js';
 import { key, nearest, type Report } from './validator-report.js';
 import { checkWriteSchemaCompiles } from './schema-compile-check.js';
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES } from './schema-keywords.js';
 
 /** Keywords JSON Schema defines but Ajv does not check: a schema naming them would promise too much. */
 const UNENFORCED_KEYWORDS = [
@@ -32,21 +33,6 @@ const REF_SIBLINGS_OK = new Set([
   'deprecated',
   'default',
 ]);
-const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_SINGLES = [
-  'items',
-  'additionalProperties',
-  'additionalItems',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-];
 
 interface SchemaWalk {
   root: JsonObject;

@@ -21,6 +21,7 @@ import { canonicalJson, isObject, jsonTypeName, type JsonObject } from './json.j
 import { BoundedCache, contentKey, newDraft2020Ajv } from './schema-cache.js';
 import { deref } from './schema.js';
 import type { SchemaViolation } from './schema.js';
+import { SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES } from './schema-keywords.js';
 
 /** Keywords that only annotate: a schema holding nothing else accepts every value. */
 const ANNOTATIONS = new Set([
@@ -36,21 +37,6 @@ const ANNOTATIONS = new Set([
   'writeOnly',
   'x-valem-relevant',
 ]);
-/** Keywords that hold subschemas (walked when the schema is prepared). */
-const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_SINGLES = [
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-];
 /** Compiled subschemas one model keeps before its instance is started afresh (recursive schemas). */
 const MAX_COMPILED_PER_MODEL = 2048;
 /** An `actual` longer than this (as JSON) is reported by its type only. */

@@ -13,6 +13,7 @@ import { BoundedCache, contentKey, type JsonObject, type JsonValue } from '../..
 import type { EffectExecutor, EffectPolicy, ExecutorOutcome, RunContext } from './executor.js';
 import type { ProviderRoute } from './llm-provider-route.js';
 import { SamplingQueue } from './sampling-queue.js';
+import { failed, parseJson } from './llm-answer.js';
 
 /** The completion's length bound asked of the client. */
 const MAX_TOKENS = 1024;
@@ -23,18 +24,6 @@ const MAX_ATTACHED = 64;
 
 /** Response schemas kept compiled; each owns its Ajv instance, so one pushed out frees all it compiled. */
 const MAX_RESPONSE_SCHEMAS = 64;
-
-const failed = (message: string): ExecutorOutcome => ({ kind: 'failed', code: 'EFFECT_LLM_FAILED', message });
-
-/** JSON when the text is JSON (or one fenced ```json block), else undefined. */
-function parseJson(text: string): JsonValue | undefined {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-  try {
-    return JSON.parse(fenced ? fenced[1]! : text) as JsonValue;
-  } catch {
-    return undefined;
-  }
-}
 
 export class LlmExecutor implements EffectExecutor {
   readonly name = 'llm';

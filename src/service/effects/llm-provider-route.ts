@@ -8,6 +8,7 @@ import type { ValidateFunction } from 'ajv';
 import type { JsonValue } from '../../calc/index.js';
 import { LlmError, type LlmClient } from '../../llm/index.js';
 import type { EffectPolicy, ExecutorOutcome, RunContext } from './executor.js';
+import { failed, parseJson } from './llm-answer.js';
 
 /** The completion's length bound, as the sampling path asks of a client. */
 const MAX_TOKENS = 1024;
@@ -23,18 +24,6 @@ export interface ProviderRoute {
     schema: { value: JsonValue; validate: ValidateFunction } | undefined,
     context: RunContext | undefined,
   ): Promise<ExecutorOutcome>;
-}
-
-const failed = (message: string): ExecutorOutcome => ({ kind: 'failed', code: 'EFFECT_LLM_FAILED', message });
-
-/** JSON when the text is JSON (or one fenced ```json block), else undefined. */
-function parseJson(text: string): JsonValue | undefined {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
-  try {
-    return JSON.parse(fenced ? fenced[1]! : text) as JsonValue;
-  } catch {
-    return undefined;
-  }
 }
 
 const isObjectSchema = (schema: JsonValue): schema is Record<string, JsonValue> =>
