@@ -260,6 +260,9 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
 
   it('drops a refusal when the agent writes a newer value to its field, and tells who wrote what', async () => {
     const deposit = page.getByLabel('Deposit', { exact: true });
+    // the last test's write (7,000) reaches the page first: arriving after the refusal below, it
+    // would retire the refusal as superseded before this test saw it
+    await expect.poll(() => deposit.inputValue(), { timeout: 10_000 }).toBe('7,000');
     await deposit.fill('99999');
     await deposit.press('Enter');
     const refusal = page.locator('[data-component="deposit"] [role="alert"]');

@@ -256,6 +256,43 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
   );
 }
 
+/** The session's models, one button each (the describe box sits under it, outside the list). */
+function ModelNav({
+  models,
+  selected,
+  select,
+}: {
+  models: string[] | null;
+  selected: string | undefined;
+  select: (id: string) => void;
+}) {
+  return (
+    <nav aria-label="Models">
+      <h2>Models</h2>
+      {models === null ? (
+        <p className="muted">Loading…</p>
+      ) : models.length === 0 ? (
+        <p className="muted">No models yet: ask your agent to create one.</p>
+      ) : (
+        <ul>
+          {models.map((m) => (
+            <li key={m}>
+              <button
+                type="button"
+                aria-current={m === selected ? 'true' : undefined}
+                data-model={m}
+                onClick={() => select(m)}
+              >
+                {splitNamespaced(m).name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </nav>
+  );
+}
+
 export function Sandbox({ api }: { api: SandboxApi }) {
   const [models, setModels] = useState<string[] | null>(null);
   const [listError, setListError] = useState<string | null>(null);
@@ -309,30 +346,10 @@ export function Sandbox({ api }: { api: SandboxApi }) {
         </p>
       )}
       <div className="sandbox-body">
-        <nav aria-label="Models" className="model-list">
-          <h2>Models</h2>
-          {models === null ? (
-            <p className="muted">Loading…</p>
-          ) : models.length === 0 ? (
-            <p className="muted">No models yet: ask your agent to create one.</p>
-          ) : (
-            <ul>
-              {models.map((m) => (
-                <li key={m}>
-                  <button
-                    type="button"
-                    aria-current={m === selected ? 'true' : undefined}
-                    data-model={m}
-                    onClick={() => setSelected(m)}
-                  >
-                    {splitNamespaced(m).name}
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
+        <div className="model-list">
+          <ModelNav models={models} selected={selected} select={setSelected} />
           <DescribeModel onCreated={opened} />
-        </nav>
+        </div>
         <main className="model-area">
           {selected && <ModelPanel key={selected} api={api} id={selected} />}
         </main>
