@@ -25,6 +25,7 @@ import { cardHtml, encodePage } from '../service/web-assets.js';
 import { problem } from './problems.js';
 import { sendEncodedPage } from './sandbox-routes.js';
 import { idParam, modelErrors, reply } from './schemas.js';
+import { scriptJson } from './share-routes.js';
 
 export const EMBED_ORIGINS_ENV = 'MODELWORKS_EMBED_ALLOWED_ORIGINS';
 
@@ -79,16 +80,6 @@ export function embedCsp(origins: EmbedOrigins): string {
     "form-action 'none'",
     `frame-ancestors ${ancestors}`,
   ].join('; ');
-}
-
-/** JSON for an inline <script>: nothing in it can close the script element. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
 }
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));

@@ -36,7 +36,7 @@ function csp(framed: boolean): string {
 }
 
 /** JSON for an inline <script>: nothing in it can close the script element. */
-function scriptJson(value: unknown): string {
+export function scriptJson(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')

@@ -31,6 +31,19 @@ describe('share routes', () => {
   });
   afterEach(() => app.close());
 
+  it('keeps a spec text that closes the script element inside the page data', async () => {
+    const hostile = '</script><script>alert(1)</script><!-- \u2028';
+    const spec = carLoan();
+    spec.schema.properties.vehiclePrice.description = hostile;
+    const url = pathOf(links.shareUrl({ spec, inputs: {} })!);
+    const page = await app.inject({ method: 'GET', url });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain('<script>alert(1)');
+    expect(page.body).not.toContain('<!--');
+    // the text arrives intact in the data the card reads
+    expect(injected(page.body).card.spec.schema.properties.vehiclePrice.description).toBe(hostile);
+  });
+
   it('sends the page compressed as accepted, with an entity tag; 304 when the copy is current', async () => {
     const url = pathOf(links.shareUrl({ spec: carLoan(), inputs: { '$.deposit': 8000 } })!);
     const plain = await app.inject({ method: 'GET', url });
