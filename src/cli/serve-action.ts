@@ -4,6 +4,7 @@
  * Loaded only when the command runs (serve-command.ts registers it).
  */
 import { buildApp } from '../http/app.js';
+import { embedOriginsFromEnv, type EmbedOrigins } from '../http/embed-routes.js';
 import { createMcpServer } from '../mcp/server.js';
 import { sessionIdleMsFromEnv } from '../mcp/http.js';
 import { CalcService } from '../service/calc-service.js';
@@ -63,6 +64,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   let trustProxy: TrustProxy;
   let effectSettings: EffectSettings;
   let llm: LlmClient | undefined;
+  let embedOrigins: EmbedOrigins;
   try {
     // metrics and rate limit (issue 28): a malformed setting stops the server here
     metrics = serverMetricsFromEnv();
@@ -74,6 +76,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
     effectSettings = effectSettingsFromEnv(); // MODELWORKS_EFFECT*: likewise (issue 23)
     llm = llmClientFromEnv(); // MODELWORKS_LLM_*: likewise (docs/generate.md)
+    embedOrigins = embedOriginsFromEnv(); // MODELWORKS_EMBED_ALLOWED_ORIGINS: likewise (docs/embedding.md)
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -124,7 +127,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
         cards: { runner, ...(publicUrl ? { shareLinks: shareLinkBuilder(publicUrl) } : {}) },
       }),
     sandbox: { pairing, sandboxHtml },
-    share: { runner },
+    share: { runner, embedOrigins },
     generator: new SpecGenerator(llm, guidanceTopics),
     metrics,
     trustProxy,

@@ -46,7 +46,7 @@ import { traceFastifyRequests } from '../observability/tracing.js';
 import { registerSubscribeRoute, SUBSCRIBE_OPERATION } from './subscribe-route.js';
 import { registerNamespaceGuard, registerSandboxRoutes } from './sandbox-routes.js';
 import { registerShareRoutes } from './share-routes.js';
-import { registerEmbedRoutes } from './embed-routes.js';
+import { registerEmbedRoutes, type EmbedOrigins } from './embed-routes.js';
 import {
   answerClientError,
   DISCARD_BODY_MS,
@@ -84,8 +84,11 @@ export interface AppOptions {
   bindHost?: string;
   /** Browser pairing and the sandbox (issue 10); omitted: no /sandbox routes, no session tokens. */
   sandbox?: { pairing: PairingService; sandboxHtml?: () => string };
-  /** Share links (model cards outside any chat): the card runner answering the share pages. */
-  share?: { runner: CardRunner };
+  /**
+   * Share links and the embed page (model cards outside any chat): the card runner answering
+   * them; `embedOrigins` defaults to MODELWORKS_EMBED_ALLOWED_ORIGINS.
+   */
+  share?: { runner: CardRunner; embedOrigins?: EmbedOrigins };
   /** Request logging (JSON lines); none by default. */
   log?: { level: string; stream: NodeJS.WritableStream };
   /** Prometheus metrics at /metrics (issue 28); default a fresh registry, false for none. */
@@ -422,6 +425,10 @@ function registerApiRoutes(
     });
   if (options.share) {
     registerShareRoutes(app, { runner: options.share.runner });
-    registerEmbedRoutes(app, { runner: options.share.runner, calc: options.calc });
+    registerEmbedRoutes(app, {
+      runner: options.share.runner,
+      calc: options.calc,
+      ...(options.share.embedOrigins ? { origins: options.share.embedOrigins } : {}),
+    });
   }
 }

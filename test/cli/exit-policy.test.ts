@@ -320,3 +320,22 @@ describe('a model that is not well-formed', { timeout: 60_000 }, () => {
     expect(r.stdout).not.toContain("Invalid '");
   });
 });
+
+describe('a malformed server setting', { timeout: 60_000 }, () => {
+  // each is read before the server is built: exit 2 with the setting named, never "internal error"
+  it.each([
+    [
+      'MODELWORKS_EMBED_ALLOWED_ORIGINS',
+      'ftp://files.example',
+      /MODELWORKS_EMBED_ALLOWED_ORIGINS: 'ftp:\/\/files\.example' is not an origin/,
+    ],
+    ['MODELWORKS_EFFECT_LEASE_MS', 'soon', /MODELWORKS_EFFECT_LEASE_MS/],
+  ])('serve with %s=%s: exit 2, one line in our words', (name, value, stderr) => {
+    const r = run(['serve', '--store', 'memory', '--port', '0', '--log-level', 'silent'], {
+      env: { [name]: value },
+    });
+    expectPolicy(r, 2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(stderr);
+  });
+});
