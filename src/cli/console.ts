@@ -132,7 +132,8 @@ export const COMMANDS: Record<string, ConsoleCommand> = {
       const { named, plain } = options(a.slice(1));
       if (plain.length === 0) throw new UsageError('usage: set <id> <path>=<value>…');
       const writes = Object.fromEntries(plain.map((p) => parseAssignment(p)));
-      return c.mutate(a[0]!, writes, { includeTraces: named.traces === 'true' });
+      // a person at the console, for the audit trail
+      return c.mutate(a[0]!, writes, { includeTraces: named.traces === 'true', source: 'person' });
     },
   },
   patch: {

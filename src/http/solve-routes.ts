@@ -11,6 +11,7 @@ import {
   type SolveArgs,
 } from '../service/solve/index.js';
 import { sendJson } from './model-routes.js';
+import { writeOrigin } from './security.js';
 import { commonErrors, idParam, modelErrors, reply } from './schemas.js';
 
 /** A problem-details response (the shape of every refusal) with its own description. */
@@ -58,7 +59,8 @@ export function registerSolveRoutes(app: FastifyInstance, calc: CalcService): vo
     },
     async (req, res) => {
       const args = { ...req.body, id: req.params.id };
-      return sendJson(res, 200, await runSolve(calc, args, limits, { signal: hangUpSignal(res) }));
+      const control = { signal: hangUpSignal(res), source: writeOrigin(req) };
+      return sendJson(res, 200, await runSolve(calc, args, limits, control));
     },
   );
 

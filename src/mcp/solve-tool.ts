@@ -83,6 +83,7 @@ export function solveTool(calc: unknown): ToolDefinition {
       try {
         const result = await runSolve(models, a, limits, {
           signal: ctx.signal,
+          source: 'agent',
           progress: (done, total) => ctx.progress?.(done, total, `${done} cycles`),
         });
         return await withCard(okResult(result, 'ask for fewer outputs'), a, calc);

@@ -128,6 +128,9 @@ describe('console commands (in-process)', () => {
     );
     await runLine(calc, 'set c $.n="x"', out);
     expect(lines.at(-1)).toMatch(/^error \(SCHEMA_VIOLATION\)/);
+    // a write at the console is a person's in the audit trail (it read `client` before)
+    await runLine(calc, 'set c $.n=3', out);
+    expect((await calc.getAudit('c', { limit: 10 })).map((r) => r.source)).toContain('person');
     await runLine(calc, 'get c', out);
     expect(lines.at(-1)).toBe('error: usage: get <id> <path>');
     await runLine(calc, 'info nope', out);

@@ -43,6 +43,9 @@ describe('solve routes', () => {
     });
     expect(applied.json().applied).toEqual({ committed: true, revision: before.revision + 1 });
     expect((await t.calc.getModelInfo('margin')).revision).toBe(before.revision + 1);
+    // a REST caller's write, for the audit trail (it read `client` before)
+    const audit = await t.calc.getAudit('margin', { limit: 100 });
+    expect(audit.filter((r) => r.source === 'rest')).toHaveLength(1);
   });
 
   it('answers refusals as problem details with their codes', async () => {

@@ -86,7 +86,10 @@ describe('the solve tool', () => {
 
     const applied = await client.callTool({ name: 'solve', arguments: { ...args, apply: true } });
     expect((applied.structuredContent as Result).applied).toMatchObject({ committed: true });
-    expect((await calc.getAudit('price', { limit: 100 })).length).toBe(before.audit.length + 1);
+    const audit = await calc.getAudit('price', { limit: 100 });
+    expect(audit.length).toBe(before.audit.length + 1);
+    // the write is the agent's in the audit trail (it read `client` before)
+    expect(audit.filter((r) => r.source === 'agent')).toHaveLength(1);
     expect(await calc.getField('price', '$.margin')).toBe(
       (applied.structuredContent as Result).inputs['$.margin'],
     );

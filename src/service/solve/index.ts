@@ -219,7 +219,7 @@ export async function runSolve(
   models: SolveModels,
   args: SolveArgs,
   limits: SolveLimits,
-  control: Omit<SolveControl, 'random'> = {},
+  control: Omit<SolveControl, 'random'> & { source?: WriteOptions['source'] } = {},
 ): Promise<SolveAnswer> {
   const { source, apply, request } = decodeSolveArgs(args, limits);
   const random = new L64X128MixRandom(request.seed);
@@ -243,7 +243,10 @@ export async function runSolve(
       result.applied = { committed: false, reason: 'the target was not met, so nothing was written' };
       return result;
     }
-    const written = await models.mutate(source.id, result.inputs, { expectedRevision: revision! });
+    const written = await models.mutate(source.id, result.inputs, {
+      expectedRevision: revision!,
+      ...(control.source ? { source: control.source } : {}), // who asked, for the audit trail
+    });
     result.applied = {
       committed: written.unchanged !== true,
       ...(written.revision !== undefined ? { revision: written.revision } : {}),
