@@ -2,13 +2,9 @@
 // page (web/test-host) whose ext-apps AppBridge connects the built card to the real MCP server over
 // Streamable HTTP. Skipped, with the reason in its name, when no Chromium is installed.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
-import { build } from 'vite';
-import { viteSingleFile } from 'vite-plugin-singlefile';
+import type { Browser, Frame, Page } from 'playwright-core';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserSuite, CHROMIUM } from '../helpers/chromium.js';
@@ -16,12 +12,9 @@ import { registerShareRoutes } from '../../src/http/share-routes.js';
 import { CardRunner } from '../../src/service/card-runner.js';
 import { shareLinkBuilder } from '../../src/service/share-links.js';
 import { CARD_HTML_PATH } from '../../src/mcp/card-tools.js';
-import { serveHttp, type RunningHttpMcp } from '../../src/mcp/http.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { CalcService } from '../../src/service/calc-service.js';
-import { BUILTIN_GUIDANCE_TOPICS } from '../../src/service/guidance/topics.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import type { CalcService } from '../../src/service/calc-service.js';
 import { COMPONENT_CATALOG, COMPONENT_TYPES } from '../../src/calc/view-catalog.js';
+import { startCardHost, type CardHost } from './card-host.js';
 import { carLoan } from './helpers.js';
 import { within } from '../helpers/time.js';
 
@@ -154,9 +147,8 @@ function everyType(): Record<string, unknown> {
 }
 
 describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/browser.test.ts'), () => {
+  let host: CardHost;
   let calc: CalcService;
-  let mcp: RunningHttpMcp;
-  let web: Server;
   let browser: Browser;
   let page: Page;
   let hostUrl = '';
@@ -164,51 +156,8 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
   const cardRequests: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CARD_HTML_PATH)) throw new Error(`${CARD_HTML_PATH} is missing: run npm run build:card`);
-    const outDir = join(root, '.tmp/card-host');
-    await build({
-      configFile: false,
-      root: join(root, 'web/test-host'),
-      logLevel: 'silent',
-      plugins: [viteSingleFile()],
-      build: { outDir, emptyOutDir: true },
-    });
-    const hostHtml = readFileSync(join(outDir, 'index.html'), 'utf8');
-
-    calc = new CalcService(new MemoryStore());
-    mcp = await serveHttp({
-      host: '127.0.0.1',
-      port: 0,
-      allowedOrigins: [],
-      log: () => {},
-      createServer: () =>
-        createMcpServer({
-          calc,
-          guidanceTopics: BUILTIN_GUIDANCE_TOPICS,
-          groups: new Set(['calc']),
-          modeLine: 'browser test',
-        }),
-    });
-    // the host page and /mcp on one origin: /mcp is passed through to the MCP server
-    web = createServer((req, res) => {
-      if (req.url?.startsWith('/mcp')) {
-        const upstream = request(
-          { host: '127.0.0.1', port: mcp.port, path: req.url, method: req.method, headers: req.headers },
-          (up) => {
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            up.pipe(res);
-          },
-        );
-        req.pipe(upstream);
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/html' }).end(hostHtml);
-    });
-    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-    const port = (web.address() as AddressInfo).port;
-    hostUrl = `http://127.0.0.1:${port}/?mcp=${encodeURIComponent(`http://127.0.0.1:${port}/mcp`)}`;
-
-    browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox'] });
+    host = await startCardHost({ folder: 'card-host', modeLine: 'browser test' });
+    ({ calc, browser, hostUrl } = host);
     page = await browser.newPage({ locale: 'en-US', viewport: { width: 800, height: 1000 } });
     page.on('request', (r) => {
       if (r.frame() !== page.mainFrame()) cardRequests.push(r.url());
@@ -219,9 +168,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('model card in Chromium', 'test/card/bro
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => web?.close(resolve));
-    await mcp?.close();
+    await host?.close();
   });
 
   const open = async (tool: string, args: Record<string, unknown>): Promise<Frame> => {

@@ -3,23 +3,14 @@
 // in both meanings (a spec computing rate * 100, and the spreadsheet converter's scaled display),
 // years, two host locales and a view's own, input precision, and a stat tile that must not overflow,
 // each asserted on the DOM, with screenshots in artefacts/format. Skipped when no Chromium.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
-import { build } from 'vite';
-import { viteSingleFile } from 'vite-plugin-singlefile';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CARD_HTML_PATH } from '../../src/mcp/card-tools.js';
-import { serveHttp, type RunningHttpMcp } from '../../src/mcp/http.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { CalcService } from '../../src/service/calc-service.js';
-import { BUILTIN_GUIDANCE_TOPICS } from '../../src/service/guidance/topics.js';
 import { convertWorkbook } from '../../src/sheet/index.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
 import { browserSuite, CHROMIUM } from '../helpers/chromium.js';
 import { within } from '../helpers/time.js';
+import { startCardHost, type CardHost } from './card-host.js';
 import { percentWorkbook } from '../sheet/percent-workbook.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -99,62 +90,18 @@ function rates(): Record<string, unknown> {
 describe.skipIf(!CHROMIUM)(
   browserSuite('numbers in the card (Chromium)', 'test/card/format-browser.test.ts'),
   () => {
-    let calc: CalcService;
-    let mcp: RunningHttpMcp;
-    let web: Server;
+    let host: CardHost;
     let browser: Browser;
     let hostBase = '';
 
     beforeAll(async () => {
       mkdirSync(ARTEFACTS, { recursive: true });
-      const outDir = join(root, '.tmp/card-host-format');
-      await build({
-        configFile: false,
-        root: join(root, 'web/test-host'),
-        logLevel: 'silent',
-        plugins: [viteSingleFile()],
-        build: { outDir, emptyOutDir: true },
-      });
-      const hostHtml = readFileSync(join(outDir, 'index.html'), 'utf8');
-      readFileSync(CARD_HTML_PATH); // built by npm run build:card
-      calc = new CalcService(new MemoryStore());
-      mcp = await serveHttp({
-        host: '127.0.0.1',
-        port: 0,
-        allowedOrigins: [],
-        log: () => {},
-        createServer: () =>
-          createMcpServer({
-            calc,
-            guidanceTopics: BUILTIN_GUIDANCE_TOPICS,
-            groups: new Set(['calc']),
-            modeLine: 'format browser test',
-          }),
-      });
-      web = createServer((req, res) => {
-        if (req.url?.startsWith('/mcp')) {
-          const upstream = request(
-            { host: '127.0.0.1', port: mcp.port, path: req.url, method: req.method, headers: req.headers },
-            (up) => {
-              res.writeHead(up.statusCode ?? 502, up.headers);
-              up.pipe(res);
-            },
-          );
-          req.pipe(upstream);
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'text/html' }).end(hostHtml);
-      });
-      await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-      const port = (web.address() as AddressInfo).port;
-      hostBase = `http://127.0.0.1:${port}/?mcp=${encodeURIComponent(`http://127.0.0.1:${port}/mcp`)}`;
-      browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox'] });
+      host = await startCardHost({ folder: 'card-host-format', modeLine: 'format browser test' });
+      ({ browser, hostUrl: hostBase } = host);
     }, 120_000);
 
     afterAll(async () => {
-      await browser?.close();
-      await new Promise((resolve) => web?.close(resolve));
-      await mcp?.close();
+      await host?.close();
     });
 
     /** A page whose browser says en-US and whose host says `hostLocale`, with the card of `spec` open. */

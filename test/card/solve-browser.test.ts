@@ -4,24 +4,12 @@
 // as a chat host would. The card shows the inputs found and whether the target is met, in the
 // model's labels and formats, from the result's numbers. Skipped, with the reason in its name,
 // when no Chromium is installed.
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
-import { build } from 'vite';
-import { viteSingleFile } from 'vite-plugin-singlefile';
+import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserSuite, CHROMIUM } from '../helpers/chromium.js';
-import { CARD_HTML_PATH } from '../../src/mcp/card-tools.js';
-import { serveHttp, type RunningHttpMcp } from '../../src/mcp/http.js';
-import { createMcpServer } from '../../src/mcp/server.js';
-import { CalcService } from '../../src/service/calc-service.js';
-import { BUILTIN_GUIDANCE_TOPICS } from '../../src/service/guidance/topics.js';
-import { MemoryStore } from '../../src/store/memory-store.js';
+import { startCardHost, type CardHost } from './card-host.js';
 import { carLoan, type Json } from './helpers.js';
 
-const root = join(import.meta.dirname, '../..');
 /** Money as the card writes it (en-US, as the page's locale). */
 const usd = (v: number): string =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(v);
@@ -29,65 +17,18 @@ const usd = (v: number): string =>
 describe.skipIf(!CHROMIUM)(
   browserSuite('a solve result in the model card (Chromium)', 'test/card/solve-browser.test.ts'),
   () => {
-    let mcp: RunningHttpMcp;
-    let web: Server;
-    let browser: Browser;
+    let host: CardHost;
     let page: Page;
 
     beforeAll(async () => {
-      if (!existsSync(CARD_HTML_PATH))
-        throw new Error(`${CARD_HTML_PATH} is missing: run npm run build:card`);
-      // its own folder: the other card suite may build the same host at the same time
-      const outDir = join(root, '.tmp/card-host-solve');
-      await build({
-        configFile: false,
-        root: join(root, 'web/test-host'),
-        logLevel: 'silent',
-        plugins: [viteSingleFile()],
-        build: { outDir, emptyOutDir: true },
-      });
-      const hostHtml = readFileSync(join(outDir, 'index.html'), 'utf8');
-      const calc = new CalcService(new MemoryStore());
-      mcp = await serveHttp({
-        host: '127.0.0.1',
-        port: 0,
-        allowedOrigins: [],
-        log: () => {},
-        createServer: () =>
-          createMcpServer({
-            calc,
-            guidanceTopics: BUILTIN_GUIDANCE_TOPICS,
-            groups: new Set(['calc']),
-            modeLine: 'solve browser test',
-          }),
-      });
-      // the host page and /mcp on one origin: /mcp is passed through to the MCP server
-      web = createServer((req, res) => {
-        if (req.url?.startsWith('/mcp')) {
-          const upstream = request(
-            { host: '127.0.0.1', port: mcp.port, path: req.url, method: req.method, headers: req.headers },
-            (up) => {
-              res.writeHead(up.statusCode ?? 502, up.headers);
-              up.pipe(res);
-            },
-          );
-          req.pipe(upstream);
-          return;
-        }
-        res.writeHead(200, { 'content-type': 'text/html' }).end(hostHtml);
-      });
-      await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
-      const port = (web.address() as AddressInfo).port;
-      browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox'] });
-      page = await browser.newPage({ locale: 'en-US', viewport: { width: 800, height: 1000 } });
-      await page.goto(`http://127.0.0.1:${port}/?mcp=${encodeURIComponent(`http://127.0.0.1:${port}/mcp`)}`);
+      host = await startCardHost({ folder: 'card-host-solve', modeLine: 'solve browser test' });
+      page = await host.browser.newPage({ locale: 'en-US', viewport: { width: 800, height: 1000 } });
+      await page.goto(host.hostUrl);
       await page.waitForSelector('body[data-ready="true"]', { state: 'attached' });
     }, 120_000);
 
     afterAll(async () => {
-      await browser?.close();
-      await new Promise((resolve) => web?.close(resolve));
-      await mcp?.close();
+      await host?.close();
     });
 
     /** Calls solve through the host; the card's frame (once it shows the result) and the result. */
