@@ -57,18 +57,24 @@ const isCode = (code: unknown): code is CalcErrorCode =>
 
 const enc = encodeURIComponent;
 
-interface RequestOptions {
-  body?: unknown;
-  contentType?: string;
-  query?: Record<string, string | number | boolean | undefined>;
-  /** An idempotency key, sent as `Idempotency-Key` (the server checks it). */
-  idempotencyKey?: string;
-}
-
 /** The key a write was given, checked here as the embedded service checks it. */
 function keyOption(options: { idempotencyKey?: string }): { idempotencyKey?: string } {
   const key = checkIdempotencyKey(options.idempotencyKey);
   return key === undefined ? {} : { idempotencyKey: key };
+}
+
+/** A write's revision and key, checked here as the embedded service checks them. */
+function writeOptions(options: WriteOptions): {
+  expectedRevision?: number;
+  idempotencyKey?: string;
+  includeTraces?: boolean;
+} {
+  const expectedRevision = checkExpectedRevision(options.expectedRevision);
+  return {
+    ...(expectedRevision === undefined ? {} : { expectedRevision }),
+    ...keyOption(options),
+    ...(options.includeTraces === true ? { includeTraces: true } : {}),
+  };
 }
 
 export class CalcClient implements CalcApi {
@@ -98,22 +104,6 @@ export class CalcClient implements CalcApi {
     };
   }
 
-  /** One request through the public client (modelworks/client); its errors become CalcErrors again. */
-  private async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-    try {
-      return await this.http.send(method, path, {
-        ...(options.query ? { query: options.query } : {}),
-        ...(options.body !== undefined ? { body: options.body } : {}),
-        ...(options.contentType ? { contentType: options.contentType } : {}),
-        ...(options.idempotencyKey !== undefined
-          ? { headers: { 'idempotency-key': options.idempotencyKey } }
-          : {}),
-      });
-    } catch (err) {
-      throw this.errorOf(err);
-    }
-  }
-
   /** A REST error answer as the error the embedded service would have thrown. */
   private errorOf(err: unknown): Error {
     if (err instanceof ConnectionError) return new Error(err.message);
@@ -134,78 +124,74 @@ export class CalcClient implements CalcApi {
     );
   }
 
-  private async json<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
-    return (await (await this.request(method, path, options)).json()) as T;
-  }
-
-  private model(id: string, rest = ''): string {
-    return `/models/${enc(id)}${rest}`;
+  /** One call of the public client (modelworks/client); its errors become CalcErrors again. */
+  private async call<T>(send: (http: ModelworksClient) => Promise<T>): Promise<T> {
+    try {
+      return await send(this.http);
+    } catch (err) {
+      throw this.errorOf(err);
+    }
   }
 
   // ------------------------------------------------------------ registry
 
   listModels(): Promise<string[]> {
-    return this.json('GET', '/models');
+    return this.call((h) => h.listModels());
   }
 
   async createModel(spec: unknown): Promise<ModelInfo> {
-    const created = await this.json<{ id: string }>('POST', '/models', { body: spec });
+    const created = await this.call((h) => h.createModel(spec));
     // create_model answers the model info, as in embedded mode (no revision)
     const { revision: _revision, ...info } = await this.getModelInfo(created.id);
     return info;
   }
 
   getModelInfo(id: string): Promise<ModelStatus> {
-    return this.json('GET', this.model(id));
+    return this.call((h) => h.getModelInfo(id));
   }
 
   getSpec(id: string): Promise<ModelSpec> {
-    return this.json('GET', this.model(id, '/spec'));
+    return this.call((h) => h.getSpec(id));
   }
 
   getLineage(id: string): Promise<JsonValue[]> {
-    return this.json('GET', this.model(id, '/lineage'));
+    return this.call((h) => h.getLineage(id));
   }
 
   pendingEffects(id: string): Promise<AwaitingApproval[]> {
-    return this.json('GET', this.model(id, '/effects/pending'));
+    return this.call((h) => h.pendingEffects(id));
   }
 
   approveEffect(id: string, effectId: string): Promise<{ id: string; effectId: string; approved: true }> {
-    return this.json('POST', this.model(id, `/effects/${enc(effectId)}/approve`));
+    return this.call((h) => h.approveEffect(id, effectId));
   }
 
   compositionGraph(): Promise<CompositionGraph> {
-    return this.json('GET', '/composition/graph');
+    return this.call((h) => h.compositionGraph());
   }
 
   async deleteModel(id: string): Promise<{ deleted: true }> {
-    await this.request('DELETE', this.model(id));
+    await this.call((h) => h.deleteModel(id));
     return { deleted: true };
   }
 
   // ------------------------------------------------------------ reads
 
   getState(id: string, options: StateOptions = {}): Promise<JsonValue> {
-    return this.json('GET', this.model(id, '/state'), {
-      query: { at: options.at, paths: options.paths?.join(','), depth: options.depth },
-    });
+    return this.call((h) => h.getState(id, options));
   }
 
   /** The state and the revision the server read it at (its Model-Revision header). */
   async readState(id: string, options: StateOptions = {}): Promise<{ state: JsonValue; revision: number }> {
-    const res = await this.request('GET', this.model(id, '/state'), {
-      query: { at: options.at, paths: options.paths?.join(','), depth: options.depth },
-    });
-    const revision = Number(res.headers.get('model-revision'));
-    if (!Number.isInteger(revision) || revision < 0)
+    const read = await this.call((h) => h.readState(id, options));
+    if (!Number.isInteger(read.revision) || read.revision < 0)
       throw new Error(`the Modelworks server at ${this.baseUrl} sent no Model-Revision with the state`);
-    return { state: (await res.json()) as JsonValue, revision };
+    return read;
   }
 
   async getField(id: string, path: string, options: { missing?: 'null' | 'error' } = {}): Promise<JsonValue> {
     try {
-      return await this.json<JsonValue>('GET', this.model(id, `/state/${enc(path)}`));
+      return await this.call((h) => h.getField(id, path));
     } catch (err) {
       if (options.missing !== 'error' && err instanceof CalcError && err.code === 'PATH_NOT_FOUND')
         return null;
@@ -214,67 +200,60 @@ export class CalcClient implements CalcApi {
   }
 
   getEffectiveSchema(id: string, path: string): Promise<JsonObject> {
-    return this.json('GET', this.model(id, `/schema/${enc(path)}`));
+    return this.call((h) => h.getEffectiveSchema(id, path));
   }
 
   explain(id: string, path: string, limit?: number): Promise<DerivationTrace[]> {
-    return this.json('GET', this.model(id, `/explain/${enc(path)}`), { query: { limit } });
+    return this.call((h) => h.explain(id, path, limit));
   }
 
   getHistory(id: string): Promise<string[]> {
-    return this.json('GET', this.model(id, '/history'));
+    return this.call((h) => h.getHistory(id));
   }
 
   getGraph(id: string): Promise<ModelGraph> {
-    return this.json('GET', this.model(id, '/graph'));
+    return this.call((h) => h.getGraph(id));
   }
 
   getVerification(id: string): Promise<VerificationReport> {
-    return this.json('GET', this.model(id, '/verification'));
+    return this.call((h) => h.getVerification(id));
   }
 
   getView(id: string, viewId?: string): Promise<EvaluatedView> {
-    return this.json('GET', this.model(id, viewId === undefined ? '/view' : `/view/${enc(viewId)}`));
+    return this.call((h) => h.getView(id, viewId));
   }
 
   getLibrary(id: string): Promise<LibraryVocabulary> {
-    return this.json('GET', this.model(id, '/library'));
+    return this.call((h) => h.getLibrary(id));
   }
 
   // ------------------------------------------------------------ writes
 
-  // expectedRevision is checked here as the embedded service checks it, so a bad one is the same
-  // INVALID_ARGUMENT in both modes (the server's query validation would answer a bare 400)
+  // expectedRevision and the idempotency key are checked here as the embedded service checks
+  // them, so a bad one is the same INVALID_ARGUMENT in both modes (the server's query validation
+  // would answer a bare 400). The body goes as given: the server refuses a malformed one.
 
   async mutate(id: string, mutations: unknown, options: WriteOptions = {}): Promise<MutationSummary> {
-    const expectedRevision = checkExpectedRevision(options.expectedRevision);
-    return this.json('POST', this.model(id, '/mutations'), {
-      body: mutations,
-      query: { traces: options.includeTraces === true, expectedRevision },
-      ...keyOption(options),
-    });
+    const checked = writeOptions(options);
+    return this.call((h) => h.mutate(id, mutations as Record<string, unknown>, checked));
   }
 
   async patchModel(id: string, patch: unknown, options: WriteOptions = {}): Promise<MutationSummary> {
-    const expectedRevision = checkExpectedRevision(options.expectedRevision);
-    return this.json('POST', this.model(id, '/mutations/patch'), {
-      body: patch,
-      contentType: 'application/json-patch+json',
-      query: { traces: options.includeTraces === true, expectedRevision },
-      ...keyOption(options),
-    });
+    const checked = writeOptions(options);
+    return this.call((h) => h.patch(id, patch as unknown[], checked));
   }
 
   snapshot(id: string): Promise<Snapshot> {
-    return this.json('POST', this.model(id, '/snapshot'));
+    return this.call((h) => h.snapshot(id));
   }
 
-  restore(
+  async restore(
     id: string,
     snapshot: unknown,
     options: Pick<WriteOptions, 'idempotencyKey'> = {},
   ): Promise<RestoreResult> {
-    return this.json('POST', this.model(id, '/restore'), { body: snapshot, ...keyOption(options) });
+    const checked = keyOption(options);
+    return this.call((h) => h.restore(id, snapshot, checked));
   }
 
   async evolveSpec(
@@ -282,22 +261,16 @@ export class CalcClient implements CalcApi {
     evolution: unknown,
     options: Pick<WriteOptions, 'expectedRevision' | 'idempotencyKey'> = {},
   ): Promise<EvolveResult> {
-    const expectedRevision = checkExpectedRevision(options.expectedRevision);
-    return this.json('POST', this.model(id, '/spec/evolve'), {
-      body: evolution,
-      query: { expectedRevision },
-      ...keyOption(options),
-    });
+    const checked = writeOptions(options);
+    return this.call((h) => h.evolveSpec(id, evolution, checked));
   }
 
   getAudit(id: string, filter: AuditFilter = {}): Promise<AuditRecord[]> {
-    return this.json('GET', this.model(id, '/audit'), {
-      query: { path: filter.pathPrefix, from: filter.from, to: filter.to, limit: filter.limit },
-    });
+    return this.call((h) => h.getAudit(id, filter));
   }
 
   verifyAudit(id: string): Promise<AuditVerification> {
-    return this.json('GET', this.model(id, '/audit/verify'));
+    return this.call((h) => h.verifyAudit(id));
   }
 
   // ------------------------------------------------------------ blobs
@@ -308,30 +281,20 @@ export class CalcClient implements CalcApi {
     else if (typeof data === 'string' && /^[A-Za-z0-9+/\r\n]*={0,2}$/.test(data))
       bytes = Buffer.from(data, 'base64');
     else return Promise.reject(new CalcError('INVALID_ARGUMENT', 'data must be base64 text'));
-    const form = new FormData();
-    form.set('mediaType', mediaType);
-    form.set('file', new Blob([bytes], { type: mediaType }), 'blob');
-    return this.json('POST', '/blobs', { body: form });
+    return this.call((h) => h.uploadBlob(bytes, mediaType));
   }
 
   async downloadBlob(blobId: string, modelId?: string): Promise<DownloadedBlob> {
-    const path =
-      modelId === undefined ? `/blobs/${enc(blobId)}` : this.model(modelId, `/blobs/${enc(blobId)}`);
-    const res = await this.request('GET', path);
-    const bytes = Buffer.from(await res.arrayBuffer());
-    return {
-      blobId,
-      bytes: bytes.length,
-      data: bytes.toString('base64'),
-      mediaType: res.headers.get('content-type') ?? 'application/octet-stream',
-    };
+    const got = await this.call((h) => h.downloadBlob(blobId, modelId));
+    const bytes = Buffer.from(got.bytes);
+    return { blobId, bytes: bytes.length, data: bytes.toString('base64'), mediaType: got.mediaType };
   }
 
   // ------------------------------------------------------------ subscriptions
 
   /** Events of one model through the server's WebSocket; the unsubscribe closes it. */
   subscribe(id: string, listener: ModelListener): Unsubscribe {
-    const url = `${this.baseUrl.replace(/^http/, 'ws')}${this.model(id, '/subscribe')}`;
+    const url = `${this.baseUrl.replace(/^http/, 'ws')}/models/${enc(id)}/subscribe`;
     const socket = new WebSocket(url, { headers: this.headers() });
     this.sockets.add(socket);
     let registered: () => void = () => {};
