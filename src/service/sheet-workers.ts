@@ -6,13 +6,15 @@
  */
 import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { startModuleWorker } from './module-worker.js';
-import { DEFAULT_LIMITS, type ConvertProgress, type SheetLimits } from '../sheet/index.js';
+// the compiler's limits and result types only: the compiler itself loads in the worker
+import { DEFAULT_LIMITS, type SheetLimits } from '../sheet/errors.js';
+import type { ConvertProgress } from '../sheet/index.js';
 import {
   internalFailure,
   type ConvertSpreadsheetResult,
   type SheetServiceReason,
   type SpreadsheetRequest,
-} from './sheet-service.js';
+} from './sheet-result.js';
 
 /** The budgets of a server's conversions (settings: SHEET_BUDGET_SETTINGS). */
 export interface SheetBudgets {
