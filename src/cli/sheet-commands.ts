@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { ConversionReport, ConvertProgress, RejectedColumn } from '../sheet/index.js';
-import type { ConvertSpreadsheetResult } from '../service/sheet-service.js';
+import type { ConvertSpreadsheetResult } from '../service/sheet-result.js';
 import { EXIT as POLICY, debugDetails, internalErrorText, systemErrorText } from './cli-errors.js';
 import { examples } from './help-text.js';
 
@@ -78,15 +78,17 @@ async function convertCapped(
   memoryMb: number,
   onProgress: (p: ConvertProgress) => void,
 ): Promise<ConvertSpreadsheetResult> {
-  const [{ DEFAULT_LIMITS }, { convertSpreadsheetBytes, modelIdFromFilename }, { runSheetWorker }] =
-    await Promise.all([
-      import('../sheet/index.js'),
-      import('../service/sheet-service.js'),
-      import('../service/sheet-workers.js'),
-    ]);
+  // the compiler loads in the worker; this thread loads it only to convert here
+  const [{ DEFAULT_LIMITS }, { modelIdFromFilename }, { runSheetWorker }] = await Promise.all([
+    import('../sheet/errors.js'),
+    import('../service/sheet-result.js'),
+    import('../service/sheet-workers.js'),
+  ]);
   const filename = basename(book);
-  const inThread = (): Promise<ConvertSpreadsheetResult> =>
-    convertSpreadsheetBytes(bytes, filename, modelId, DEFAULT_LIMITS, undefined, onProgress);
+  const inThread = async (): Promise<ConvertSpreadsheetResult> => {
+    const { convertSpreadsheetBytes } = await import('../service/sheet-service.js');
+    return convertSpreadsheetBytes(bytes, filename, modelId, DEFAULT_LIMITS, undefined, onProgress);
+  };
   if (memoryMb === 0) return inThread();
   const log = (m: string): void => void process.stderr.write(`modelworks: ${m}\n`);
   const outcome = await runSheetWorker(
@@ -108,7 +110,7 @@ async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
     return EXIT.usage;
   }
   // loaded here, not at start-up: the converter costs nothing to the other commands
-  const { DEFAULT_LIMITS } = await import('../sheet/index.js');
+  const { DEFAULT_LIMITS } = await import('../sheet/errors.js');
   let bytes: Uint8Array;
   try {
     const size = statSync(book).size;
