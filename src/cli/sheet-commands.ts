@@ -10,6 +10,8 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { ConversionReport, ConvertProgress, RejectedColumn } from '../sheet/index.js';
 import type { ConvertSpreadsheetResult } from '../service/sheet-result.js';
+import type { SheetJob } from '../service/sheet-workers.js';
+import { calcBudgetsSet } from './calc-budget-settings.js';
 import { EXIT as POLICY, debugDetails, internalErrorText, systemErrorText } from './cli-errors.js';
 import { examples } from './help-text.js';
 
@@ -91,10 +93,16 @@ async function convertCapped(
   };
   if (memoryMb === 0) return inThread();
   const log = (m: string): void => void process.stderr.write(`modelworks: ${m}\n`);
-  const outcome = await runSheetWorker(
-    { bytes, filename, modelId: modelId ?? modelIdFromFilename(filename), limits: DEFAULT_LIMITS },
-    { memoryMb, onProgress, log },
-  );
+  const job: SheetJob = {
+    bytes,
+    filename,
+    modelId: modelId ?? modelIdFromFilename(filename),
+    limits: DEFAULT_LIMITS,
+  };
+  // MODELWORKS_CALC_* budgets were applied to this thread's engine (main.ts); the worker's needs them too
+  if (calcBudgetsSet(process.env))
+    job.expressionLimits = (await import('../calc/index.js')).expressionLimits();
+  const outcome = await runSheetWorker(job, { memoryMb, onProgress, log });
   if ('result' in outcome) return outcome.result;
   // neither a time limit, a signal nor a result size is given: running out of memory is what is left
   process.stderr.write(

@@ -9,6 +9,7 @@ import { startModuleWorker } from './module-worker.js';
 // the compiler's limits and result types only: the compiler itself loads in the worker
 import { DEFAULT_LIMITS, type SheetLimits } from '../sheet/errors.js';
 import type { ConvertProgress } from '../sheet/index.js';
+import type { ExpressionLimits } from '../calc/index.js';
 import {
   internalFailure,
   type ConvertSpreadsheetResult,
@@ -68,6 +69,8 @@ export function sheetBudgetsFromEnv(env: NodeJS.ProcessEnv = process.env): Sheet
 export interface SheetJob {
   /** Whether the worker posts its progress (SheetReply 'progress') as it goes. */
   progress?: boolean;
+  /** The calc engine's evaluation limits, when the starting thread has its own (a worker starts with the defaults). */
+  expressionLimits?: Readonly<ExpressionLimits>;
   bytes: Uint8Array;
   filename: string;
   modelId: string;
