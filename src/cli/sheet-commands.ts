@@ -31,7 +31,7 @@ interface FromXlsxOptions {
 /** The setting of the conversion's heap cap, when --memory-mb is not given. */
 export const FROM_XLSX_MEMORY_SETTING = 'MODELWORKS_FROM_XLSX_MEMORY_MB';
 /**
- * The cap by default: a 10,000 × 100 workbook's conversion keeps about 200 MB live, and without a
+ * The cap by default: a 10,000 × 100 workbook's conversion keeps 250–300 MB live, and without a
  * cap V8 lets its garbage grow to ~4× that before collecting (docs/spreadsheets-corpus.md).
  */
 export const DEFAULT_FROM_XLSX_MEMORY_MB = 400;
@@ -99,7 +99,7 @@ async function convertCapped(
     modelId: modelId ?? modelIdFromFilename(filename),
     limits: DEFAULT_LIMITS,
   };
-  // MODELWORKS_CALC_* budgets were applied to this thread's engine (main.ts); the worker's needs them too
+  // MODELWORKS_CALC_* budgets were applied to this thread's engine (main.ts); the worker needs them too
   if (calcBudgetsSet(process.env))
     job.expressionLimits = (await import('../calc/index.js')).expressionLimits();
   const outcome = await runSheetWorker(job, { memoryMb, onProgress, log });
