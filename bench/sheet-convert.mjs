@@ -10,6 +10,8 @@
 // Knobs: BENCH_ROWS, BENCH_COLUMNS, BENCH_FORMULA_COLUMNS (the workbook); BENCH_CLI (another build's
 // dist/cli/main.js, e.g. to measure the code before a change); MODELWORKS_SHEET_* pass through
 // to the server (e.g. MODELWORKS_SHEET_MAX_CELLS=2000000 to convert past the default cell budget).
+// In CLI mode MODELWORKS_FROM_XLSX_MEMORY_MB passes through to from-xlsx (its worker's heap cap,
+// 400 MB by default; 0 converts in the command's own thread, uncapped).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

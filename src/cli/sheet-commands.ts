@@ -1,12 +1,17 @@
 /**
  * `modelworks calc from-xlsx`: compile a workbook's formulas into a ModelSpec file. It converts in
  * its own process, for its own user: the file, row and column limits apply, the servers' cell,
- * memory and time budgets (MODELWORKS_SHEET_*) do not.
+ * memory and time budgets (MODELWORKS_SHEET_*) do not. It runs the conversion in the servers' kind
+ * of worker thread with a capped heap (--memory-mb), which keeps its peak memory down, and runs it
+ * again uncapped when a workbook needs more.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import type { ConversionReport, RejectedColumn } from '../sheet/index.js';
+import type { ConversionReport, ConvertProgress, RejectedColumn } from '../sheet/index.js';
+import type { ConvertSpreadsheetResult } from '../service/sheet-result.js';
+import type { SheetJob } from '../service/sheet-workers.js';
+import { calcBudgetsSet } from './calc-budget-settings.js';
 import { EXIT as POLICY, debugDetails, internalErrorText, systemErrorText } from './cli-errors.js';
 import { examples } from './help-text.js';
 
@@ -19,6 +24,30 @@ interface FromXlsxOptions {
   allowRejected?: boolean;
   /** Print the whole result (valid, spec, rejectedColumns, report) as JSON on stdout. */
   json?: boolean;
+  /** The conversion worker's heap cap, MB (text as given); 0 converts in this thread, uncapped. */
+  memoryMb?: string;
+}
+
+/** The setting of the conversion's heap cap, when --memory-mb is not given. */
+export const FROM_XLSX_MEMORY_SETTING = 'MODELWORKS_FROM_XLSX_MEMORY_MB';
+/**
+ * The cap by default: a 10,000 × 100 workbook's conversion keeps 250–300 MB live, and without a
+ * cap V8 lets its garbage grow to ~4× that before collecting (docs/spreadsheets-corpus.md).
+ */
+export const DEFAULT_FROM_XLSX_MEMORY_MB = 400;
+const MEMORY_RANGE = { min: 32, max: 65_536 } as const;
+
+/** The heap cap from the option, else the environment, else the default; a message when malformed. */
+export function fromXlsxMemoryMb(option: string | undefined, env: NodeJS.ProcessEnv): number | string {
+  const [text, source] =
+    option !== undefined
+      ? [option.trim(), '--memory-mb']
+      : [env[FROM_XLSX_MEMORY_SETTING]?.trim() ?? '', FROM_XLSX_MEMORY_SETTING];
+  if (text === '') return DEFAULT_FROM_XLSX_MEMORY_MB;
+  const value = Number(text);
+  if (/^\d+$/.test(text) && (value === 0 || (value >= MEMORY_RANGE.min && value <= MEMORY_RANGE.max)))
+    return value;
+  return `${source} must be 0 (no worker, no cap) or a whole number of MB from ${MEMORY_RANGE.min} to ${MEMORY_RANGE.max} (got '${text}')`;
 }
 
 /** One stderr line per rejected column, or per column of grouped cells: never one per cell. */
@@ -39,12 +68,57 @@ function summaryLine(book: string, report: ConversionReport): string {
   return `${book}: ${report.formulaCells} formula cells, ${report.compiledCells} compiled, ${report.verifiedCells} verified (${pct}%)${storedOnly}\n`;
 }
 
-async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
-  // loaded here, not at start-up: the converter costs nothing to the other commands
-  const [{ DEFAULT_LIMITS }, { convertSpreadsheetBytes }] = await Promise.all([
-    import('../sheet/index.js'),
-    import('../service/sheet-service.js'),
+/**
+ * Converts in a worker thread whose heap is capped at `memoryMb`, so that V8 collects before the
+ * garbage of the verification's runs piles up; a workbook that needs more is converted again in
+ * this thread without a cap (said on stderr). 0: in this thread from the start.
+ */
+async function convertCapped(
+  bytes: Uint8Array,
+  book: string,
+  modelId: string | undefined,
+  memoryMb: number,
+  onProgress: (p: ConvertProgress) => void,
+): Promise<ConvertSpreadsheetResult> {
+  // the compiler loads in the worker; this thread loads it only to convert here
+  const [{ DEFAULT_LIMITS }, { modelIdFromFilename }, { runSheetWorker }] = await Promise.all([
+    import('../sheet/errors.js'),
+    import('../service/sheet-result.js'),
+    import('../service/sheet-workers.js'),
   ]);
+  const filename = basename(book);
+  const inThread = async (): Promise<ConvertSpreadsheetResult> => {
+    const { convertSpreadsheetBytes } = await import('../service/sheet-service.js');
+    return convertSpreadsheetBytes(bytes, filename, modelId, DEFAULT_LIMITS, undefined, onProgress);
+  };
+  if (memoryMb === 0) return inThread();
+  const log = (m: string): void => void process.stderr.write(`modelworks: ${m}\n`);
+  const job: SheetJob = {
+    bytes,
+    filename,
+    modelId: modelId ?? modelIdFromFilename(filename),
+    limits: DEFAULT_LIMITS,
+  };
+  // MODELWORKS_CALC_* budgets were applied to this thread's engine (main.ts); the worker needs them too
+  if (calcBudgetsSet(process.env))
+    job.expressionLimits = (await import('../calc/index.js')).expressionLimits();
+  const outcome = await runSheetWorker(job, { memoryMb, onProgress, log });
+  if ('result' in outcome) return outcome.result;
+  // neither a time limit, a signal nor a result size is given: running out of memory is what is left
+  process.stderr.write(
+    `modelworks: ${book}: the conversion needed more than its ${memoryMb} MB heap (--memory-mb, ${FROM_XLSX_MEMORY_SETTING}); converting again without a cap\n`,
+  );
+  return inThread();
+}
+
+async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
+  const memoryMb = fromXlsxMemoryMb(opts.memoryMb, process.env);
+  if (typeof memoryMb === 'string') {
+    process.stderr.write(`modelworks: ${memoryMb}\n`);
+    return EXIT.usage;
+  }
+  // loaded here, not at start-up: the converter costs nothing to the other commands
+  const { DEFAULT_LIMITS } = await import('../sheet/errors.js');
   let bytes: Uint8Array;
   try {
     const size = statSync(book).size;
@@ -62,16 +136,9 @@ async function fromXlsx(book: string, opts: FromXlsxOptions): Promise<number> {
   // progress on stderr for a conversion past ~2 s (a bar on a terminal, plain lines elsewhere)
   const { sheetProgress } = await import('./sheet-progress.js');
   const progress = await sheetProgress({ prefix: `modelworks: ${book}` });
-  let result: Awaited<ReturnType<typeof convertSpreadsheetBytes>>;
+  let result: ConvertSpreadsheetResult;
   try {
-    result = await convertSpreadsheetBytes(
-      bytes,
-      basename(book),
-      opts.modelId,
-      DEFAULT_LIMITS,
-      undefined,
-      (p) => progress.update(p),
-    );
+    result = await convertCapped(bytes, book, opts.modelId, memoryMb, (p) => progress.update(p));
   } finally {
     progress.stop();
   }
@@ -134,6 +201,10 @@ export function registerSheetCommands(calcCommand: Command): void {
     .option('--model-id <id>', 'id of the spec (default: from the file name)')
     .option('--output <spec.json>', 'write the spec here instead of stdout')
     .option('--allow-rejected', 'exit 0 even when some columns were rejected')
+    .option(
+      '--memory-mb <mb>',
+      `heap cap of the conversion's worker thread, MB; past it the conversion runs again uncapped; 0: no worker (default: ${FROM_XLSX_MEMORY_SETTING} or ${DEFAULT_FROM_XLSX_MEMORY_MB})`,
+    )
     .option(
       '--json',
       'print the whole result as JSON (valid, spec, rejectedColumns, report); with --output, all but the spec',

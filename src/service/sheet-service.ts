@@ -3,17 +3,18 @@
  * Nothing is registered; the caller reviews the spec and creates the model itself. Servers run the
  * conversion in a worker thread (sheet-workers.ts); this module is the conversion itself.
  */
-import type { ModelSpec } from '../calc/index.js';
+import {
+  internalFailure,
+  modelIdFromFilename,
+  type ConvertSpreadsheetResult,
+  type SpreadsheetRequest,
+} from './sheet-result.js';
 import {
   convertWorkbook,
   DEFAULT_LIMITS,
   type ConvertOptions,
   type ConvertProgress,
   SheetError,
-  type ConversionReport,
-  type RejectedColumn,
-  type RejectionReason,
-  type SheetErrorCode,
   type SheetLimits,
 } from '../sheet/index.js';
 
@@ -24,43 +25,7 @@ export interface ConvertSpreadsheetArgs {
   modelId?: unknown;
 }
 
-/** Refusals of the service around the compiler (the compiler's own: SheetErrorCode, RejectionReason). */
-export const SHEET_SERVICE_REASONS = [
-  'INVALID_ARGUMENT',
-  'BUSY',
-  'RESOURCE_LIMIT',
-  'TIME_LIMIT',
-  'CANCELLED',
-  'INTERNAL_ERROR',
-] as const;
-export type SheetServiceReason = (typeof SHEET_SERVICE_REASONS)[number];
-
-export type ConvertSpreadsheetResult =
-  | { valid: true; spec: ModelSpec; rejectedColumns: RejectedColumn[]; report: ConversionReport }
-  | {
-      valid: false;
-      reason: SheetErrorCode | RejectionReason | SheetServiceReason;
-      error: string;
-      rejectedColumns?: RejectedColumn[];
-      /** When the workbook was read but nothing compiled: what was found and why it was rejected. */
-      report?: ConversionReport;
-    };
-
-/** A decoded request: the workbook's bytes and the names to give the spec. */
-export interface SpreadsheetRequest {
-  bytes: Uint8Array;
-  filename: string;
-  modelId: string;
-}
-
 const MODEL_ID = /^(?:[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*\/)?[A-Za-z][A-Za-z0-9_-]*$/;
-
-/** A model id from a file name: `Q3 budget.xlsx` → `Q3-budget`. */
-export function modelIdFromFilename(filename: string): string {
-  const base = filename.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
-  const id = base.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^[^A-Za-z]+|-+$/g, '');
-  return id === '' ? 'spreadsheet' : id;
-}
 
 const invalid = (error: string): ConvertSpreadsheetResult => ({
   valid: false,
@@ -77,25 +42,14 @@ function modelIdFor(filename: string, modelId: string | undefined): string | Con
   );
 }
 
-/** What a failure the compiler did not foresee becomes: our words for the caller, the details for the log. */
-export function internalFailure(
-  err: unknown,
-  log: (message: string) => void = defaultLog,
-): ConvertSpreadsheetResult {
-  log(
-    `convert_spreadsheet failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-  );
-  return {
-    valid: false,
-    reason: 'INTERNAL_ERROR',
-    error:
-      'the converter failed on this workbook in a way it does not expect (a bug on our side; the details are in the server log)',
-  };
-}
-
-const defaultLog = (message: string): void => {
-  process.stderr.write(`modelworks: ${message}\n`);
-};
+export {
+  internalFailure,
+  modelIdFromFilename,
+  SHEET_SERVICE_REASONS,
+  type ConvertSpreadsheetResult,
+  type SheetServiceReason,
+  type SpreadsheetRequest,
+} from './sheet-result.js';
 
 /** Converts workbook bytes in this thread; never throws. */
 export async function convertSpreadsheetBytes(
@@ -103,7 +57,7 @@ export async function convertSpreadsheetBytes(
   filename: string,
   modelId: string | undefined,
   limits: SheetLimits = DEFAULT_LIMITS,
-  log: (message: string) => void = defaultLog,
+  log?: (message: string) => void,
   /** Told as the conversion goes (the CLI's progress on stderr). */
   onProgress?: (progress: ConvertProgress) => void,
 ): Promise<ConvertSpreadsheetResult> {

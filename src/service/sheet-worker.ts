@@ -4,12 +4,26 @@
  * only its size is sent back when it does not fit.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { configureExpressionLimits } from '../calc/index.js';
+import type { ConvertProgress } from '../sheet/index.js';
 import { prettyJsonLength } from './json-size.js';
 import { convertSpreadsheetBytes } from './sheet-service.js';
 import type { SheetJob, SheetReply } from './sheet-workers.js';
 
 const job = workerData as SheetJob;
-const result = await convertSpreadsheetBytes(job.bytes, job.filename, job.modelId, job.limits);
+if (job.expressionLimits) configureExpressionLimits(job.expressionLimits);
+const onProgress = job.progress
+  ? (progress: ConvertProgress): void =>
+      parentPort!.postMessage({ kind: 'progress', progress } satisfies SheetReply)
+  : undefined;
+const result = await convertSpreadsheetBytes(
+  job.bytes,
+  job.filename,
+  job.modelId,
+  job.limits,
+  undefined,
+  onProgress,
+);
 const resultChars = job.maxResultChars === undefined ? 0 : prettyJsonLength(result);
 const reply: SheetReply =
   job.maxResultChars !== undefined && resultChars > job.maxResultChars

@@ -6,13 +6,16 @@
  */
 import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { startModuleWorker } from './module-worker.js';
-import { DEFAULT_LIMITS, type SheetLimits } from '../sheet/index.js';
+// the compiler's limits and result types only: the compiler itself loads in the worker
+import { DEFAULT_LIMITS, type SheetLimits } from '../sheet/errors.js';
+import type { ConvertProgress } from '../sheet/index.js';
+import type { ExpressionLimits } from '../calc/index.js';
 import {
   internalFailure,
   type ConvertSpreadsheetResult,
   type SheetServiceReason,
   type SpreadsheetRequest,
-} from './sheet-service.js';
+} from './sheet-result.js';
 
 /** The budgets of a server's conversions (settings: SHEET_BUDGET_SETTINGS). */
 export interface SheetBudgets {
@@ -64,6 +67,10 @@ export function sheetBudgetsFromEnv(env: NodeJS.ProcessEnv = process.env): Sheet
 
 /** What a worker is given. */
 export interface SheetJob {
+  /** Whether the worker posts its progress (SheetReply 'progress') as it goes. */
+  progress?: boolean;
+  /** The calc engine's evaluation limits, when the starting thread has its own (a worker starts with the defaults). */
+  expressionLimits?: Readonly<ExpressionLimits>;
   bytes: Uint8Array;
   filename: string;
   modelId: string;
@@ -74,7 +81,9 @@ export interface SheetJob {
 
 /** What a worker answers. */
 export type SheetReply =
-  { kind: 'result'; result: ConvertSpreadsheetResult } | { kind: 'too-large'; resultChars: number };
+  | { kind: 'result'; result: ConvertSpreadsheetResult }
+  | { kind: 'too-large'; resultChars: number }
+  | { kind: 'progress'; progress: ConvertProgress };
 
 /** A conversion's outcome: its result, or the size of a result too large to send. */
 export type SheetOutcome = { result: ConvertSpreadsheetResult } | { tooLarge: { resultChars: number } };
@@ -96,6 +105,77 @@ function startWorker(job: SheetJob, resourceLimits: ResourceLimits): Worker {
   return startModuleWorker('sheet-worker', { workerData: job, resourceLimits, stdout: true, stderr: false });
 }
 
+/** How one worker runs: its heap, an optional time limit and cancellation, where its progress goes. */
+export interface SheetWorkerRun {
+  /** The worker's heap (V8 old generation), MB. */
+  memoryMb: number;
+  /** Wall time once it runs, seconds; none when unset. */
+  timeLimitSeconds?: number;
+  signal?: AbortSignal;
+  /** Told as the conversion goes, from the worker's messages (the CLI's progress on stderr). */
+  onProgress?: (progress: ConvertProgress) => void;
+  /** Where stray worker output and the details of unexpected failures go. */
+  log: (message: string) => void;
+}
+
+/** What one worker run ends with: the worker's answer, or why it was stopped before it answered. */
+export type SheetWorkerOutcome = SheetOutcome | { stopped: 'out-of-memory' | 'time-limit' | 'cancelled' };
+
+/**
+ * Runs one conversion in a worker thread with a capped heap; never throws. Shared by the servers'
+ * queue (SheetWorkers) and `calc from-xlsx`, which runs its conversion capped and falls back to an
+ * uncapped run on 'out-of-memory'.
+ */
+export function runSheetWorker(job: SheetJob, run: SheetWorkerRun): Promise<SheetWorkerOutcome> {
+  const { log } = run;
+  const withProgress: SheetJob = run.onProgress ? { ...job, progress: true } : job;
+  return new Promise<SheetWorkerOutcome>((resolve) => {
+    let worker: Worker;
+    try {
+      worker = startWorker(withProgress, { maxOldGenerationSizeMb: run.memoryMb, stackSizeMb: 4 });
+    } catch (err) {
+      resolve({ result: internalFailure(err, log) });
+      return;
+    }
+    // a worker's stray output must not reach stdout, which may be the MCP channel
+    worker.stdout.on('data', (chunk: Buffer) => log(`sheet worker: ${chunk.toString('utf8').trimEnd()}`));
+    let outcome: SheetWorkerOutcome | undefined;
+    const settle = (o: SheetWorkerOutcome): void => {
+      outcome ??= o;
+    };
+    const timer =
+      run.timeLimitSeconds === undefined
+        ? undefined
+        : setTimeout(() => {
+            settle({ stopped: 'time-limit' });
+            void worker.terminate();
+          }, run.timeLimitSeconds * 1000);
+    const onAbort = (): void => {
+      settle({ stopped: 'cancelled' });
+      void worker.terminate();
+    };
+    run.signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (reply: SheetReply) => {
+      if (reply.kind === 'progress') run.onProgress?.(reply.progress);
+      else if (reply.kind === 'result') settle({ result: reply.result });
+      else settle({ tooLarge: { resultChars: reply.resultChars } });
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') settle({ stopped: 'out-of-memory' });
+      else settle({ result: internalFailure(err, log) });
+    });
+    worker.on('exit', (code) => {
+      if (timer !== undefined) clearTimeout(timer);
+      run.signal?.removeEventListener('abort', onAbort);
+      if (!outcome)
+        settle({
+          result: internalFailure(new Error(`the sheet worker exited (code ${code}) without an answer`), log),
+        });
+      resolve(outcome!);
+    });
+  });
+}
+
 interface Waiting {
   start: () => void;
   cancel: () => void;
@@ -108,7 +188,8 @@ export class SheetWorkers {
   private readonly log: (message: string) => void;
   private running = 0;
   private readonly waiting: Waiting[] = [];
-  private readonly live = new Set<Worker>();
+  /** The runs going now: how to stop each, and its end. */
+  private readonly live = new Map<AbortController, Promise<unknown>>();
 
   constructor(options: SheetWorkersOptions = {}) {
     this.budgets = { ...(options.budgets ?? DEFAULT_SHEET_BUDGETS) };
@@ -175,10 +256,11 @@ export class SheetWorkers {
 
   /** Stops every running worker (their callers get a refusal). */
   async close(): Promise<void> {
-    await Promise.all([...this.live].map((w) => w.terminate()));
+    for (const stop of this.live.keys()) stop.abort();
+    await Promise.all(this.live.values());
   }
 
-  private run(
+  private async run(
     request: SpreadsheetRequest,
     options: { maxResultChars?: number; signal?: AbortSignal },
   ): Promise<SheetOutcome> {
@@ -190,70 +272,32 @@ export class SheetWorkers {
       limits: this.limits,
       ...(options.maxResultChars !== undefined ? { maxResultChars: options.maxResultChars } : {}),
     };
-    return new Promise<SheetOutcome>((resolve) => {
-      let worker: Worker;
-      try {
-        worker = startWorker(job, { maxOldGenerationSizeMb: budgets.workerMemoryMb, stackSizeMb: 4 });
-      } catch (err) {
-        resolve({ result: internalFailure(err, this.log) });
-        return;
-      }
-      this.live.add(worker);
-      // a worker's stray output must not reach stdout, which may be the MCP channel
-      worker.stdout.on('data', (chunk: Buffer) =>
-        this.log(`sheet worker: ${chunk.toString('utf8').trimEnd()}`),
-      );
-      let outcome: SheetOutcome | undefined;
-      const settle = (o: SheetOutcome): void => {
-        outcome ??= o;
-      };
-      const timer = setTimeout(() => {
-        settle(
-          refusal(
-            'TIME_LIMIT',
-            `the conversion ran past its ${budgets.timeLimitSeconds}-second limit (MODELWORKS_SHEET_TIME_LIMIT_SECONDS) and was stopped; convert a smaller table, or run \`modelworks calc from-xlsx\``,
-          ),
-        );
-        void worker.terminate();
-      }, budgets.timeLimitSeconds * 1000);
-      const onAbort = (): void => {
-        settle(refusal('CANCELLED', 'the request was cancelled; the conversion was stopped'));
-        void worker.terminate();
-      };
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      worker.on('message', (reply: SheetReply) => {
-        settle(
-          reply.kind === 'result'
-            ? { result: this.named(reply.result) }
-            : { tooLarge: { resultChars: reply.resultChars } },
-        );
-      });
-      worker.on('error', (err: Error & { code?: string }) => {
-        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          settle(
-            refusal(
-              'RESOURCE_LIMIT',
-              `the conversion needed more than the ${budgets.workerMemoryMb} MB of memory a conversion may use (MODELWORKS_SHEET_WORKER_MEMORY_MB) and was stopped; convert a smaller table, or run \`modelworks calc from-xlsx\``,
-            ),
-          );
-        } else {
-          settle({ result: internalFailure(err, this.log) });
-        }
-      });
-      worker.on('exit', (code) => {
-        clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
-        this.live.delete(worker);
-        if (!outcome)
-          settle({
-            result: internalFailure(
-              new Error(`the sheet worker exited (code ${code}) without an answer`),
-              this.log,
-            ),
-          });
-        resolve(outcome!);
-      });
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const running = runSheetWorker(job, {
+      memoryMb: budgets.workerMemoryMb,
+      timeLimitSeconds: budgets.timeLimitSeconds,
+      signal,
+      log: this.log,
     });
+    this.live.set(stop, running);
+    const outcome = await running.finally(() => this.live.delete(stop));
+    if ('result' in outcome) return { result: this.named(outcome.result) };
+    if ('tooLarge' in outcome) return outcome;
+    switch (outcome.stopped) {
+      case 'out-of-memory':
+        return refusal(
+          'RESOURCE_LIMIT',
+          `the conversion needed more than the ${budgets.workerMemoryMb} MB of memory a conversion may use (MODELWORKS_SHEET_WORKER_MEMORY_MB) and was stopped; convert a smaller table, or run \`modelworks calc from-xlsx\``,
+        );
+      case 'time-limit':
+        return refusal(
+          'TIME_LIMIT',
+          `the conversion ran past its ${budgets.timeLimitSeconds}-second limit (MODELWORKS_SHEET_TIME_LIMIT_SECONDS) and was stopped; convert a smaller table, or run \`modelworks calc from-xlsx\``,
+        );
+      case 'cancelled':
+        return refusal('CANCELLED', 'the request was cancelled; the conversion was stopped');
+    }
   }
 
   /** The compiler's cell refusal, with the setting that sets this server's limit. */
