@@ -1,10 +1,15 @@
 // Spawn to answered `initialize` of `modelworks mcp` (stdio, in-memory store) against `node -e 0`
 // (issue 45, target ≤ 3×). Each round spawns both, in alternating order; a side's figure is its
-// fastest round, the median is printed next to it. With BENCH_IMPORTS=1 it also prints the slowest
-// modules the server imports before it answers (node --cpu-prof would show the same, coarser).
-// Run: npx tsc -p tsconfig.build.json && node bench/mcp-start.mjs. Knobs: BENCH_ROUNDS (default 10),
-// BENCH_CLI (another build's dist/cli/main.js).
+// fastest round, the median is printed next to it. The same rounds also time the first tools/list
+// (sent after `initialized`): the tools load on demand, so that is where their cost now shows.
+// With BENCH_IMPORTS=1, one more spawn counts the ES modules loaded before `initialize` is answered
+// (and before tools/list is), by package or source folder (bench/import-log-hook.mjs).
+// Run: npm run build && node bench/mcp-start.mjs. Knobs: BENCH_ROUNDS (default 10),
+// BENCH_CLI (another build's dist/cli/main.js), BENCH_IMPORTS=1.
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -17,25 +22,40 @@ const INIT = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
 });
 
-function initializeOnce() {
+const send = (child, message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+
+/**
+ * One spawn: ms to the answered initialize and to the answered tools/list (sent after
+ * `initialized`); `onInitialize`/`onList` run at those moments (the import count reads its log then).
+ */
+function initializeOnce({ nodeArgs = [], env = process.env, onInitialize, onList } = {}) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [cli, 'mcp', '--store', 'memory'], {
+    const child = spawn(process.execPath, [...nodeArgs, cli, 'mcp', '--store', 'memory'], {
       stdio: ['pipe', 'pipe', 'ignore'],
+      env,
     });
     let out = '';
+    let initialized;
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      if (out.includes('"id":1')) {
-        const ms = performance.now() - t0;
+      if (initialized === undefined && out.includes('"id":1')) {
+        initialized = performance.now() - t0;
+        onInitialize?.();
+        send(child, { method: 'notifications/initialized' });
+        send(child, { id: 2, method: 'tools/list' });
+      }
+      if (out.includes('"id":2')) {
+        const listed = performance.now() - t0;
+        onList?.();
         child.kill();
-        resolve(ms);
+        resolve({ initialized, listed });
       }
     });
     child.on('exit', (code) =>
-      out.includes('"id":1') ? undefined : reject(new Error(`exited ${code}: ${out}`)),
+      out.includes('"id":2') ? undefined : reject(new Error(`exited ${code}: ${out}`)),
     );
-    child.stdin.write(`${INIT}\n`);
+    send(child, JSON.parse(INIT));
   });
 }
 
@@ -45,13 +65,18 @@ function nodeOnce() {
   return performance.now() - t0;
 }
 
-const runs = { node: [], mcp: [] };
+const runs = { node: [], mcp: [], list: [] };
+const mcpOnce = async () => {
+  const { initialized, listed } = await initializeOnce();
+  runs.mcp.push(initialized);
+  runs.list.push(listed);
+};
 for (let r = 0; r < ROUNDS; r++) {
   if (r % 2 === 0) {
     runs.node.push(nodeOnce());
-    runs.mcp.push(await initializeOnce());
+    await mcpOnce();
   } else {
-    runs.mcp.push(await initializeOnce());
+    await mcpOnce();
     runs.node.push(nodeOnce());
   }
 }
@@ -65,4 +90,38 @@ console.log(
 console.log(
   `  modelworks mcp, answered initialize: ${min(runs.mcp).toFixed(0)} ms (${median(runs.mcp).toFixed(0)})`,
 );
+console.log(
+  `  then answered tools/list:           ${min(runs.list).toFixed(0)} ms (${median(runs.list).toFixed(0)}) from spawn`,
+);
 console.log(`  ratio ${(min(runs.mcp) / min(runs.node)).toFixed(2)} (target <= 3)`);
+
+if (process.env.BENCH_IMPORTS === '1') {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-start-'));
+  const log = join(dir, 'imports.txt');
+  const read = () => readFileSync(log, 'utf8').trim().split('\n');
+  let atInitialize = [];
+  let atList = [];
+  await initializeOnce({
+    nodeArgs: ['--import', fileURLToPath(new URL('./import-log-hook.mjs', import.meta.url))],
+    env: { ...process.env, BENCH_IMPORTS_LOG: log },
+    onInitialize: () => (atInitialize = read()),
+    onList: () => (atList = read()),
+  });
+  rmSync(dir, { recursive: true, force: true });
+  // a package under node_modules, or a folder of the build (dist/<folder>/…)
+  const groupOf = (url) =>
+    /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? /\/dist\/([^/]+)\//.exec(url)?.[1] ?? 'other';
+  const groups = (urls) => {
+    const counts = new Map();
+    for (const url of urls) counts.set(groupOf(url), (counts.get(groupOf(url)) ?? 0) + 1);
+    return [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([name, n]) => `${n} ${name}`)
+      .join(', ');
+  };
+  console.log(
+    `  ES modules loaded before initialize was answered: ${atInitialize.length} (${groups(atInitialize)})`,
+  );
+  console.log(`  before tools/list was answered: ${atList.length} (${groups(atList)})`);
+}

@@ -3,20 +3,14 @@
  * MODELWORKS_MCP_TRANSPORT=http; bind and port also from MODELWORKS_MCP_HTTP_BIND/_PORT). Loaded
  * only when the command runs (mcp-command.ts registers it).
  */
-import { BrowserCalc } from '../remote/browser-calc.js';
 import { EXIT, systemErrorText } from './cli-errors.js';
-import { BrowserPairing } from '../remote/browser-pairing.js';
-import { CalcClient } from '../remote/calc-client.js';
-import { pairBrowserTool } from '../mcp/pair-tool.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import type { CalcApi } from '../service/calc-api.js';
 import { CalcService, type CalcObserver } from '../service/calc-service.js';
 import { loadGuidanceTopics } from '../service/guidance/catalog.js';
 import { openStore } from '../store/open-store.js';
-import { serveHttp, sessionIdleMsFromEnv } from '../mcp/http.js';
 import type { RequestLimiter } from '../mcp/http-rate-limit.js';
 import { createMcpServer } from '../mcp/server.js';
-import { serveStdio } from '../mcp/stdio.js';
 import { sheetWorkers } from '../service/sheet-workers.js';
 import {
   effectSettingsFromEnv,
@@ -79,6 +73,11 @@ async function openCalc(
       throw new Error(`--url must be an http(s) URL (got '${url}')`);
     }
     const apiKey = opts.apiKey ?? process.env.MODELWORKS_API_KEY;
+    const [{ BrowserPairing }, { BrowserCalc }, { pairBrowserTool }] = await Promise.all([
+      import('../remote/browser-pairing.js'),
+      import('../remote/browser-calc.js'),
+      import('../mcp/pair-tool.js'),
+    ]);
     const pairing = new BrowserPairing({ baseUrl: url, apiKey });
     return {
       calc: new BrowserCalc(pairing, { url, apiKey }),
@@ -92,6 +91,7 @@ async function openCalc(
     } catch {
       throw new Error(`--url must be an http(s) URL (got '${url}')`);
     }
+    const { CalcClient } = await import('../remote/calc-client.js');
     const calc = new CalcClient({ url, apiKey: opts.apiKey ?? process.env.MODELWORKS_API_KEY });
     return { calc, modeLine: `remote mode, ${calc.baseUrl}` };
   }
@@ -147,7 +147,8 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   let effectSettings: EffectSettings;
   let llm: LlmClient | undefined;
   try {
-    if (http) sessionIdleMs = sessionIdleMsFromEnv();
+    // the transport's modules: only the one this run serves
+    if (http) sessionIdleMs = (await import('../mcp/http.js')).sessionIdleMsFromEnv();
     // the rate limit (issue 28) too: its libraries are loaded only when it is on
     if (http) limit = await rateLimitFromEnv();
     // metrics over HTTP only (issue 28); prom-client is loaded then, and stdio starts without it
@@ -217,6 +218,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   if (!http) {
     // on stderr like every log line: stdout carries protocol messages only
     logger.info({ transport: 'stdio' }, `MCP over stdio (${modeLine})`);
+    const { serveStdio } = await import('../mcp/stdio.js');
     await serveStdio(make);
     await effects?.stop();
     await synth?.close();
@@ -229,6 +231,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const { serveHttp } = await import('../mcp/http.js');
   let running: Awaited<ReturnType<typeof serveHttp>>;
   try {
     running = await serveHttp({

@@ -5,11 +5,9 @@
  */
 import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
 import { WorkGate } from '../service/work-gate.js';
-import { AnthropicProvider } from './anthropic.js';
 import { LLM_ENV, llmConfigFromEnv, type LlmBudgets, type LlmConfig } from './config.js';
 import { LlmError } from './errors.js';
 import { InteractionLog, type InteractionPurpose } from './interactions.js';
-import { OpenAiProvider } from './openai.js';
 import type { Completion, CompletionRequest, LlmProvider } from './provider.js';
 
 export interface CallContext {
@@ -34,16 +32,33 @@ function describeFailure(err: unknown, timeoutMs: number, where: string): string
   return 'the provider call failed';
 }
 
+/**
+ * The configured provider. Its official client (hundreds of modules: ~400 of the ~1,000 an MCP
+ * server otherwise loads before it answers `initialize`) is loaded on the first call, not here;
+ * constructing either client checks nothing that could fail earlier.
+ */
 export function createProvider(config: LlmConfig): LlmProvider {
-  if (config.provider === 'anthropic')
-    return new AnthropicProvider(config.model, config.apiKey, config.baseUrl);
-  return new OpenAiProvider(
-    config.provider,
-    config.model,
-    config.apiKey,
-    config.baseUrl,
-    config.structuredOutput,
-  );
+  let loaded: Promise<LlmProvider> | undefined;
+  const load = async (): Promise<LlmProvider> => {
+    if (config.provider === 'anthropic') {
+      const { AnthropicProvider } = await import('./anthropic.js');
+      return new AnthropicProvider(config.model, config.apiKey, config.baseUrl);
+    }
+    const { OpenAiProvider } = await import('./openai.js');
+    return new OpenAiProvider(
+      config.provider,
+      config.model,
+      config.apiKey,
+      config.baseUrl,
+      config.structuredOutput,
+    );
+  };
+  return {
+    kind: config.provider,
+    model: config.model,
+    complete: async (request, signal, timeoutMs) =>
+      (await (loaded ??= load())).complete(request, signal, timeoutMs),
+  };
 }
 
 export class LlmClient {

@@ -11,15 +11,7 @@
 import type { ToolDefinition } from './tool.js';
 import { input, READ } from './tool.js';
 
-const FIXTURES_ENV = 'MODELWORKS_MCP_CONFORMANCE_FIXTURES';
-
-/** Whether to offer the conformance fixtures; throws on a value that is not 1/true/0/false. */
-export function conformanceFixturesFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  const text = env[FIXTURES_ENV]?.trim().toLowerCase();
-  if (!text || text === '0' || text === 'false') return false;
-  if (text === '1' || text === 'true') return true;
-  throw new Error(`${FIXTURES_ENV} must be 1 or 0 (got '${env[FIXTURES_ENV]}')`);
-}
+export { conformanceFixturesFromEnv } from './conformance-env.js';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 const fixture = (what: string): string => `Conformance fixture: ${what}`;

@@ -6,6 +6,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MODEL_SPEC_SCHEMA, SPEC_EVOLUTION_SCHEMA } from '../calc/index.js';
 import type { CalcModelApi } from '../service/calc-api.js';
+import { stateModelId } from './state-uri.js';
+
+export { stateModelId };
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -118,15 +121,4 @@ export async function readResource(uri: string, service: CalcModelApi): Promise<
     }
   }
   return undefined;
-}
-
-/** The model id of a `valem://state/{id}` URI (undefined for anything else, or a malformed escape). */
-export function stateModelId(uri: string): string | undefined {
-  const m = /^valem:\/\/state\/(.+)$/.exec(uri);
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return undefined;
-  }
 }

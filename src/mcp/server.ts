@@ -2,35 +2,19 @@
  * One MCP server on the official SDK's low-level Server (v2): tools listed with our own JSON Schemas,
  * results shaped by results.ts, resources with state subscriptions, logging with a readiness line.
  */
-import { CLIENT_CAPABILITIES_META_KEY, Server, ProtocolError } from '@modelcontextprotocol/server';
-import type {
-  CallToolRequest,
-  ClientCapabilities,
-  Transport,
-  ServerContext,
-} from '@modelcontextprotocol/server';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv';
-import { findUnsafeValue, schemaViolationError, unsafeValueViolation } from '../calc/index.js';
-import type { CalcApi, CalcModelApi, Unsubscribe } from '../service/calc-api.js';
-import { CalcService } from '../service/calc-service.js';
-import type { GuidanceTopic } from '../service/guidance/topics.js';
+import { Server, ProtocolError } from '@modelcontextprotocol/server';
+import type { CallToolRequest, Transport, ServerContext } from '@modelcontextprotocol/server';
+import type { CalcModelApi, Unsubscribe } from '../service/calc-api.js';
 import { readPackageVersion } from '../version.js';
-import { CardRunner } from '../service/card-runner.js';
-import type { ShareLinks } from '../service/share-links.js';
-import { authoringTools } from './authoring-tools.js';
-import { modelTools, shallowInputSchema } from './calc-tools.js';
-import { CARD_RESOURCE, CARD_URI, cardTools, clientShowsCards, readCardResource } from './card-tools.js';
-import { readResource, RESOURCE_TEMPLATES, STATIC_RESOURCES, stateModelId } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
-import { conformanceFixturesFromEnv, conformanceTools } from './conformance-tools.js';
-import { errorResult, textError, type ToolResult } from './results.js';
-import { sheetTools } from './sheet-tools.js';
-import { simulateTool } from './simulate-tool.js';
-import { solveTool } from './solve-tool.js';
-import { generateTool } from './generate-tool.js';
-import { SpecGenerator } from '../service/generate.js';
-import type { ToolContext, ToolDefinition } from './tool.js';
+import { clientCapabilitiesOf } from './client-capabilities.js';
+import { conformanceFixturesFromEnv } from './conformance-env.js';
+import type { McpServerOptions } from './server-options.js';
+import type { ToolResult } from './results.js';
+import type * as ToolCatalogModule from './tool-catalog.js';
+import type { ToolSet } from './tool-catalog.js';
+import { stateModelId } from './state-uri.js';
+import type { ToolContext } from './tool.js';
 import { roundStateCodec, withSamplingRounds } from './input-required.js';
 import {
   clientTakesTasks,
@@ -42,67 +26,28 @@ import {
 import type { SamplingQueue } from '../service/effects/sampling-queue.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
-import {
-  findInputLimitViolation,
-  findWriteLimitViolation,
-  inputLimitsFromEnv,
-  violationDetails,
-  type InputLimits,
-  type InputLimitViolation,
-} from '../service/input-limits.js';
+import { inputLimitsFromEnv, type InputLimits } from '../service/input-limits.js';
+
+export { clientCapabilitiesOf } from './client-capabilities.js';
+export type { McpServerOptions } from './server-options.js';
+
+/**
+ * The tool modules, the engines and services behind them, and the argument checks: loaded once per
+ * process, on the first tools/list or tools/call or right after a client's `initialized`, so that
+ * `initialize` is answered without them (issue 45; docs/calc-engine.md, "MCP start").
+ */
+let catalog: Promise<typeof ToolCatalogModule> | undefined;
+const loadCatalog = (): Promise<typeof ToolCatalogModule> => (catalog ??= import('./tool-catalog.js'));
+
+/** The card resource's module (it reads the card's HTML): loaded by the first resources call. */
+const cardModule = () => import('./card-tools.js');
+/** The calc resources (guides, schemas, examples, state): likewise. */
+const resourceModule = () => import('./resources.js');
 
 /** JSON-RPC error for an unknown resource (what MCP clients expect). */
 export const RESOURCE_NOT_FOUND = -32002;
 
-export interface McpServerOptions {
-  /** The embedded CalcService, or a REST client in remote mode. */
-  calc: CalcApi;
-  guidanceTopics: readonly GuidanceTopic[];
-  /** Which tool groups to offer. */
-  groups: ReadonlySet<'calc' | 'synth'>;
-  /** Extra tools (e.g. synth) registered by their own modules. */
-  extraTools?: ToolDefinition[];
-  /** Keys, nesting and write size of tool arguments; default from the environment (input-limits.ts). */
-  inputLimits?: InputLimits;
-  /** Extra static resources (e.g. synth's guides), listed and read alongside calc's. */
-  extraResources?: ResourceProvider[];
-  /** Instructions for the extra tools, appended to (or, without calc, replacing) calc's. */
-  extraInstructions?: string;
-  /** One line for the readiness log, e.g. "embedded mode, memory store". */
-  modeLine: string;
-  /**
-   * Model cards: the runner and share links when served. The process that makes a server per
-   * session passes one runner to all of them, so sessions share compiled specs; without one, the
-   * server makes its own.
-   */
-  cards?: { runner?: CardRunner; shareLinks?: ShareLinks };
-  /** The conformance suite's fixture tools; default MODELWORKS_MCP_CONFORMANCE_FIXTURES. */
-  conformanceFixtures?: boolean;
-  /** generate_model's provider (docs/generate.md); default none configured (the tool says how). */
-  generator?: SpecGenerator;
-  /** llm effects' completions waiting for a 2026-07-28 client that samples (input-required.ts). */
-  sampling?: SamplingQueue;
-  /** The era the instance serves when the entry knows it: 2026-07-28 adds the Tasks extension. */
-  era?: 'legacy' | 'modern';
-}
-
 const INSTRUCTIONS = `Modelworks hosts live reactive models. Typical flow: read valem://guide/model-spec-format and call get_domain_guidance for your topic; draft a ModelSpec; validate_spec and test_spec until clean; create_model; then mutate with {"$.path": value} writes and read results with get_state (use paths/depth to keep results small) or get_field. explain shows how a value was computed. Use snapshot before evolve_spec; get_audit/verify_audit give the tamper-evident trail. Addresses are canonical JSON Paths ($.a.b[0].c); expressions are plain JSONata.`;
-
-/**
- * Arguments are checked in JSON Schema 2020-12, the dialect MCP gives a tool schema without
- * `$schema` (2025-11-25 on) and the one our spec schemas are written in.
- */
-const ajv = new Ajv2020({ strict: false, allErrors: false });
-const validators = new WeakMap<ToolDefinition, ValidateFunction>();
-
-function validatorFor(tool: ToolDefinition): ValidateFunction {
-  let v = validators.get(tool);
-  if (!v) {
-    v = ajv.compile(tool.argsSchema ?? shallowInputSchema(tool.inputSchema));
-    validators.set(tool, v);
-  }
-  return v;
-}
 
 /** What the SDK's ProtocolError may put in front of its message; a client puts it there again on receipt. */
 const SDK_ERROR_PREFIX = /^MCP error -?\d+: /;
@@ -181,7 +126,14 @@ export function createMcpServer(options: McpServerOptions): Server {
   );
   const connect = server.connect.bind(server);
   server.connect = (transport) => connect(plainErrorMessages(transport, server));
-  const currentTools = toolSetsFor(server, options);
+  // the settings are read (and a bad one refused) now, the tools built when first needed
+  const settings = {
+    ...options,
+    conformanceFixtures: options.conformanceFixtures ?? conformanceFixturesFromEnv(),
+  };
+  let toolSets: Promise<(ctx?: ServerContext) => ToolSet> | undefined;
+  const currentTools = async (ctx?: ServerContext): Promise<ToolSet> =>
+    (await (toolSets ??= loadCatalog().then((c) => c.toolSetsFor(server, settings))))(ctx);
   registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv(), options.sampling);
   if (options.era === 'modern') registerTaskHandlers(server);
   registerResources(
@@ -199,69 +151,15 @@ export function createMcpServer(options: McpServerOptions): Server {
   return server;
 }
 
-interface ToolSet {
-  list: ToolDefinition[];
-  byName: Map<string, ToolDefinition>;
-}
-
-/**
- * What the client can do: told once by `initialize` (2024-11-05 … 2025-11-25), or by each request's
- * `_meta` envelope (2026-07-28, where no initialize runs and the instance may serve one request).
- */
-export function clientCapabilitiesOf(server: Server, ctx?: ServerContext): ClientCapabilities | undefined {
-  const envelope = ctx?.mcpReq.envelope as Record<string, unknown> | undefined;
-  const perRequest = envelope?.[CLIENT_CAPABILITIES_META_KEY];
-  if (typeof perRequest === 'object' && perRequest !== null) return perRequest;
-  return server.getClientCapabilities();
-}
-
-/** The tools for a client; the card tools depend on whether it shows cards. */
-function toolSetsFor(server: Server, options: McpServerOptions): (ctx?: ServerContext) => ToolSet {
-  const tools: ToolDefinition[] = [];
-  if (options.groups.has('calc'))
-    tools.push(
-      ...modelTools(options.calc),
-      ...authoringTools(options.calc, options.guidanceTopics),
-      ...sheetTools(),
-      simulateTool(options.calc),
-      solveTool(options.calc),
-      generateTool(options.calc, options.generator ?? new SpecGenerator(undefined, options.guidanceTopics)),
-    );
-  tools.push(...(options.extraTools ?? []));
-  if (options.conformanceFixtures ?? conformanceFixturesFromEnv()) tools.push(...conformanceTools());
-  const toolSets = new Map<boolean, ToolSet>();
-  let ownRunner: CardRunner | undefined;
-  return (ctx) => {
-    const ui = clientShowsCards(clientCapabilitiesOf(server, ctx));
-    let set = toolSets.get(ui);
-    if (!set) {
-      const list = options.groups.has('calc')
-        ? [
-            ...tools,
-            ...cardTools({
-              ...(options.calc instanceof CalcService ? { calc: options.calc } : {}),
-              runner: options.cards?.runner ?? (ownRunner ??= new CardRunner()),
-              ui,
-              ...(options.cards?.shareLinks ? { shareLinks: options.cards.shareLinks } : {}),
-            }),
-          ]
-        : tools;
-      set = { list, byName: new Map(list.map((t) => [t.name, t])) };
-      toolSets.set(ui, set);
-    }
-    return set;
-  };
-}
-
 /** tools/list and tools/call: arguments checked (prototype keys, depth, schema) before a tool runs. */
 function registerToolHandlers(
   server: Server,
-  currentTools: (ctx?: ServerContext) => ToolSet,
+  currentTools: (ctx?: ServerContext) => Promise<ToolSet>,
   limits: InputLimits,
   sampling: SamplingQueue | undefined,
 ): void {
-  server.setRequestHandler('tools/list', (_request, ctx) => ({
-    tools: currentTools(ctx).list.map((t) => ({
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({
+    tools: (await currentTools(ctx)).list.map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -273,26 +171,15 @@ function registerToolHandlers(
   }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const tool = currentTools(ctx).byName.get(request.params.name);
+    const [{ errorResult, refusedArguments, textError }, tools] = await Promise.all([
+      loadCatalog(),
+      currentTools(ctx),
+    ]);
+    const tool = tools.byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
     const args = request.params.arguments ?? {};
-    // before any tool walks them: no argument may hold `__proto__` or nest without bound
-    const unsafe = findUnsafeValue(args);
-    if (unsafe) return errorResult(schemaViolationError([unsafeValueViolation('arguments', unsafe)]));
-    // keys, nesting and a write's size, before the tool starts any work (the REST limits, issue 47)
-    // (the write's size first: counting one object's keys is cheaper than walking every value)
-    const over =
-      (WRITE_ARGUMENTS.has(tool.name)
-        ? findWriteLimitViolation(args[WRITE_ARGUMENTS.get(tool.name)!], limits, `${tool.name}'s write`)
-        : undefined) ?? findInputLimitViolation(args, limits, 'the arguments');
-    if (over) return inputLimitResult(over);
-    const validate = validatorFor(tool);
-    if (!validate(args)) {
-      const problems = (validate.errors ?? [])
-        .map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? ''}`.trim())
-        .join('; ');
-      return textError(`Invalid arguments for ${tool.name}: ${problems}`);
-    }
+    const refused = refusedArguments(tool, args, limits);
+    if (refused) return refused;
     try {
       // one span per call: under the HTTP request's span, or the root of its trace over stdio
       // (named as OpenTelemetry's MCP conventions name it: method, then tool)
@@ -325,42 +212,28 @@ function registerToolHandlers(
   });
 }
 
-/** The argument holding the addresses or operations a write tool applies as one cycle. */
-const WRITE_ARGUMENTS = new Map([
-  ['mutate', 'mutations'],
-  ['patch_model', 'patch'],
-  ['dry_run', 'mutations'],
-]);
-
-/** An input-limit refusal as a tool error: the code and details the REST answer carries. */
-function inputLimitResult(v: InputLimitViolation): ToolResult {
-  const shape = { error: v.message, code: 'INPUT_LIMIT', ...violationDetails(v) };
-  return {
-    content: [{ type: 'text', text: JSON.stringify(shape) }],
-    structuredContent: shape,
-    isError: true,
-  };
-}
-
 /** Logs "ready" once per session, with the mode and the tool count. */
 function readinessAnnouncer(
   server: Server,
   modeLine: string,
-  currentTools: (ctx?: ServerContext) => ToolSet,
+  currentTools: (ctx?: ServerContext) => Promise<ToolSet>,
 ): () => void {
   let announced = false;
   return (): void => {
     if (announced) return;
     announced = true;
+    // the count needs the tools: this also starts loading them, before the client asks for the list
     // levels are per session (logging/setLevel stores them under the session id)
-    void server
-      .sendLoggingMessage(
-        {
-          level: 'info',
-          logger: 'modelworks',
-          data: `modelworks ready: ${modeLine}; ${currentTools().list.length} tools`,
-        },
-        server.transport?.sessionId,
+    void currentTools()
+      .then((tools) =>
+        server.sendLoggingMessage(
+          {
+            level: 'info',
+            logger: 'modelworks',
+            data: `modelworks ready: ${modeLine}; ${tools.list.length} tools`,
+          },
+          server.transport?.sessionId,
+        ),
       )
       .catch(() => {});
   };
@@ -432,17 +305,27 @@ function registerResources(server: Server, calc: CalcModelApi | undefined, extra
     const id = stateModelId(uri);
     return calc && id !== undefined ? calc.subscribe(id, onChange) : undefined;
   });
-  server.setRequestHandler('resources/list', (_request, ctx) => ({
-    resources: [
-      ...(calc ? STATIC_RESOURCES : []),
-      ...(calc && clientShowsCards(clientCapabilitiesOf(server, ctx)) ? [CARD_RESOURCE] : []),
-      ...extra.flatMap((p) => p.resources),
-    ],
-  }));
-  server.setRequestHandler('resources/templates/list', () => ({
-    resourceTemplates: calc ? RESOURCE_TEMPLATES : [],
+  server.setRequestHandler('resources/list', async (_request, ctx) => {
+    const [{ STATIC_RESOURCES }, { CARD_RESOURCE, clientShowsCards }] = await Promise.all([
+      resourceModule(),
+      cardModule(),
+    ]);
+    return {
+      resources: [
+        ...(calc ? STATIC_RESOURCES : []),
+        ...(calc && clientShowsCards(clientCapabilitiesOf(server, ctx)) ? [CARD_RESOURCE] : []),
+        ...extra.flatMap((p) => p.resources),
+      ],
+    };
+  });
+  server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: calc ? (await resourceModule()).RESOURCE_TEMPLATES : [],
   }));
   server.setRequestHandler('resources/read', async (request) => {
+    const [{ readResource }, { CARD_URI, readCardResource }] = await Promise.all([
+      resourceModule(),
+      cardModule(),
+    ]);
     if (calc && request.params.uri === CARD_URI) return { contents: [readCardResource()] };
     const content =
       extra.map((p) => p.read(request.params.uri)).find((c) => c !== undefined) ??

@@ -1,0 +1,85 @@
+// What `modelworks mcp` loads before it answers `initialize` (issue 45): the tool modules (and the
+// engines only they use), the language-model clients and the HTTP transport load on demand, after it. The built CLI runs
+// as a child process with bench/import-log-hook.mjs logging every ES module it loads.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, root } from './helpers/peers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'mcp-start-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const line = (message: object): string => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+const INITIALIZE = {
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+};
+
+interface Run {
+  /** The modules loaded when the answer to `initialize` arrived. */
+  atInitialize: string[];
+  /** ... and when the answer to tools/list did (sent after `initialized`). */
+  atList: string[];
+  toolCount: number;
+}
+
+function startAndList(name: string): Promise<Run> {
+  const log = join(work, `${name}.txt`);
+  const read = (): string[] => readFileSync(log, 'utf8').trim().split('\n');
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', join(root, 'bench/import-log-hook.mjs'), cli, 'mcp', '--store', 'memory'],
+      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, BENCH_IMPORTS_LOG: log } },
+    );
+    let out = '';
+    let atInitialize: string[] | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (atInitialize === undefined && out.includes('"id":1')) {
+        atInitialize = read();
+        child.stdin.write(line({ method: 'notifications/initialized' }));
+        child.stdin.write(line({ id: 2, method: 'tools/list' }));
+      }
+      const listed = out.split('\n').find((l) => l.includes('"id":2'));
+      if (listed && atInitialize) {
+        const atList = read();
+        child.kill();
+        const toolCount = (JSON.parse(listed) as { result: { tools: unknown[] } }).result.tools.length;
+        resolve({ atInitialize, atList, toolCount });
+      }
+    });
+    child.on('exit', (code) => {
+      if (!out.includes('"id":2')) reject(new Error(`exited ${code}: ${out}`));
+    });
+    child.stdin.write(line(INITIALIZE));
+  });
+}
+
+const loaded = (urls: string[], part: string): boolean => urls.some((u) => u.includes(part));
+
+describe('modelworks mcp start', () => {
+  it('answers initialize before loading the tools, and lists them all after', async () => {
+    const run = await startAndList('default');
+    // none of these is needed to answer initialize (all but tool-catalog.js, new, were loaded before it)
+    for (const part of [
+      '/dist/mcp/tool-catalog.js',
+      '/dist/mcp/calc-tools.js',
+      '/dist/mcp/sheet-tools.js',
+      '/dist/mcp/simulate-tool.js',
+      '/dist/mcp/card-tools.js',
+      '/dist/mcp/http.js',
+      'node_modules/@anthropic-ai/sdk/',
+      'node_modules/openai/',
+    ])
+      expect(loaded(run.atInitialize, part), part).toBe(false);
+    // the listing then has them all: calc's, synth's and the card tools
+    expect(loaded(run.atList, '/dist/mcp/tool-catalog.js')).toBe(true);
+    expect(loaded(run.atList, '/dist/mcp/card-tools.js')).toBe(true);
+    expect(run.toolCount).toBeGreaterThan(40);
+    expect(run.atInitialize.length).toBeLessThan(run.atList.length);
+  }, 60_000);
+});
