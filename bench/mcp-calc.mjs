@@ -6,7 +6,7 @@
 // the least disturbed by the machine's noise; the target is read at the medians of the rounds.
 // Target: mutate ≥ 0.8 × echo for a small model. Also timed: get_state of two scalar paths on a
 // 100,000-row model (BENCH_ROWS), target ≤ 5 ms per call.
-// Run with `npm run bench:mcp-calc` (builds first). Knobs: BENCH_ROUNDS, BENCH_OPS, BENCH_ROWS.
+// Run with `npm run bench:mcp-calc` (builds first). Knobs: BENCH_ROUNDS, BENCH_OPS, BENCH_ROWS, BENCH_DIST.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +55,10 @@ const check = (result, what) => {
 // two calc servers: the in-memory store (engine + MCP only) and a SQLite file (a durable store,
 // the CLI's default where the store option exists); each in a fresh place, so nothing is left behind
 const tmp = mkdtempSync(join(tmpdir(), 'modelworks-bench-'));
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// BENCH_DIST: another build's dist/ folder (to measure before/after); this checkout's by default
+const cli = process.env.BENCH_DIST
+  ? join(process.env.BENCH_DIST, 'cli/main.js')
+  : fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const echo = (await connect(['--input-type=module', '-e', ECHO_SERVER])).client;
 const calcs = {};
 for (const [name, store] of [
