@@ -3,8 +3,10 @@
 // Mutate runs twice, on the in-memory store and on a SQLite file; a read (get_model_info) on the
 // in-memory server shows what our MCP layer costs without a cycle. Rounds alternate between the
 // sides (rotating which goes first); each side's figure is its fastest round (minimum time per op),
-// the least disturbed by the machine's noise. Target: mutate ≥ 0.8 × echo for a small model.
-// Run with `npm run bench:mcp-calc` (builds first). Knobs: BENCH_ROUNDS, BENCH_OPS.
+// the least disturbed by the machine's noise; the target is read at the medians of the rounds.
+// Target: mutate ≥ 0.8 × echo for a small model. Also timed: get_state of two scalar paths on a
+// 100,000-row model (BENCH_ROWS), target ≤ 5 ms per call.
+// Run with `npm run bench:mcp-calc` (builds first). Knobs: BENCH_ROUNDS, BENCH_OPS, BENCH_ROWS, BENCH_DIST.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,14 +55,19 @@ const check = (result, what) => {
 // two calc servers: the in-memory store (engine + MCP only) and a SQLite file (a durable store,
 // the CLI's default where the store option exists); each in a fresh place, so nothing is left behind
 const tmp = mkdtempSync(join(tmpdir(), 'modelworks-bench-'));
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// BENCH_DIST: another build's dist/ folder (to measure before/after); this checkout's by default
+const cli = process.env.BENCH_DIST
+  ? join(process.env.BENCH_DIST, 'cli/main.js')
+  : fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const echo = (await connect(['--input-type=module', '-e', ECHO_SERVER])).client;
 const calcs = {};
 for (const [name, store] of [
   ['mutate, memory store', 'memory'],
   ['mutate, sqlite store', `sqlite:${join(tmp, 'bench.db')}`],
 ]) {
-  const { client, ready } = await connect([cli, 'mcp'], { ...process.env, MODELWORKS_STORE: store });
+  // the 100,000-row load below is one request of 300,000 keys: above the default input limit
+  const env = { ...process.env, MODELWORKS_STORE: store, MODELWORKS_MAX_BODY_KEYS: '1000000' };
+  const { client, ready } = await connect([cli, 'mcp'], env);
   check(
     await client.callTool({
       name: 'create_model',
@@ -105,6 +112,51 @@ const memory = calcs['mutate, memory store'];
 if (memory)
   ops['read (get_model_info), memory store'] = async () =>
     check(await memory.callTool({ name: 'get_model_info', arguments: { id: 'demo' } }), 'get_model_info');
+// a projection on a large model: two scalar paths of a 100,000-row model (issue 45: ≤ 5 ms); the
+// rows go in with one mutate before the rounds (its audit record is hashed then, not in a read)
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const READ_PATHS = ['$.grand', '$.taxRate'];
+if (memory) {
+  check(
+    await memory.callTool({
+      name: 'create_model',
+      arguments: {
+        spec: {
+          id: 'rows',
+          version: '1',
+          schema: {
+            type: 'object',
+            properties: {
+              taxRate: { type: 'number', default: 0.2 },
+              items: {
+                type: 'array',
+                items: { type: 'object', properties: { price: { type: 'number' }, qty: { type: 'number' } } },
+              },
+            },
+          },
+          derivations: [
+            { path: '$.items[*].total', expr: '$parent.price * $parent.qty' },
+            { path: '$.grand', expr: '$sum(items.total)' },
+          ],
+        },
+      },
+    }),
+    'create_model rows',
+  );
+  const items = Array.from({ length: ROWS }, (_, i) => ({ price: (i % 97) + 1, qty: (i % 7) + 1 }));
+  check(
+    await memory.callTool({ name: 'mutate', arguments: { id: 'rows', mutations: { '$.items': items } } }),
+    'load rows',
+  );
+  ops[`get_state, 2 paths of ${ROWS.toLocaleString('en-US')} rows`] = async () => {
+    const got = check(
+      await memory.callTool({ name: 'get_state', arguments: { id: 'rows', paths: READ_PATHS } }),
+      'get_state rows',
+    );
+    if (typeof got.structuredContent?.grand !== 'number') throw new Error('get_state rows: no grand total');
+    return got;
+  };
+}
 const names = Object.keys(ops);
 
 /** Milliseconds per op over one round of OPS sequential calls. */
@@ -151,8 +203,15 @@ const echoName = names[0];
 for (const name of names.slice(1)) {
   const ratio = best[echoName] / best[name];
   const medianRatio = median(samples[echoName]) / median(samples[name]);
+  if (name.startsWith('get_state')) {
+    const ms = median(samples[name]);
+    console.log(
+      `${name}: median ${ms.toFixed(3)} ms per call over stdio; target ≤ 5 ms: ${ms <= 5 ? 'met' : 'NOT met'}`,
+    );
+    continue;
+  }
   const target = name.startsWith('mutate')
-    ? `; target ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'}`
+    ? `; target ≥ 0.80 at the medians: ${medianRatio >= 0.8 ? 'met' : 'NOT met'}`
     : ' (reference: no cycle)';
   console.log(`ratio ${name} / echo: ${ratio.toFixed(2)} (medians ${medianRatio.toFixed(2)})${target}`);
 }

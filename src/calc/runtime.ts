@@ -3,7 +3,7 @@
  * consistent. One cycle: validate → write → defaults for new containers → dirty propagation →
  * derive by level → meta → constraints (rollback or flag) → effects as data → commit.
  */
-import { formatPath, parseAddress, patternMatches, WILDCARD, type Path } from './address.js';
+import { formatPath, isProperPrefix, parseAddress, patternMatches, WILDCARD, type Path } from './address.js';
 import {
   ABSENT,
   deleteAt,
@@ -319,12 +319,14 @@ export class ModelRuntime {
    * @throws CalcError (INVALID_ARGUMENT) for a non-canonical address
    */
   async projectState(paths: readonly string[]): Promise<JsonObject> {
+    const read: Path[] = [];
     for (const address of paths) {
       const parsed = parseAddress(address);
       if (!parsed.ok) throw new CalcError('INVALID_ARGUMENT', parsed.message);
       if (parsed.path.length === 0) return this.getState();
+      read.push(parsed.path);
     }
-    await this.refreshLazy();
+    await this.refreshLazy(read);
     return projectPaths(this.merged as JsonObject, paths);
   }
 
@@ -335,7 +337,7 @@ export class ModelRuntime {
   async getValue(address: string): Promise<JsonValue | undefined> {
     const parsed = parseAddress(address);
     if (!parsed.ok) throw new CalcError('INVALID_ARGUMENT', parsed.message);
-    await this.refreshLazy();
+    await this.refreshLazy([parsed.path]);
     // A derived entry first; a base value written inside a derived container next (the merged
     // document shows the derived container there); otherwise the merged document, so a row or
     // object comes back with its derived fields and a path inside a derived value resolves.
@@ -1300,15 +1302,42 @@ export class ModelRuntime {
   // ---------------------------------------------------------------- lazy values
 
   /** Evaluates stale lazy targets in evaluation order (a lazy rule may read another), outside any cycle. */
-  private async refreshLazy(): Promise<void> {
+  /**
+   * Computes the stale lazy derivations: all of them, or with `read`, only those a read of these
+   * paths can see (a target at, inside or around a path) and the stale lazy ones they read, so a
+   * read of one value does not pay for every lazy rule of the model (issue 45).
+   */
+  private async refreshLazy(read?: readonly Path[]): Promise<void> {
     if (this.staleLazy.size === 0) return;
+    const wanted = read === undefined ? this.staleLazy : this.staleLazySeenBy(read);
+    if (wanted.size === 0) return;
     const log = new UndoLog(true);
     for (const id of this.model.graph.derivationOrder) {
-      if (!this.staleLazy.has(id)) continue;
+      if (!this.staleLazy.has(id) || !wanted.has(id)) continue;
       await this.deriveLevels([this.derivationById(id)], undefined, [], [], log);
       this.staleLazy.delete(id);
     }
     this.appendAfter(log);
+  }
+
+  /** The stale lazy derivations a read of `read` sees, with the stale lazy ones they read. */
+  private staleLazySeenBy(read: readonly Path[]): Set<number> {
+    const wanted = new Set<number>();
+    for (const id of this.staleLazy) {
+      const target = this.derivationById(id).path;
+      if (
+        read.some((p) => patternMatches(target, p) || isProperPrefix(target, p) || isProperPrefix(p, target))
+      )
+        wanted.add(id);
+    }
+    // reverse evaluation order: a rule's readers are decided before the rule
+    const { derivationOrder, dependents } = this.model.graph;
+    for (let i = derivationOrder.length - 1; i >= 0; i--) {
+      const id = derivationOrder[i]!;
+      if (!wanted.has(id) && this.staleLazy.has(id) && dependents[id]!.some((j) => wanted.has(j)))
+        wanted.add(id);
+    }
+    return wanted;
   }
 
   private appendAfter(log: UndoLog): void {

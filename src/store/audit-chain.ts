@@ -5,26 +5,15 @@
  * chain) and checkpoint its end (audit-checkpoint.ts); the service verifies both.
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../calc/index.js';
+import { recordDigest } from './record-text.js';
 import type { AuditRecord } from './store.js';
 
 /**
- * The hashed content: the record without prevHash/hash, null-valued fields left out; keys inserted
- * in sorted order so canonicalJson need not copy it again.
+ * The record's hash: SHA-256 of `prevHash`, a newline and the canonical JSON of the record without
+ * prevHash/hash, null-valued fields left out (record-text.ts writes that text into the hash piece by piece).
  */
-function hashedContent(record: AuditRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(record).sort()) {
-    const v = (record as unknown as Record<string, unknown>)[k];
-    if (k === 'prevHash' || k === 'hash' || v === null || v === undefined) continue;
-    out[k] = v;
-  }
-  return out;
-}
-
 export function recordHash(prevHash: string, record: AuditRecord): string {
-  // one-shot hash: half the cost of createHash().update().digest() on a record this size
-  return hash('sha256', `${prevHash}\n${canonicalJson(hashedContent(record))}`, 'hex');
+  return recordDigest(prevHash, record);
 }
 
 /**

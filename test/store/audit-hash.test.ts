@@ -1,0 +1,181 @@
+/**
+ * The record hash streams the canonical text of a record into SHA-256 (src/store/record-text.ts).
+ * It must hash exactly what the chain's definition says, `sha256(prevHash + "\n" +
+ * canonicalJson(record without prevHash/hash, null fields left out))`: chains written before it
+ * (the fixture, written by the code before it on the memory and SQLite stores) still verify, and
+ * on random records it agrees with that definition computed the plain way.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/calc/index.js';
+import { recordHash, verifyChain } from '../../src/service/audit.js';
+import type { AuditRecord } from '../../src/store/store.js';
+
+const fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/audit-chain-2026-12-05.json', import.meta.url), 'utf8'),
+) as { memory: AuditRecord[]; sqlite: AuditRecord[] };
+
+/** The chain's definition, computed the plain way (one canonical string, one hash). */
+function definedHash(prevHash: string, record: AuditRecord): string {
+  const content: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) {
+    if (k === 'prevHash' || k === 'hash' || v === null || v === undefined) continue;
+    Object.defineProperty(content, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return createHash('sha256')
+    .update(`${prevHash}\n${canonicalJson(content)}`)
+    .digest('hex');
+}
+
+const trace = (over: Record<string, unknown> = {}) => ({
+  targetPath: '$.total',
+  expression: 'price * qty',
+  inputPaths: ['$.price', '$.qty'],
+  result: 7.5,
+  constraintPassed: null,
+  errorMessage: null,
+  ...over,
+});
+
+function record(traces: unknown[], extra: Record<string, unknown> = {}): AuditRecord {
+  return {
+    modelId: 'm',
+    sequence: 0,
+    timestamp: '2026-12-05T17:00:00.000Z',
+    modelVersion: '1',
+    source: 'client',
+    mutations: { '$.price': 2.5, '$.qty': 3 },
+    derivedUpdated: ['$.total'],
+    flaggedConstraints: [],
+    dispatchedEffects: [],
+    traces,
+    prevHash: '0'.repeat(64),
+    ...extra,
+  } as unknown as AuditRecord;
+}
+
+describe('audit record hash', () => {
+  it.each(['memory', 'sqlite'] as const)(
+    'a chain written by the earlier code (%s store) still verifies',
+    (kind) => {
+      const chain = fixture[kind];
+      expect(chain.length).toBe(5);
+      expect(verifyChain(chain)).toEqual({
+        valid: true,
+        recordsChecked: 5,
+        firstBrokenSequence: null,
+        detail: 'ok',
+      });
+      for (const r of chain) expect(recordHash(r.prevHash!, r)).toBe(r.hash);
+    },
+  );
+
+  it('an edit of any trace field of the stored chain breaks it', () => {
+    for (const field of [
+      'targetPath',
+      'expression',
+      'inputPaths',
+      'result',
+      'constraintPassed',
+      'errorMessage',
+    ]) {
+      const chain = structuredClone(fixture.memory);
+      const t = chain[2]!.traces[0] as Record<string, unknown>;
+      t[field] = field === 'inputPaths' ? ['$.other'] : field === 'constraintPassed' ? true : 'changed';
+      expect(verifyChain(chain)).toMatchObject({ valid: false, firstBrokenSequence: 2 });
+    }
+  });
+
+  it('a trace list changed in place after hashing is hashed afresh (the kept text is not trusted)', () => {
+    const shared = ['$.price', '$.qty'];
+    const r = record([trace({ inputPaths: shared })]);
+    const before = recordHash(r.prevHash!, r);
+    expect(before).toBe(definedHash(r.prevHash!, r));
+    shared[1] = '$.quantity';
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+    expect(recordHash(r.prevHash!, r)).not.toBe(before);
+    shared.push('$.tax');
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+    // the same list under another expression
+    const other = record([trace({ inputPaths: shared, expression: 'price * quantity + tax' })]);
+    expect(recordHash(other.prevHash!, other)).toBe(definedHash(other.prevHash!, other));
+  });
+
+  it('rows sharing one input list, and traces with a flag or an error, hash as the definition says', () => {
+    const shared = ['$.items[*].price'];
+    const rows = [0, 1, 2, 1, 0].map((i) =>
+      trace({ targetPath: `$.items[${i}].total`, inputPaths: shared, result: i * 1.5 }),
+    );
+    rows.push(trace({ inputPaths: shared, constraintPassed: false, targetPath: '$constraint:c' }));
+    rows.push(trace({ inputPaths: shared, errorMessage: 'boom "x"', result: null }));
+    rows.push(trace({ inputPaths: shared, constraintPassed: true }));
+    const r = record(rows);
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r)); // with the kept texts
+  });
+
+  it('traces of other shapes take the generic printer and hash the same', () => {
+    const odd: unknown[] = [
+      trace({ result: undefined }), // the key is left out
+      trace({ result: { 10: 'ten', 9: 'nine', b: [1, { z: 1, a: null }], a: -0 } }),
+      trace({ result: Number.NaN }),
+      trace({ result: Infinity }),
+      trace({ extra: 1 }),
+      { ...trace(), constraintPassed: 'yes' },
+      { ...trace(), errorMessage: 3 },
+      { ...trace(), expression: 42 },
+      { ...trace(), expression: undefined },
+      { ...trace(), targetPath: undefined },
+      { ...trace(), targetPath: null },
+      { ...trace(), inputPaths: ['$.a', 3, null] },
+      { ...trace(), inputPaths: 'not a list' },
+      { targetPath: '$.a' },
+      Object.assign(Object.create(null) as object, trace()),
+      new Date(0),
+      ['a', 1],
+      'text',
+      null,
+      7,
+    ];
+    const r = record(odd, { origin: { b: 1, a: { 2: 'x', 10: 'y' } }, stateHash: 'ab'.repeat(32) });
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+  });
+
+  it('records larger than one chunk of text hash as the definition says', () => {
+    const traces = Array.from({ length: 3000 }, (_, i) =>
+      trace({ targetPath: `$.x_${i}`, result: i / 7, inputPaths: [`$.y_${i}`, '$.g'] }),
+    );
+    traces.push(trace({ result: '𝄞 ☃ \u0001 "q" \ud800 lone' })); // a lone surrogate is escaped
+    const r = record(traces, { derivedUpdated: traces.map((t) => t.targetPath) });
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+  });
+
+  it('random records hash as the definition says', () => {
+    const json = fc.jsonValue({ maxDepth: 3 });
+    const arbTrace = fc.oneof(
+      fc.record({
+        targetPath: fc.string(),
+        expression: fc.string(),
+        inputPaths: fc.array(fc.string(), { maxLength: 4 }),
+        result: json,
+        constraintPassed: fc.constantFrom(null, true, false),
+        errorMessage: fc.option(fc.string()),
+      }),
+      json,
+    );
+    fc.assert(
+      fc.property(
+        fc.array(arbTrace, { maxLength: 8 }),
+        fc.dictionary(fc.string(), json, { maxKeys: 4 }),
+        fc.option(fc.dictionary(fc.string(), json, { maxKeys: 3 })),
+        (traces, mutations, origin) => {
+          const r = record(traces, { mutations, origin });
+          expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
