@@ -116,8 +116,10 @@ function walk(node: unknown, scope: Scope, record: Record_): void {
       walk(node.rhs, scope, record);
       return;
     default:
-      for (const [key, child] of Object.entries(node)) {
-        if (key === 'position' || key === 'type' || key === 'value') continue;
+      // own keys without Object.entries' pair arrays (a walk per expression: garbage adds up)
+      for (const key in node) {
+        if (!Object.hasOwn(node, key) || key === 'position' || key === 'type' || key === 'value') continue;
+        const child = node[key];
         if (key === 'stages' || key === 'predicate') walk(child, { ...scope, base: null }, record);
         else walk(child, scope, record);
       }
@@ -273,7 +275,7 @@ export function readsVariable(ast: JsonataNode, name: string): boolean {
     }
     if (!isObject(node)) continue;
     if (node.type === 'variable' && node.value === name) return true;
-    for (const [key, child] of Object.entries(node)) if (key !== 'position') stack.push(child);
+    for (const key in node) if (Object.hasOwn(node, key) && key !== 'position') stack.push(node[key]);
   }
   return false;
 }

@@ -42,7 +42,10 @@ const NUMBER = /(0|[1-9][0-9]*)(\.[0-9]+)?([Ee][-+]?[0-9]+)?/y;
 
 /** The shape of a text, or null when the narrow scan cannot vouch for it (see the module comment). */
 export function shapeOf(text: string): ExpressionShape | null {
+  // the key is the text with each name replaced by SLOT: everything else is copied as written, so
+  // it is built from slices of the text (appending character by character made garbage per text)
   let key = '';
+  let copied = 0;
   const names: string[] = [];
   const ends: number[] = [];
   /** Whether the previous token ends an operand (then `/` divides; otherwise it opens a regex). */
@@ -53,7 +56,6 @@ export function shapeOf(text: string): ExpressionShape | null {
   while (i < n) {
     const c = text[i]!;
     if (SPACE.has(c)) {
-      key += c;
       i++;
       continue;
     }
@@ -63,7 +65,6 @@ export function shapeOf(text: string): ExpressionShape | null {
       if (!m) return null;
       const end = i + m[0].length;
       if (!delimited(end)) return null;
-      key += m[0];
       i = end;
       afterOperand = true;
       continue;
@@ -72,7 +73,6 @@ export function shapeOf(text: string): ExpressionShape | null {
       let end = i + 1;
       while (end < n && isIdentChar(text[end]!)) end++;
       if (!delimited(end)) return null;
-      key += text.slice(i, end);
       i = end;
       afterOperand = true;
       continue;
@@ -87,10 +87,10 @@ export function shapeOf(text: string): ExpressionShape | null {
       while (next < n && SPACE.has(text[next]!)) next++;
       if (KEYWORDS.has(word) || text[next] === '(') {
         // an operator word, a literal, or a name in call position: part of the shape
-        key += word;
         afterOperand = word === 'true' || word === 'false' || word === 'null' || !KEYWORDS.has(word);
       } else {
-        key += SLOT;
+        key += text.slice(copied, i) + SLOT;
+        copied = end;
         names.push(word);
         ends.push(end);
         afterOperand = true;
@@ -100,10 +100,10 @@ export function shapeOf(text: string): ExpressionShape | null {
     }
     if (!OPERATOR_CHARS.has(c)) return null; // strings, backticks, non-ASCII: compiled alone
     if (c === '/' && (!afterOperand || text[i + 1] === '*')) return null; // a regex or a comment
-    key += c;
     afterOperand = c === ')' || c === ']' || c === '}';
     i++;
   }
+  key += text.slice(copied);
   return { key, names, ends };
 }
 

@@ -175,9 +175,22 @@ interface SharedProgram {
   evaluate: (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown>;
 }
 
+/**
+ * The cache-key prefix of a limits object; remembered for a frozen one (the configured limits are
+ * frozen), since it was built afresh for every compile.
+ */
+const limitsKeys = new WeakMap<ExpressionLimits, string>();
+function keyOfLimits(limits: ExpressionLimits): string {
+  const known = limitsKeys.get(limits);
+  if (known !== undefined) return known;
+  const key = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${limits.maxAllocation}/`;
+  if (Object.isFrozen(limits)) limitsKeys.set(limits, key);
+  return key;
+}
+
 /** Compiles (or returns the cached compilation of) an expression text. */
 export function compileExpression(text: string, limits: ExpressionLimits = configured): CompileResult {
-  const limitsKey = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${limits.maxAllocation}/`;
+  const limitsKey = keyOfLimits(limits);
   const key = limitsKey + text;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -374,6 +387,26 @@ function isParserNode(node: object): boolean {
     typeof (node as { nud?: unknown }).nud === 'function' &&
     !Object.prototype.hasOwnProperty.call(node, 'nud')
   );
+}
+
+/**
+ * Expressions one pass (a validation) compiled, by text, for a later pass over the same spec (the
+ * compiler) to take instead of compiling again. The process-wide cache holds at most CACHE_LIMIT
+ * texts and is cleared when full, so on a spec with more expressions than that the compiler missed
+ * it and compiled (and cloned a syntax tree for) most expressions a second time. Valid only under
+ * the limits it was filled with: `take` answers undefined once the configured limits changed.
+ */
+export class CompiledExpressions {
+  private readonly byText = new Map<string, CompiledExpression>();
+  private readonly limits = configured;
+
+  add(expr: CompiledExpression): void {
+    this.byText.set(expr.text, expr);
+  }
+
+  take(text: string): CompiledExpression | undefined {
+    return this.limits === configured ? this.byText.get(text) : undefined;
+  }
 }
 
 /** Thrown by `mustCompile` for texts the validator should already have refused. */

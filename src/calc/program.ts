@@ -4,7 +4,11 @@
  */
 import { firstWildcard, formatPath, mustParse, type Path } from './address.js';
 import { extractDependencies, extractDependencyInfo, readsVariable } from './dependencies.js';
-import { mustCompile, type CompiledExpression } from './expression.js';
+import {
+  mustCompile as compileText,
+  type CompiledExpression,
+  type CompiledExpressions,
+} from './expression.js';
 import { DependencyGraph, type GraphInput, type GraphJson } from './graph.js';
 import { compileLibrary, type CompiledLibrary } from './library.js';
 import { metaKey, type Constraint, type Effect, type MetaProperty, type ModelSpec } from './spec.js';
@@ -78,25 +82,28 @@ export interface CompiledModel {
   graphJson(): GraphJson;
 }
 
-function optionalExpr(text: string | number | undefined): CompiledExpression | null {
-  if (text === undefined) return null;
-  return mustCompile(String(text));
+export interface CompileOptions {
+  /** Expressions the validator compiled for this spec: taken as they are, not compiled again. */
+  compiled?: CompiledExpressions;
 }
 
 /**
  * Compiles a spec that the validator accepted.
  * @throws CalcError (SPEC_INVALID) when a library fails, a path is not canonical, or derivations loop
  */
-export async function compileModel(spec: ModelSpec): Promise<CompiledModel> {
+export async function compileModel(spec: ModelSpec, options: CompileOptions = {}): Promise<CompiledModel> {
   try {
-    return await compileUnchecked(spec);
+    return await compileUnchecked(spec, options.compiled);
   } catch (err) {
     if (err instanceof CalcError) throw err;
     throw new CalcError('SPEC_INVALID', `spec does not compile: ${publicMessage(err)}`);
   }
 }
 
-async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
+async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): Promise<CompiledModel> {
+  const mustCompile = (text: string): CompiledExpression => known?.take(text) ?? compileText(text);
+  const optionalExpr = (text: string | number | undefined): CompiledExpression | null =>
+    text === undefined ? null : mustCompile(String(text));
   const lib = await compileLibrary(spec.library, spec.constants);
   const libErrors = lib.findings.filter((f) => f.severity === 'error');
   if (libErrors.length > 0) {
