@@ -178,6 +178,32 @@ export class SharedShape {
     return shared;
   }
 
+  /**
+   * The first member's tree as compiled, for analyses that read the tree's structure and not its
+   * field names (name checks, regex checks, which variables it reads): shared, never to be changed.
+   */
+  get firstTree(): unknown {
+    return this.pristine;
+  }
+
+  private slotted: unknown;
+  /**
+   * The first member's tree with each slot's name node holding `slotName(k)` instead of a name: what
+   * an analysis that copies names into its answer (dependency extraction) runs on once per shape,
+   * then puts each member's names in (`slotIndex`). Shared, never to be changed.
+   */
+  slotTree(): unknown {
+    if (this.slotted !== undefined) return this.slotted;
+    const ends = this.template.ends;
+    this.slotted = cloneTree(this.pristine, (node) => {
+      const slot =
+        node.type === 'name' && typeof node.position === 'number' ? ends.indexOf(node.position) : -1;
+      if (slot >= 0) node.value = slotName(slot);
+      return node;
+    });
+    return this.slotted;
+  }
+
   /** The member for a text of this shape (its names and how its positions move). */
   member(shape: ExpressionShape): Member {
     const shift: number[] = [0];
@@ -218,6 +244,19 @@ export class SharedShape {
       return node;
     });
   }
+}
+
+/**
+ * A slot's placeholder in `slotTree`: a NUL cannot occur in a name the shape scan accepts, so no
+ * member's name is ever taken for one (an address segment could hold one: callers check).
+ */
+export const SLOT_PREFIX = '\u0000slot:';
+const slotName = (k: number): string => `${SLOT_PREFIX}${k}`;
+/** The slot a placeholder names, or -1 for any other segment. */
+export function slotIndex(segment: unknown): number {
+  return typeof segment === 'string' && segment.startsWith(SLOT_PREFIX)
+    ? Number(segment.slice(SLOT_PREFIX.length))
+    : -1;
 }
 
 /** How many names end at or before position `p` (ends ascend). */

@@ -173,6 +173,11 @@ const shapes = new Map<string, SharedProgram | null>();
 interface SharedProgram {
   shared: SharedShape;
   evaluate: (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown>;
+  /**
+   * Whether the `$sum` fast path (fast-sum.ts) can apply to the shape's members: it decides on the
+   * tree's structure (any string name passes), so a shape the first tree fails fails for all.
+   */
+  sumShape?: boolean;
 }
 
 /**
@@ -216,12 +221,26 @@ export function compileExpression(text: string, limits: ExpressionLimits = confi
   return result;
 }
 
-/** Compilations that evaluate a shared program (the differential test reads it). */
-const members = new WeakSet<CompiledExpression>();
+/** A compilation that shares its shape's program: the shape and this member's names by slot. */
+export interface ShapeMember {
+  shape: SharedShape;
+  names: readonly string[];
+}
+
+/** Compilations that evaluate a shared program, with their shape. */
+const members = new WeakMap<CompiledExpression, ShapeMember>();
 
 /** Whether a compilation evaluates a program shared with other texts of its shape. */
 export function sharesProgram(expr: CompiledExpression): boolean {
   return members.has(expr);
+}
+
+/**
+ * The shape of a compilation that shares one (expression-shape.ts), for analyses done once per
+ * shape instead of once per member; undefined for a text compiled on its own.
+ */
+export function shapeMemberOf(expr: CompiledExpression): ShapeMember | undefined {
+  return members.get(expr);
 }
 
 /** A member of a shared shape: its own tree and fast path, the shared program in its context. */
@@ -232,16 +251,23 @@ function memberOf(
   limits: ExpressionLimits,
 ): CompiledExpression {
   const member = program.shared.member(shape);
-  const ast = program.shared.treeOf(shape, member) as JsonataNode;
+  // the member's own tree is built when something reads it: the validator and the dependency
+  // extractor analyse the shape once (shapeMemberOf), and 30,000 copied trees were a third of a
+  // large create's garbage
+  let tree: JsonataNode | undefined;
+  const treeOf = (): JsonataNode => (tree ??= program.shared.treeOf(shape, member) as JsonataNode);
   const evaluateShared = (input: unknown, bindings?: Record<string, unknown>): Promise<unknown> =>
     asMember(member, () => program.evaluate(input, bindings));
-  const fast = fastEvaluation(ast, limits);
+  program.sumShape ??= fastEvaluation(program.shared.firstTree as JsonataNode, limits) !== undefined;
+  const fast = program.sumShape ? fastEvaluation(treeOf(), limits) : undefined;
   // the arithmetic fast path is the shape's, shared by its members (they differ in names only)
   const arithmetic = fast ? null : program.shared.arithmetic();
   const names = member.names;
   const expr: CompiledExpression = {
     text,
-    ast,
+    get ast() {
+      return treeOf();
+    },
     evaluate: fast
       ? async (input, bindings) => {
           const value = fast(input, bindings);
@@ -254,7 +280,7 @@ function memberOf(
           }
         : evaluateShared,
   };
-  members.add(expr);
+  members.set(expr, { shape: program.shared, names });
   return expr;
 }
 

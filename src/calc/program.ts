@@ -3,7 +3,7 @@
  * Shared by every runtime of the same spec version (tests, dry runs, live models).
  */
 import { firstWildcard, formatPath, mustParse, type Path } from './address.js';
-import { extractDependencies, extractDependencyInfo, readsVariable } from './dependencies.js';
+import { dependenciesOf, dependencyInfoOf, readsVariableOf } from './dependencies.js';
 import {
   mustCompile as compileText,
   type CompiledExpression,
@@ -123,9 +123,9 @@ async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): P
     }
     const expr = mustCompile(d.expr);
     const parent = w >= 0 ? path.slice(0, w + 1) : undefined;
-    const info = extractDependencyInfo(expr.ast, parent ? { parent } : {});
+    const info = dependencyInfoOf(expr, parent ? { parent } : {});
     const deps = info.map((x) => x.path);
-    const positional = parent !== undefined && readsVariable(expr.ast, 'index');
+    const positional = parent !== undefined && readsVariableOf(expr, 'index');
     const node: DerivationNode = {
       id: inputs.length,
       address: d.path,
@@ -156,7 +156,7 @@ async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): P
     const element = w >= 0 ? path.slice(0, w + 1) : null;
     const expr = mustCompile(m.expr);
     // a [*] meta runs on one row at a time: names in it (and `$$`) are that row's
-    const info = extractDependencyInfo(expr.ast, element ? { scope: element, scopeIsRow: true } : {});
+    const info = dependencyInfoOf(expr, element ? { scope: element, scopeIsRow: true } : {});
     const key = metaKey(m.path, m.property);
     const node: MetaNode = {
       id: inputs.length,
@@ -186,10 +186,10 @@ async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): P
     if (scopes) {
       for (const s of scopes) {
         deps.push(s);
-        deps.push(...extractDependencies(expr.ast, { scope: s }));
+        deps.push(...dependenciesOf(expr, { scope: s }));
       }
     } else {
-      deps.push(...extractDependencies(expr.ast));
+      deps.push(...dependenciesOf(expr));
     }
     const node: ConstraintNode = { id: inputs.length, spec: c, expr, scopes };
     inputs.push({ kind: 'CONSTRAINT', key: `$constraint:${c.id}`, target: null, deps, wildcard: false });
@@ -219,7 +219,7 @@ async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): P
       node.at,
       node.afterMs,
     ]) {
-      if (x) deps.push(...extractDependencies(x.ast));
+      if (x) deps.push(...dependenciesOf(x));
     }
     inputs.push({ kind: 'EFFECT', key: `$effect:${e.id}`, target: null, deps, wildcard: false });
     return node;

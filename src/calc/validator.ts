@@ -8,8 +8,16 @@ import { parseCoordinate } from './coordinates.js';
 import { parseAddress, WILDCARD } from './address.js';
 import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from './safe-keys.js';
 import { CalcError, publicMessage } from './errors.js';
-import { compileExpression, CompiledExpressions, JSONATA_BUILTINS, RESERVED_BINDINGS } from './expression.js';
+import {
+  compileExpression,
+  CompiledExpressions,
+  JSONATA_BUILTINS,
+  RESERVED_BINDINGS,
+  shapeMemberOf,
+  type CompiledExpression,
+} from './expression.js';
 import { unsupportedRegexIn } from './safe-regex.js';
+import type { SharedShape } from './expression-shape.js';
 import { isObject, type JsonObject } from './json.js';
 import { compileLibrary } from './library.js';
 import { compileModel, type CompiledModel } from './program.js';
@@ -163,17 +171,30 @@ interface NameContext {
   exports: Set<string> | undefined;
   /** Every expression that compiled, for the graph check's compile to take (not compile again). */
   compiled: CompiledExpressions;
+  /** What checking found in each expression shape's first member (see `checkExpression`). */
+  byShape: Map<SharedShape, ShapeFindings>;
+}
+
+/** The findings of one expression, without their location. */
+export interface ShapeFindings {
+  lint: { error: boolean; message: string }[];
+  regexProblem: string | undefined;
 }
 
 async function checkLibrary(spec: ModelSpec, report: Report): Promise<NameContext> {
   const compiled = new CompiledExpressions();
-  if (spec.library === undefined) return { exports: new Set(), compiled };
+  const byShape = new Map<SharedShape, ShapeFindings>();
+  if (spec.library === undefined) return { exports: new Set(), compiled, byShape };
   const { library, findings } = await compileLibrary(spec.library, spec.constants);
   for (const f of findings) {
     if (f.severity === 'error') report.error(f.location, f.message);
     else report.warn(f.location, f.message);
   }
-  return { exports: library ? new Set(library.exports.map((e) => e.name)) : undefined, compiled };
+  return {
+    exports: library ? new Set(library.exports.map((e) => e.name)) : undefined,
+    compiled,
+    byShape,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,13 +215,50 @@ function checkExpression(text: string, location: string, names: NameContext, rep
     return false;
   }
   names.compiled.add(compiled.expr);
-  lintNames(compiled.expr.ast as unknown as AstNode, location, names, report);
-  const regexProblem = unsupportedRegexIn(compiled.expr.ast);
+  const { lint, regexProblem } = findingsOf(compiled.expr, names);
+  for (const f of lint) {
+    if (f.error) report.error(location, f.message);
+    else report.warn(location, f.message);
+  }
   if (regexProblem) {
     report.error(location, regexProblem);
     return false;
   }
   return true;
+}
+
+/**
+ * What the name lint and the regex check find in an expression. Members of one expression shape
+ * (expression-shape.ts) differ in their field names only, and neither check reads a field name
+ * (they read `$` variables, calls, bindings and regex literals, all part of the shape), so the
+ * shape's first tree is checked once for all of them; `test/calc/shape-analyses.test.ts` holds
+ * this to checking each expression on its own.
+ */
+function findingsOf(expr: CompiledExpression, names: NameContext): ShapeFindings {
+  return expressionFindings(expr, names.exports, names.byShape);
+}
+
+/**
+ * The name lint's and the regex check's findings for one compiled expression (exported for the
+ * differential test): with `byShape`, once per shape; without, on the expression's own tree.
+ */
+export function expressionFindings(
+  expr: CompiledExpression,
+  exports: Set<string> | undefined,
+  byShape?: Map<SharedShape, ShapeFindings>,
+): ShapeFindings {
+  const member = byShape && shapeMemberOf(expr);
+  const known = member && byShape.get(member.shape);
+  if (known) return known;
+  const ast = member ? member.shape.firstTree : expr.ast;
+  const lint: ShapeFindings['lint'] = [];
+  lintNames(ast as AstNode, exports, {
+    error: (message) => lint.push({ error: true, message }),
+    warn: (message) => lint.push({ error: false, message }),
+  });
+  const found = { lint, regexProblem: unsupportedRegexIn(ast) };
+  if (member) byShape.set(member.shape, found);
+  return found;
 }
 
 /** Variables an expression binds itself: `:=` targets, lambda parameters, `@$x` / `#$i` steps. */
@@ -226,9 +284,12 @@ function boundNames(node: unknown, out: Set<string>): Set<string> {
 }
 
 /** Walks the AST: unknown `$f(` calls are errors, unresolved `$x` reads and `$lookup`/`$eval` calls warnings. */
-function lintNames(ast: AstNode, location: string, names: NameContext, report: Report): void {
+function lintNames(
+  ast: AstNode,
+  exports: Set<string> | undefined,
+  report: { error: (message: string) => void; warn: (message: string) => void },
+): void {
   const bound = boundNames(ast, new Set());
-  const exports = names.exports;
   const known = (n: string): boolean =>
     JSONATA_BUILTINS.has(n) || RESERVED_BINDINGS.has(n) || bound.has(n) || (exports?.has(n) ?? true);
   const reported = new Set<string>();
@@ -242,12 +303,11 @@ function lintNames(ast: AstNode, location: string, names: NameContext, report: R
     if ((name === 'lookup' || name === 'eval') && !bound.has(name)) {
       if (once(`dyn:${name}`)) {
         report.warn(
-          location,
           `$${name}() reads fields the dependency extractor cannot see, so the result may not refresh when they change`,
         );
       }
     } else if (!known(name) && exports !== undefined && once(`call:${name}`)) {
-      report.error(location, unknownFunctionMessage(name, exports));
+      report.error(unknownFunctionMessage(name, exports));
     }
   };
   const visit = (node: unknown): void => {
@@ -267,7 +327,6 @@ function lintNames(ast: AstNode, location: string, names: NameContext, report: R
       const name = String(node.value);
       if (name !== '' && name !== '$' && !known(name) && exports !== undefined && once(`var:${name}`)) {
         report.warn(
-          location,
           `$${name} is not bound here (no library export, reserved name or := in this expression), so it evaluates to nothing; for a field write ${name}`,
         );
       }
