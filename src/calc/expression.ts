@@ -227,12 +227,16 @@ export interface ShapeMember {
   names: readonly string[];
 }
 
-/** Compilations that evaluate a shared program, with their shape. */
-const members = new WeakMap<CompiledExpression, ShapeMember>();
+/**
+ * A compilation that evaluates a shared program carries its shape under this key (a property, not
+ * a WeakMap entry: 30,000 weak entries were work for every collection).
+ */
+const SHAPE_MEMBER = Symbol('shape member');
+type WithShape = CompiledExpression & { readonly [SHAPE_MEMBER]?: ShapeMember };
 
 /** Whether a compilation evaluates a program shared with other texts of its shape. */
 export function sharesProgram(expr: CompiledExpression): boolean {
-  return members.has(expr);
+  return (expr as WithShape)[SHAPE_MEMBER] !== undefined;
 }
 
 /**
@@ -240,7 +244,7 @@ export function sharesProgram(expr: CompiledExpression): boolean {
  * shape instead of once per member; undefined for a text compiled on its own.
  */
 export function shapeMemberOf(expr: CompiledExpression): ShapeMember | undefined {
-  return members.get(expr);
+  return (expr as WithShape)[SHAPE_MEMBER];
 }
 
 /** A member of a shared shape: its own tree and fast path, the shared program in its context. */
@@ -263,7 +267,8 @@ function memberOf(
   // the arithmetic fast path is the shape's, shared by its members (they differ in names only)
   const arithmetic = fast ? null : program.shared.arithmetic();
   const names = member.names;
-  const expr: CompiledExpression = {
+  const expr: WithShape = {
+    [SHAPE_MEMBER]: { shape: program.shared, names },
     text,
     get ast() {
       return treeOf();
@@ -280,7 +285,6 @@ function memberOf(
           }
         : evaluateShared,
   };
-  members.set(expr, { shape: program.shared, names });
   return expr;
 }
 
