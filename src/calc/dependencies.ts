@@ -97,15 +97,15 @@ export function dependencyInfoOf(expr: CompiledExpression, options: ExtractOptio
     walkAll(member.shape.slotTree() as JsonataNode, options, (p, local) => out.push([p.slice(), local]));
     byOptions.set(optionsKey, (recorded = out));
   }
-  const deduplicate = deduplicator();
   const names = member.names;
-  for (const [pattern, local] of recorded) {
-    const path = pattern.map((seg) => {
+  const put = (pattern: Segment[]): Segment[] =>
+    pattern.map((seg) => {
       const k = slotIndex(seg);
       return k < 0 ? seg : names[k]!;
     });
-    deduplicate.record(path, local);
-  }
+  if (recorded.length === 1) return [{ path: put(recorded[0]![0]), local: recorded[0]![1] }];
+  const deduplicate = deduplicator();
+  for (const [pattern, local] of recorded) deduplicate.record(put(pattern), local);
   return deduplicate.result();
 }
 

@@ -5,9 +5,10 @@
  * the parser's symbol table afresh. Texts whose only differences are plain field names share one
  * JSONata program: the first is compiled as written, and its syntax tree's name steps (and the
  * positions errors report) read the names of the expression being evaluated from an async context,
- * so concurrent evaluations of different members never see each other's names. Each member still
- * gets its own syntax tree (the shared tree with its names and positions), which is what the
- * dependency extraction, the validator and the fast paths read.
+ * so concurrent evaluations of different members never see each other's names. Each member has its
+ * own syntax tree (the shared tree with its names and positions), built when something reads it;
+ * the validator's checks and the dependency extraction analyse the shape once instead (its first
+ * tree, or `slotTree` with a placeholder per name) and put each member's names in.
  *
  * The shape is found by a deliberately narrow scan: a text with a string, a backtick name, a
  * comment, a regular expression, a lambda or any character outside JSONata's operators, digits,
