@@ -149,8 +149,12 @@ export function isProperPrefix(prefix: Path, path: Path): boolean {
 }
 
 /** Drops every index and wildcard segment (`$.items[0].price` → `items.price`). */
-export function namesOnly(path: Path): string[] {
-  return path.filter((s): s is string => typeof s === 'string' && s !== WILDCARD);
+export function namesOnly(path: Path): readonly string[] {
+  // most paths hold names only: then the path itself (read-only), not a copy per call
+  for (const s of path)
+    if (typeof s !== 'string' || s === WILDCARD)
+      return path.filter((x): x is string => typeof x === 'string' && x !== WILDCARD);
+  return path as readonly string[];
 }
 
 /** One names-only path is a prefix of (or equal to) the other. */

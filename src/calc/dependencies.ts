@@ -10,7 +10,8 @@
  * what lets a write inside one row recompute that row only.
  */
 import { WILDCARD, type Path, type Segment } from './address.js';
-import type { JsonataNode } from './expression.js';
+import { shapeMemberOf, type CompiledExpression, type JsonataNode } from './expression.js';
+import { SLOT_PREFIX, slotIndex, type SharedShape } from './expression-shape.js';
 import { isObject } from './json.js';
 
 /** Where a name resolves, and whether that place lies inside the expression's own row. */
@@ -52,14 +53,90 @@ function keyOf(p: readonly Segment[]): string {
 
 /** Extracts dependency patterns with their row locality (deduplicated, in first-seen order). */
 export function extractDependencyInfo(ast: JsonataNode, options: ExtractOptions = {}): Dependency[] {
+  const deduplicate = deduplicator();
+  walkAll(ast, options, deduplicate.record);
+  return deduplicate.result();
+}
+
+/** Collects recorded patterns: one per address pattern, in first-seen order. */
+function deduplicator(): { record: Record_; result: () => Dependency[] } {
   const seen = new Map<string, Dependency>();
-  const record: Record_ = (p, local) => {
-    const key = keyOf(p);
-    const hit = seen.get(key);
-    // a pattern read both through the row and otherwise depends on more than the row
-    if (hit) hit.local = hit.local && local;
-    else seen.set(key, { path: p.slice(), local });
+  return {
+    record: (p, local) => {
+      const key = keyOf(p);
+      const hit = seen.get(key);
+      // a pattern read both through the row and otherwise depends on more than the row
+      if (hit) hit.local = hit.local && local;
+      else seen.set(key, { path: p.slice(), local });
+    },
+    result: () => [...seen.values()],
   };
+}
+
+/**
+ * Every pattern the walk records, in order and not deduplicated, per shape and options: a shape's
+ * members differ in their field names only, and the walk copies names into patterns without
+ * reading them, so one walk over the shape's slotted tree (a placeholder per name) answers for
+ * every member once its names are put back.
+ */
+const recordedByShape = new WeakMap<SharedShape, Map<string, [Segment[], boolean][]>>();
+
+/**
+ * `extractDependencyInfo(expr.ast, options)`, done once per expression shape (expression-shape.ts)
+ * for expressions that share one; `test/calc/shape-analyses.test.ts` holds it to the direct walk.
+ */
+export function dependencyInfoOf(expr: CompiledExpression, options: ExtractOptions = {}): Dependency[] {
+  const member = shapeMemberOf(expr);
+  const optionsKey = member && keyOfOptions(options);
+  if (!member || optionsKey === undefined) return extractDependencyInfo(expr.ast, options);
+  let byOptions = recordedByShape.get(member.shape);
+  if (!byOptions) recordedByShape.set(member.shape, (byOptions = new Map()));
+  let recorded = byOptions.get(optionsKey);
+  if (!recorded) {
+    const out: [Segment[], boolean][] = [];
+    walkAll(member.shape.slotTree() as JsonataNode, options, (p, local) => out.push([p.slice(), local]));
+    byOptions.set(optionsKey, (recorded = out));
+  }
+  const names = member.names;
+  const put = (pattern: Segment[]): Segment[] =>
+    pattern.map((seg) => {
+      const k = slotIndex(seg);
+      return k < 0 ? seg : names[k]!;
+    });
+  if (recorded.length === 1) return [{ path: put(recorded[0]![0]), local: recorded[0]![1] }];
+  const deduplicate = deduplicator();
+  for (const [pattern, local] of recorded) deduplicate.record(put(pattern), local);
+  return deduplicate.result();
+}
+
+/** `extractDependencies` through `dependencyInfoOf`. */
+export function dependenciesOf(expr: CompiledExpression, options: ExtractOptions = {}): Path[] {
+  return dependencyInfoOf(expr, options).map((d) => d.path);
+}
+
+/**
+ * The options as a cache key; undefined when a segment of theirs could be taken for a slot
+ * placeholder (then the direct walk answers).
+ */
+function keyOfOptions(options: ExtractOptions): string | undefined {
+  const paths = [options.scope, options.parent];
+  for (const p of paths)
+    if (p?.some((seg) => typeof seg === 'string' && seg.startsWith(SLOT_PREFIX))) return undefined;
+  const part = (p: Path | undefined): string =>
+    p === undefined ? '-' : `+${JSON.stringify(p.map(segmentKey))}`;
+  return `${part(options.scope)}${part(options.parent)}${options.scopeIsRow === true}`;
+}
+
+const segmentKey = (seg: Segment): string | number[] =>
+  seg === WILDCARD ? [] : typeof seg === 'number' ? [seg] : seg;
+
+/** Whether the expression reads `$name`, once per expression shape (variables are not slots). */
+export function readsVariableOf(expr: CompiledExpression, name: string): boolean {
+  const member = shapeMemberOf(expr);
+  return readsVariable((member ? member.shape.firstTree : expr.ast) as JsonataNode, name);
+}
+
+function walkAll(ast: JsonataNode, options: ExtractOptions, record: Record_): void {
   const scopePath = options.scope ? [...options.scope] : [];
   const local = options.scopeIsRow === true && options.scope !== undefined;
   walk(
@@ -71,7 +148,6 @@ export function extractDependencyInfo(ast: JsonataNode, options: ExtractOptions 
     },
     record,
   );
-  return [...seen.values()];
 }
 
 /** Extracts dependency patterns (deduplicated, in first-seen order). */
@@ -116,8 +192,10 @@ function walk(node: unknown, scope: Scope, record: Record_): void {
       walk(node.rhs, scope, record);
       return;
     default:
-      for (const [key, child] of Object.entries(node)) {
-        if (key === 'position' || key === 'type' || key === 'value') continue;
+      // own keys without Object.entries' pair arrays (a walk per expression: garbage adds up)
+      for (const key in node) {
+        if (!Object.hasOwn(node, key) || key === 'position' || key === 'type' || key === 'value') continue;
+        const child = node[key];
         if (key === 'stages' || key === 'predicate') walk(child, { ...scope, base: null }, record);
         else walk(child, scope, record);
       }
@@ -273,7 +351,7 @@ export function readsVariable(ast: JsonataNode, name: string): boolean {
     }
     if (!isObject(node)) continue;
     if (node.type === 'variable' && node.value === name) return true;
-    for (const [key, child] of Object.entries(node)) if (key !== 'position') stack.push(child);
+    for (const key in node) if (Object.hasOwn(node, key) && key !== 'position') stack.push(node[key]);
   }
   return false;
 }

@@ -5,9 +5,10 @@
  * the parser's symbol table afresh. Texts whose only differences are plain field names share one
  * JSONata program: the first is compiled as written, and its syntax tree's name steps (and the
  * positions errors report) read the names of the expression being evaluated from an async context,
- * so concurrent evaluations of different members never see each other's names. Each member still
- * gets its own syntax tree (the shared tree with its names and positions), which is what the
- * dependency extraction, the validator and the fast paths read.
+ * so concurrent evaluations of different members never see each other's names. Each member has its
+ * own syntax tree (the shared tree with its names and positions), built when something reads it;
+ * the validator's checks and the dependency extraction analyse the shape once instead (its first
+ * tree, or `slotTree` with a placeholder per name) and put each member's names in.
  *
  * The shape is found by a deliberately narrow scan: a text with a string, a backtick name, a
  * comment, a regular expression, a lambda or any character outside JSONata's operators, digits,
@@ -42,7 +43,10 @@ const NUMBER = /(0|[1-9][0-9]*)(\.[0-9]+)?([Ee][-+]?[0-9]+)?/y;
 
 /** The shape of a text, or null when the narrow scan cannot vouch for it (see the module comment). */
 export function shapeOf(text: string): ExpressionShape | null {
+  // the key is the text with each name replaced by SLOT: everything else is copied as written, so
+  // it is built from slices of the text (appending character by character made garbage per text)
   let key = '';
+  let copied = 0;
   const names: string[] = [];
   const ends: number[] = [];
   /** Whether the previous token ends an operand (then `/` divides; otherwise it opens a regex). */
@@ -53,7 +57,6 @@ export function shapeOf(text: string): ExpressionShape | null {
   while (i < n) {
     const c = text[i]!;
     if (SPACE.has(c)) {
-      key += c;
       i++;
       continue;
     }
@@ -63,7 +66,6 @@ export function shapeOf(text: string): ExpressionShape | null {
       if (!m) return null;
       const end = i + m[0].length;
       if (!delimited(end)) return null;
-      key += m[0];
       i = end;
       afterOperand = true;
       continue;
@@ -72,7 +74,6 @@ export function shapeOf(text: string): ExpressionShape | null {
       let end = i + 1;
       while (end < n && isIdentChar(text[end]!)) end++;
       if (!delimited(end)) return null;
-      key += text.slice(i, end);
       i = end;
       afterOperand = true;
       continue;
@@ -87,10 +88,10 @@ export function shapeOf(text: string): ExpressionShape | null {
       while (next < n && SPACE.has(text[next]!)) next++;
       if (KEYWORDS.has(word) || text[next] === '(') {
         // an operator word, a literal, or a name in call position: part of the shape
-        key += word;
         afterOperand = word === 'true' || word === 'false' || word === 'null' || !KEYWORDS.has(word);
       } else {
-        key += SLOT;
+        key += text.slice(copied, i) + SLOT;
+        copied = end;
         names.push(word);
         ends.push(end);
         afterOperand = true;
@@ -100,10 +101,10 @@ export function shapeOf(text: string): ExpressionShape | null {
     }
     if (!OPERATOR_CHARS.has(c)) return null; // strings, backticks, non-ASCII: compiled alone
     if (c === '/' && (!afterOperand || text[i + 1] === '*')) return null; // a regex or a comment
-    key += c;
     afterOperand = c === ')' || c === ']' || c === '}';
     i++;
   }
+  key += text.slice(copied);
   return { key, names, ends };
 }
 
@@ -197,6 +198,32 @@ export class SharedShape {
     return shared;
   }
 
+  /**
+   * The first member's tree as compiled, for analyses that read the tree's structure and not its
+   * field names (name checks, regex checks, which variables it reads): shared, never to be changed.
+   */
+  get firstTree(): unknown {
+    return this.pristine;
+  }
+
+  private slotted: unknown;
+  /**
+   * The first member's tree with each slot's name node holding `slotName(k)` instead of a name: what
+   * an analysis that copies names into its answer (dependency extraction) runs on once per shape,
+   * then puts each member's names in (`slotIndex`). Shared, never to be changed.
+   */
+  slotTree(): unknown {
+    if (this.slotted !== undefined) return this.slotted;
+    const ends = this.template.ends;
+    this.slotted = cloneTree(this.pristine, (node) => {
+      const slot =
+        node.type === 'name' && typeof node.position === 'number' ? ends.indexOf(node.position) : -1;
+      if (slot >= 0) node.value = slotName(slot);
+      return node;
+    });
+    return this.slotted;
+  }
+
   /** The member for a text of this shape (its names and how its positions move). */
   member(shape: ExpressionShape): Member {
     const shift: number[] = [0];
@@ -237,6 +264,19 @@ export class SharedShape {
       return node;
     });
   }
+}
+
+/**
+ * A slot's placeholder in `slotTree`: a NUL cannot occur in a name the shape scan accepts, so no
+ * member's name is ever taken for one (an address segment could hold one: callers check).
+ */
+export const SLOT_PREFIX = '\u0000slot:';
+const slotName = (k: number): string => `${SLOT_PREFIX}${k}`;
+/** The slot a placeholder names, or -1 for any other segment. */
+export function slotIndex(segment: unknown): number {
+  return typeof segment === 'string' && segment.startsWith(SLOT_PREFIX)
+    ? Number(segment.slice(SLOT_PREFIX.length))
+    : -1;
 }
 
 /** How many names end at or before position `p` (ends ascend). */

@@ -173,11 +173,29 @@ const shapes = new Map<string, SharedProgram | null>();
 interface SharedProgram {
   shared: SharedShape;
   evaluate: (input: unknown, bindings?: Record<string, unknown>) => Promise<unknown>;
+  /**
+   * Whether the `$sum` fast path (fast-sum.ts) can apply to the shape's members: it decides on the
+   * tree's structure (any string name passes), so a shape the first tree fails fails for all.
+   */
+  sumShape?: boolean;
+}
+
+/**
+ * The cache-key prefix of a limits object; remembered for a frozen one (the configured limits are
+ * frozen), since it was built afresh for every compile.
+ */
+const limitsKeys = new WeakMap<ExpressionLimits, string>();
+function keyOfLimits(limits: ExpressionLimits): string {
+  const known = limitsKeys.get(limits);
+  if (known !== undefined) return known;
+  const key = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${limits.maxAllocation}/`;
+  if (Object.isFrozen(limits)) limitsKeys.set(limits, key);
+  return key;
 }
 
 /** Compiles (or returns the cached compilation of) an expression text. */
 export function compileExpression(text: string, limits: ExpressionLimits = configured): CompileResult {
-  const limitsKey = `${limits.timeoutMs}/${limits.maxDepth}/${limits.maxSequence}/${limits.maxAllocation}/`;
+  const limitsKey = keyOfLimits(limits);
   const key = limitsKey + text;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -203,12 +221,30 @@ export function compileExpression(text: string, limits: ExpressionLimits = confi
   return result;
 }
 
-/** Compilations that evaluate a shared program (the differential test reads it). */
-const members = new WeakSet<CompiledExpression>();
+/** A compilation that shares its shape's program: the shape and this member's names by slot. */
+export interface ShapeMember {
+  shape: SharedShape;
+  names: readonly string[];
+}
+
+/**
+ * A compilation that evaluates a shared program carries its shape under this key (a property, not
+ * a WeakMap entry: 30,000 weak entries were work for every collection).
+ */
+const SHAPE_MEMBER = Symbol('shape member');
+type WithShape = CompiledExpression & { readonly [SHAPE_MEMBER]?: ShapeMember };
 
 /** Whether a compilation evaluates a program shared with other texts of its shape. */
 export function sharesProgram(expr: CompiledExpression): boolean {
-  return members.has(expr);
+  return (expr as WithShape)[SHAPE_MEMBER] !== undefined;
+}
+
+/**
+ * The shape of a compilation that shares one (expression-shape.ts), for analyses done once per
+ * shape instead of once per member; undefined for a text compiled on its own.
+ */
+export function shapeMemberOf(expr: CompiledExpression): ShapeMember | undefined {
+  return (expr as WithShape)[SHAPE_MEMBER];
 }
 
 /** A member of a shared shape: its own tree and fast path, the shared program in its context. */
@@ -219,16 +255,24 @@ function memberOf(
   limits: ExpressionLimits,
 ): CompiledExpression {
   const member = program.shared.member(shape);
-  const ast = program.shared.treeOf(shape, member) as JsonataNode;
+  // the member's own tree is built when something reads it: the validator and the dependency
+  // extractor analyse the shape once (shapeMemberOf), and 30,000 copied trees were a third of a
+  // large create's garbage
+  let tree: JsonataNode | undefined;
+  const treeOf = (): JsonataNode => (tree ??= program.shared.treeOf(shape, member) as JsonataNode);
   const evaluateShared = (input: unknown, bindings?: Record<string, unknown>): Promise<unknown> =>
     asMember(member, () => program.evaluate(input, bindings));
-  const fast = fastEvaluation(ast, limits);
+  program.sumShape ??= fastEvaluation(program.shared.firstTree as JsonataNode, limits) !== undefined;
+  const fast = program.sumShape ? fastEvaluation(treeOf(), limits) : undefined;
   // the arithmetic fast path is the shape's, shared by its members (they differ in names only)
   const arithmetic = fast ? null : program.shared.arithmetic();
   const names = member.names;
-  const expr: CompiledExpression = {
+  const expr: WithShape = {
+    [SHAPE_MEMBER]: { shape: program.shared, names },
     text,
-    ast,
+    get ast() {
+      return treeOf();
+    },
     evaluate: fast
       ? async (input, bindings) => {
           const value = fast(input, bindings);
@@ -241,7 +285,6 @@ function memberOf(
           }
         : evaluateShared,
   };
-  members.add(expr);
   return expr;
 }
 
@@ -374,6 +417,26 @@ function isParserNode(node: object): boolean {
     typeof (node as { nud?: unknown }).nud === 'function' &&
     !Object.prototype.hasOwnProperty.call(node, 'nud')
   );
+}
+
+/**
+ * Expressions one pass (a validation) compiled, by text, for a later pass over the same spec (the
+ * compiler) to take instead of compiling again. The process-wide cache holds at most CACHE_LIMIT
+ * texts and is cleared when full, so on a spec with more expressions than that the compiler missed
+ * it and compiled (and cloned a syntax tree for) most expressions a second time. Valid only under
+ * the limits it was filled with: `take` answers undefined once the configured limits changed.
+ */
+export class CompiledExpressions {
+  private readonly byText = new Map<string, CompiledExpression>();
+  private readonly limits = configured;
+
+  add(expr: CompiledExpression): void {
+    this.byText.set(expr.text, expr);
+  }
+
+  take(text: string): CompiledExpression | undefined {
+    return this.limits === configured ? this.byText.get(text) : undefined;
+  }
 }
 
 /** Thrown by `mustCompile` for texts the validator should already have refused. */

@@ -3,8 +3,12 @@
  * Shared by every runtime of the same spec version (tests, dry runs, live models).
  */
 import { firstWildcard, formatPath, mustParse, type Path } from './address.js';
-import { extractDependencies, extractDependencyInfo, readsVariable } from './dependencies.js';
-import { mustCompile, type CompiledExpression } from './expression.js';
+import { dependenciesOf, dependencyInfoOf, readsVariableOf } from './dependencies.js';
+import {
+  mustCompile as compileText,
+  type CompiledExpression,
+  type CompiledExpressions,
+} from './expression.js';
 import { DependencyGraph, type GraphInput, type GraphJson } from './graph.js';
 import { compileLibrary, type CompiledLibrary } from './library.js';
 import { metaKey, type Constraint, type Effect, type MetaProperty, type ModelSpec } from './spec.js';
@@ -78,25 +82,28 @@ export interface CompiledModel {
   graphJson(): GraphJson;
 }
 
-function optionalExpr(text: string | number | undefined): CompiledExpression | null {
-  if (text === undefined) return null;
-  return mustCompile(String(text));
+export interface CompileOptions {
+  /** Expressions the validator compiled for this spec: taken as they are, not compiled again. */
+  compiled?: CompiledExpressions;
 }
 
 /**
  * Compiles a spec that the validator accepted.
  * @throws CalcError (SPEC_INVALID) when a library fails, a path is not canonical, or derivations loop
  */
-export async function compileModel(spec: ModelSpec): Promise<CompiledModel> {
+export async function compileModel(spec: ModelSpec, options: CompileOptions = {}): Promise<CompiledModel> {
   try {
-    return await compileUnchecked(spec);
+    return await compileUnchecked(spec, options.compiled);
   } catch (err) {
     if (err instanceof CalcError) throw err;
     throw new CalcError('SPEC_INVALID', `spec does not compile: ${publicMessage(err)}`);
   }
 }
 
-async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
+async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): Promise<CompiledModel> {
+  const mustCompile = (text: string): CompiledExpression => known?.take(text) ?? compileText(text);
+  const optionalExpr = (text: string | number | undefined): CompiledExpression | null =>
+    text === undefined ? null : mustCompile(String(text));
   const lib = await compileLibrary(spec.library, spec.constants);
   const libErrors = lib.findings.filter((f) => f.severity === 'error');
   if (libErrors.length > 0) {
@@ -116,9 +123,9 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     }
     const expr = mustCompile(d.expr);
     const parent = w >= 0 ? path.slice(0, w + 1) : undefined;
-    const info = extractDependencyInfo(expr.ast, parent ? { parent } : {});
+    const info = dependencyInfoOf(expr, parent ? { parent } : {});
     const deps = info.map((x) => x.path);
-    const positional = parent !== undefined && readsVariable(expr.ast, 'index');
+    const positional = parent !== undefined && readsVariableOf(expr, 'index');
     const node: DerivationNode = {
       id: inputs.length,
       address: d.path,
@@ -149,7 +156,7 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     const element = w >= 0 ? path.slice(0, w + 1) : null;
     const expr = mustCompile(m.expr);
     // a [*] meta runs on one row at a time: names in it (and `$$`) are that row's
-    const info = extractDependencyInfo(expr.ast, element ? { scope: element, scopeIsRow: true } : {});
+    const info = dependencyInfoOf(expr, element ? { scope: element, scopeIsRow: true } : {});
     const key = metaKey(m.path, m.property);
     const node: MetaNode = {
       id: inputs.length,
@@ -179,10 +186,10 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
     if (scopes) {
       for (const s of scopes) {
         deps.push(s);
-        deps.push(...extractDependencies(expr.ast, { scope: s }));
+        deps.push(...dependenciesOf(expr, { scope: s }));
       }
     } else {
-      deps.push(...extractDependencies(expr.ast));
+      deps.push(...dependenciesOf(expr));
     }
     const node: ConstraintNode = { id: inputs.length, spec: c, expr, scopes };
     inputs.push({ kind: 'CONSTRAINT', key: `$constraint:${c.id}`, target: null, deps, wildcard: false });
@@ -212,7 +219,7 @@ async function compileUnchecked(spec: ModelSpec): Promise<CompiledModel> {
       node.at,
       node.afterMs,
     ]) {
-      if (x) deps.push(...extractDependencies(x.ast));
+      if (x) deps.push(...dependenciesOf(x));
     }
     inputs.push({ kind: 'EFFECT', key: `$effect:${e.id}`, target: null, deps, wildcard: false });
     return node;

@@ -54,6 +54,8 @@ import { historyRowText } from './history.js';
 
 /** Padding rows turned into objects per written array (past that, they stay null). */
 const MAX_PADDING_ROWS = 10_000;
+/** Calls whose reads the dependency extractor does not see (validator.ts warns of them). */
+const INVISIBLE_READS = /\$(eval|lookup)\b/;
 
 export interface DispatchedEffect {
   effectId: string;
@@ -235,8 +237,8 @@ export class ModelRuntime {
   async initialize(options: { recomputeAll: boolean }): Promise<MutationResult | null> {
     const tx = new Transaction();
     let result: MutationResult | null = null;
+    const written: Path[] = [];
     try {
-      const written: Path[] = [];
       await this.applyDefaultRules([[]], written, tx);
       const seeded = seedSchemaDefaults(
         this.model.spec.schema,
@@ -253,8 +255,27 @@ export class ModelRuntime {
       tx.rollback();
       throw err;
     }
-    if (options.recomputeAll) await this.recomputeAll();
+    // what the seeding cycle derived is current: computing it again gives the same values
+    if (options.recomputeAll) await this.recomputeAll({ derivations: !this.seedingDerivedAll(written) });
     return result;
+  }
+
+  /**
+   * Whether the seeding cycle (the writes `written`) computed, in all their rows, every derivation
+   * `recomputeAll` would: then it did exactly what recomputeAll would do (the same rules in the same
+   * rank order, each reading only rules ranked before it), and computing them again gives the same
+   * values (a 30,000-formula create derived each formula twice). A read the dependency extractor
+   * cannot see (`$eval`, `$lookup`) could see a rule ranked after it, so such a spec recomputes.
+   */
+  private seedingDerivedAll(written: readonly Path[]): boolean {
+    if (written.length === 0 || this.model.derivations.length === 0) return false;
+    const { spec, derivations } = this.model;
+    if (spec.library !== undefined || derivations.some((d) => INVISIBLE_READS.test(d.expr.text)))
+      return false;
+    const dirty = this.model.graph.dirtyForAll(written); // cached: the cycle asked the same
+    const computed = new Set<number>();
+    for (const id of dirty.derivations) if (!dirty.partial.has(id)) computed.add(id);
+    return derivations.every((d) => (d.lazy && !this.lazyInCycle.has(d.id)) || computed.has(d.id));
   }
 
   /**
@@ -285,13 +306,16 @@ export class ModelRuntime {
       );
   }
 
-  /** Evaluates every eager derivation (level order) and every meta; no constraints, no effects. */
-  async recomputeAll(): Promise<void> {
+  /**
+   * Evaluates every eager derivation (level order; not when `derivations` is false: they are
+   * current) and every meta; no constraints, no effects.
+   */
+  async recomputeAll(options: { derivations?: boolean } = {}): Promise<void> {
     const log = new UndoLog(true);
     // a lazy derivation goes stale and computes on read, unless something eager reads it
     const order = this.model.graph.derivationOrder.map((id) => this.derivationById(id));
     const inCycle = (d: DerivationNode): boolean => !d.lazy || this.lazyInCycle.has(d.id);
-    await this.deriveLevels(order.filter(inCycle), undefined, [], [], log);
+    if (options.derivations !== false) await this.deriveLevels(order.filter(inCycle), undefined, [], [], log);
     for (const d of order) if (!inCycle(d)) this.staleLazy.add(d.id);
     for (const m of this.model.metas) await this.evaluateMeta(m, undefined, []);
     this.appendAfter(log);

@@ -49,7 +49,8 @@ function regexLiterals(ast: unknown, out: RegExp[] = []): RegExp[] {
   } else if (ast !== null && typeof ast === 'object') {
     const node = ast as Record<string, unknown>;
     if (node.type === 'regex' && node.value instanceof RegExp) out.push(node.value);
-    for (const [k, child] of Object.entries(node)) if (k !== 'value') regexLiterals(child, out);
+    // own keys without Object.entries' pair arrays (this runs on every checked expression)
+    for (const k in node) if (Object.hasOwn(node, k) && k !== 'value') regexLiterals(node[k], out);
   }
   return out;
 }

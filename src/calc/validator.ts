@@ -8,8 +8,16 @@ import { parseCoordinate } from './coordinates.js';
 import { parseAddress, WILDCARD } from './address.js';
 import { findUnsafeValue, unsafeValueLocation, unsafeValueReason } from './safe-keys.js';
 import { CalcError, publicMessage } from './errors.js';
-import { compileExpression, JSONATA_BUILTINS, RESERVED_BINDINGS } from './expression.js';
+import {
+  compileExpression,
+  CompiledExpressions,
+  JSONATA_BUILTINS,
+  RESERVED_BINDINGS,
+  shapeMemberOf,
+  type CompiledExpression,
+} from './expression.js';
 import { unsupportedRegexIn } from './safe-regex.js';
+import type { SharedShape } from './expression-shape.js';
 import { isObject, type JsonObject } from './json.js';
 import { compileLibrary } from './library.js';
 import { compileModel, type CompiledModel } from './program.js';
@@ -83,7 +91,9 @@ export async function validateAndCompile(
   checkView(spec, report);
 
   const model =
-    report.errors.length === 0 ? await checkGraphAndTests(spec, options.runTests ?? true, report) : undefined;
+    report.errors.length === 0
+      ? await checkGraphAndTests(spec, options.runTests ?? true, report, names.compiled)
+      : undefined;
   const result = { valid: report.errors.length === 0, errors: report.errors, warnings: report.warnings };
   return result.valid && model ? { result, model } : { result };
 }
@@ -155,20 +165,36 @@ function checkConstants(constants: JsonObject, report: Report): void {
   }
 }
 
-/** Names an expression may call or read as `$name`. */
+/** Names an expression may call or read as `$name`, and where checked expressions are kept. */
 interface NameContext {
   /** Library exports; undefined when the library failed (its errors are reported instead). */
   exports: Set<string> | undefined;
+  /** Every expression that compiled, for the graph check's compile to take (not compile again). */
+  compiled: CompiledExpressions;
+  /** What checking found in each expression shape's first member (see `checkExpression`). */
+  byShape: Map<SharedShape, ShapeFindings>;
+}
+
+/** The findings of one expression, without their location. */
+export interface ShapeFindings {
+  lint: { error: boolean; message: string }[];
+  regexProblem: string | undefined;
 }
 
 async function checkLibrary(spec: ModelSpec, report: Report): Promise<NameContext> {
-  if (spec.library === undefined) return { exports: new Set() };
+  const compiled = new CompiledExpressions();
+  const byShape = new Map<SharedShape, ShapeFindings>();
+  if (spec.library === undefined) return { exports: new Set(), compiled, byShape };
   const { library, findings } = await compileLibrary(spec.library, spec.constants);
   for (const f of findings) {
     if (f.severity === 'error') report.error(f.location, f.message);
     else report.warn(f.location, f.message);
   }
-  return { exports: library ? new Set(library.exports.map((e) => e.name)) : undefined };
+  return {
+    exports: library ? new Set(library.exports.map((e) => e.name)) : undefined,
+    compiled,
+    byShape,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,13 +214,51 @@ function checkExpression(text: string, location: string, names: NameContext, rep
     report.error(location, `expression does not compile: ${compiled.message}`);
     return false;
   }
-  lintNames(compiled.expr.ast as unknown as AstNode, location, names, report);
-  const regexProblem = unsupportedRegexIn(compiled.expr.ast);
+  names.compiled.add(compiled.expr);
+  const { lint, regexProblem } = findingsOf(compiled.expr, names);
+  for (const f of lint) {
+    if (f.error) report.error(location, f.message);
+    else report.warn(location, f.message);
+  }
   if (regexProblem) {
     report.error(location, regexProblem);
     return false;
   }
   return true;
+}
+
+/**
+ * What the name lint and the regex check find in an expression. Members of one expression shape
+ * (expression-shape.ts) differ in their field names only, and neither check reads a field name
+ * (they read `$` variables, calls, bindings and regex literals, all part of the shape), so the
+ * shape's first tree is checked once for all of them; `test/calc/shape-analyses.test.ts` holds
+ * this to checking each expression on its own.
+ */
+function findingsOf(expr: CompiledExpression, names: NameContext): ShapeFindings {
+  return expressionFindings(expr, names.exports, names.byShape);
+}
+
+/**
+ * The name lint's and the regex check's findings for one compiled expression (exported for the
+ * differential test): with `byShape`, once per shape; without, on the expression's own tree.
+ */
+export function expressionFindings(
+  expr: CompiledExpression,
+  exports: Set<string> | undefined,
+  byShape?: Map<SharedShape, ShapeFindings>,
+): ShapeFindings {
+  const member = byShape && shapeMemberOf(expr);
+  const known = member && byShape.get(member.shape);
+  if (known) return known;
+  const ast = member ? member.shape.firstTree : expr.ast;
+  const lint: ShapeFindings['lint'] = [];
+  lintNames(ast as AstNode, exports, {
+    error: (message) => lint.push({ error: true, message }),
+    warn: (message) => lint.push({ error: false, message }),
+  });
+  const found = { lint, regexProblem: unsupportedRegexIn(ast) };
+  if (member) byShape.set(member.shape, found);
+  return found;
 }
 
 /** Variables an expression binds itself: `:=` targets, lambda parameters, `@$x` / `#$i` steps. */
@@ -210,17 +274,22 @@ function boundNames(node: unknown, out: Set<string>): Set<string> {
     }
     if (typeof node.focus === 'string') out.add(node.focus);
     if (typeof node.index === 'string') out.add(node.index);
-    for (const [k, child] of Object.entries(node)) {
-      if (k !== 'position' && k !== 'value') boundNames(child, out);
+    // own keys without Object.entries' pair arrays: on 30,000 expressions these walks allocated
+    // hundreds of megabytes the collector then spent a third of the create on
+    for (const k in node) {
+      if (Object.hasOwn(node, k) && k !== 'position' && k !== 'value') boundNames(node[k], out);
     }
   }
   return out;
 }
 
 /** Walks the AST: unknown `$f(` calls are errors, unresolved `$x` reads and `$lookup`/`$eval` calls warnings. */
-function lintNames(ast: AstNode, location: string, names: NameContext, report: Report): void {
+function lintNames(
+  ast: AstNode,
+  exports: Set<string> | undefined,
+  report: { error: (message: string) => void; warn: (message: string) => void },
+): void {
   const bound = boundNames(ast, new Set());
-  const exports = names.exports;
   const known = (n: string): boolean =>
     JSONATA_BUILTINS.has(n) || RESERVED_BINDINGS.has(n) || bound.has(n) || (exports?.has(n) ?? true);
   const reported = new Set<string>();
@@ -234,12 +303,11 @@ function lintNames(ast: AstNode, location: string, names: NameContext, report: R
     if ((name === 'lookup' || name === 'eval') && !bound.has(name)) {
       if (once(`dyn:${name}`)) {
         report.warn(
-          location,
           `$${name}() reads fields the dependency extractor cannot see, so the result may not refresh when they change`,
         );
       }
     } else if (!known(name) && exports !== undefined && once(`call:${name}`)) {
-      report.error(location, unknownFunctionMessage(name, exports));
+      report.error(unknownFunctionMessage(name, exports));
     }
   };
   const visit = (node: unknown): void => {
@@ -259,7 +327,6 @@ function lintNames(ast: AstNode, location: string, names: NameContext, report: R
       const name = String(node.value);
       if (name !== '' && name !== '$' && !known(name) && exports !== undefined && once(`var:${name}`)) {
         report.warn(
-          location,
           `$${name} is not bound here (no library export, reserved name or := in this expression), so it evaluates to nothing; for a field write ${name}`,
         );
       }
@@ -275,8 +342,8 @@ function lintNames(ast: AstNode, location: string, names: NameContext, report: R
     visitChildren(node);
   };
   const visitChildren = (node: AstNode): void => {
-    for (const [k, child] of Object.entries(node)) {
-      if (k !== 'position' && k !== 'value' && k !== 'type') visit(child);
+    for (const k in node) {
+      if (Object.hasOwn(node, k) && k !== 'position' && k !== 'value' && k !== 'type') visit(node[k]);
     }
   };
   visit(ast);
@@ -563,10 +630,11 @@ async function checkGraphAndTests(
   spec: ModelSpec,
   withTests: boolean,
   report: Report,
+  compiled: CompiledExpressions,
 ): Promise<CompiledModel | undefined> {
   let model: CompiledModel;
   try {
-    model = await compileModel(spec);
+    model = await compileModel(spec, { compiled });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e); // CalcError SPEC_INVALID
     const cyclic = e instanceof CalcError && Object.hasOwn(e.details, 'cycle');
