@@ -73,7 +73,7 @@ export class MemoryStore implements Store {
       return Promise.reject(new CalcError('MODEL_EXISTS', `Model with id '${id}' already exists`, { id }));
     this.models.set(id, {
       spec,
-      state: cloneJson(state),
+      state, // the caller's own copy (store.ts): reads clone it, so nobody shares it
       head: { revision: 0, nextSequence: 0, lastHash: GENESIS_HASH },
       audit: [],
       versions: [{ version: spec.version, spec, createdAt: new Date().toISOString() }],

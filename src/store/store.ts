@@ -158,7 +158,9 @@ export interface Store {
   head(id: string): Promise<ModelHead | undefined>;
   loadModel(id: string): Promise<StoredModel | undefined>;
   /**
-   * Registers a model at revision 0 and records its first spec version.
+   * Registers a model at revision 0 and records its first spec version. The store may keep
+   * `state` as it is given (the memory store does, rather than copy a large state twice): pass a
+   * copy nothing else holds, such as a fresh `exportState()`, and do not change it afterwards.
    * @throws CalcError MODEL_EXISTS when the id is taken
    */
   insertModel(id: string, spec: ModelSpec, state: RuntimeState): Promise<void>;

@@ -201,6 +201,16 @@ export function describeStore(name: string, open: Opener | undefined, skipReason
       expect(Number.isNaN(Date.parse(versions[0]!.createdAt))).toBe(false);
     });
 
+    it('hands each load its own copy of the state (a reader changing it changes nothing stored)', async () => {
+      // the memory store keeps insertModel's state as given (store.ts): its reads must copy it
+      await store.insertModel('m1', spec('m1'), state({ x: 1, rows: [{ a: 1 }] }, { '$.y': 2 }));
+      const first = (await store.loadModel('m1'))!.state;
+      (first.base as { x: number }).x = 99;
+      (first.base as { rows: { a: number }[] }).rows[0]!.a = 99;
+      first.derived['$.y'] = 99;
+      expect((await store.loadModel('m1'))?.state).toEqual(state({ x: 1, rows: [{ a: 1 }] }, { '$.y': 2 }));
+    });
+
     it('refuses a taken id with MODEL_EXISTS and leaves the first model alone', async () => {
       await store.insertModel('m1', spec('m1'), state({ x: 1 }));
       await expect(store.insertModel('m1', spec('m1', '9.9.9'), state({ x: 2 }))).rejects.toMatchObject({
