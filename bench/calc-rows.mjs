@@ -16,6 +16,7 @@
 // tenth of them, at least 5), BENCH_CALC (another build's dist/calc/index.js, to compare).
 import jsonata from 'jsonata';
 import { pathToFileURL } from 'node:url';
+import { ROW_EXPR, rowsOf, rowsSpec, SUM_EXPR } from './lib/rows-model.mjs';
 
 const calcUrl = process.env.BENCH_CALC
   ? pathToFileURL(process.env.BENCH_CALC).href
@@ -26,8 +27,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const OPS = Number(process.env.BENCH_OPS ?? 200);
 const SMALL = 1_000;
 const LARGE = 100_000;
-const ROW_EXPR = '$parent.price * $parent.qty';
-const SUM_EXPR = '$sum(items.total)';
 
 async function build(rows, withSum) {
   const derivations = [{ path: '$.items[*].total', expr: ROW_EXPR }];
@@ -124,27 +123,8 @@ const distUrl = new URL('.', calcUrl).href.replace(/calc\/$/, '');
 const { CalcService } = await import(new URL('service/calc-service.js', distUrl).href);
 const { MemoryStore } = await import(new URL('store/memory-store.js', distUrl).href);
 const service = new CalcService(new MemoryStore());
-await service.createModel({
-  id: 'rows',
-  version: '1.0.0',
-  schema: {
-    type: 'object',
-    properties: {
-      taxRate: { type: 'number', default: 0.2 },
-      items: {
-        type: 'array',
-        items: { type: 'object', properties: { price: { type: 'number' }, qty: { type: 'number' } } },
-      },
-    },
-  },
-  derivations: [
-    { path: '$.items[*].total', expr: ROW_EXPR },
-    { path: '$.grand', expr: SUM_EXPR },
-  ],
-});
-await service.mutate('rows', {
-  '$.items': Array.from({ length: LARGE }, (_, i) => ({ price: (i % 97) + 1, qty: (i % 7) + 1 })),
-});
+await service.createModel(rowsSpec());
+await service.mutate('rows', { '$.items': rowsOf(LARGE) });
 await new Promise((r) => setImmediate(r));
 const reads = [
   [

@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
+import { rowsOf, rowsSpec } from './lib/rows-model.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -121,29 +122,12 @@ if (memory) {
     await memory.callTool({
       name: 'create_model',
       arguments: {
-        spec: {
-          id: 'rows',
-          version: '1',
-          schema: {
-            type: 'object',
-            properties: {
-              taxRate: { type: 'number', default: 0.2 },
-              items: {
-                type: 'array',
-                items: { type: 'object', properties: { price: { type: 'number' }, qty: { type: 'number' } } },
-              },
-            },
-          },
-          derivations: [
-            { path: '$.items[*].total', expr: '$parent.price * $parent.qty' },
-            { path: '$.grand', expr: '$sum(items.total)' },
-          ],
-        },
+        spec: rowsSpec(),
       },
     }),
     'create_model rows',
   );
-  const items = Array.from({ length: ROWS }, (_, i) => ({ price: (i % 97) + 1, qty: (i % 7) + 1 }));
+  const items = rowsOf(ROWS);
   check(
     await memory.callTool({ name: 'mutate', arguments: { id: 'rows', mutations: { '$.items': items } } }),
     'load rows',
