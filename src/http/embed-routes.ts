@@ -25,7 +25,7 @@ import { cardHtml, encodePage } from '../service/web-assets.js';
 import { problem } from './problems.js';
 import { sendEncodedPage } from './sandbox-routes.js';
 import { idParam, modelErrors, reply } from './schemas.js';
-import { scriptJson } from './share-routes.js';
+import { cardPageCsp, scriptJson } from './share-routes.js';
 
 export const EMBED_ORIGINS_ENV = 'MODELWORKS_EMBED_ALLOWED_ORIGINS';
 
@@ -64,22 +64,13 @@ export function embedOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): Embed
 
 /** The embed page's CSP: our inline code only, calls to its own server, framed by allowed origins. */
 export function embedCsp(origins: EmbedOrigins): string {
-  const ancestors =
+  return cardPageCsp(
     origins.kind === 'any'
       ? '*'
       : origins.kind === 'list'
         ? ["'self'", ...origins.origins].join(' ')
-        : ["'self'", ...LOOPBACK_SOURCES].join(' ');
-  return [
-    "default-src 'none'",
-    "script-src 'unsafe-inline'",
-    "style-src 'unsafe-inline'",
-    'img-src data:',
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    `frame-ancestors ${ancestors}`,
-  ].join('; ');
+        : ["'self'", ...LOOPBACK_SOURCES].join(' '),
+  );
 }
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));

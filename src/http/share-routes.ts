@@ -21,8 +21,11 @@ export interface ShareRouteDeps {
   html?: () => string;
 }
 
-/** Inline scripts and styles only; the page talks to its own origin and nothing else. */
-function csp(framed: boolean): string {
+/**
+ * A card page's CSP (share and embed pages): inline scripts and styles only, calls to its own
+ * origin and nothing else; `frameAncestors` says who may frame it.
+ */
+export function cardPageCsp(frameAncestors: string): string {
   return [
     "default-src 'none'",
     "script-src 'unsafe-inline'",
@@ -31,9 +34,11 @@ function csp(framed: boolean): string {
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
-    `frame-ancestors ${framed ? '*' : "'none'"}`,
+    `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 }
+
+const csp = (framed: boolean): string => cardPageCsp(framed ? '*' : "'none'");
 
 /** JSON for an inline <script>: nothing in it can close the script element. */
 export function scriptJson(value: unknown): string {

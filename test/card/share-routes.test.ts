@@ -81,6 +81,7 @@ describe('share routes', () => {
     expect(res.headers['content-type']).toContain('text/html');
     expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(res.headers['content-security-policy']).toContain("connect-src 'self'");
+    expect(res.headers['content-security-policy']).toMatch(/^default-src 'none';/);
     const data = injected(res.body);
     expect(data).toMatchObject({ api: '/share/api', embed: false });
     expect(data.card).toMatchObject({

@@ -59,6 +59,8 @@ describe('embed routes on a keyed server', () => {
     const res = await app.inject({ method: 'GET', url: '/embed' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-security-policy']).toMatch(/frame-ancestors 'self' http:\/\/localhost:\*/);
+    // nothing loads from elsewhere: every kind of source falls back to none
+    expect(res.headers['content-security-policy']).toMatch(/^default-src 'none';/);
     expect(res.body).toContain('__MODELWORKS_EMBED__');
   });
 
