@@ -13,11 +13,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, root, serverEnv, startHttpServer, type HttpServerChild } from './helpers/peers.js';
 import {
-  freshSchema,
+  freshPostgresUrl,
   POSTGRES_SKIP_REASON,
   POSTGRES_URL,
   TEST_AUDIT_KEY_TEXT,
-  withPg,
 } from '../store/helpers.js';
 
 const MODERN = '2026-07-28';
@@ -208,11 +207,8 @@ describe('MCP 2026-07-28 with the v2 client', () => {
     async () => {
       // a schema of its own (dropped afterwards) and the PostgreSQL tests' audit key, so the
       // database's other tests are not disturbed; named to both processes through the URL
-      const schema = freshSchema();
-      await withPg(schema, (c) => c.query(`CREATE SCHEMA ${schema}`));
-      const url = new URL(POSTGRES_URL!);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      await acrossTwo(url.toString(), 'pg-model', {
+      const url = await freshPostgresUrl();
+      await acrossTwo(url, 'pg-model', {
         ...process.env,
         MODELWORKS_AUDIT_KEY: TEST_AUDIT_KEY_TEXT,
       });

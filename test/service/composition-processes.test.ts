@@ -15,11 +15,10 @@ import { CalcClient } from '../../src/remote/calc-client.js';
 import { startAnnounced, type AnnouncedChild } from '../helpers/child.js';
 import { cli } from '../mcp/helpers/peers.js';
 import {
-  freshSchema,
+  freshPostgresUrl,
   POSTGRES_SKIP_REASON,
   POSTGRES_URL,
   TEST_AUDIT_KEY_TEXT,
-  withPg,
 } from '../store/helpers.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -186,11 +185,8 @@ describe('composition across processes sharing one store', () => {
   it.skipIf(!POSTGRES_URL)(
     `PostgreSQL: the same${POSTGRES_URL ? '' : ` (skipped: ${POSTGRES_SKIP_REASON})`}`,
     async () => {
-      const schema = freshSchema();
-      await withPg(schema, (c) => c.query(`CREATE SCHEMA ${schema}`));
-      const url = new URL(POSTGRES_URL!);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      await run(url.toString());
+      const url = await freshPostgresUrl();
+      await run(url);
     },
     120_000,
   );

@@ -15,11 +15,10 @@ import { CalcClient } from '../../src/remote/calc-client.js';
 import { startAnnounced, type AnnouncedChild } from '../helpers/child.js';
 import { connectHttp, cli, type Peer } from '../mcp/helpers/peers.js';
 import {
-  freshSchema,
+  freshPostgresUrl,
   POSTGRES_SKIP_REASON,
   POSTGRES_URL,
   TEST_AUDIT_KEY_TEXT,
-  withPg,
 } from '../store/helpers.js';
 
 const PROCESSES = 2;
@@ -160,11 +159,8 @@ describe('two processes × three clients × 200 increments with expectedRevision
     `PostgreSQL: the same${POSTGRES_URL ? '' : ` (skipped: ${POSTGRES_SKIP_REASON})`}`,
     async () => {
       // a schema of its own (dropped afterwards), named to both processes through the URL
-      const schema = freshSchema();
-      await withPg(schema, (c) => c.query(`CREATE SCHEMA ${schema}`));
-      const url = new URL(POSTGRES_URL!);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      await race(url.toString());
+      const url = await freshPostgresUrl();
+      await race(url);
     },
     120_000,
   );

@@ -108,6 +108,18 @@ export async function withPg<T>(schema: string, fn: (c: pg.Client) => Promise<T>
   }
 }
 
+/**
+ * A store URL for child processes: a fresh schema (created now, dropped after the file), named in
+ * the URL's search_path so every process that opens it sees the same models.
+ */
+export async function freshPostgresUrl(): Promise<string> {
+  const schema = freshSchema();
+  await withPg(schema, (c) => c.query(`CREATE SCHEMA ${schema}`));
+  const url = new URL(POSTGRES_URL!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
 export type Opener = () => Promise<Store>;
 
 export function sqliteOpener(): Opener {
