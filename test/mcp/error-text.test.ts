@@ -36,10 +36,13 @@ async function rawPeer() {
   const request = async (method: string, params?: Record<string, unknown>) => {
     const id = nextId++;
     await mine.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-    for (let i = 0; i < 100; i++) {
+    // by time, not by event-loop turns: the first resources/read may wait for the tool catalog's
+    // modules to load, which takes many turns on a busy machine
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
       const answer = received.find((m) => 'id' in m && m.id === id);
       if (answer) return answer as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setTimeout(r, 2));
     }
     throw new Error(`no answer to ${method}`);
   };
