@@ -62,9 +62,8 @@ export function shapeOf(text: string): ExpressionShape | null {
     }
     if (isDigit(c)) {
       NUMBER.lastIndex = i;
-      const m = NUMBER.exec(text);
-      if (!m) return null;
-      const end = i + m[0].length;
+      if (!NUMBER.test(text)) return null; // sticky: test() moves lastIndex without a match array
+      const end = NUMBER.lastIndex;
       if (!delimited(end)) return null;
       i = end;
       afterOperand = true;

@@ -75,7 +75,8 @@ class Trie {
 
   insert(path: readonly Segment[], value: number): void {
     let node: Trie | undefined;
-    for (const seg of path) {
+    for (let k = 0; k < path.length; k++) {
+      const seg = path[k]!;
       const parent: Trie = node ?? this;
       node = parent.children.get(seg);
       if (!node) {
@@ -202,7 +203,8 @@ export class DependencyGraph {
         const dn = namesOnly(deps[k]!);
         let at: Trie | undefined = targetNames;
         for (let depth = 0; at; depth++) {
-          for (const t of at.here) mark(i, t, HARD, local);
+          const here = at.here;
+          for (let h = 0; h < here.length; h++) mark(i, here[h]!, HARD, local);
           if (depth === dn.length) break;
           at = at.children.get(dn[depth]!);
         }
@@ -238,7 +240,9 @@ export class DependencyGraph {
     this.dependents = new Array<number[]>(n).fill(NO_NODES);
     this.aligned = new Array<boolean[]>(n).fill(NO_FLAGS);
     for (let i = 0; i < n; i++) {
-      for (const t of preds[i]!) {
+      const before = preds[i]!;
+      for (let k = 0; k < before.length; k++) {
+        const t = before[k]!;
         append(this.dependents, t, i);
         append(this.aligned, t, isAligned(t, i, links[i]!.get(t)!));
       }
@@ -254,7 +258,9 @@ export class DependencyGraph {
     for (let q = 0; q < queue.length; q++) {
       const i = queue[q]!;
       processed++;
-      for (const d of this.dependents[i]!) {
+      const after = this.dependents[i]!;
+      for (let k = 0; k < after.length; k++) {
+        const d = after[k]!;
         this.depth[d] = Math.max(this.depth[d]!, this.depth[i]! + 1);
         if (--indeg[d]! === 0) queue.push(d);
       }
@@ -360,7 +366,8 @@ export class DependencyGraph {
       // the node reads the written value, something inside it, or a container around it
       const wn = namesOnly(written);
       const readers = (entries: readonly number[]): void => {
-        for (const e of entries) {
+        for (let k = 0; k < entries.length; k++) {
+          const e = entries[k]!;
           const i = e >> 1;
           reach(i, e & 1 ? this.scopeOf(i, written) : ALL);
         }
