@@ -151,9 +151,12 @@ export function isProperPrefix(prefix: Path, path: Path): boolean {
 /** Drops every index and wildcard segment (`$.items[0].price` → `items.price`). */
 export function namesOnly(path: Path): readonly string[] {
   // most paths hold names only: then the path itself (read-only), not a copy per call
-  for (const s of path)
+  // an index loop: `for…of` made an iterator per call (megabytes over a large spec's graph)
+  for (let k = 0; k < path.length; k++) {
+    const s = path[k];
     if (typeof s !== 'string' || s === WILDCARD)
       return path.filter((x): x is string => typeof x === 'string' && x !== WILDCARD);
+  }
   return path as readonly string[];
 }
 

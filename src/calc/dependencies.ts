@@ -79,7 +79,33 @@ function deduplicator(): { record: Record_; result: () => Dependency[] } {
  * reading them, so one walk over the shape's slotted tree (a placeholder per name) answers for
  * every member once its names are put back.
  */
-const recordedByShape = new WeakMap<SharedShape, Map<string, [Segment[], boolean][]>>();
+const recordedByShape = new WeakMap<SharedShape, Map<string, Recorded>>();
+
+/** What the walk over a shape's slotted tree recorded, under one set of options. */
+interface Recorded {
+  patterns: [Segment[], boolean][];
+  /**
+   * Every segment is a number, `[*]`, a slot or a string without `.`, `[` or `]` (and a member's
+   * names are identifiers): then two patterns have the same `keyOf` exactly when their segments
+   * are equal, so a member's few patterns are deduplicated by comparing segments, no key strings.
+   */
+  plain: boolean;
+}
+
+/** Up to this many recorded patterns are deduplicated pairwise (see `Recorded.plain`). */
+const PAIRWISE = 8;
+
+const isPlainSegment = (seg: Segment): boolean =>
+  typeof seg === 'number' ||
+  seg === WILDCARD ||
+  slotIndex(seg) >= 0 ||
+  !(seg.includes('.') || seg.includes('[') || seg.includes(']'));
+
+function samePath(a: readonly Segment[], b: readonly Segment[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
 
 /**
  * `extractDependencyInfo(expr.ast, options)`, done once per expression shape (expression-shape.ts)
@@ -93,9 +119,10 @@ export function dependencyInfoOf(expr: CompiledExpression, options: ExtractOptio
   if (!byOptions) recordedByShape.set(member.shape, (byOptions = new Map()));
   let recorded = byOptions.get(optionsKey);
   if (!recorded) {
-    const out: [Segment[], boolean][] = [];
-    walkAll(member.shape.slotTree() as JsonataNode, options, (p, local) => out.push([p.slice(), local]));
-    byOptions.set(optionsKey, (recorded = out));
+    const patterns: [Segment[], boolean][] = [];
+    walkAll(member.shape.slotTree() as JsonataNode, options, (p, local) => patterns.push([p.slice(), local]));
+    const plain = patterns.every(([pattern]) => pattern.every(isPlainSegment));
+    byOptions.set(optionsKey, (recorded = { patterns, plain }));
   }
   const names = member.names;
   const put = (pattern: Segment[]): Segment[] =>
@@ -103,9 +130,21 @@ export function dependencyInfoOf(expr: CompiledExpression, options: ExtractOptio
       const k = slotIndex(seg);
       return k < 0 ? seg : names[k]!;
     });
-  if (recorded.length === 1) return [{ path: put(recorded[0]![0]), local: recorded[0]![1] }];
+  const patterns = recorded.patterns;
+  if (patterns.length === 1) return [{ path: put(patterns[0]![0]), local: patterns[0]![1] }];
+  if (recorded.plain && patterns.length <= PAIRWISE) {
+    const out: Dependency[] = [];
+    for (const [pattern, local] of patterns) {
+      const path = put(pattern);
+      const hit = out.find((d) => samePath(d.path, path));
+      // a pattern read both through the row and otherwise depends on more than the row
+      if (hit) hit.local = hit.local && local;
+      else out.push({ path, local });
+    }
+    return out;
+  }
   const deduplicate = deduplicator();
-  for (const [pattern, local] of recorded) deduplicate.record(put(pattern), local);
+  for (const [pattern, local] of patterns) deduplicate.record(put(pattern), local);
   return deduplicate.result();
 }
 
@@ -119,6 +158,9 @@ export function dependenciesOf(expr: CompiledExpression, options: ExtractOptions
  * placeholder (then the direct walk answers).
  */
 function keyOfOptions(options: ExtractOptions): string | undefined {
+  // the common case (a plain target: no scope, no parent) without building a key
+  if (options.scope === undefined && options.parent === undefined)
+    return options.scopeIsRow === true ? NO_PATHS_ROW : NO_PATHS;
   const paths = [options.scope, options.parent];
   for (const p of paths)
     if (p?.some((seg) => typeof seg === 'string' && seg.startsWith(SLOT_PREFIX))) return undefined;
@@ -126,6 +168,9 @@ function keyOfOptions(options: ExtractOptions): string | undefined {
     p === undefined ? '-' : `+${JSON.stringify(p.map(segmentKey))}`;
   return `${part(options.scope)}${part(options.parent)}${options.scopeIsRow === true}`;
 }
+
+const NO_PATHS = '--false';
+const NO_PATHS_ROW = '--true';
 
 const segmentKey = (seg: Segment): string | number[] =>
   seg === WILDCARD ? [] : typeof seg === 'number' ? [seg] : seg;

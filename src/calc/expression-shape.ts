@@ -62,9 +62,8 @@ export function shapeOf(text: string): ExpressionShape | null {
     }
     if (isDigit(c)) {
       NUMBER.lastIndex = i;
-      const m = NUMBER.exec(text);
-      if (!m) return null;
-      const end = i + m[0].length;
+      if (!NUMBER.test(text)) return null; // sticky: test() moves lastIndex without a match array
+      const end = NUMBER.lastIndex;
       if (!delimited(end)) return null;
       i = end;
       afterOperand = true;
@@ -109,7 +108,7 @@ export function shapeOf(text: string): ExpressionShape | null {
 }
 
 /** What an evaluation of a shared program reads instead of the first member's names. */
-interface Member {
+export interface MemberContext {
   /** The shape whose program this member evaluates (a nested evaluation of another shape ignores it). */
   owner: SharedShape;
   names: readonly string[];
@@ -117,7 +116,7 @@ interface Member {
   shift: readonly number[];
 }
 
-const current = new AsyncLocalStorage<Member>();
+const current = new AsyncLocalStorage<MemberContext>();
 
 /**
  * Evaluations running as a member. While an AsyncLocalStorage is enabled, Node 20 runs a hook on
@@ -130,7 +129,7 @@ const memberSettled = (): void => {
 };
 
 /** Runs `evaluate` with the member's names in force for the shared program. */
-export function asMember<T>(member: Member, evaluate: () => Promise<T>): Promise<T> {
+export function asMember<T>(member: MemberContext, evaluate: () => Promise<T>): Promise<T> {
   membersInFlight++;
   let evaluation: Promise<T>;
   try {
@@ -225,14 +224,14 @@ export class SharedShape {
   }
 
   /** The member for a text of this shape (its names and how its positions move). */
-  member(shape: ExpressionShape): Member {
+  member(names: readonly string[]): MemberContext {
     const shift: number[] = [0];
     let total = 0;
-    for (let k = 0; k < shape.names.length; k++) {
-      total += shape.names[k]!.length - this.template.names[k]!.length;
+    for (let k = 0; k < names.length; k++) {
+      total += names[k]!.length - this.template.names[k]!.length;
       shift.push(total);
     }
-    return { owner: this, names: shape.names, shift };
+    return { owner: this, names, shift };
   }
 
   /**
@@ -252,13 +251,13 @@ export class SharedShape {
   }
 
   /** The member's own syntax tree: the first member's, with its names and positions. */
-  treeOf(shape: ExpressionShape, member: Member): unknown {
+  treeOf(names: readonly string[], member: MemberContext): unknown {
     const ends = this.template.ends;
     return cloneTree(this.pristine, (node) => {
       if (typeof node.position === 'number') {
         const p = node.position;
         const slot = node.type === 'name' ? ends.indexOf(p) : -1;
-        if (slot >= 0) node.value = shape.names[slot];
+        if (slot >= 0) node.value = names[slot];
         node.position = p + member.shift[slotsEndingBy(ends, p)]!;
       }
       return node;
@@ -338,7 +337,7 @@ function installReaders(
   slotByEnd: Map<number, number>,
   owner: SharedShape,
 ): void {
-  const evaluating = (): Member | undefined => {
+  const evaluating = (): MemberContext | undefined => {
     const m = current.getStore();
     return m?.owner === owner ? m : undefined;
   };

@@ -12,7 +12,13 @@ import {
   markLibraryFrame,
 } from './expression-budget.js';
 import { isEngineError, publicMessage } from './errors.js';
-import { asMember, SharedShape, shapeOf, type ExpressionShape } from './expression-shape.js';
+import {
+  asMember,
+  SharedShape,
+  shapeOf,
+  type ExpressionShape,
+  type MemberContext,
+} from './expression-shape.js';
 import { fastArithmetic } from './fast-arithmetic.js';
 import { fastEvaluation, NOT_HANDLED } from './fast-sum.js';
 import { SafeRegexEngine } from './safe-regex.js';
@@ -159,7 +165,22 @@ export function guardLibraryFrames(values: Iterable<unknown>, limits: Expression
   }
 }
 
-const cache = new Map<string, CompileResult>();
+/**
+ * Compilations by limits, then by text. Two levels, not one map keyed by `limits + text`: that key
+ * was a new string per compile, hashed and kept for every expression of a large spec.
+ */
+const cache = new Map<string, Map<string, CompileResult>>();
+/** Limits in use at once are few (the configured ones, a test's own): beyond this the maps restart. */
+const LIMITS_KEPT = 16;
+
+function byLimits<T>(maps: Map<string, Map<string, T>>, limitsKey: string): Map<string, T> {
+  let map = maps.get(limitsKey);
+  if (!map) {
+    if (maps.size >= LIMITS_KEPT) maps.clear();
+    maps.set(limitsKey, (map = new Map()));
+  }
+  return map;
+}
 const TOO_DEEP_TO_COMPILE =
   'the expression nests too deeply to compile (a very long operator chain or many nested brackets); split it, or move parts into the library';
 const CACHE_LIMIT = 20_000;
@@ -168,7 +189,7 @@ const CACHE_LIMIT = 20_000;
  * Shared programs by shape (expression-shape.ts), keyed by limits and shape; null for a shape whose
  * first member's tree did not match the scan (never shared).
  */
-const shapes = new Map<string, SharedProgram | null>();
+const shapes = new Map<string, Map<string, SharedProgram | null>>();
 
 interface SharedProgram {
   shared: SharedShape;
@@ -196,12 +217,13 @@ function keyOfLimits(limits: ExpressionLimits): string {
 /** Compiles (or returns the cached compilation of) an expression text. */
 export function compileExpression(text: string, limits: ExpressionLimits = configured): CompileResult {
   const limitsKey = keyOfLimits(limits);
-  const key = limitsKey + text;
-  const hit = cache.get(key);
+  const compiled = byLimits(cache, limitsKey);
+  const hit = compiled.get(text);
   if (hit) return hit;
   const shape = shapeOf(text);
-  const shapeKey = shape && shape.names.length > 0 ? limitsKey + shape.key : undefined;
-  const program = shapeKey === undefined ? undefined : shapes.get(shapeKey);
+  const programs = byLimits(shapes, limitsKey);
+  const shapeKey = shape && shape.names.length > 0 ? shape.key : undefined;
+  const program = shapeKey === undefined ? undefined : programs.get(shapeKey);
   let result: CompileResult;
   if (program && shape) {
     result = { ok: true, expr: memberOf(program, shape, text, limits) };
@@ -210,14 +232,14 @@ export function compileExpression(text: string, limits: ExpressionLimits = confi
     result = alone.result;
     if (alone.jsonata && shape && shapeKey !== undefined && program === undefined) {
       const shared = SharedShape.from(shape, alone.result.ok ? alone.result.expr.ast : undefined);
-      if (shapes.size >= CACHE_LIMIT) shapes.clear();
-      shapes.set(shapeKey, shared && { shared, evaluate: alone.jsonata });
+      if (programs.size >= CACHE_LIMIT) programs.clear();
+      programs.set(shapeKey, shared && { shared, evaluate: alone.jsonata });
       // the first member, too, evaluates as a member (its tree now reads the evaluating member)
-      if (shared) result = { ok: true, expr: memberOf(shapes.get(shapeKey)!, shape, text, limits) };
+      if (shared) result = { ok: true, expr: memberOf(programs.get(shapeKey)!, shape, text, limits) };
     }
   }
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, result);
+  if (compiled.size >= CACHE_LIMIT) compiled.clear();
+  compiled.set(text, result);
   return result;
 }
 
@@ -247,44 +269,73 @@ export function shapeMemberOf(expr: CompiledExpression): ShapeMember | undefined
   return (expr as WithShape)[SHAPE_MEMBER];
 }
 
-/** A member of a shared shape: its own tree and fast path, the shared program in its context. */
+type Answer = (input: unknown, bindings?: Record<string, unknown>) => unknown;
+type ArithmeticOfShape = NonNullable<ReturnType<SharedShape['arithmetic']>>;
+
+/**
+ * A member of a shared shape: its names, its own tree and fast path built when something reads
+ * them, the shared program run in its context. One object with its methods on the prototype: the
+ * closures, position shifts and scan results each member held were most of what a 30,000-formula
+ * create kept alive from compiling (the collector copies what survives).
+ */
+class MemberExpression implements CompiledExpression, ShapeMember {
+  private tree: JsonataNode | undefined;
+  private running: MemberContext | undefined;
+  /** The `$sum` fast path on the member's own tree (fast-sum.ts), when its shape has one. */
+  sum: Answer | undefined;
+  /** Otherwise the shape's arithmetic fast path, shared by its members (they differ in names only). */
+  arithmetic: ArithmeticOfShape | null = null;
+
+  constructor(
+    private readonly program: SharedProgram,
+    readonly text: string,
+    readonly names: readonly string[],
+  ) {}
+
+  get shape(): SharedShape {
+    return this.program.shared;
+  }
+
+  get [SHAPE_MEMBER](): ShapeMember {
+    return this;
+  }
+
+  /** The member's own tree: the validator and the dependency extractor analyse the shape once. */
+  get ast(): JsonataNode {
+    return (this.tree ??= this.program.shared.treeOf(this.names, this.context()) as JsonataNode);
+  }
+
+  evaluate(input: unknown, bindings?: Record<string, unknown>): Promise<unknown> {
+    return this.sum || this.arithmetic
+      ? this.evaluateFast(input, bindings)
+      : this.evaluateShared(input, bindings);
+  }
+
+  private async evaluateFast(input: unknown, bindings?: Record<string, unknown>): Promise<unknown> {
+    const value = this.sum ? this.sum(input, bindings) : this.arithmetic!(input, bindings, this.names);
+    return value === NOT_HANDLED ? await this.evaluateShared(input, bindings) : value;
+  }
+
+  private evaluateShared(input: unknown, bindings?: Record<string, unknown>): Promise<unknown> {
+    return asMember(this.context(), () => this.program.evaluate(input, bindings));
+  }
+
+  /** What the shared program reads while evaluating this member (made on first need). */
+  private context(): MemberContext {
+    return (this.running ??= this.program.shared.member(this.names));
+  }
+}
+
 function memberOf(
   program: SharedProgram,
   shape: ExpressionShape,
   text: string,
   limits: ExpressionLimits,
 ): CompiledExpression {
-  const member = program.shared.member(shape);
-  // the member's own tree is built when something reads it: the validator and the dependency
-  // extractor analyse the shape once (shapeMemberOf), and 30,000 copied trees were a third of a
-  // large create's garbage
-  let tree: JsonataNode | undefined;
-  const treeOf = (): JsonataNode => (tree ??= program.shared.treeOf(shape, member) as JsonataNode);
-  const evaluateShared = (input: unknown, bindings?: Record<string, unknown>): Promise<unknown> =>
-    asMember(member, () => program.evaluate(input, bindings));
   program.sumShape ??= fastEvaluation(program.shared.firstTree as JsonataNode, limits) !== undefined;
-  const fast = program.sumShape ? fastEvaluation(treeOf(), limits) : undefined;
-  // the arithmetic fast path is the shape's, shared by its members (they differ in names only)
-  const arithmetic = fast ? null : program.shared.arithmetic();
-  const names = member.names;
-  const expr: WithShape = {
-    [SHAPE_MEMBER]: { shape: program.shared, names },
-    text,
-    get ast() {
-      return treeOf();
-    },
-    evaluate: fast
-      ? async (input, bindings) => {
-          const value = fast(input, bindings);
-          return value === NOT_HANDLED ? evaluateShared(input, bindings) : value;
-        }
-      : arithmetic
-        ? async (input, bindings) => {
-            const value = arithmetic(input, bindings, names);
-            return value === NOT_HANDLED ? evaluateShared(input, bindings) : value;
-          }
-        : evaluateShared,
-  };
+  const expr = new MemberExpression(program, text, shape.names);
+  if (program.sumShape) expr.sum = fastEvaluation(expr.ast, limits);
+  if (!expr.sum) expr.arithmetic = program.shared.arithmetic() ?? null;
   return expr;
 }
 

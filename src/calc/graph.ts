@@ -55,6 +55,16 @@ export interface GraphJson {
 }
 
 const NO_CHILDREN: ReadonlyMap<Segment, Trie> = new Map<Segment, never>();
+/** The list of a node with no predecessor or dependent (never written: see `append`). */
+const NO_NODES: number[] = Object.freeze([]) as unknown as number[];
+const NO_FLAGS: boolean[] = Object.freeze([]) as unknown as boolean[];
+
+/** Appends to `lists[i]`, giving it its own array in place of the shared empty one first. */
+function append<T>(lists: T[][], i: number, value: T): void {
+  const list = lists[i]!;
+  if ((list as unknown) === NO_NODES || (list as unknown) === NO_FLAGS) lists[i] = [value];
+  else list.push(value);
+}
 
 /** A trie keyed by path segments; `here` holds what ends at that node. */
 class Trie {
@@ -65,7 +75,8 @@ class Trie {
 
   insert(path: readonly Segment[], value: number): void {
     let node: Trie | undefined;
-    for (const seg of path) {
+    for (let k = 0; k < path.length; k++) {
+      const seg = path[k]!;
       const parent: Trie = node ?? this;
       node = parent.children.get(seg);
       if (!node) {
@@ -155,46 +166,62 @@ export class DependencyGraph {
     this.indexedTargets = nodes.some((node) => node.target?.some((s) => typeof s === 'number') ?? false);
 
     // indexes: derivation targets by names (edges), every node's dependencies by names and every
-    // target by segments (dirty sets)
-    const targetNames = new Trie();
+    // target by segments (dirty sets). When every target is a derivation's and holds names only
+    // (a generated model's plain fields), the two target tries would be equal: one is built.
     const derivations: number[] = [];
-    nodes.forEach((node, i) => {
-      if (node.kind === 'DERIVED') {
-        derivations.push(i);
-        targetNames.insert(namesOnly(node.target ?? []), i);
-      }
+    let targetsAreDerivedNames = true;
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i]!;
+      if (node.kind === 'DERIVED') derivations.push(i);
+      if (node.kind === 'DERIVED' ? !node.target || namesOnly(node.target) !== node.target : node.target)
+        targetsAreDerivedNames = false;
+    }
+    const targetNames = targetsAreDerivedNames ? this.targetTrie : new Trie();
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i]!;
       if (node.target) this.targetTrie.insert(node.target, i);
-      node.deps.forEach((d, k) => this.depTrie.insert(namesOnly(d), i * 2 + (node.local?.[k] ? 1 : 0)));
-    });
+      if (node.kind === 'DERIVED' && !targetsAreDerivedNames)
+        targetNames.insert(namesOnly(node.target ?? []), i);
+      const deps = node.deps;
+      for (let k = 0; k < deps.length; k++)
+        this.depTrie.insert(namesOnly(deps[k]!), i * 2 + (node.local?.[k] ? 1 : 0));
+    }
 
-    // edges: a node reads a target or inside it (hard), or a container holding it (soft)
-    const links: Map<number, number>[] = nodes.map(() => new Map());
-    nodes.forEach((node, i) => {
-      const mark = (t: number, kind: number, local: boolean): void => {
-        const bits = (links[i]!.get(t) ?? 0) | kind | (local ? 0 : NONLOCAL);
-        links[i]!.set(t, bits);
-      };
-      node.deps.forEach((d, k) => {
+    // edges: a node reads a target or inside it (hard), or a container holding it (soft). A node
+    // with no edge gets no map, and the per-node lists below share one empty list until written:
+    // a model of 30,000 formulas over inputs made 120,000 maps and lists the collector then swept.
+    const links: (Map<number, number> | undefined)[] = new Array<Map<number, number> | undefined>(n);
+    const mark = (i: number, t: number, kind: number, local: boolean): void => {
+      const own = (links[i] ??= new Map());
+      own.set(t, (own.get(t) ?? 0) | kind | (local ? 0 : NONLOCAL));
+    };
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i]!;
+      const deps = node.deps;
+      for (let k = 0; k < deps.length; k++) {
         const local = node.local?.[k] ?? false;
-        const dn = namesOnly(d);
+        const dn = namesOnly(deps[k]!);
         let at: Trie | undefined = targetNames;
         for (let depth = 0; at; depth++) {
-          for (const t of at.here) mark(t, HARD, local);
+          const here = at.here;
+          for (let h = 0; h < here.length; h++) mark(i, here[h]!, HARD, local);
           if (depth === dn.length) break;
           at = at.children.get(dn[depth]!);
         }
-        if (at) for (const t of at.strictlyBelow()) if (t !== i) mark(t, SOFT, local);
-      });
-    });
+        if (at) for (const t of at.strictlyBelow()) if (t !== i) mark(i, t, SOFT, local);
+      }
+    }
 
-    const preds: number[][] = nodes.map(() => []);
+    const preds: number[][] = new Array<number[]>(n).fill(NO_NODES);
     const soft: [number, number][] = [];
     const isAligned = (t: number, i: number, bits: number): boolean =>
       (bits & NONLOCAL) === 0 && this.elementKey[i] !== null && this.elementKey[i] === this.elementKey[t];
     for (let i = 0; i < n; i++) {
+      const own = links[i];
+      if (!own) continue;
       const softHere: number[] = [];
-      for (const [t, bits] of links[i]!) {
-        if (bits & HARD) preds[i]!.push(t);
+      for (const [t, bits] of own) {
+        if (bits & HARD) append(preds, i, t);
         else softHere.push(t);
       }
       softHere.sort((a, b) => a - b);
@@ -207,15 +234,17 @@ export class DependencyGraph {
       for (const [t, i] of soft) all[i]!.push(t);
       const component = components(all);
       for (const [t, i] of soft) {
-        if (component[t] !== component[i] || !dependsOn(preds, component, t, i)) preds[i]!.push(t);
+        if (component[t] !== component[i] || !dependsOn(preds, component, t, i)) append(preds, i, t);
       }
     }
-    this.dependents = nodes.map(() => []);
-    this.aligned = nodes.map(() => []);
+    this.dependents = new Array<number[]>(n).fill(NO_NODES);
+    this.aligned = new Array<boolean[]>(n).fill(NO_FLAGS);
     for (let i = 0; i < n; i++) {
-      for (const t of preds[i]!) {
-        this.dependents[t]!.push(i);
-        this.aligned[t]!.push(isAligned(t, i, links[i]!.get(t)!));
+      const before = preds[i]!;
+      for (let k = 0; k < before.length; k++) {
+        const t = before[k]!;
+        append(this.dependents, t, i);
+        append(this.aligned, t, isAligned(t, i, links[i]!.get(t)!));
       }
     }
 
@@ -229,7 +258,9 @@ export class DependencyGraph {
     for (let q = 0; q < queue.length; q++) {
       const i = queue[q]!;
       processed++;
-      for (const d of this.dependents[i]!) {
+      const after = this.dependents[i]!;
+      for (let k = 0; k < after.length; k++) {
+        const d = after[k]!;
         this.depth[d] = Math.max(this.depth[d]!, this.depth[i]! + 1);
         if (--indeg[d]! === 0) queue.push(d);
       }
@@ -335,7 +366,8 @@ export class DependencyGraph {
       // the node reads the written value, something inside it, or a container around it
       const wn = namesOnly(written);
       const readers = (entries: readonly number[]): void => {
-        for (const e of entries) {
+        for (let k = 0; k < entries.length; k++) {
+          const e = entries[k]!;
           const i = e >> 1;
           reach(i, e & 1 ? this.scopeOf(i, written) : ALL);
         }

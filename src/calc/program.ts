@@ -87,6 +87,16 @@ export interface CompileOptions {
   compiled?: CompiledExpressions;
 }
 
+const NO_OPTIONS = Object.freeze({});
+
+/**
+ * Per dependency, whether it is read through the node's own row; undefined when none is (the
+ * graph reads an absent list as all false), so a plain formula keeps no list of falses.
+ */
+function localFlags(info: readonly { local: boolean }[]): boolean[] | undefined {
+  return info.some((x) => x.local) ? info.map((x) => x.local) : undefined;
+}
+
 /**
  * Compiles a spec that the validator accepted.
  * @throws CalcError (SPEC_INVALID) when a library fails, a path is not canonical, or derivations loop
@@ -123,7 +133,7 @@ async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): P
     }
     const expr = mustCompile(d.expr);
     const parent = w >= 0 ? path.slice(0, w + 1) : undefined;
-    const info = dependencyInfoOf(expr, parent ? { parent } : {});
+    const info = dependencyInfoOf(expr, parent ? { parent } : NO_OPTIONS);
     const deps = info.map((x) => x.path);
     const positional = parent !== undefined && readsVariableOf(expr, 'index');
     const node: DerivationNode = {
@@ -135,19 +145,21 @@ async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): P
       deps,
       depStrings: deps.map((p) => formatPath(p)),
       rows: w >= 0 ? { array: path.slice(0, w), suffix: path.slice(w + 1) } : null,
-      ...(positional ? { positional } : {}),
     };
-    inputs.push({
+    if (positional) node.positional = true;
+    // a row's value depends on where the row stands, so no read is through its own row alone
+    const local = positional ? undefined : localFlags(info);
+    const input: GraphInput = {
       kind: 'DERIVED',
       key: d.path,
       target: path,
       deps,
-      // a row's value depends on where the row stands, so no read is through its own row alone
-      local: info.map((x) => x.local && !positional),
       wildcard: w >= 0,
       element: parent ?? null,
       positional,
-    });
+    };
+    if (local) input.local = local;
+    inputs.push(input);
     return node;
   });
   const metas: MetaNode[] = spec.metaDerivations.map((m) => {

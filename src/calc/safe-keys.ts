@@ -38,14 +38,18 @@ export type UnsafeValue =
  */
 export function findUnsafeValue(value: unknown, maxDepth = MAX_VALUE_DEPTH): UnsafeValue | undefined {
   if (value === null || typeof value !== 'object') return undefined;
-  const stack: { node: object; path: (string | number)[] }[] = [{ node: value, path: [] }];
+  // each entry links to its parent instead of copying its path: a spec of 36,000 objects made as
+  // many path arrays; the path is spelled out only for the answer
+  const stack: Visit[] = [{ node: value, parent: undefined, key: 0, depth: 0 }];
   while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
-    if (path.length > maxDepth) return { kind: 'too-deep', path };
+    const visit = stack.pop()!;
+    const { node, depth } = visit;
+    if (depth > maxDepth) return { kind: 'too-deep', path: pathOf(visit) };
     if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) {
         const v: unknown = node[i];
-        if (v !== null && typeof v === 'object') stack.push({ node: v, path: [...path, i] });
+        if (v !== null && typeof v === 'object')
+          stack.push({ node: v, parent: visit, key: i, depth: depth + 1 });
       }
       continue;
     }
@@ -53,16 +57,33 @@ export function findUnsafeValue(value: unknown, maxDepth = MAX_VALUE_DEPTH): Uns
     if (node instanceof Date || ArrayBuffer.isView(node)) continue;
     const proto: unknown = Object.getPrototypeOf(node);
     if (proto !== Object.prototype && proto !== null && Object.keys(proto as object).length > 0)
-      return { kind: 'forbidden-key', path: [...path, FORBIDDEN_KEY] };
+      return { kind: 'forbidden-key', path: [...pathOf(visit), FORBIDDEN_KEY] };
     const keys = Object.keys(node);
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!;
-      if (k === FORBIDDEN_KEY) return { kind: 'forbidden-key', path: [...path, k] };
+      if (k === FORBIDDEN_KEY) return { kind: 'forbidden-key', path: [...pathOf(visit), k] };
       const v: unknown = (node as Record<string, unknown>)[k];
-      if (v !== null && typeof v === 'object') stack.push({ node: v, path: [...path, k] });
+      if (v !== null && typeof v === 'object')
+        stack.push({ node: v, parent: visit, key: k, depth: depth + 1 });
     }
   }
   return undefined;
+}
+
+/** One object or array `findUnsafeValue` has yet to look at, and how it was reached. */
+interface Visit {
+  node: object;
+  parent: Visit | undefined;
+  /** Its key or index in the parent (unused at the root). */
+  key: string | number;
+  depth: number;
+}
+
+/** The keys and indices from the root to a visited node. */
+function pathOf(visit: Visit): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 /** Where an unsafe value sits, appended to `base` (`base.a[0].__proto__`; no base: `a[0].__proto__`). */

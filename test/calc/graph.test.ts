@@ -59,6 +59,26 @@ describe('levels and ordering (calc-spec §4 "Levels")', () => {
   });
 });
 
+describe('target indexes', () => {
+  // the graph keeps one trie of targets when every target is a plain derivation's (graph.ts); a
+  // meta's target is indexed for writes but is never a value another rule reads
+  it('a meta on a field a rule reads is no predecessor of that rule', async () => {
+    const model = await compile({
+      derivations: [
+        { path: '$.x', expr: 'a * 2' }, // 0: depth 0
+        { path: '$.y', expr: 'x + 1' }, // 1: reads the derived x → depth 1
+        { path: '$.z', expr: 'w + 1' }, // 2: reads w, which only a meta targets → depth 0
+      ],
+      metaDerivations: [{ path: '$.w', property: 'maximum', expr: 'a' }],
+    });
+    expect(model.graph.depth.slice(0, 3)).toEqual([0, 1, 0]);
+    const meta = model.graph.nodes.findIndex((n) => n.kind === 'META');
+    expect(model.graph.dependents[meta]).toEqual([]);
+    expect(model.graph.dirtyFor(['w']).derivations).toEqual([2]);
+    expect(model.graph.dirtyFor(['w']).metas).toEqual([meta]);
+  });
+});
+
 describe('cycles (calc-spec §2 validator, §4)', () => {
   it('rejects a two-node cycle, naming both nodes', async () => {
     const err = await compileError({

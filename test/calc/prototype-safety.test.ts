@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CalcError } from '../../src/calc/errors.js';
+import { findUnsafeValue } from '../../src/calc/safe-keys.js';
 import { validateSpec } from '../../src/calc/validator.js';
 import { CalcService } from '../../src/service/calc-service.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
@@ -224,5 +225,22 @@ describe('property: no mutation of hostile shape touches a shared prototype', ()
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('findUnsafeValue names where the unsafe value sits', () => {
+  it('spells the path through objects and arrays, and the depth at which nesting stops', () => {
+    const value = JSON.parse(
+      '{"a": [{"ok": 1}, {"b": {"c": [0, {"__proto__": {"x": 1}}]}}], "d": {"e": 2}}',
+    ) as unknown;
+    expect(findUnsafeValue(value)).toEqual({
+      kind: 'forbidden-key',
+      path: ['a', 1, 'b', 'c', 1, '__proto__'],
+    });
+    let deep: unknown = { leaf: 1 };
+    for (let i = 0; i < 6; i++) deep = i % 2 === 0 ? [deep] : { k: deep };
+    const tooDeep = findUnsafeValue({ top: deep }, 4);
+    expect(tooDeep).toEqual({ kind: 'too-deep', path: ['top', 'k', 0, 'k', 0] });
+    expect(findUnsafeValue({ top: deep }, 7)).toBeUndefined();
   });
 });
