@@ -152,6 +152,49 @@ describe('audit record hash', () => {
     expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
   });
 
+  it('non-ASCII text at every offset of the byte chunks, and pieces larger than a chunk, hash as defined', () => {
+    // record-text.ts gathers UTF-8 bytes into 64 KB chunks: a piece may start anywhere in a chunk,
+    // be partly ASCII, or be larger than a chunk on its own
+    const wide = '€𝄞é'; // 3, 4 and 2 UTF-8 bytes
+    for (let shift = 0; shift < 7; shift++) {
+      const traces = Array.from({ length: 700 }, (_, i) =>
+        trace({
+          targetPath: `$.x_${i}${'y'.repeat(shift)}`,
+          expression: i % 3 === 0 ? `a${wide} * ${i}` : 'price * qty',
+          inputPaths: [`$.a${i % 5 === 0 ? wide : ''}`, '$.g'],
+          result: i % 4 === 0 ? `r${wide.repeat(i % 9)}` : i / 3,
+          errorMessage: i % 7 === 0 ? `e${wide}` : null,
+        }),
+      );
+      const r = record(traces, { mutations: { [`$.k${wide}`]: 'x'.repeat(shift) + wide.repeat(9000) } });
+      expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+    }
+    const huge = record([trace({ result: 'a'.repeat(70_000) }), trace({ result: wide.repeat(30_000) })]);
+    expect(recordHash(huge.prevHash!, huge)).toBe(definedHash(huge.prevHash!, huge));
+    const longSource = trace({ expression: `x + ${'y'.repeat(70_000)}`, inputPaths: ['$.x'] });
+    const r = record([longSource, trace(), longSource]);
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+  });
+
+  it('random records with any Unicode, some larger than a chunk, hash as the definition says', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 40 });
+    const arbTrace = fc.record({
+      targetPath: text,
+      expression: text,
+      inputPaths: fc.array(text, { maxLength: 4 }),
+      result: fc.oneof(fc.double(), text, fc.jsonValue({ maxDepth: 2 })),
+      constraintPassed: fc.constantFrom(null, true, false),
+      errorMessage: fc.option(text),
+    });
+    fc.assert(
+      fc.property(fc.array(arbTrace, { maxLength: 1500 }), (traces) => {
+        const r = record(traces);
+        expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it('random records hash as the definition says', () => {
     const json = fc.jsonValue({ maxDepth: 3 });
     const arbTrace = fc.oneof(
