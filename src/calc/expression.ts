@@ -81,6 +81,12 @@ export interface CompiledExpression {
   readonly text: string;
   readonly ast: JsonataNode;
   evaluate(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * The fast path alone, synchronously: the value `evaluate` would give, or NOT_HANDLED when only
+   * JSONata can answer (then call `evaluate`). Present only where a fast path exists; a cycle of
+   * thousands of arithmetic rules spares two promises per rule with it.
+   */
+  readonly evaluateNow?: (input: unknown, bindings?: Record<string, unknown>) => unknown;
 }
 
 export type CompileResult = { ok: true; expr: CompiledExpression } | { ok: false; message: string };
@@ -284,6 +290,11 @@ function memberOf(
             return value === NOT_HANDLED ? evaluateShared(input, bindings) : value;
           }
         : evaluateShared,
+    evaluateNow: fast
+      ? (input, bindings) => fast(input, bindings)
+      : arithmetic
+        ? (input, bindings) => arithmetic(input, bindings, names)
+        : undefined,
   };
   return expr;
 }
@@ -369,6 +380,7 @@ function compileAlone(
               return value === NOT_HANDLED ? evaluateWithJsonata(input, bindings) : value;
             }
           : evaluateWithJsonata,
+        evaluateNow: fast,
       },
     };
   } catch (err) {

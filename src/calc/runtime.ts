@@ -24,7 +24,8 @@ import {
   schemaViolationError,
   type ConstraintViolation,
 } from './errors.js';
-import { compileExpression, describeJsonataError, isTruthy, type CompiledExpression } from './expression.js';
+import { compileExpression, isTruthy } from './expression.js';
+import { evaluate, evaluateSoon, type EvalOutcome } from './evaluation.js';
 import {
   appendAll,
   cloneJson,
@@ -148,20 +149,6 @@ interface RowPlan {
   before: Map<string, unknown[]>;
   /** Per array written whole, found once per cycle: the old row each new row equals, or -1. */
   sources: Map<string, Int32Array>;
-}
-
-type EvalOutcome = { ok: true; value: unknown } | { ok: false; message: string };
-
-async function evaluate(
-  expr: CompiledExpression,
-  input: unknown,
-  bindings: Record<string, unknown>,
-): Promise<EvalOutcome> {
-  try {
-    return { ok: true, value: await expr.evaluate(input, bindings) };
-  } catch (err) {
-    return { ok: false, message: describeJsonataError(err) };
-  }
 }
 
 /** JSON form of an expression result: undefined → null, sequences → arrays, functions dropped. */
@@ -958,7 +945,8 @@ export class ModelRuntime {
         }
         const input = this.rootReaders.has(d.id) ? await this.rootView(d) : this.merged;
         if (!d.rows) {
-          const out = await evaluate(d.expr, input, this.model.bindings);
+          const soon = evaluateSoon(d.expr, input, this.model.bindings);
+          const out = soon instanceof Promise ? await soon : soon;
           results.push([d, d.path, d.address, this.traceResult(d, d.address, out, traces), true]);
           continue;
         }
@@ -972,11 +960,12 @@ export class ModelRuntime {
         for (const r of work.compute) {
           const rowPath = [...d.rows.array, r];
           const parent = getAt(input, rowPath);
-          const out = await evaluate(d.expr, input, {
+          const soon = evaluateSoon(d.expr, input, {
             ...this.model.bindings,
             parent: parent === ABSENT ? undefined : parent,
             index: r,
           });
+          const out = soon instanceof Promise ? await soon : soon;
           const path = [...rowPath, ...d.rows.suffix];
           const address = formatPath(path);
           results.push([d, path, address, this.traceResult(d, address, out, traces), true]);
