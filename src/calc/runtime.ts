@@ -95,13 +95,58 @@ function storedHistoryEntry(h: HistoryEntry): StoredHistoryEntry {
   };
 }
 
+/** What an entry of a transaction's cache log undoes (see Transaction.log). */
+const UNDO_CALL = 0;
+const UNDO_MAP_SET = 1;
+const UNDO_MAP_DELETE = 2;
+const UNDO_SET_ADD = 3;
+const UNDO_SET_DELETE = 4;
+
 /** Undo for everything a cycle touches: both documents and the caches. */
 class Transaction {
   readonly base = new UndoLog();
   readonly merged = new UndoLog(true);
-  readonly undoers: (() => void)[] = [];
+  /**
+   * The caches' changes, in order, as flat groups of four (what to do, the container, the key, the
+   * old value) rather than a closure each: a cycle of 2,000 rules made 4,000 closures for the
+   * collector. Rolled back newest first, like the documents' logs.
+   */
+  private readonly log: unknown[] = [];
+  /** A change undone by calling `undo`. */
+  onRollback(undo: () => void): void {
+    this.log.push(UNDO_CALL, undo, undefined, undefined);
+  }
+  /** `map` had `old` under `key` (had), or nothing. */
+  mapWas(map: Map<unknown, unknown>, key: unknown, had: boolean, old: unknown): void {
+    this.log.push(had ? UNDO_MAP_SET : UNDO_MAP_DELETE, map, key, old);
+  }
+  /** `value` was added to `set` (added), or deleted from it. */
+  setChanged(set: Set<unknown>, value: unknown, added: boolean): void {
+    this.log.push(added ? UNDO_SET_DELETE : UNDO_SET_ADD, set, value, undefined);
+  }
   rollback(): void {
-    for (let i = this.undoers.length - 1; i >= 0; i--) this.undoers[i]!();
+    const log = this.log;
+    for (let i = log.length - 4; i >= 0; i -= 4) {
+      const container = log[i + 1];
+      switch (log[i]) {
+        case UNDO_CALL:
+          (container as () => void)();
+          break;
+        case UNDO_MAP_SET:
+          (container as Map<unknown, unknown>).set(log[i + 2], log[i + 3]);
+          break;
+        case UNDO_MAP_DELETE:
+          (container as Map<unknown, unknown>).delete(log[i + 2]);
+          break;
+        case UNDO_SET_ADD:
+          (container as Set<unknown>).add(log[i + 2]);
+          break;
+        case UNDO_SET_DELETE:
+          (container as Set<unknown>).delete(log[i + 2]);
+          break;
+      }
+    }
+    log.length = 0;
     this.merged.rollback();
     this.base.rollback();
   }
@@ -109,32 +154,28 @@ class Transaction {
 
 function mapSet<K, V>(map: Map<K, V>, key: K, value: V, tx: Transaction | undefined): void {
   if (tx) {
-    const had = map.has(key);
     const old = map.get(key);
-    tx.undoers.push(() => (had ? map.set(key, old as V) : map.delete(key)));
+    tx.mapWas(map, key, old !== undefined || map.has(key), old);
   }
   map.set(key, value);
 }
 
 function mapDelete<K, V>(map: Map<K, V>, key: K, tx: Transaction | undefined): void {
   if (!map.has(key)) return;
-  if (tx) {
-    const old = map.get(key) as V;
-    tx.undoers.push(() => map.set(key, old));
-  }
+  tx?.mapWas(map, key, true, map.get(key));
   map.delete(key);
 }
 
 function setAdd<T>(set: Set<T>, value: T, tx: Transaction | undefined): void {
   if (set.has(value)) return;
   set.add(value);
-  tx?.undoers.push(() => set.delete(value));
+  tx?.setChanged(set, value, true);
 }
 
 function setDelete<T>(set: Set<T>, value: T, tx: Transaction | undefined): void {
   if (!set.has(value)) return;
   set.delete(value);
-  tx?.undoers.push(() => set.add(value));
+  tx?.setChanged(set, value, false);
 }
 
 /** Above this many rows written in one array, the cycle compares them with the rows as they were. */
@@ -1151,7 +1192,7 @@ export class ModelRuntime {
     if (keys.length === 0 && !old) return;
     if (keys.length === 0) rows.delete(r);
     else rows.set(r, keys);
-    tx?.undoers.push(() => (old ? rows.set(r, old) : rows.delete(r)));
+    tx?.onRollback(() => (old ? rows.set(r, old) : rows.delete(r)));
   }
 
   /** Rebuilds which row of which `[*]` meta each loaded meta key belongs to. */
