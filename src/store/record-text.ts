@@ -121,6 +121,23 @@ function writeTraces(out: HashWriter, traces: readonly unknown[]): void {
 
 /** The six fields of a trace (DerivationTrace), in canonical (sorted) order. */
 const TRACE_FIELDS = ['constraintPassed', 'errorMessage', 'expression', 'inputPaths', 'result', 'targetPath'];
+/** The same fields in the order the engine creates them (traces.ts), compared first. */
+const ENGINE_ORDER = ['targetPath', 'expression', 'inputPaths', 'result', 'constraintPassed', 'errorMessage'];
+
+/**
+ * Whether an object's enumerable own keys (what JSON prints) are exactly the six trace fields. A
+ * field present but not enumerable is not printed, so it does not count (hasOwn would count it).
+ */
+function hasTraceKeys(trace: object): boolean {
+  const keys = Object.keys(trace);
+  if (keys.length !== ENGINE_ORDER.length) return false;
+  let inEngineOrder = true;
+  for (let i = 0; i < keys.length && inEngineOrder; i++) inEngineOrder = keys[i] === ENGINE_ORDER[i];
+  if (inEngineOrder) return true;
+  const sorted = keys.sort();
+  for (let i = 0; i < sorted.length; i++) if (sorted[i] !== TRACE_FIELDS[i]) return false;
+  return true;
+}
 
 /**
  * Writes the canonical text of a trace of exactly the known shape (a plain object with the six
@@ -131,9 +148,7 @@ function writeTrace(out: HashWriter, trace: unknown): boolean {
   if (typeof trace !== 'object' || trace === null || Array.isArray(trace)) return false;
   const proto: unknown = Object.getPrototypeOf(trace);
   if (proto !== Object.prototype && proto !== null) return false;
-  const keys = Object.keys(trace);
-  if (keys.length !== TRACE_FIELDS.length) return false;
-  for (const field of TRACE_FIELDS) if (!Object.hasOwn(trace, field)) return false;
+  if (!hasTraceKeys(trace)) return false;
   const t = trace as Record<string, unknown>;
   const { constraintPassed, errorMessage, expression, inputPaths, result, targetPath } = t;
   if (constraintPassed !== null && typeof constraintPassed !== 'boolean') return false;

@@ -39,6 +39,13 @@ const trace = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+/** Six enumerable keys, one of them not a trace field, and `result` own but not enumerable (not printed). */
+function hiddenResult(): object {
+  const t: Record<string, unknown> = { ...trace(), extra: 1 };
+  delete t.result;
+  return Object.defineProperty(t, 'result', { value: 5, enumerable: false });
+}
+
 function record(traces: unknown[], extra: Record<string, unknown> = {}): AuditRecord {
   return {
     modelId: 'm',
@@ -133,6 +140,16 @@ describe('audit record hash', () => {
       { ...trace(), inputPaths: 'not a list' },
       { targetPath: '$.a' },
       Object.assign(Object.create(null) as object, trace()),
+      // six enumerable keys, one of them not a trace field, and `result` present but not printed
+      hiddenResult(),
+      {
+        errorMessage: null,
+        constraintPassed: null,
+        result: 2,
+        inputPaths: ['$.b'],
+        expression: 'b',
+        targetPath: '$.c',
+      },
       new Date(0),
       ['a', 1],
       'text',
