@@ -25,7 +25,8 @@ import {
   type ConstraintViolation,
 } from './errors.js';
 import { compileExpression, isTruthy } from './expression.js';
-import { evaluate, evaluateSoon, type EvalOutcome } from './evaluation.js';
+import { answerNow, evaluate, evaluateSoon, type EvalOutcome } from './evaluation.js';
+import { NOT_HANDLED } from './fast-sum.js';
 import {
   appendAll,
   cloneJson,
@@ -972,11 +973,30 @@ export class ModelRuntime {
     plan?: RowPlan,
   ): Promise<void> {
     const depth = this.model.graph.depth;
+    const nodes: DerivationNode[] = [];
+    const paths: Path[] = [];
+    const addresses: string[] = [];
+    const values: JsonValue[] = [];
+    const computed: boolean[] = [];
     let i = 0;
     while (i < order.length) {
       const level = depth[order[i]!.id]!;
-      // the last element says whether the value was computed (listed, traced) or kept from a moved row
-      const results: [DerivationNode, Path, string, JsonValue, boolean][] = [];
+      // one level's results as parallel lists (no tuple per rule); `computed` says whether the value
+      // was computed (listed, traced) or kept from a moved row
+      nodes.length = paths.length = addresses.length = values.length = computed.length = 0;
+      const keep = (
+        d: DerivationNode,
+        path: Path,
+        address: string,
+        value: JsonValue,
+        wasComputed: boolean,
+      ) => {
+        nodes.push(d);
+        paths.push(path);
+        addresses.push(address);
+        values.push(value);
+        computed.push(wasComputed);
+      };
       const rowTotals: [DerivationNode, number][] = [];
       for (; i < order.length && depth[order[i]!.id] === level; i++) {
         const d = order[i]!;
@@ -986,9 +1006,13 @@ export class ModelRuntime {
         }
         const input = this.rootReaders.has(d.id) ? await this.rootView(d) : this.merged;
         if (!d.rows) {
-          const soon = evaluateSoon(d.expr, input, this.model.bindings);
-          const out = soon instanceof Promise ? await soon : soon;
-          results.push([d, d.path, d.address, this.traceResult(d, d.address, out, traces), true]);
+          // the fast path's answer synchronously (no promise per rule), else the evaluation's outcome
+          const now = answerNow(d.expr, input, this.model.bindings);
+          const value =
+            now !== NOT_HANDLED
+              ? this.traceValue(d, d.address, now, traces)
+              : this.traceResult(d, d.address, await evaluate(d.expr, input, this.model.bindings), traces);
+          keep(d, d.path, d.address, value, true);
           continue;
         }
         const arr = getAt(this.base, d.rows.array);
@@ -996,7 +1020,7 @@ export class ModelRuntime {
         const work = this.rowWork(d.id, d.rows.array, d.rows.suffix, n, plan);
         for (const [r, value] of work.kept) {
           const path = [...d.rows.array, r, ...d.rows.suffix];
-          results.push([d, path, formatPath(path), value, false]);
+          keep(d, path, formatPath(path), value, false);
         }
         for (const r of work.compute) {
           const rowPath = [...d.rows.array, r];
@@ -1009,14 +1033,14 @@ export class ModelRuntime {
           const out = soon instanceof Promise ? await soon : soon;
           const path = [...rowPath, ...d.rows.suffix];
           const address = formatPath(path);
-          results.push([d, path, address, this.traceResult(d, address, out, traces), true]);
+          keep(d, path, address, this.traceResult(d, address, out, traces), true);
         }
         rowTotals.push([d, n]);
       }
-      for (const [d, path, address, value, computed] of results) {
-        this.storeDerived(path, address, value, tx, mergedLog);
-        if (computed) derivedUpdated.push(address);
-        if (d.lazy) setDelete(this.staleLazy, d.id, tx);
+      for (let k = 0; k < nodes.length; k++) {
+        this.storeDerived(paths[k]!, addresses[k]!, values[k]!, tx, mergedLog);
+        if (computed[k]) derivedUpdated.push(addresses[k]!);
+        if (nodes[k]!.lazy) setDelete(this.staleLazy, nodes[k]!.id, tx);
       }
       for (const [d, n] of rowTotals) this.dropVanishedRows(d, n, tx);
     }
@@ -1071,24 +1095,32 @@ export class ModelRuntime {
     values.forEach((v, r) => spliceAt(doc, [...d.rows!.array, r, ...d.rows!.suffix], v));
   }
 
+  /** The trace of a value computed without error; its JSON form is stored. */
+  private traceValue(
+    d: DerivationNode,
+    address: string,
+    computed: unknown,
+    traces: DerivationTrace[],
+  ): JsonValue {
+    const value = toJson(computed);
+    traces.push({
+      targetPath: address,
+      expression: d.expr.text,
+      inputPaths: d.depStrings,
+      result: value,
+      constraintPassed: null,
+      errorMessage: nonFiniteMessage(computed),
+    });
+    return value;
+  }
+
   private traceResult(
     d: DerivationNode,
     address: string,
     out: EvalOutcome,
     traces: DerivationTrace[],
   ): JsonValue {
-    if (out.ok) {
-      const value = toJson(out.value);
-      traces.push({
-        targetPath: address,
-        expression: d.expr.text,
-        inputPaths: d.depStrings,
-        result: value,
-        constraintPassed: null,
-        errorMessage: nonFiniteMessage(out.value),
-      });
-      return value;
-    }
+    if (out.ok) return this.traceValue(d, address, out.value, traces);
     traces.push({
       targetPath: address,
       expression: d.expr.text,

@@ -127,15 +127,25 @@ const ENGINE_ORDER = ['targetPath', 'expression', 'inputPaths', 'result', 'const
 /**
  * Whether an object's enumerable own keys (what JSON prints) are exactly the six trace fields. A
  * field present but not enumerable is not printed, so it does not count (hasOwn would count it).
+ * The engine's order is compared first with `for…in`, which allocates nothing (Object.keys made an
+ * array per trace); anything else (another order, an enumerable key inherited from a changed
+ * Object.prototype, which JSON does not print) is settled by the own keys, sorted.
  */
 function hasTraceKeys(trace: object): boolean {
-  const keys = Object.keys(trace);
-  if (keys.length !== ENGINE_ORDER.length) return false;
+  let i = 0;
   let inEngineOrder = true;
-  for (let i = 0; i < keys.length && inEngineOrder; i++) inEngineOrder = keys[i] === ENGINE_ORDER[i];
-  if (inEngineOrder) return true;
-  const sorted = keys.sort();
-  for (let i = 0; i < sorted.length; i++) if (sorted[i] !== TRACE_FIELDS[i]) return false;
+  for (const key in trace) {
+    if (key !== ENGINE_ORDER[i]) {
+      inEngineOrder = false;
+      break;
+    }
+    i++;
+  }
+  if (inEngineOrder) return i === ENGINE_ORDER.length;
+  const keys = Object.keys(trace);
+  if (keys.length !== TRACE_FIELDS.length) return false;
+  keys.sort();
+  for (let k = 0; k < keys.length; k++) if (keys[k] !== TRACE_FIELDS[k]) return false;
   return true;
 }
 
