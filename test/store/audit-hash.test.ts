@@ -183,7 +183,12 @@ describe('audit record hash', () => {
           errorMessage: i % 7 === 0 ? `e${wide}` : null,
         }),
       );
-      const r = record(traces, { mutations: { [`$.k${wide}`]: 'x'.repeat(shift) + wide.repeat(9000) } });
+      const r = record(traces, {
+        mutations: { [`$.k${wide}`]: 'x'.repeat(shift) + wide.repeat(9000) },
+        // a long piece that fits a chunk (encoded in one call) with non-ASCII text in it
+        origin: { note: `${'y'.repeat(shift)}${wide.repeat(60 + shift)}` },
+        derivedUpdated: traces.map((t) => t.targetPath),
+      });
       expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
     }
     const huge = record([trace({ result: 'a'.repeat(70_000) }), trace({ result: wide.repeat(30_000) })]);
