@@ -87,6 +87,12 @@ export interface CompiledExpression {
   readonly text: string;
   readonly ast: JsonataNode;
   evaluate(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * The fast path alone, synchronously: the value `evaluate` would give, or NOT_HANDLED when only
+   * JSONata can answer (then call `evaluate`). Absent where no fast path can exist; a cycle of
+   * thousands of arithmetic rules spares two promises per rule with it. Called as a method.
+   */
+  evaluateNow?(input: unknown, bindings?: Record<string, unknown>): unknown;
 }
 
 export type CompileResult = { ok: true; expr: CompiledExpression } | { ok: false; message: string };
@@ -311,6 +317,12 @@ class MemberExpression implements CompiledExpression, ShapeMember {
       : this.evaluateShared(input, bindings);
   }
 
+  /** The member's fast path synchronously; NOT_HANDLED when its shape has none or it declines. */
+  evaluateNow(input: unknown, bindings?: Record<string, unknown>): unknown {
+    if (this.sum) return this.sum(input, bindings);
+    return this.arithmetic ? this.arithmetic(input, bindings, this.names) : NOT_HANDLED;
+  }
+
   private async evaluateFast(input: unknown, bindings?: Record<string, unknown>): Promise<unknown> {
     const value = this.sum ? this.sum(input, bindings) : this.arithmetic!(input, bindings, this.names);
     return value === NOT_HANDLED ? await this.evaluateShared(input, bindings) : value;
@@ -420,6 +432,7 @@ function compileAlone(
               return value === NOT_HANDLED ? evaluateWithJsonata(input, bindings) : value;
             }
           : evaluateWithJsonata,
+        evaluateNow: fast,
       },
     };
   } catch (err) {

@@ -62,6 +62,10 @@ export const HISTORY_CAPACITY = 50;
  * says why instead of leaving a silent null.
  */
 export function nonFiniteMessage(value: unknown): string | null {
+  // most results are one number or a plain scalar: no walk, no allocation
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value !== 'number' || Number.isFinite(value)) return null;
+  }
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length > 0) {
     const [v, at] = stack.pop()!;

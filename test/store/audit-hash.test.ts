@@ -39,6 +39,13 @@ const trace = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+/** Six enumerable keys, one of them not a trace field, and `result` own but not enumerable (not printed). */
+function hiddenResult(): object {
+  const t: Record<string, unknown> = { ...trace(), extra: 1 };
+  delete t.result;
+  return Object.defineProperty(t, 'result', { value: 5, enumerable: false });
+}
+
 function record(traces: unknown[], extra: Record<string, unknown> = {}): AuditRecord {
   return {
     modelId: 'm',
@@ -133,6 +140,16 @@ describe('audit record hash', () => {
       { ...trace(), inputPaths: 'not a list' },
       { targetPath: '$.a' },
       Object.assign(Object.create(null) as object, trace()),
+      // six enumerable keys, one of them not a trace field, and `result` present but not printed
+      hiddenResult(),
+      {
+        errorMessage: null,
+        constraintPassed: null,
+        result: 2,
+        inputPaths: ['$.b'],
+        expression: 'b',
+        targetPath: '$.c',
+      },
       new Date(0),
       ['a', 1],
       'text',
@@ -150,6 +167,54 @@ describe('audit record hash', () => {
     traces.push(trace({ result: '𝄞 ☃ \u0001 "q" \ud800 lone' })); // a lone surrogate is escaped
     const r = record(traces, { derivedUpdated: traces.map((t) => t.targetPath) });
     expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+  });
+
+  it('non-ASCII text at every offset of the byte chunks, and pieces larger than a chunk, hash as defined', () => {
+    // record-text.ts gathers UTF-8 bytes into 64 KB chunks: a piece may start anywhere in a chunk,
+    // be partly ASCII, or be larger than a chunk on its own
+    const wide = '€𝄞é'; // 3, 4 and 2 UTF-8 bytes
+    for (let shift = 0; shift < 7; shift++) {
+      const traces = Array.from({ length: 700 }, (_, i) =>
+        trace({
+          targetPath: `$.x_${i}${'y'.repeat(shift)}`,
+          expression: i % 3 === 0 ? `a${wide} * ${i}` : 'price * qty',
+          inputPaths: [`$.a${i % 5 === 0 ? wide : ''}`, '$.g'],
+          result: i % 4 === 0 ? `r${wide.repeat(i % 9)}` : i / 3,
+          errorMessage: i % 7 === 0 ? `e${wide}` : null,
+        }),
+      );
+      const r = record(traces, {
+        mutations: { [`$.k${wide}`]: 'x'.repeat(shift) + wide.repeat(9000) },
+        // a long piece that fits a chunk (encoded in one call) with non-ASCII text in it
+        origin: { note: `${'y'.repeat(shift)}${wide.repeat(60 + shift)}` },
+        derivedUpdated: traces.map((t) => t.targetPath),
+      });
+      expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+    }
+    const huge = record([trace({ result: 'a'.repeat(70_000) }), trace({ result: wide.repeat(30_000) })]);
+    expect(recordHash(huge.prevHash!, huge)).toBe(definedHash(huge.prevHash!, huge));
+    const longSource = trace({ expression: `x + ${'y'.repeat(70_000)}`, inputPaths: ['$.x'] });
+    const r = record([longSource, trace(), longSource]);
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+  });
+
+  it('random records with any Unicode, some larger than a chunk, hash as the definition says', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 40 });
+    const arbTrace = fc.record({
+      targetPath: text,
+      expression: text,
+      inputPaths: fc.array(text, { maxLength: 4 }),
+      result: fc.oneof(fc.double(), text, fc.jsonValue({ maxDepth: 2 })),
+      constraintPassed: fc.constantFrom(null, true, false),
+      errorMessage: fc.option(text),
+    });
+    fc.assert(
+      fc.property(fc.array(arbTrace, { maxLength: 1500 }), (traces) => {
+        const r = record(traces);
+        expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+      }),
+      { numRuns: 30 },
+    );
   });
 
   it('random records hash as the definition says', () => {
