@@ -143,7 +143,8 @@ async function compileUnchecked(spec: ModelSpec, known?: CompiledExpressions): P
       expr,
       lazy: d.evaluation === 'lazy',
       deps,
-      depStrings: deps.map((p) => formatPath(p)),
+      // frozen: every trace of the rule shares this list, and the audit hash keeps its text by it
+      depStrings: Object.freeze(deps.map((p) => formatPath(p))) as string[],
       rows: w >= 0 ? { array: path.slice(0, w), suffix: path.slice(w + 1) } : null,
     };
     if (positional) node.positional = true;

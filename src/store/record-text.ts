@@ -192,6 +192,8 @@ function writeTrace(out: HashWriter, trace: unknown): boolean {
 interface SourceText {
   expression: string;
   inputPaths: string[];
+  /** The list was frozen when printed, so it still holds what it was printed from. */
+  frozen: boolean;
   /** `,"expression":…,"inputPaths":[…]` */
   middle: string;
   /** The UTF-8 of everything before the result when constraintPassed and errorMessage are null (a derivation's value). */
@@ -205,13 +207,18 @@ interface SourceText {
  * Every trace of one derivation shares its input-path list (the same array, cycle after cycle), so
  * the text is kept by that array. It is reused only while the array still holds what it was
  * printed from (checked item by item) under the same expression, so a list changed in place is
- * printed afresh: a record altered in memory still fails verification.
+ * printed afresh: a record altered in memory still fails verification. The engine freezes its
+ * lists, so a list frozen when printed needs no check (a list frozen later is checked as before).
  */
 const sourceTexts = new WeakMap<readonly unknown[], SourceText>();
 
 function sourceText(expression: string, inputPaths: readonly unknown[]): SourceText | undefined {
   const known = sourceTexts.get(inputPaths);
-  if (known !== undefined && known.expression === expression && sameItems(known.inputPaths, inputPaths))
+  if (
+    known !== undefined &&
+    known.expression === expression &&
+    (known.frozen || sameItems(known.inputPaths, inputPaths))
+  )
     return known;
   for (const p of inputPaths) if (typeof p !== 'string') return undefined;
   const paths = inputPaths.slice() as string[];
@@ -219,6 +226,7 @@ function sourceText(expression: string, inputPaths: readonly unknown[]): SourceT
   const made: SourceText = {
     expression,
     inputPaths: paths,
+    frozen: Object.isFrozen(inputPaths),
     middle,
     plainHead: Buffer.from(`{"constraintPassed":null,"errorMessage":null${middle},"result":`, 'utf8'),
     targetPath: '',

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/calc/index.js';
+import { canonicalJson, compileModel, normalizeSpec, startRuntime } from '../../src/calc/index.js';
 import { recordHash, verifyChain } from '../../src/service/audit.js';
 import type { AuditRecord } from '../../src/store/store.js';
 
@@ -108,6 +108,34 @@ describe('audit record hash', () => {
     // the same list under another expression
     const other = record([trace({ inputPaths: shared, expression: 'price * quantity + tax' })]);
     expect(recordHash(other.prevHash!, other)).toBe(definedHash(other.prevHash!, other));
+  });
+
+  it('a list changed in place and only then frozen is hashed afresh (frozen when printed is what counts)', () => {
+    const shared = ['$.price', '$.qty'];
+    const r = record([trace({ inputPaths: shared })]);
+    const before = recordHash(r.prevHash!, r);
+    shared[1] = '$.quantity';
+    Object.freeze(shared);
+    expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+    expect(recordHash(r.prevHash!, r)).not.toBe(before);
+  });
+
+  it("the engine freezes a rule's input list, so every trace of the rule shares one unchangeable list", async () => {
+    const runtime = await startRuntime(
+      await compileModel(
+        normalizeSpec({
+          id: 'f',
+          version: '1',
+          schema: {},
+          derivations: [{ path: '$.total', expr: 'price * qty' }],
+        }).spec,
+      ),
+    );
+    const first = (await runtime.mutate({ '$.price': 2, '$.qty': 3 })).traces;
+    const second = (await runtime.mutate({ '$.price': 4 })).traces;
+    expect(first).toHaveLength(1);
+    expect(Object.isFrozen(first[0]!.inputPaths)).toBe(true);
+    expect(second[0]!.inputPaths).toBe(first[0]!.inputPaths);
   });
 
   it('rows sharing one input list, and traces with a flag or an error, hash as the definition says', () => {
