@@ -1,12 +1,15 @@
 // What `modelworks mcp` loads before it answers `initialize` (issue 45): the tool modules (and the
 // engines only they use), the language-model clients and the HTTP transport load on demand, after it. The built CLI runs
-// as a child process with bench/import-log-hook.mjs logging every ES module it loads.
+// as a child process with bench/import-log-hook.mjs logging every ES module file it loads; the files
+// are read as source modules (test/helpers/loaded-modules.ts), so the test holds for the tsc build
+// and for the bundle (`npm run build`), whose chunks load on demand the same way.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, root } from './helpers/peers.js';
+import { loadedModules } from '../helpers/loaded-modules.js';
 
 const work = mkdtempSync(join(tmpdir(), 'mcp-start-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -19,7 +22,7 @@ const INITIALIZE = {
 };
 
 interface Run {
-  /** The modules loaded when the answer to `initialize` arrived. */
+  /** The modules (src/…, node_modules/…) loaded when the answer to `initialize` arrived. */
   atInitialize: string[];
   /** ... and when the answer to tools/list did (sent after `initialized`). */
   atList: string[];
@@ -28,7 +31,7 @@ interface Run {
 
 function startAndList(name: string): Promise<Run> {
   const log = join(work, `${name}.txt`);
-  const read = (): string[] => readFileSync(log, 'utf8').trim().split('\n');
+  const read = (): string[] => loadedModules(root, readFileSync(log, 'utf8').trim().split('\n'));
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -59,26 +62,27 @@ function startAndList(name: string): Promise<Run> {
   });
 }
 
-const loaded = (urls: string[], part: string): boolean => urls.some((u) => u.includes(part));
+const loaded = (modules: string[], part: string): boolean => modules.some((m) => m.includes(part));
 
 describe('modelworks mcp start', () => {
   it('answers initialize before loading the tools, and lists them all after', async () => {
     const run = await startAndList('default');
     // none of these is needed to answer initialize (all but tool-catalog.js, new, were loaded before it)
     for (const part of [
-      '/dist/mcp/tool-catalog.js',
-      '/dist/mcp/calc-tools.js',
-      '/dist/mcp/sheet-tools.js',
-      '/dist/mcp/simulate-tool.js',
-      '/dist/mcp/card-tools.js',
-      '/dist/mcp/http.js',
+      'src/mcp/tool-catalog',
+      'src/mcp/calc-tools',
+      'src/mcp/sheet-tools',
+      'src/mcp/simulate-tool',
+      'src/mcp/card-tools',
+      'src/mcp/http',
       'node_modules/@anthropic-ai/sdk/',
       'node_modules/openai/',
+      'node_modules/fastify/',
     ])
       expect(loaded(run.atInitialize, part), part).toBe(false);
     // the listing then has them all: calc's, synth's and the card tools
-    expect(loaded(run.atList, '/dist/mcp/tool-catalog.js')).toBe(true);
-    expect(loaded(run.atList, '/dist/mcp/card-tools.js')).toBe(true);
+    expect(loaded(run.atList, 'src/mcp/tool-catalog')).toBe(true);
+    expect(loaded(run.atList, 'src/mcp/card-tools')).toBe(true);
     expect(run.toolCount).toBeGreaterThan(40);
     expect(run.atInitialize.length).toBeLessThan(run.atList.length);
   }, 60_000);
