@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, root } from './helpers/peers.js';
+import { cli, root, serverEnv } from './helpers/peers.js';
 import { loadedModules } from '../helpers/loaded-modules.js';
 
 const work = mkdtempSync(join(tmpdir(), 'mcp-start-'));
@@ -78,6 +78,14 @@ describe('modelworks mcp start', () => {
       'node_modules/@anthropic-ai/sdk/',
       'node_modules/openai/',
       'node_modules/fastify/',
+      // the store, the services and the engines: built after the answer (src/cli/mcp-services.ts)
+      'src/cli/mcp-services',
+      'src/service/calc-service',
+      'src/store/',
+      'src/calc/',
+      'src/synth/',
+      'src/sheet/',
+      'node_modules/jsonata/',
     ])
       expect(loaded(run.atInitialize, part), part).toBe(false);
     // the listing then has them all: calc's, synth's and the card tools
@@ -86,4 +94,49 @@ describe('modelworks mcp start', () => {
     expect(run.toolCount).toBeGreaterThan(40);
     expect(run.atInitialize.length).toBeLessThan(run.atList.length);
   }, 60_000);
+});
+
+/**
+ * The services are built after the first answer (or 100 ms after start without one), but a
+ * malformed setting still stops the server at start: exit 2 and one line naming it, whether a
+ * client has sent something or not (its input stays open either way).
+ */
+function startRefused(
+  sendInitialize: boolean,
+): Promise<{ code: number | null; stderr: string; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, 'mcp'], {
+      cwd: root,
+      env: { ...serverEnv, MODELWORKS_SYNTH_GENERATE_MODE: 'sideways' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let out = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    if (sendInitialize) child.stdin.write(line(INITIALIZE));
+    const timer = setTimeout(() => child.kill(), 20_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, out });
+    });
+  });
+}
+
+describe('a malformed setting with the deferred start', () => {
+  it.each([
+    ['before any message', false],
+    ['after initialize', true],
+  ])(
+    'stops the server %s: exit 2, the setting named',
+    async (_name, sendInitialize) => {
+      const { code, stderr, out } = await startRefused(sendInitialize);
+      expect(code).toBe(2);
+      expect(stderr).toContain("MODELWORKS_SYNTH_GENERATE_MODE must be embedded or proxy (got 'sideways')");
+      // stdout holds protocol messages only (the answer to initialize, when one was asked)
+      for (const l of out.split('\n').filter(Boolean))
+        expect(JSON.parse(l)).toMatchObject({ jsonrpc: '2.0' });
+    },
+    30_000,
+  );
 });
