@@ -33,9 +33,10 @@ if (!existsSync(join(dist, 'cli', 'main.js')))
   throw new Error('dist/ is missing: run `tsc -p tsconfig.build.json` before bundling');
 
 /**
- * Packages left to node's resolver: native parts (better-sqlite3, re2, duckdb), files read or
- * workers started relative to their own location (pino's transports, pg-boss's migrations), or
- * large optional stacks only some commands use (playwright-core, the PostgreSQL client).
+ * Packages left to node's resolver: native parts (better-sqlite3, re2, duckdb), files read
+ * relative to their own location (pg-boss's migrations), or large optional stacks only some
+ * commands use (playwright-core, the PostgreSQL client). pino is bundled: its transports (worker
+ * files it starts by path) would not survive that, and the logger uses none (a stderr destination).
  */
 const external = [
   'better-sqlite3',
@@ -46,8 +47,6 @@ const external = [
   'pg-copy-streams',
   'pg-native',
   'playwright-core',
-  'pino',
-  'thread-stream',
   // optional native speed-ups that ws and others try to require inside try/catch
   'bufferutil',
   'utf-8-validate',
