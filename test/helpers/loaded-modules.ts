@@ -50,8 +50,3 @@ export function loadedModules(root: string, loaded: readonly string[]): string[]
   return [...names].sort();
 }
 
-/** Whether dist/cli/main.js runs the bundle (npm run build) rather than the tsc build alone. */
-export function builtAsBundle(root: string): boolean {
-  const main = join(root, 'dist/cli/main.js');
-  return existsSync(main) && /^import '\.\.\/[^/]+\/main\.js';$/m.test(readFileSync(main, 'utf8'));
-}
