@@ -49,4 +49,3 @@ export function loadedModules(root: string, loaded: readonly string[]): string[]
   }
   return [...names].sort();
 }
-
