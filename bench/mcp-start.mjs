@@ -2,14 +2,17 @@
 // (issue 45, target ≤ 3×). Each round spawns both, in alternating order; a side's figure is its
 // fastest round, the median is printed next to it. The same rounds also time the first tools/list
 // (sent after `initialized`): the tools load on demand, so that is where their cost now shows.
-// With BENCH_IMPORTS=1, one more spawn counts the ES modules loaded before `initialize` is answered
-// (and before tools/list is), by package or source folder (bench/import-log-hook.mjs).
+// With BENCH_IMPORTS=1, one more spawn counts the ES module files loaded before `initialize` is
+// answered (and before tools/list is), and the modules they hold by package or source folder
+// (bench/import-log-hook.mjs): with the bundle (npm run build) a file is a chunk, which stands for
+// the modules its meta.json lists (scripts/bundle-cli.mjs); CommonJS files a package require()s
+// inside itself are not seen by the hook in either build.
 // Run: npm run build && node bench/mcp-start.mjs. Knobs: BENCH_ROUNDS (default 10),
 // BENCH_CLI (another build's dist/cli/main.js), BENCH_IMPORTS=1.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -108,20 +111,40 @@ if (process.env.BENCH_IMPORTS === '1') {
     onList: () => (atList = read()),
   });
   rmSync(dir, { recursive: true, force: true });
-  // a package under node_modules, or a folder of the build (dist/<folder>/…)
-  const groupOf = (url) =>
-    /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? /\/dist\/([^/]+)\//.exec(url)?.[1] ?? 'other';
+  // a bundle chunk's modules, from the meta.json beside it (esbuild's metafile)
+  const metas = new Map();
+  const chunkModules = (url) => {
+    if (!url.startsWith('file:')) return undefined;
+    const folder = dirname(fileURLToPath(url));
+    if (!metas.has(folder)) {
+      const path = join(folder, 'meta.json');
+      metas.set(folder, existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : undefined);
+    }
+    const meta = metas.get(folder);
+    if (!meta) return undefined;
+    const key = Object.keys(meta.outputs).find((out) => url.endsWith(`/${out}`));
+    return key ? Object.keys(meta.outputs[key].inputs) : undefined;
+  };
+  const modulesOf = (urls) => urls.flatMap((url) => chunkModules(url) ?? [url]);
+  // a package under node_modules, or a folder of our sources (dist/<folder>/… or src/<folder>/…)
+  const groupOf = (path) =>
+    /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ??
+    /(?:\/dist[^/]*|^src)\/([^/]+)\//.exec(path)?.[1] ??
+    'other';
   const groups = (urls) => {
     const counts = new Map();
-    for (const url of urls) counts.set(groupOf(url), (counts.get(groupOf(url)) ?? 0) + 1);
+    for (const path of modulesOf(urls)) counts.set(groupOf(path), (counts.get(groupOf(path)) ?? 0) + 1);
     return [...counts]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 8)
       .map(([name, n]) => `${n} ${name}`)
       .join(', ');
   };
+  const chunks = (urls) => urls.filter((url) => chunkModules(url) !== undefined).length;
+  const count = (urls) =>
+    `${urls.length} files (${chunks(urls)} bundle chunks) holding ${modulesOf(urls).length} modules`;
   console.log(
-    `  ES modules loaded before initialize was answered: ${atInitialize.length} (${groups(atInitialize)})`,
+    `  ES module files loaded before initialize was answered: ${count(atInitialize)} (${groups(atInitialize)})`,
   );
-  console.log(`  before tools/list was answered: ${atList.length} (${groups(atList)})`);
+  console.log(`  before tools/list was answered: ${count(atList)} (${groups(atList)})`);
 }

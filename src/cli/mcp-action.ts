@@ -4,28 +4,15 @@
  * only when the command runs (mcp-command.ts registers it).
  */
 import { EXIT, systemErrorText } from './cli-errors.js';
-import type { ToolDefinition } from '../mcp/tool.js';
-import type { CalcApi } from '../service/calc-api.js';
-import { CalcService, type CalcObserver } from '../service/calc-service.js';
-import { loadGuidanceTopics } from '../service/guidance/catalog.js';
-import { openStore } from '../store/open-store.js';
 import type { RequestLimiter } from '../mcp/http-rate-limit.js';
-import { createMcpServer } from '../mcp/server.js';
-import { sheetWorkers } from '../service/sheet-workers.js';
-import {
-  effectSettingsFromEnv,
-  startEffectExecutors,
-  type EffectSettings,
-} from '../service/effects/index.js';
-import { SYNTH_INSTRUCTIONS, synthMcpGroup, type SynthMcpGroup } from '../mcp/synth-setup.js';
+import { createDeferredMcpServer } from '../mcp/server.js';
+import { SYNTH_INSTRUCTIONS } from '../mcp/synth-instructions.js';
 import { describeAliases, withSeedAliases } from '../mcp/synth-env-aliases.js';
-import type { Edition } from '../synth/index.js';
 import { createLogger, logLevelFrom, warnings, type Logger } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import type { ServerMetrics } from '../observability/metrics.js';
-import { CardRunner } from '../service/card-runner.js';
-import { llmClientFromEnv, type LlmClient } from '../llm/index.js';
-import { SpecGenerator } from '../service/generate.js';
+import type { McpProcessServices } from './mcp-services.js';
+import type { McpOptions } from './mcp-options.js';
 
 const log = (message: string): void => {
   process.stderr.write(`modelworks: ${message}\n`);
@@ -44,68 +31,7 @@ function parseGroups(text: string): Set<'calc' | 'synth'> {
   return groups;
 }
 
-export interface McpOptions {
-  http?: boolean;
-  host?: string;
-  port?: string;
-  tools: string;
-  store?: string;
-  url?: string;
-  apiKey?: string;
-  browser?: boolean;
-  /** The synth tools' edition: full (default) or free. */
-  edition?: Edition;
-  /** Unset: MODELWORKS_LOG_LEVEL, else warn. */
-  logLevel?: string;
-}
-
-/** The calc operations: a REST client in remote mode, else the embedded service on a store. */
-async function openCalc(
-  opts: McpOptions,
-  observer?: CalcObserver,
-): Promise<{ calc: CalcApi & { close(): Promise<void> }; modeLine: string; tools?: ToolDefinition[] }> {
-  const url = opts.url ?? process.env.MODELWORKS_SERVER_URL;
-  if (opts.browser && !url) log('--browser needs --url (a `modelworks serve` server); running embedded');
-  if (url && opts.browser) {
-    try {
-      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
-    } catch {
-      throw new Error(`--url must be an http(s) URL (got '${url}')`);
-    }
-    const apiKey = opts.apiKey ?? process.env.MODELWORKS_API_KEY;
-    const [{ BrowserPairing }, { BrowserCalc }, { pairBrowserTool }] = await Promise.all([
-      import('../remote/browser-pairing.js'),
-      import('../remote/browser-calc.js'),
-      import('../mcp/pair-tool.js'),
-    ]);
-    const pairing = new BrowserPairing({ baseUrl: url, apiKey });
-    return {
-      calc: new BrowserCalc(pairing, { url, apiKey }),
-      modeLine: `remote mode with a browser, ${url.replace(/\/+$/, '')}`,
-      tools: [pairBrowserTool(pairing)],
-    };
-  }
-  if (url) {
-    try {
-      if (!/^https?:$/.test(new URL(url).protocol)) throw new Error('not http(s)');
-    } catch {
-      throw new Error(`--url must be an http(s) URL (got '${url}')`);
-    }
-    const { CalcClient } = await import('../remote/calc-client.js');
-    const calc = new CalcClient({ url, apiKey: opts.apiKey ?? process.env.MODELWORKS_API_KEY });
-    return { calc, modeLine: `remote mode, ${calc.baseUrl}` };
-  }
-  let store;
-  try {
-    store = await openStore(opts.store ?? process.env.MODELWORKS_STORE);
-  } catch (err) {
-    throw new Error(`cannot open the store: ${(err as Error).message}`);
-  }
-  return {
-    calc: new CalcService(store, observer ? { observer } : {}),
-    modeLine: `embedded mode, ${store.kind} store`,
-  };
-}
+export type { McpOptions } from './mcp-options.js';
 
 /** Runs `modelworks mcp` with its parsed options until the transport closes (stdio) or a signal stops it (HTTP). */
 export async function runMcp(opts: McpOptions): Promise<void> {
@@ -144,8 +70,6 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   let tracing: Tracing | undefined;
   let metrics: ServerMetrics | false = false;
   let limit: RequestLimiter | undefined;
-  let effectSettings: EffectSettings;
-  let llm: LlmClient | undefined;
   try {
     // the transport's modules: only the one this run serves
     if (http) sessionIdleMs = (await import('../mcp/http.js')).sessionIdleMsFromEnv();
@@ -154,79 +78,75 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     // metrics over HTTP only (issue 28); prom-client is loaded then, and stdio starts without it
     if (http) metrics = (await import('../observability/metrics.js')).serverMetricsFromEnv();
     tracing = await startTracing({ protocolOnStdout: !http });
-    if (groups.has('calc')) sheetWorkers(); // MODELWORKS_SHEET_* budgets: a bad value stops the server here
-    effectSettings = effectSettingsFromEnv(env); // MODELWORKS_EFFECT*: likewise (issue 23)
-    llm = llmClientFromEnv(env); // MODELWORKS_LLM_*: likewise (docs/generate.md)
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
     return;
   }
-  let opened;
-  try {
-    opened = await openCalc(opts, metrics ? metrics.calcObserver : undefined);
-  } catch (err) {
+  // the store, the services and the synth group (mcp-services.ts, with the settings they check):
+  // over stdio the server answers `initialize` before they are built (issue 45), and a refusal
+  // then stops the process as it would have before serving (exit 2, one line)
+  let startsNow!: () => void;
+  const starting: Promise<McpProcessServices> = new Promise<void>((go) => (startsNow = go))
+    .then(() => import('./mcp-services.js'))
+    .then(({ startMcpServices }) => startMcpServices({ opts, env, groups, logger, metrics }));
+  const services = starting.then((s) => s.services);
+  // a refusal is reported once, below (stdio: stopRefused; HTTP: before listening)
+  services.catch(() => {});
+  const stopRefused = (err: unknown): never => {
     log((err as Error).message);
-    process.exitCode = 2;
-    return;
-  }
-  let synth: SynthMcpGroup | undefined;
-  try {
-    if (groups.has('synth')) synth = synthMcpGroup(env, warnings(logger), opts.edition);
-  } catch (err) {
-    log((err as Error).message);
-    process.exitCode = 2;
-    return;
-  }
-  const calc = opened.calc;
-  // embedded mode runs server effects itself (remote mode: the server it calls runs them)
-  const started =
-    calc instanceof CalcService
-      ? startEffectExecutors(calc, effectSettings, warnings(logger), llm)
-      : undefined;
-  const effects = started?.runner;
-  if (metrics && effects) {
-    const counted = metrics;
-    effects.onSettled((s) => counted.effectSettled(s.executor, s.phase));
-  }
-  const guidanceTopics = loadGuidanceTopics(
-    process.env.MODELWORKS_DOMAIN_GUIDANCE_TOPICS_FILE,
-    warnings(logger),
-  );
-  const modeLine = `${opened.modeLine}${synth ? `, ${synth.describe}` : ''}`;
-  const generator = new SpecGenerator(llm, guidanceTopics);
-  // one card runner for every session of this process, so they share compiled specs
-  const cards = { runner: new CardRunner() };
+    process.exit(isRefusal(err) ? EXIT.usage : EXIT.failed);
+  };
   const make = (context?: { era: 'legacy' | 'modern' }) => {
-    const server = createMcpServer({
-      calc,
-      guidanceTopics,
-      groups,
-      modeLine,
-      cards,
-      generator,
-      extraTools: [...(opened.tools ?? []), ...(synth?.tools ?? [])],
-      ...(synth ? { extraResources: [synth.resources], extraInstructions: SYNTH_INSTRUCTIONS } : {}),
-      ...(started ? { sampling: started.llm.inBand } : {}),
-      ...(context ? { era: context.era } : {}),
-    });
+    // the first message (initialize, or a 2026-07-28 request) is answered before the build starts:
+    // loading its modules would hold the answer up, as they load on this thread
+    setImmediate(startsNow);
+    const server = createDeferredMcpServer(
+      {
+        groups,
+        ...(groups.has('synth') ? { extraInstructions: SYNTH_INSTRUCTIONS } : {}),
+        ...(context ? { era: context.era } : {}),
+      },
+      services,
+    );
     // llm effects ask this connection's client if it samples; a 2026-07-28 instance serves one
     // request and cannot be asked (its client samples in band, input-required.ts), so it would only push out one that can
-    if (context?.era !== 'modern') started?.llm.attach(server);
+    if (context?.era !== 'modern')
+      void starting.then(
+        (s) => s.started?.llm.attach(server),
+        () => {},
+      );
     return server;
   };
   if (!http) {
-    // on stderr like every log line: stdout carries protocol messages only
-    logger.info({ transport: 'stdio' }, `MCP over stdio (${modeLine})`);
     const { serveStdio } = await import('../mcp/stdio.js');
+    // without a first message soon, the build starts anyway: a bad setting stops the process at start
+    setTimeout(startsNow, START_WITHOUT_CLIENT_MS).unref();
+    // on stderr like every log line: stdout carries protocol messages only
+    void services.then(
+      (s) => logger.info({ transport: 'stdio' }, `MCP over stdio (${s.modeLine})`),
+      stopRefused,
+    );
     await serveStdio(make);
-    await effects?.stop();
-    await synth?.close();
-    await calc.close();
+    startsNow();
+    const running = await starting.catch(stopRefused);
+    await running.close();
     await tracing?.shutdown();
     logger.info({ transport: 'stdio' }, 'stdin closed: stopped');
     return;
   }
+  // over HTTP nothing is served before the services are built
+  let built: McpProcessServices;
+  startsNow();
+  try {
+    built = await starting;
+  } catch (err) {
+    log((err as Error).message);
+    process.exitCode = isRefusal(err) ? EXIT.usage : EXIT.failed;
+    return;
+  }
+  const { synth, embedded } = built;
+  const modeLine = built.services.modeLine;
   const allowedOrigins = (process.env.MODELWORKS_MCP_ALLOWED_ORIGINS ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -250,9 +170,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     const listening = systemErrorText(err, `listen on ${host}:${port}`);
     if (listening === undefined) throw err;
     log(listening);
-    await effects?.stop();
-    await synth?.close();
-    await calc.close();
+    await built.close();
     await tracing?.shutdown();
     process.exitCode = EXIT.failed;
     return;
@@ -261,22 +179,26 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     const service = synth.service;
     metrics.watchSynth(() => service.stats);
   }
-  if (metrics && calc instanceof CalcService) {
-    const service = calc;
+  if (metrics && embedded) {
+    const service = embedded;
     metrics.watchSubscriptions(() => service.subscriptionCount);
   }
   log(`MCP over Streamable HTTP at ${running.url} (${modeLine})`);
   const stop = (): void => {
     void running
       .close()
-      .then(() => effects?.stop())
-      .then(() => synth?.close())
-      .then(() => calc.close())
+      .then(() => built.close())
       .then(() => tracing?.shutdown());
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
+
+/** How long a stdio server waits for a first message before it builds its services anyway. */
+const START_WITHOUT_CLIENT_MS = 100;
+
+/** A setting or the store refused (McpStartRefused, told by name: its module loads later). */
+const isRefusal = (err: unknown): boolean => err instanceof Error && err.name === 'McpStartRefused';
 
 /** The per-client limit MODELWORKS_RATE_LIMIT_* set for `mcp --http`, or undefined when off. */
 async function rateLimitFromEnv(): Promise<RequestLimiter | undefined> {

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { addLogLevelOption } from './serve-command.js';
-import type { McpOptions } from './mcp-action.js';
+import type { McpOptions } from './mcp-options.js';
 import { examples } from './help-text.js';
 import { editionOption } from './synth-edition.js';
 

@@ -40,3 +40,23 @@ export interface McpServerOptions {
   /** The era the instance serves when the entry knows it: 2026-07-28 adds the Tasks extension. */
   era?: 'legacy' | 'modern';
 }
+
+/**
+ * What the tools and resources work with. `modelworks mcp` over stdio answers `initialize` before
+ * it has built these (the store, the services, the synth group: issue 45), so a server can be made
+ * with a promise of them (createDeferredMcpServer); every handler that needs them awaits it.
+ */
+export type McpServices = Pick<
+  McpServerOptions,
+  | 'calc'
+  | 'guidanceTopics'
+  | 'extraTools'
+  | 'extraResources'
+  | 'modeLine'
+  | 'cards'
+  | 'generator'
+  | 'sampling'
+>;
+
+/** What a server needs at once: the capabilities and instructions `initialize` answers with. */
+export type McpServerBase = Omit<McpServerOptions, keyof McpServices>;

@@ -9,7 +9,7 @@ import { readPackageVersion } from '../version.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { clientCapabilitiesOf } from './client-capabilities.js';
 import { conformanceFixturesFromEnv } from './conformance-env.js';
-import type { McpServerOptions } from './server-options.js';
+import type { McpServerBase, McpServerOptions, McpServices } from './server-options.js';
 import type { ToolResult } from './results.js';
 import type * as ToolCatalogModule from './tool-catalog.js';
 import type { ToolSet } from './tool-catalog.js';
@@ -23,13 +23,12 @@ import {
   TASK_TOOLS,
   TASKS_EXTENSION,
 } from './tasks.js';
-import type { SamplingQueue } from '../service/effects/sampling-queue.js';
 import { randomUUID } from 'node:crypto';
 import { inSpan } from '../observability/tracing.js';
 import { inputLimitsFromEnv, type InputLimits } from '../service/input-limits.js';
 
 export { clientCapabilitiesOf } from './client-capabilities.js';
-export type { McpServerOptions } from './server-options.js';
+export type { McpServerBase, McpServerOptions, McpServices } from './server-options.js';
 
 /**
  * The tool modules, the engines and services behind them, and the argument checks: loaded once per
@@ -106,6 +105,28 @@ const isModern = (server: Server): boolean => isModernRevision(server.getNegotia
 
 /** Builds a server for one connection; all connections share the service. */
 export function createMcpServer(options: McpServerOptions): Server {
+  const { calc, guidanceTopics, extraTools, extraResources, modeLine, cards, generator, sampling, ...base } =
+    options;
+  const services: McpServices = {
+    calc,
+    guidanceTopics,
+    extraTools,
+    extraResources,
+    modeLine,
+    cards,
+    generator,
+    sampling,
+  };
+  return createDeferredMcpServer(base, Promise.resolve(services));
+}
+
+/**
+ * A server that answers `initialize` from `options` alone and works with `services` once they
+ * are there: tools, resources and the readiness line wait for them (issue 45, the stdio start).
+ */
+export function createDeferredMcpServer(options: McpServerBase, services: Promise<McpServices>): Server {
+  // a failed start is the caller's to report (it stops the process); handlers see the rejection
+  services.catch(() => {});
   const server = new Server(
     { name: 'modelworks', title: 'Modelworks', version: readPackageVersion() },
     {
@@ -127,21 +148,18 @@ export function createMcpServer(options: McpServerOptions): Server {
   const connect = server.connect.bind(server);
   server.connect = (transport) => connect(plainErrorMessages(transport, server));
   // the settings are read (and a bad one refused) now, the tools built when first needed
-  const settings = {
-    ...options,
-    conformanceFixtures: options.conformanceFixtures ?? conformanceFixturesFromEnv(),
-  };
+  const conformanceFixtures = options.conformanceFixtures ?? conformanceFixturesFromEnv();
   let toolSets: Promise<(ctx?: ServerContext) => ToolSet> | undefined;
   const currentTools = async (ctx?: ServerContext): Promise<ToolSet> =>
-    (await (toolSets ??= loadCatalog().then((c) => c.toolSetsFor(server, settings))))(ctx);
-  registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv(), options.sampling);
+    (
+      await (toolSets ??= Promise.all([loadCatalog(), services]).then(([c, s]) =>
+        c.toolSetsFor(server, { ...options, ...s, conformanceFixtures }),
+      ))
+    )(ctx);
+  registerToolHandlers(server, currentTools, options.inputLimits ?? inputLimitsFromEnv(), services);
   if (options.era === 'modern') registerTaskHandlers(server);
-  registerResources(
-    server,
-    options.groups.has('calc') ? options.calc : undefined,
-    options.extraResources ?? [],
-  );
-  const announce = readinessAnnouncer(server, options.modeLine, currentTools);
+  registerResources(server, options.groups.has('calc'), services);
+  const announce = readinessAnnouncer(server, services, currentTools);
   readinessAnnouncers.set(server, announce);
   server.oninitialized = () => {
     // A session transport (Streamable HTTP) can push a notification only on the client's GET event
@@ -156,7 +174,7 @@ function registerToolHandlers(
   server: Server,
   currentTools: (ctx?: ServerContext) => Promise<ToolSet>,
   limits: InputLimits,
-  sampling: SamplingQueue | undefined,
+  services: Promise<McpServices>,
 ): void {
   server.setRequestHandler('tools/list', async (_request, ctx) => ({
     tools: (await currentTools(ctx)).list.map((t) => ({
@@ -171,9 +189,10 @@ function registerToolHandlers(
   }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const [{ errorResult, refusedArguments, textError }, tools] = await Promise.all([
+    const [{ errorResult, refusedArguments, textError }, tools, { sampling }] = await Promise.all([
       loadCatalog(),
       currentTools(ctx),
+      services,
     ]);
     const tool = tools.byName.get(request.params.name);
     if (!tool) return textError(`Unknown tool: '${request.params.name}'`);
@@ -215,7 +234,7 @@ function registerToolHandlers(
 /** Logs "ready" once per session, with the mode and the tool count. */
 function readinessAnnouncer(
   server: Server,
-  modeLine: string,
+  services: Promise<McpServices>,
   currentTools: (ctx?: ServerContext) => Promise<ToolSet>,
 ): () => void {
   let announced = false;
@@ -224,8 +243,8 @@ function readinessAnnouncer(
     announced = true;
     // the count needs the tools: this also starts loading them, before the client asks for the list
     // levels are per session (logging/setLevel stores them under the session id)
-    void currentTools()
-      .then((tools) =>
+    void Promise.all([currentTools(), services])
+      .then(([tools, { modeLine }]) =>
         server.sendLoggingMessage(
           {
             level: 'info',
@@ -299,16 +318,39 @@ export function watchResource(server: Server, uri: string, onChange: () => void)
   return resourceWatchers.get(server)?.(uri, onChange);
 }
 
-function registerResources(server: Server, calc: CalcModelApi | undefined, extra: ResourceProvider[]): void {
+/** The calc operations the resources use (none without the calc group) and the extra providers. */
+async function resourceServices(
+  withCalc: boolean,
+  services: Promise<McpServices>,
+): Promise<{ calc: CalcModelApi | undefined; extra: ResourceProvider[] }> {
+  const s = await services;
+  return { calc: withCalc ? s.calc : undefined, extra: s.extraResources ?? [] };
+}
+
+function registerResources(server: Server, withCalc: boolean, services: Promise<McpServices>): void {
   const subscriptions = new Map<string, () => void>();
+  let started: McpServices | undefined;
+  void services.then((s) => (started = s)).catch(() => {});
   resourceWatchers.set(server, (uri, onChange) => {
     const id = stateModelId(uri);
-    return calc && id !== undefined ? calc.subscribe(id, onChange) : undefined;
+    if (!withCalc || id === undefined) return undefined;
+    if (started) return started.calc.subscribe(id, onChange);
+    // asked before the services are built (a listen right after the start): watch once they are
+    let off: Unsubscribe | undefined;
+    let stopped = false;
+    void services.then((s) => {
+      if (!stopped) off = s.calc.subscribe(id, onChange);
+    });
+    return () => {
+      stopped = true;
+      off?.();
+    };
   });
   server.setRequestHandler('resources/list', async (_request, ctx) => {
-    const [{ STATIC_RESOURCES }, { CARD_RESOURCE, clientShowsCards }] = await Promise.all([
+    const [{ STATIC_RESOURCES }, { CARD_RESOURCE, clientShowsCards }, { calc, extra }] = await Promise.all([
       resourceModule(),
       cardModule(),
+      resourceServices(withCalc, services),
     ]);
     return {
       resources: [
@@ -319,12 +361,13 @@ function registerResources(server: Server, calc: CalcModelApi | undefined, extra
     };
   });
   server.setRequestHandler('resources/templates/list', async () => ({
-    resourceTemplates: calc ? (await resourceModule()).RESOURCE_TEMPLATES : [],
+    resourceTemplates: withCalc ? (await resourceModule()).RESOURCE_TEMPLATES : [],
   }));
   server.setRequestHandler('resources/read', async (request) => {
-    const [{ readResource }, { CARD_URI, readCardResource }] = await Promise.all([
+    const [{ readResource }, { CARD_URI, readCardResource }, { calc, extra }] = await Promise.all([
       resourceModule(),
       cardModule(),
+      resourceServices(withCalc, services),
     ]);
     if (calc && request.params.uri === CARD_URI) return { contents: [readCardResource()] };
     const content =
@@ -340,6 +383,7 @@ function registerResources(server: Server, calc: CalcModelApi | undefined, extra
   server.setRequestHandler('resources/subscribe', async (request) => {
     const uri = request.params.uri;
     const id = stateModelId(uri);
+    const { calc } = await resourceServices(withCalc, services);
     // subscribing to anything else, or twice, is accepted silently
     if (calc && id !== undefined && !subscriptions.has(uri)) {
       const off = calc.subscribe(id, () => {

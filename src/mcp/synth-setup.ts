@@ -26,7 +26,9 @@ export const SYNTH_ENV = {
   auditLog: 'MODELWORKS_SYNTH_AUDIT_LOG',
 } as const;
 
-export const SYNTH_INSTRUCTIONS = `Synth generates deterministic synthetic data from small dataflow models. Typical flow: read synth://guide/model-format (and synth://guide/customization for recipes) or call list_components; write model text; validate_model until valid (analyze_model for cost); generate with a count and (to reproduce) a seed; the result carries only a preview, so page the rest with read_generation (offset = rows already read) while hasMore.`;
+// the server's instructions for the group: their own small module, as `initialize` needs them before
+// this module (and the engine behind it) is loaded
+export { SYNTH_INSTRUCTIONS } from './synth-instructions.js';
 
 export interface SynthMcpGroup {
   tools: ToolDefinition[];

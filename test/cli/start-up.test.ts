@@ -1,15 +1,17 @@
 // The CLI loads what a command uses when that command runs: starting, --help, --version and usage
 // errors load commander and the registration modules only. A child process on the built entry
-// point (run `npx tsc -p tsconfig.build.json` first), with a module hook that reports every file
-// Node resolves.
+// point (run `npx tsc -p tsconfig.build.json` first, or `npm run build` for the bundle), with a
+// module hook that reports every file Node resolves, read as source modules (a bundle chunk stands
+// for the modules in it: test/helpers/loaded-modules.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { OUTPUT_FORMATS } from '../../src/synth/index.js';
 import { GRIND_FORMATS } from '../../src/cli/synth-commands.js';
+import { loadedModules } from '../helpers/loaded-modules.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'dist/cli/main.js');
@@ -35,17 +37,17 @@ function run(args: string[], env: Record<string, string> = {}) {
     timeout: 60_000,
     env: { ...process.env, ...env },
   });
-  const loaded = [...r.stderr.matchAll(/^loaded (.+)$/gm)].map((m) => relative(root, fileURLToPath(m[1]!)));
+  const files = [...r.stderr.matchAll(/^loaded (.+)$/gm)].map((m) => m[1]!);
   const stderr = r.stderr.replace(/^loaded .+\n/gm, '');
-  return { code: r.status, stdout: r.stdout, stderr, loaded: [...new Set(loaded)].sort() };
+  return { code: r.status, stdout: r.stdout, stderr, loaded: loadedModules(root, files) };
 }
 
 /**
- * Files a start without an action may load: the entry point, the registration modules, the exit
+ * Modules a start without an action may load: the entry point, the registration modules, the exit
  * policy and help examples (both import nothing), commander.
  */
 const REGISTRATION =
-  /^(dist\/cli\/(main|[a-z-]+-commands?|calc-budget-settings|cli-errors|help-text|synth-edition)\.js|dist\/version\.js|node_modules\/commander\/.+)$/;
+  /^(src\/cli\/(main|[a-z-]+-commands?|calc-budget-settings|cli-errors|help-text|synth-edition)|src\/version|node_modules\/commander\/.+)$/;
 
 describe('CLI start-up', () => {
   it.each([
@@ -58,16 +60,16 @@ describe('CLI start-up', () => {
   ] as const)('%s loads no engine, store or server', (_name, args, code) => {
     const r = run([...args]);
     expect(r.code).toBe(code);
-    expect(r.loaded).toContain('dist/cli/main.js');
+    expect(r.loaded).toContain('src/cli/main');
     expect(r.loaded.filter((file) => !REGISTRATION.test(file))).toEqual([]);
   });
 
   it('a command loads what it uses when it runs', () => {
     const r = run(['calc', 'eval', '1 + 2']);
     expect(r.stdout.trim()).toBe('3');
-    expect(r.loaded).toContain('dist/calc/index.js');
-    expect(r.loaded.some((file) => file.startsWith('dist/synth/'))).toBe(false);
-    expect(r.loaded.some((file) => file.includes('fastify'))).toBe(false);
+    expect(r.loaded).toContain('src/calc/index');
+    expect(r.loaded.some((module) => module.startsWith('src/synth/'))).toBe(false);
+    expect(r.loaded.some((module) => module.includes('fastify'))).toBe(false);
   });
 
   it('grind offers exactly the engine’s output formats', () => {

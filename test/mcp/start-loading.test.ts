@@ -1,12 +1,15 @@
 // What `modelworks mcp` loads before it answers `initialize` (issue 45): the tool modules (and the
 // engines only they use), the language-model clients and the HTTP transport load on demand, after it. The built CLI runs
-// as a child process with bench/import-log-hook.mjs logging every ES module it loads.
+// as a child process with bench/import-log-hook.mjs logging every ES module file it loads; the files
+// are read as source modules (test/helpers/loaded-modules.ts), so the test holds for the tsc build
+// and for the bundle (`npm run build`), whose chunks load on demand the same way.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, root } from './helpers/peers.js';
+import { cli, root, serverEnv } from './helpers/peers.js';
+import { loadedModules } from '../helpers/loaded-modules.js';
 
 const work = mkdtempSync(join(tmpdir(), 'mcp-start-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -19,7 +22,7 @@ const INITIALIZE = {
 };
 
 interface Run {
-  /** The modules loaded when the answer to `initialize` arrived. */
+  /** The modules (src/…, node_modules/…) loaded when the answer to `initialize` arrived. */
   atInitialize: string[];
   /** ... and when the answer to tools/list did (sent after `initialized`). */
   atList: string[];
@@ -28,7 +31,7 @@ interface Run {
 
 function startAndList(name: string): Promise<Run> {
   const log = join(work, `${name}.txt`);
-  const read = (): string[] => readFileSync(log, 'utf8').trim().split('\n');
+  const read = (): string[] => loadedModules(root, readFileSync(log, 'utf8').trim().split('\n'));
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -59,27 +62,81 @@ function startAndList(name: string): Promise<Run> {
   });
 }
 
-const loaded = (urls: string[], part: string): boolean => urls.some((u) => u.includes(part));
+const loaded = (modules: string[], part: string): boolean => modules.some((m) => m.includes(part));
 
 describe('modelworks mcp start', () => {
   it('answers initialize before loading the tools, and lists them all after', async () => {
     const run = await startAndList('default');
     // none of these is needed to answer initialize (all but tool-catalog.js, new, were loaded before it)
     for (const part of [
-      '/dist/mcp/tool-catalog.js',
-      '/dist/mcp/calc-tools.js',
-      '/dist/mcp/sheet-tools.js',
-      '/dist/mcp/simulate-tool.js',
-      '/dist/mcp/card-tools.js',
-      '/dist/mcp/http.js',
+      'src/mcp/tool-catalog',
+      'src/mcp/calc-tools',
+      'src/mcp/sheet-tools',
+      'src/mcp/simulate-tool',
+      'src/mcp/card-tools',
+      'src/mcp/http',
       'node_modules/@anthropic-ai/sdk/',
       'node_modules/openai/',
+      'node_modules/fastify/',
+      // the store, the services and the engines: built after the answer (src/cli/mcp-services.ts)
+      'src/cli/mcp-services',
+      'src/service/calc-service',
+      'src/store/',
+      'src/calc/',
+      'src/synth/',
+      'src/sheet/',
+      'node_modules/jsonata/',
     ])
       expect(loaded(run.atInitialize, part), part).toBe(false);
     // the listing then has them all: calc's, synth's and the card tools
-    expect(loaded(run.atList, '/dist/mcp/tool-catalog.js')).toBe(true);
-    expect(loaded(run.atList, '/dist/mcp/card-tools.js')).toBe(true);
+    expect(loaded(run.atList, 'src/mcp/tool-catalog')).toBe(true);
+    expect(loaded(run.atList, 'src/mcp/card-tools')).toBe(true);
     expect(run.toolCount).toBeGreaterThan(40);
     expect(run.atInitialize.length).toBeLessThan(run.atList.length);
   }, 60_000);
+});
+
+/**
+ * The services are built after the first answer (or 100 ms after start without one), but a
+ * malformed setting still stops the server at start: exit 2 and one line naming it, whether a
+ * client has sent something or not (its input stays open either way).
+ */
+function startRefused(
+  sendInitialize: boolean,
+): Promise<{ code: number | null; stderr: string; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, 'mcp'], {
+      cwd: root,
+      env: { ...serverEnv, MODELWORKS_SYNTH_GENERATE_MODE: 'sideways' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let out = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    if (sendInitialize) child.stdin.write(line(INITIALIZE));
+    const timer = setTimeout(() => child.kill(), 20_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, out });
+    });
+  });
+}
+
+describe('a malformed setting with the deferred start', () => {
+  it.each([
+    ['before any message', false],
+    ['after initialize', true],
+  ])(
+    'stops the server %s: exit 2, the setting named',
+    async (_name, sendInitialize) => {
+      const { code, stderr, out } = await startRefused(sendInitialize);
+      expect(code).toBe(2);
+      expect(stderr).toContain("MODELWORKS_SYNTH_GENERATE_MODE must be embedded or proxy (got 'sideways')");
+      // stdout holds protocol messages only (the answer to initialize, when one was asked)
+      for (const l of out.split('\n').filter(Boolean))
+        expect(JSON.parse(l)).toMatchObject({ jsonrpc: '2.0' });
+    },
+    30_000,
+  );
 });

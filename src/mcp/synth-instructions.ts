@@ -1,0 +1,2 @@
+/** What the server's `initialize` says of the synth tools (synth-setup.ts builds the tools). */
+export const SYNTH_INSTRUCTIONS = `Synth generates deterministic synthetic data from small dataflow models. Typical flow: read synth://guide/model-format (and synth://guide/customization for recipes) or call list_components; write model text; validate_model until valid (analyze_model for cost); generate with a count and (to reproduce) a seed; the result carries only a preview, so page the rest with read_generation (offset = rows already read) while hasMore.`;
