@@ -86,6 +86,9 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
+  // the maps point at src/ (not shipped): small maps, and with `node --enable-source-maps` a stack
+  // names our source files and lines
+  sourcesContent: false,
   // the chunks sit beside the entry, so every chunk's import.meta.url has the same folder
   chunkNames: '[name]-[hash]',
   external,
