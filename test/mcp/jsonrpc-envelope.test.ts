@@ -1,11 +1,16 @@
 /**
  * The stdio transport checks the JSON-RPC envelope with its own JSON Schema (ajv, fast); it must
- * accept and refuse exactly what the SDK's own JSONRPCMessageSchema does.
+ * accept and refuse exactly what the SDK's own JSONRPCMessageSchema does. The transport runs ajv's
+ * standalone code for the schema, generated ahead of time: it must be what ajv generates now, and
+ * answer as the schema compiled here does.
  */
+import { readFileSync } from 'node:fs';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { JSONRPC_MESSAGE_SCHEMA } from '../../src/mcp/stdio.js';
+import { JSONRPC_MESSAGE_SCHEMA } from '../../src/mcp/jsonrpc-schema.js';
+import { validate as generated } from '../../src/mcp/jsonrpc-validator.generated.js';
+import { GENERATED, generatedText } from '../../scripts/gen-jsonrpc-validator.js';
 
 const valid = new Ajv().compile(JSONRPC_MESSAGE_SCHEMA);
 
@@ -45,5 +50,10 @@ const messages: unknown[] = [
 describe('the stdio envelope check', () => {
   it.each(messages.map((m) => [JSON.stringify(m), m]))('agrees with the SDK on %s', (_, message) => {
     expect(valid(message)).toBe(JSONRPCMessageSchema.safeParse(message).success);
+    expect((generated as (m: unknown) => boolean)(message)).toBe(valid(message));
+  });
+
+  it('runs the generated validator as ajv writes it from the schema now (npm run gen:jsonrpc)', async () => {
+    expect(readFileSync(GENERATED, 'utf8')).toBe(await generatedText());
   });
 });
