@@ -2,7 +2,8 @@
  * OpenTelemetry tracing, off by default. The standard exporter settings turn it on:
  * OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (OTLP over HTTP), or
  * OTEL_TRACES_EXPORTER=otlp|console; OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true keep it
- * off. The SDK and exporter are imported only when it is on, so no command pays for them at start.
+ * off. The API, SDK and exporter are imported only when it is on, so no command pays for them at
+ * start (the API alone is 44 modules, loaded before `modelworks mcp` could answer `initialize`).
  *
  * Spans: one per HTTP request (`traceFastifyRequests`, `traceHttpRequest`), with children the
  * adapters open around the work they hand on (`inSpan`): the calc cycle and its phases, the store
@@ -10,16 +11,8 @@
  * helper calls straight through: no span objects, no context switches.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  context,
-  propagation,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-} from '@opentelemetry/api';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { readPackageVersion } from '../version.js';
@@ -30,6 +23,12 @@ export const REQUEST_ID_ATTRIBUTE = 'modelworks.request_id';
 
 /** Whether this process registered a tracer provider (startTracing) that is still running. */
 let enabled = false;
+/** The OpenTelemetry API, loaded by startTracing: every use below is behind `enabled`. */
+let otel: typeof OtelApi | undefined;
+const api = (): typeof OtelApi => {
+  if (otel === undefined) throw new Error('tracing is not started');
+  return otel;
+};
 
 export const tracingEnabled = (): boolean => enabled;
 
@@ -90,6 +89,7 @@ export async function startTracing(options: TracingOptions = {}): Promise<Tracin
     throw new Error(
       'OTEL_TRACES_EXPORTER=console prints spans on stdout, which MCP over stdio keeps for protocol messages; use otlp',
     );
+  otel = await import('@opentelemetry/api');
   const sdk = await import('@opentelemetry/sdk-trace-node');
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } =
     await import('@opentelemetry/resources');
@@ -113,18 +113,21 @@ export async function startTracing(options: TracingOptions = {}): Promise<Tracin
     async shutdown() {
       enabled = false;
       await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      api().trace.disable();
+      api().context.disable();
+      api().propagation.disable();
     },
   };
 }
 
-const tracer = () => trace.getTracer(TRACER_NAME);
+const tracer = () => api().trace.getTracer(TRACER_NAME);
 
 function endWithError(span: Span, err: unknown): void {
   span.recordException(err instanceof Error ? err : String(err));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  span.setStatus({
+    code: api().SpanStatusCode.ERROR,
+    message: err instanceof Error ? err.message : String(err),
+  });
 }
 
 /**
@@ -155,7 +158,7 @@ export function inSpan<T>(name: string, attributes: Attributes, fn: () => Promis
  */
 export function phaseSpans(prefix: string): { phase: (name: string) => void; end: () => void } | undefined {
   if (!enabled) return undefined;
-  const parent = context.active();
+  const parent = api().context.active();
   let current: Span | undefined;
   return {
     phase(name) {
@@ -171,7 +174,7 @@ export function phaseSpans(prefix: string): { phase: (name: string) => void; end
 
 /** Sets attributes on the active span (a request's model id, a generation's row count). */
 export function annotateSpan(attributes: Attributes): void {
-  if (enabled) trace.getActiveSpan()?.setAttributes(attributes);
+  if (enabled) api().trace.getActiveSpan()?.setAttributes(attributes);
 }
 
 /** Starts a request's span, a child of the caller's when the request carries `traceparent`. */
@@ -180,6 +183,7 @@ function startRequestSpan(
   route: string | undefined,
   requestId: string,
 ): { span: Span; ctx: Context } {
+  const { context, propagation, trace, SpanKind } = api();
   const parent = propagation.extract(context.active(), req.headers);
   const method = req.method ?? 'GET';
   const span = tracer().startSpan(
@@ -203,7 +207,7 @@ function startRequestSpan(
 function endOnClose(span: Span, res: ServerResponse): void {
   res.once('close', () => {
     span.setAttribute('http.response.status_code', res.statusCode);
-    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    if (res.statusCode >= 500) span.setStatus({ code: api().SpanStatusCode.ERROR });
     span.end();
   });
 }
@@ -227,7 +231,9 @@ export function traceFastifyRequests(app: FastifyInstance): void {
     const handler = route.handler;
     const traced: RouteHandlerMethod = function (this: FastifyInstance, request, reply) {
       const ctx = requestContexts.get(request);
-      return ctx ? context.with(ctx, handler, this, request, reply) : handler.call(this, request, reply);
+      return ctx
+        ? api().context.with(ctx, handler, this, request, reply)
+        : handler.call(this, request, reply);
     };
     route.handler = traced;
   });
@@ -244,5 +250,5 @@ export function traceHttpRequest<T>(
   if (!enabled) return fn();
   const { span, ctx } = startRequestSpan(req, route, requestId);
   endOnClose(span, res);
-  return context.with(ctx, fn);
+  return api().context.with(ctx, fn);
 }
