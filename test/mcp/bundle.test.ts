@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnnounced } from '../helpers/child.js';
 import { root, serverEnv } from './helpers/peers.js';
+import { priceSpec } from './helpers/specs.js';
 
 const outdir = join(root, 'dist', `bundle-test-${process.pid}`);
 const bundled = join(outdir, 'main.js');
@@ -34,15 +35,7 @@ afterAll(async () => {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const SPEC = {
-  id: 'price',
-  version: '1',
-  schema: {},
-  derivations: [{ path: '$.price', expr: 'cost * 1.2' }],
-  constraints: [],
-  metaDerivations: [],
-  tests: [],
-};
+const SPEC = priceSpec('price');
 
 /** An SDK client on a stdio child running `args` (node's own arguments first). */
 async function connect(args: string[], pin?: string): Promise<Client> {

@@ -18,6 +18,7 @@ import {
   POSTGRES_URL,
   TEST_AUDIT_KEY_TEXT,
 } from '../store/helpers.js';
+import { priceSpec } from './helpers/specs.js';
 
 const MODERN = '2026-07-28';
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -33,15 +34,7 @@ const modernClient = () =>
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const SPEC = {
-  id: 'price',
-  version: '1',
-  schema: {},
-  derivations: [{ path: '$.price', expr: 'cost * 1.2' }],
-  constraints: [],
-  metaDerivations: [],
-  tests: [],
-};
+const SPEC = priceSpec('price');
 
 async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Json> {
   const out = await client.callTool({ name, arguments: args });

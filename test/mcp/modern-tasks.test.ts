@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, root, serverEnv, startHttpServer } from './helpers/peers.js';
+import { priceSpec } from './helpers/specs.js';
 
 const MODERN = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -78,15 +79,7 @@ function stdioRpc(): Rpc {
   };
 }
 
-const SPEC = {
-  id: 'costs',
-  version: '1',
-  schema: {},
-  derivations: [{ path: '$.price', expr: 'cost * 1.2' }],
-  constraints: [],
-  metaDerivations: [],
-  tests: [],
-};
+const SPEC = priceSpec('costs');
 
 const simulate = (id: string, runs: number) => ({
   name: 'simulate',

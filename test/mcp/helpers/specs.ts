@@ -11,6 +11,19 @@ export const DEMO = {
   tests: [],
 };
 
+/** The smallest model with a derivation: `$.price` is `cost * 1.2`. */
+export function priceSpec(id: string) {
+  return {
+    id,
+    version: '1',
+    schema: {},
+    derivations: [{ path: '$.price', expr: 'cost * 1.2' }],
+    constraints: [],
+    metaDerivations: [],
+    tests: [],
+  };
+}
+
 /** A model with every section a tool reads: library, rows, meta, both constraint policies, a view. */
 export function orderSpec(id: string) {
   return {
