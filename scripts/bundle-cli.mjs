@@ -85,10 +85,10 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: true,
-  // the maps point at src/ (not shipped): small maps, and with `node --enable-source-maps` a stack
-  // names our source files and lines
-  sourcesContent: false,
+  // no maps, as tsconfig.build.json: the package ships dist/ without src/, so a map would point at
+  // sources nobody has (test/install/pack.test.ts); to debug, run the sources with tsx or a
+  // tsc-only build (`npx tsc -p tsconfig.build.json`), whose files are one per module
+  sourcemap: false,
   // the chunks sit beside the entry, so every chunk's import.meta.url has the same folder
   chunkNames: '[name]-[hash]',
   external,
