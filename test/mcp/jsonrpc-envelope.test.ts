@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { Ajv } from 'ajv';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JSONRPC_MESSAGE_SCHEMA } from '../../src/mcp/jsonrpc-schema.js';
 import { validate as generated } from '../../src/mcp/jsonrpc-validator.generated.js';
@@ -51,6 +52,36 @@ describe('the stdio envelope check', () => {
   it.each(messages.map((m) => [JSON.stringify(m), m]))('agrees with the SDK on %s', (_, message) => {
     expect(valid(message)).toBe(JSONRPCMessageSchema.safeParse(message).success);
     expect((generated as (m: unknown) => boolean)(message)).toBe(valid(message));
+  });
+
+  // generated messages near the envelope's shape (right and wrong members, odd ids and params),
+  // and arbitrary JSON: the generated check, the compiled schema and the SDK give one verdict
+  it('agrees with the compiled schema and the SDK on generated values', () => {
+    const id = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.constant(null), fc.boolean());
+    const anyJson = fc.jsonValue({ maxDepth: 3 });
+    const near = fc.record(
+      {
+        jsonrpc: fc.oneof(fc.constant('2.0'), fc.constant('1.0'), fc.integer()),
+        id,
+        method: fc.oneof(fc.string(), fc.integer()),
+        params: fc.oneof(
+          anyJson,
+          fc.record({ _meta: fc.oneof(anyJson, fc.record({ progressToken: id })) }, { requiredKeys: [] }),
+        ),
+        result: fc.oneof(anyJson, fc.record({ _meta: anyJson }, { requiredKeys: [] })),
+        error: fc.oneof(anyJson, fc.record({ code: fc.oneof(fc.integer(), fc.double()), message: anyJson })),
+        extra: anyJson,
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(near, anyJson), (message) => {
+        const sdk = JSONRPCMessageSchema.safeParse(message).success;
+        expect(valid(message)).toBe(sdk);
+        expect((generated as (m: unknown) => boolean)(message)).toBe(sdk);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('runs the generated validator as ajv writes it from the schema now (npm run gen:jsonrpc)', async () => {
