@@ -7,11 +7,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnnounced } from '../helpers/child.js';
-import { root, serverEnv } from './helpers/peers.js';
+import { root, stdioClient } from './helpers/peers.js';
 import { priceSpec } from './helpers/specs.js';
 
 const outdir = join(root, 'dist', `bundle-test-${process.pid}`);
@@ -39,19 +38,7 @@ const SPEC = priceSpec('price');
 
 /** An SDK client on a stdio child running `args` (node's own arguments first). */
 async function connect(args: string[], pin?: string): Promise<Client> {
-  const client = new Client(
-    { name: 'bundle-test', version: '1.0.0' },
-    pin ? { versionNegotiation: { mode: { pin } } } : {},
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args,
-      env: serverEnv as Record<string, string>,
-      cwd: root,
-      stderr: 'ignore',
-    }),
-  );
+  const client = await stdioClient({ name: 'bundle-test', args, pin });
   cleanups.push(() => client.close());
   return client;
 }

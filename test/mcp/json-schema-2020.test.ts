@@ -2,11 +2,10 @@
 // `$schema` (2025-11-25 on, 2026-07-28 included). Every listed input and output schema compiles as
 // 2020-12 and none names another dialect; arguments are checked in 2020-12, so a fixture schema
 // that declares it (with `$defs` and `$ref`) is enforced as written. Needs the build.
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, root, serverEnv } from './helpers/peers.js';
+import { cli, serverEnv, stdioClient } from './helpers/peers.js';
 
 const clients: Client[] = [];
 afterAll(async () => {
@@ -14,19 +13,12 @@ afterAll(async () => {
 });
 
 async function connect(pin?: string): Promise<Client> {
-  const client = new Client(
-    { name: 'json-schema-2020', version: '1' },
-    pin ? { versionNegotiation: { mode: { pin } } } : {},
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [cli, 'mcp'],
-      env: { ...serverEnv, MODELWORKS_MCP_CONFORMANCE_FIXTURES: '1' },
-      cwd: root,
-      stderr: 'ignore',
-    }),
-  );
+  const client = await stdioClient({
+    name: 'json-schema-2020',
+    args: [cli, 'mcp'],
+    env: { ...serverEnv, MODELWORKS_MCP_CONFORMANCE_FIXTURES: '1' },
+    pin,
+  });
   clients.push(client);
   return client;
 }

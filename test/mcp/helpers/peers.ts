@@ -77,6 +77,30 @@ function makePeer(transport: Peer['transport'], client: Client, close: () => Pro
 
 const newClient = () => new Client({ name: 'modelworks-tests', version: '1.0.0' });
 
+/**
+ * A bare SDK client on a stdio child running node with `args` (node's own arguments first),
+ * optionally pinned to a protocol revision; the caller closes it.
+ */
+export async function stdioClient(options: {
+  name: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  pin?: string;
+}): Promise<Client> {
+  const { name, args, env = serverEnv, pin } = options;
+  const client = new Client({ name, version: '1.0.0' }, pin ? { versionNegotiation: { mode: { pin } } } : {});
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args,
+      env: env as Record<string, string>,
+      cwd: root,
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
 /** The server as a stdio child of an SDK client. */
 export async function connectStdio(extraArgs: string[] = []): Promise<Peer & { stderr: () => string }> {
   const transport = new StdioClientTransport({
