@@ -338,9 +338,13 @@ function registerResources(server: Server, withCalc: boolean, services: Promise<
     // asked before the services are built (a listen right after the start): watch once they are
     let off: Unsubscribe | undefined;
     let stopped = false;
-    void services.then((s) => {
-      if (!stopped) off = s.calc.subscribe(id, onChange);
-    });
+    // a failed start stops the process (its caller reports it): nothing to watch then
+    services.then(
+      (s) => {
+        if (!stopped) off = s.calc.subscribe(id, onChange);
+      },
+      () => {},
+    );
     return () => {
       stopped = true;
       off?.();
