@@ -5,7 +5,10 @@
  * jsonrpc-validator.generated.ts (`npm run gen:jsonrpc` after a change here; a test fails while
  * the generated file is stale).
  */
-const requestId = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
+// zod's int() (the SDK's check) takes safe integers only
+const requestId = {
+  anyOf: [{ type: 'string' }, { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }],
+};
 const jsonrpc = { const: '2.0' };
 const params = {
   type: 'object',

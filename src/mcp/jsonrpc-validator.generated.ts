@@ -13,7 +13,12 @@ const schema11 = {
       additionalProperties: false,
       properties: {
         jsonrpc: { const: '2.0' },
-        id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+        id: {
+          anyOf: [
+            { type: 'string' },
+            { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+          ],
+        },
         method: { type: 'string' },
         params: {
           type: 'object',
@@ -21,7 +26,12 @@ const schema11 = {
             _meta: {
               type: 'object',
               properties: {
-                progressToken: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+                progressToken: {
+                  anyOf: [
+                    { type: 'string' },
+                    { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+                  ],
+                },
                 'io.modelcontextprotocol/related-task': {
                   type: 'object',
                   required: ['taskId'],
@@ -46,7 +56,12 @@ const schema11 = {
             _meta: {
               type: 'object',
               properties: {
-                progressToken: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+                progressToken: {
+                  anyOf: [
+                    { type: 'string' },
+                    { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+                  ],
+                },
                 'io.modelcontextprotocol/related-task': {
                   type: 'object',
                   required: ['taskId'],
@@ -64,7 +79,12 @@ const schema11 = {
       additionalProperties: false,
       properties: {
         jsonrpc: { const: '2.0' },
-        id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+        id: {
+          anyOf: [
+            { type: 'string' },
+            { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+          ],
+        },
         result: { type: 'object', properties: { _meta: { type: 'object' } } },
       },
     },
@@ -74,7 +94,12 @@ const schema11 = {
       additionalProperties: false,
       properties: {
         jsonrpc: { const: '2.0' },
-        id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+        id: {
+          anyOf: [
+            { type: 'string' },
+            { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+          ],
+        },
         error: {
           type: 'object',
           required: ['code', 'message'],
@@ -194,11 +219,46 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                if (errors === _errs9) {
+                  if (typeof data1 == 'number' && isFinite(data1)) {
+                    if (data1 > 9007199254740991 || isNaN(data1)) {
+                      const err5 = {
+                        instancePath: instancePath + '/id',
+                        schemaPath: '#/anyOf/0/properties/id/anyOf/1/maximum',
+                        keyword: 'maximum',
+                        params: { comparison: '<=', limit: 9007199254740991 },
+                        message: 'must be <= 9007199254740991',
+                      };
+                      if (vErrors === null) {
+                        vErrors = [err5];
+                      } else {
+                        vErrors.push(err5);
+                      }
+                      errors++;
+                    } else {
+                      if (data1 < -9007199254740991 || isNaN(data1)) {
+                        const err6 = {
+                          instancePath: instancePath + '/id',
+                          schemaPath: '#/anyOf/0/properties/id/anyOf/1/minimum',
+                          keyword: 'minimum',
+                          params: { comparison: '>=', limit: -9007199254740991 },
+                          message: 'must be >= -9007199254740991',
+                        };
+                        if (vErrors === null) {
+                          vErrors = [err6];
+                        } else {
+                          vErrors.push(err6);
+                        }
+                        errors++;
+                      }
+                    }
+                  }
+                }
                 var _valid1 = _errs9 === errors;
                 valid2 = valid2 || _valid1;
               }
               if (!valid2) {
-                const err5 = {
+                const err7 = {
                   instancePath: instancePath + '/id',
                   schemaPath: '#/anyOf/0/properties/id/anyOf',
                   keyword: 'anyOf',
@@ -206,9 +266,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must match a schema in anyOf',
                 };
                 if (vErrors === null) {
-                  vErrors = [err5];
+                  vErrors = [err7];
                 } else {
-                  vErrors.push(err5);
+                  vErrors.push(err7);
                 }
                 errors++;
               } else {
@@ -229,7 +289,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               if (data.method !== undefined) {
                 const _errs11 = errors;
                 if (typeof data.method !== 'string') {
-                  const err6 = {
+                  const err8 = {
                     instancePath: instancePath + '/method',
                     schemaPath: '#/anyOf/0/properties/method/type',
                     keyword: 'type',
@@ -237,9 +297,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must be string',
                   };
                   if (vErrors === null) {
-                    vErrors = [err6];
+                    vErrors = [err8];
                   } else {
-                    vErrors.push(err6);
+                    vErrors.push(err8);
                   }
                   errors++;
                 }
@@ -265,7 +325,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               let valid5 = false;
                               const _errs19 = errors;
                               if (typeof data5 !== 'string') {
-                                const err7 = {
+                                const err9 = {
                                   instancePath: instancePath + '/params/_meta/progressToken',
                                   schemaPath:
                                     '#/anyOf/0/properties/params/properties/_meta/properties/progressToken/anyOf/0/type',
@@ -274,9 +334,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   message: 'must be string',
                                 };
                                 if (vErrors === null) {
-                                  vErrors = [err7];
+                                  vErrors = [err9];
                                 } else {
-                                  vErrors.push(err7);
+                                  vErrors.push(err9);
                                 }
                                 errors++;
                               }
@@ -290,7 +350,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   !isNaN(data5) &&
                                   isFinite(data5)
                                 )) {
-                                  const err8 = {
+                                  const err10 = {
                                     instancePath: instancePath + '/params/_meta/progressToken',
                                     schemaPath:
                                       '#/anyOf/0/properties/params/properties/_meta/properties/progressToken/anyOf/1/type',
@@ -299,17 +359,54 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                     message: 'must be integer',
                                   };
                                   if (vErrors === null) {
-                                    vErrors = [err8];
+                                    vErrors = [err10];
                                   } else {
-                                    vErrors.push(err8);
+                                    vErrors.push(err10);
                                   }
                                   errors++;
+                                }
+                                if (errors === _errs21) {
+                                  if (typeof data5 == 'number' && isFinite(data5)) {
+                                    if (data5 > 9007199254740991 || isNaN(data5)) {
+                                      const err11 = {
+                                        instancePath: instancePath + '/params/_meta/progressToken',
+                                        schemaPath:
+                                          '#/anyOf/0/properties/params/properties/_meta/properties/progressToken/anyOf/1/maximum',
+                                        keyword: 'maximum',
+                                        params: { comparison: '<=', limit: 9007199254740991 },
+                                        message: 'must be <= 9007199254740991',
+                                      };
+                                      if (vErrors === null) {
+                                        vErrors = [err11];
+                                      } else {
+                                        vErrors.push(err11);
+                                      }
+                                      errors++;
+                                    } else {
+                                      if (data5 < -9007199254740991 || isNaN(data5)) {
+                                        const err12 = {
+                                          instancePath: instancePath + '/params/_meta/progressToken',
+                                          schemaPath:
+                                            '#/anyOf/0/properties/params/properties/_meta/properties/progressToken/anyOf/1/minimum',
+                                          keyword: 'minimum',
+                                          params: { comparison: '>=', limit: -9007199254740991 },
+                                          message: 'must be >= -9007199254740991',
+                                        };
+                                        if (vErrors === null) {
+                                          vErrors = [err12];
+                                        } else {
+                                          vErrors.push(err12);
+                                        }
+                                        errors++;
+                                      }
+                                    }
+                                  }
                                 }
                                 var _valid2 = _errs21 === errors;
                                 valid5 = valid5 || _valid2;
                               }
                               if (!valid5) {
-                                const err9 = {
+                                const err13 = {
                                   instancePath: instancePath + '/params/_meta/progressToken',
                                   schemaPath:
                                     '#/anyOf/0/properties/params/properties/_meta/properties/progressToken/anyOf',
@@ -318,9 +415,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   message: 'must match a schema in anyOf',
                                 };
                                 if (vErrors === null) {
-                                  vErrors = [err9];
+                                  vErrors = [err13];
                                 } else {
-                                  vErrors.push(err9);
+                                  vErrors.push(err13);
                                 }
                                 errors++;
                               } else {
@@ -345,7 +442,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (data6 && typeof data6 == 'object' && !Array.isArray(data6)) {
                                     let missing1;
                                     if (data6.taskId === undefined && (missing1 = 'taskId')) {
-                                      const err10 = {
+                                      const err14 = {
                                         instancePath:
                                           instancePath +
                                           '/params/_meta/io.modelcontextprotocol~1related-task',
@@ -356,15 +453,15 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                         message: "must have required property '" + missing1 + "'",
                                       };
                                       if (vErrors === null) {
-                                        vErrors = [err10];
+                                        vErrors = [err14];
                                       } else {
-                                        vErrors.push(err10);
+                                        vErrors.push(err14);
                                       }
                                       errors++;
                                     } else {
                                       if (data6.taskId !== undefined) {
                                         if (typeof data6.taskId !== 'string') {
-                                          const err11 = {
+                                          const err15 = {
                                             instancePath:
                                               instancePath +
                                               '/params/_meta/io.modelcontextprotocol~1related-task/taskId',
@@ -375,16 +472,16 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                             message: 'must be string',
                                           };
                                           if (vErrors === null) {
-                                            vErrors = [err11];
+                                            vErrors = [err15];
                                           } else {
-                                            vErrors.push(err11);
+                                            vErrors.push(err15);
                                           }
                                           errors++;
                                         }
                                       }
                                     }
                                   } else {
-                                    const err12 = {
+                                    const err16 = {
                                       instancePath:
                                         instancePath + '/params/_meta/io.modelcontextprotocol~1related-task',
                                       schemaPath:
@@ -394,9 +491,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                       message: 'must be object',
                                     };
                                     if (vErrors === null) {
-                                      vErrors = [err12];
+                                      vErrors = [err16];
                                     } else {
-                                      vErrors.push(err12);
+                                      vErrors.push(err16);
                                     }
                                     errors++;
                                   }
@@ -407,7 +504,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               }
                             }
                           } else {
-                            const err13 = {
+                            const err17 = {
                               instancePath: instancePath + '/params/_meta',
                               schemaPath: '#/anyOf/0/properties/params/properties/_meta/type',
                               keyword: 'type',
@@ -415,16 +512,16 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               message: 'must be object',
                             };
                             if (vErrors === null) {
-                              vErrors = [err13];
+                              vErrors = [err17];
                             } else {
-                              vErrors.push(err13);
+                              vErrors.push(err17);
                             }
                             errors++;
                           }
                         }
                       }
                     } else {
-                      const err14 = {
+                      const err18 = {
                         instancePath: instancePath + '/params',
                         schemaPath: '#/anyOf/0/properties/params/type',
                         keyword: 'type',
@@ -432,9 +529,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must be object',
                       };
                       if (vErrors === null) {
-                        vErrors = [err14];
+                        vErrors = [err18];
                       } else {
-                        vErrors.push(err14);
+                        vErrors.push(err18);
                       }
                       errors++;
                     }
@@ -449,7 +546,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      const err15 = {
+      const err19 = {
         instancePath,
         schemaPath: '#/anyOf/0/type',
         keyword: 'type',
@@ -457,9 +554,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
         message: 'must be object',
       };
       if (vErrors === null) {
-        vErrors = [err15];
+        vErrors = [err19];
       } else {
-        vErrors.push(err15);
+        vErrors.push(err19);
       }
       errors++;
     }
@@ -475,7 +572,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           (data.jsonrpc === undefined && (missing2 = 'jsonrpc')) ||
           (data.method === undefined && (missing2 = 'method'))
         ) {
-          const err16 = {
+          const err20 = {
             instancePath,
             schemaPath: '#/anyOf/1/required',
             keyword: 'required',
@@ -483,16 +580,16 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
             message: "must have required property '" + missing2 + "'",
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err20];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err20);
           }
           errors++;
         } else {
           const _errs29 = errors;
           for (const key1 in data) {
             if (!(key1 === 'jsonrpc' || key1 === 'method' || key1 === 'params')) {
-              const err17 = {
+              const err21 = {
                 instancePath,
                 schemaPath: '#/anyOf/1/additionalProperties',
                 keyword: 'additionalProperties',
@@ -500,9 +597,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                 message: 'must NOT have additional properties',
               };
               if (vErrors === null) {
-                vErrors = [err17];
+                vErrors = [err21];
               } else {
-                vErrors.push(err17);
+                vErrors.push(err21);
               }
               errors++;
               break;
@@ -512,7 +609,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
             if (data.jsonrpc !== undefined) {
               const _errs30 = errors;
               if ('2.0' !== data.jsonrpc) {
-                const err18 = {
+                const err22 = {
                   instancePath: instancePath + '/jsonrpc',
                   schemaPath: '#/anyOf/1/properties/jsonrpc/const',
                   keyword: 'const',
@@ -520,9 +617,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must be equal to constant',
                 };
                 if (vErrors === null) {
-                  vErrors = [err18];
+                  vErrors = [err22];
                 } else {
-                  vErrors.push(err18);
+                  vErrors.push(err22);
                 }
                 errors++;
               }
@@ -534,7 +631,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               if (data.method !== undefined) {
                 const _errs31 = errors;
                 if (typeof data.method !== 'string') {
-                  const err19 = {
+                  const err23 = {
                     instancePath: instancePath + '/method',
                     schemaPath: '#/anyOf/1/properties/method/type',
                     keyword: 'type',
@@ -542,9 +639,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must be string',
                   };
                   if (vErrors === null) {
-                    vErrors = [err19];
+                    vErrors = [err23];
                   } else {
-                    vErrors.push(err19);
+                    vErrors.push(err23);
                   }
                   errors++;
                 }
@@ -570,7 +667,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               let valid10 = false;
                               const _errs39 = errors;
                               if (typeof data12 !== 'string') {
-                                const err20 = {
+                                const err24 = {
                                   instancePath: instancePath + '/params/_meta/progressToken',
                                   schemaPath:
                                     '#/anyOf/1/properties/params/properties/_meta/properties/progressToken/anyOf/0/type',
@@ -579,9 +676,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   message: 'must be string',
                                 };
                                 if (vErrors === null) {
-                                  vErrors = [err20];
+                                  vErrors = [err24];
                                 } else {
-                                  vErrors.push(err20);
+                                  vErrors.push(err24);
                                 }
                                 errors++;
                               }
@@ -595,7 +692,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   !isNaN(data12) &&
                                   isFinite(data12)
                                 )) {
-                                  const err21 = {
+                                  const err25 = {
                                     instancePath: instancePath + '/params/_meta/progressToken',
                                     schemaPath:
                                       '#/anyOf/1/properties/params/properties/_meta/properties/progressToken/anyOf/1/type',
@@ -604,17 +701,54 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                     message: 'must be integer',
                                   };
                                   if (vErrors === null) {
-                                    vErrors = [err21];
+                                    vErrors = [err25];
                                   } else {
-                                    vErrors.push(err21);
+                                    vErrors.push(err25);
                                   }
                                   errors++;
+                                }
+                                if (errors === _errs41) {
+                                  if (typeof data12 == 'number' && isFinite(data12)) {
+                                    if (data12 > 9007199254740991 || isNaN(data12)) {
+                                      const err26 = {
+                                        instancePath: instancePath + '/params/_meta/progressToken',
+                                        schemaPath:
+                                          '#/anyOf/1/properties/params/properties/_meta/properties/progressToken/anyOf/1/maximum',
+                                        keyword: 'maximum',
+                                        params: { comparison: '<=', limit: 9007199254740991 },
+                                        message: 'must be <= 9007199254740991',
+                                      };
+                                      if (vErrors === null) {
+                                        vErrors = [err26];
+                                      } else {
+                                        vErrors.push(err26);
+                                      }
+                                      errors++;
+                                    } else {
+                                      if (data12 < -9007199254740991 || isNaN(data12)) {
+                                        const err27 = {
+                                          instancePath: instancePath + '/params/_meta/progressToken',
+                                          schemaPath:
+                                            '#/anyOf/1/properties/params/properties/_meta/properties/progressToken/anyOf/1/minimum',
+                                          keyword: 'minimum',
+                                          params: { comparison: '>=', limit: -9007199254740991 },
+                                          message: 'must be >= -9007199254740991',
+                                        };
+                                        if (vErrors === null) {
+                                          vErrors = [err27];
+                                        } else {
+                                          vErrors.push(err27);
+                                        }
+                                        errors++;
+                                      }
+                                    }
+                                  }
                                 }
                                 var _valid3 = _errs41 === errors;
                                 valid10 = valid10 || _valid3;
                               }
                               if (!valid10) {
-                                const err22 = {
+                                const err28 = {
                                   instancePath: instancePath + '/params/_meta/progressToken',
                                   schemaPath:
                                     '#/anyOf/1/properties/params/properties/_meta/properties/progressToken/anyOf',
@@ -623,9 +757,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   message: 'must match a schema in anyOf',
                                 };
                                 if (vErrors === null) {
-                                  vErrors = [err22];
+                                  vErrors = [err28];
                                 } else {
-                                  vErrors.push(err22);
+                                  vErrors.push(err28);
                                 }
                                 errors++;
                               } else {
@@ -650,7 +784,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (data13 && typeof data13 == 'object' && !Array.isArray(data13)) {
                                     let missing3;
                                     if (data13.taskId === undefined && (missing3 = 'taskId')) {
-                                      const err23 = {
+                                      const err29 = {
                                         instancePath:
                                           instancePath +
                                           '/params/_meta/io.modelcontextprotocol~1related-task',
@@ -661,15 +795,15 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                         message: "must have required property '" + missing3 + "'",
                                       };
                                       if (vErrors === null) {
-                                        vErrors = [err23];
+                                        vErrors = [err29];
                                       } else {
-                                        vErrors.push(err23);
+                                        vErrors.push(err29);
                                       }
                                       errors++;
                                     } else {
                                       if (data13.taskId !== undefined) {
                                         if (typeof data13.taskId !== 'string') {
-                                          const err24 = {
+                                          const err30 = {
                                             instancePath:
                                               instancePath +
                                               '/params/_meta/io.modelcontextprotocol~1related-task/taskId',
@@ -680,16 +814,16 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                             message: 'must be string',
                                           };
                                           if (vErrors === null) {
-                                            vErrors = [err24];
+                                            vErrors = [err30];
                                           } else {
-                                            vErrors.push(err24);
+                                            vErrors.push(err30);
                                           }
                                           errors++;
                                         }
                                       }
                                     }
                                   } else {
-                                    const err25 = {
+                                    const err31 = {
                                       instancePath:
                                         instancePath + '/params/_meta/io.modelcontextprotocol~1related-task',
                                       schemaPath:
@@ -699,9 +833,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                       message: 'must be object',
                                     };
                                     if (vErrors === null) {
-                                      vErrors = [err25];
+                                      vErrors = [err31];
                                     } else {
-                                      vErrors.push(err25);
+                                      vErrors.push(err31);
                                     }
                                     errors++;
                                   }
@@ -712,7 +846,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               }
                             }
                           } else {
-                            const err26 = {
+                            const err32 = {
                               instancePath: instancePath + '/params/_meta',
                               schemaPath: '#/anyOf/1/properties/params/properties/_meta/type',
                               keyword: 'type',
@@ -720,16 +854,16 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               message: 'must be object',
                             };
                             if (vErrors === null) {
-                              vErrors = [err26];
+                              vErrors = [err32];
                             } else {
-                              vErrors.push(err26);
+                              vErrors.push(err32);
                             }
                             errors++;
                           }
                         }
                       }
                     } else {
-                      const err27 = {
+                      const err33 = {
                         instancePath: instancePath + '/params',
                         schemaPath: '#/anyOf/1/properties/params/type',
                         keyword: 'type',
@@ -737,9 +871,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must be object',
                       };
                       if (vErrors === null) {
-                        vErrors = [err27];
+                        vErrors = [err33];
                       } else {
-                        vErrors.push(err27);
+                        vErrors.push(err33);
                       }
                       errors++;
                     }
@@ -753,7 +887,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
       } else {
-        const err28 = {
+        const err34 = {
           instancePath,
           schemaPath: '#/anyOf/1/type',
           keyword: 'type',
@@ -761,9 +895,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
           message: 'must be object',
         };
         if (vErrors === null) {
-          vErrors = [err28];
+          vErrors = [err34];
         } else {
-          vErrors.push(err28);
+          vErrors.push(err34);
         }
         errors++;
       }
@@ -780,7 +914,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
             (data.id === undefined && (missing4 = 'id')) ||
             (data.result === undefined && (missing4 = 'result'))
           ) {
-            const err29 = {
+            const err35 = {
               instancePath,
               schemaPath: '#/anyOf/2/required',
               keyword: 'required',
@@ -788,16 +922,16 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               message: "must have required property '" + missing4 + "'",
             };
             if (vErrors === null) {
-              vErrors = [err29];
+              vErrors = [err35];
             } else {
-              vErrors.push(err29);
+              vErrors.push(err35);
             }
             errors++;
           } else {
             const _errs49 = errors;
             for (const key2 in data) {
               if (!(key2 === 'jsonrpc' || key2 === 'id' || key2 === 'result')) {
-                const err30 = {
+                const err36 = {
                   instancePath,
                   schemaPath: '#/anyOf/2/additionalProperties',
                   keyword: 'additionalProperties',
@@ -805,9 +939,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                   message: 'must NOT have additional properties',
                 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err36];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err36);
                 }
                 errors++;
                 break;
@@ -817,7 +951,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               if (data.jsonrpc !== undefined) {
                 const _errs50 = errors;
                 if ('2.0' !== data.jsonrpc) {
-                  const err31 = {
+                  const err37 = {
                     instancePath: instancePath + '/jsonrpc',
                     schemaPath: '#/anyOf/2/properties/jsonrpc/const',
                     keyword: 'const',
@@ -825,9 +959,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must be equal to constant',
                   };
                   if (vErrors === null) {
-                    vErrors = [err31];
+                    vErrors = [err37];
                   } else {
-                    vErrors.push(err31);
+                    vErrors.push(err37);
                   }
                   errors++;
                 }
@@ -843,7 +977,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                   let valid13 = false;
                   const _errs53 = errors;
                   if (typeof data16 !== 'string') {
-                    const err32 = {
+                    const err38 = {
                       instancePath: instancePath + '/id',
                       schemaPath: '#/anyOf/2/properties/id/anyOf/0/type',
                       keyword: 'type',
@@ -851,9 +985,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                       message: 'must be string',
                     };
                     if (vErrors === null) {
-                      vErrors = [err32];
+                      vErrors = [err38];
                     } else {
-                      vErrors.push(err32);
+                      vErrors.push(err38);
                     }
                     errors++;
                   }
@@ -862,7 +996,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                   if (!valid13) {
                     const _errs55 = errors;
                     if (!(typeof data16 == 'number' && !(data16 % 1) && !isNaN(data16) && isFinite(data16))) {
-                      const err33 = {
+                      const err39 = {
                         instancePath: instancePath + '/id',
                         schemaPath: '#/anyOf/2/properties/id/anyOf/1/type',
                         keyword: 'type',
@@ -870,17 +1004,52 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must be integer',
                       };
                       if (vErrors === null) {
-                        vErrors = [err33];
+                        vErrors = [err39];
                       } else {
-                        vErrors.push(err33);
+                        vErrors.push(err39);
                       }
                       errors++;
+                    }
+                    if (errors === _errs55) {
+                      if (typeof data16 == 'number' && isFinite(data16)) {
+                        if (data16 > 9007199254740991 || isNaN(data16)) {
+                          const err40 = {
+                            instancePath: instancePath + '/id',
+                            schemaPath: '#/anyOf/2/properties/id/anyOf/1/maximum',
+                            keyword: 'maximum',
+                            params: { comparison: '<=', limit: 9007199254740991 },
+                            message: 'must be <= 9007199254740991',
+                          };
+                          if (vErrors === null) {
+                            vErrors = [err40];
+                          } else {
+                            vErrors.push(err40);
+                          }
+                          errors++;
+                        } else {
+                          if (data16 < -9007199254740991 || isNaN(data16)) {
+                            const err41 = {
+                              instancePath: instancePath + '/id',
+                              schemaPath: '#/anyOf/2/properties/id/anyOf/1/minimum',
+                              keyword: 'minimum',
+                              params: { comparison: '>=', limit: -9007199254740991 },
+                              message: 'must be >= -9007199254740991',
+                            };
+                            if (vErrors === null) {
+                              vErrors = [err41];
+                            } else {
+                              vErrors.push(err41);
+                            }
+                            errors++;
+                          }
+                        }
+                      }
                     }
                     var _valid4 = _errs55 === errors;
                     valid13 = valid13 || _valid4;
                   }
                   if (!valid13) {
-                    const err34 = {
+                    const err42 = {
                       instancePath: instancePath + '/id',
                       schemaPath: '#/anyOf/2/properties/id/anyOf',
                       keyword: 'anyOf',
@@ -888,9 +1057,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                       message: 'must match a schema in anyOf',
                     };
                     if (vErrors === null) {
-                      vErrors = [err34];
+                      vErrors = [err42];
                     } else {
-                      vErrors.push(err34);
+                      vErrors.push(err42);
                     }
                     errors++;
                   } else {
@@ -916,7 +1085,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         if (data17._meta !== undefined) {
                           let data18 = data17._meta;
                           if (!(data18 && typeof data18 == 'object' && !Array.isArray(data18))) {
-                            const err35 = {
+                            const err43 = {
                               instancePath: instancePath + '/result/_meta',
                               schemaPath: '#/anyOf/2/properties/result/properties/_meta/type',
                               keyword: 'type',
@@ -924,15 +1093,15 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               message: 'must be object',
                             };
                             if (vErrors === null) {
-                              vErrors = [err35];
+                              vErrors = [err43];
                             } else {
-                              vErrors.push(err35);
+                              vErrors.push(err43);
                             }
                             errors++;
                           }
                         }
                       } else {
-                        const err36 = {
+                        const err44 = {
                           instancePath: instancePath + '/result',
                           schemaPath: '#/anyOf/2/properties/result/type',
                           keyword: 'type',
@@ -940,9 +1109,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be object',
                         };
                         if (vErrors === null) {
-                          vErrors = [err36];
+                          vErrors = [err44];
                         } else {
-                          vErrors.push(err36);
+                          vErrors.push(err44);
                         }
                         errors++;
                       }
@@ -956,7 +1125,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
             }
           }
         } else {
-          const err37 = {
+          const err45 = {
             instancePath,
             schemaPath: '#/anyOf/2/type',
             keyword: 'type',
@@ -964,9 +1133,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
             message: 'must be object',
           };
           if (vErrors === null) {
-            vErrors = [err37];
+            vErrors = [err45];
           } else {
-            vErrors.push(err37);
+            vErrors.push(err45);
           }
           errors++;
         }
@@ -982,7 +1151,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               (data.jsonrpc === undefined && (missing5 = 'jsonrpc')) ||
               (data.error === undefined && (missing5 = 'error'))
             ) {
-              const err38 = {
+              const err46 = {
                 instancePath,
                 schemaPath: '#/anyOf/3/required',
                 keyword: 'required',
@@ -990,16 +1159,16 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                 message: "must have required property '" + missing5 + "'",
               };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err46];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err46);
               }
               errors++;
             } else {
               const _errs63 = errors;
               for (const key3 in data) {
                 if (!(key3 === 'jsonrpc' || key3 === 'id' || key3 === 'error')) {
-                  const err39 = {
+                  const err47 = {
                     instancePath,
                     schemaPath: '#/anyOf/3/additionalProperties',
                     keyword: 'additionalProperties',
@@ -1007,9 +1176,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                     message: 'must NOT have additional properties',
                   };
                   if (vErrors === null) {
-                    vErrors = [err39];
+                    vErrors = [err47];
                   } else {
-                    vErrors.push(err39);
+                    vErrors.push(err47);
                   }
                   errors++;
                   break;
@@ -1019,7 +1188,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                 if (data.jsonrpc !== undefined) {
                   const _errs64 = errors;
                   if ('2.0' !== data.jsonrpc) {
-                    const err40 = {
+                    const err48 = {
                       instancePath: instancePath + '/jsonrpc',
                       schemaPath: '#/anyOf/3/properties/jsonrpc/const',
                       keyword: 'const',
@@ -1027,9 +1196,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                       message: 'must be equal to constant',
                     };
                     if (vErrors === null) {
-                      vErrors = [err40];
+                      vErrors = [err48];
                     } else {
-                      vErrors.push(err40);
+                      vErrors.push(err48);
                     }
                     errors++;
                   }
@@ -1045,7 +1214,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                     let valid16 = false;
                     const _errs67 = errors;
                     if (typeof data20 !== 'string') {
-                      const err41 = {
+                      const err49 = {
                         instancePath: instancePath + '/id',
                         schemaPath: '#/anyOf/3/properties/id/anyOf/0/type',
                         keyword: 'type',
@@ -1053,9 +1222,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must be string',
                       };
                       if (vErrors === null) {
-                        vErrors = [err41];
+                        vErrors = [err49];
                       } else {
-                        vErrors.push(err41);
+                        vErrors.push(err49);
                       }
                       errors++;
                     }
@@ -1069,7 +1238,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         !isNaN(data20) &&
                         isFinite(data20)
                       )) {
-                        const err42 = {
+                        const err50 = {
                           instancePath: instancePath + '/id',
                           schemaPath: '#/anyOf/3/properties/id/anyOf/1/type',
                           keyword: 'type',
@@ -1077,17 +1246,52 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                           message: 'must be integer',
                         };
                         if (vErrors === null) {
-                          vErrors = [err42];
+                          vErrors = [err50];
                         } else {
-                          vErrors.push(err42);
+                          vErrors.push(err50);
                         }
                         errors++;
+                      }
+                      if (errors === _errs69) {
+                        if (typeof data20 == 'number' && isFinite(data20)) {
+                          if (data20 > 9007199254740991 || isNaN(data20)) {
+                            const err51 = {
+                              instancePath: instancePath + '/id',
+                              schemaPath: '#/anyOf/3/properties/id/anyOf/1/maximum',
+                              keyword: 'maximum',
+                              params: { comparison: '<=', limit: 9007199254740991 },
+                              message: 'must be <= 9007199254740991',
+                            };
+                            if (vErrors === null) {
+                              vErrors = [err51];
+                            } else {
+                              vErrors.push(err51);
+                            }
+                            errors++;
+                          } else {
+                            if (data20 < -9007199254740991 || isNaN(data20)) {
+                              const err52 = {
+                                instancePath: instancePath + '/id',
+                                schemaPath: '#/anyOf/3/properties/id/anyOf/1/minimum',
+                                keyword: 'minimum',
+                                params: { comparison: '>=', limit: -9007199254740991 },
+                                message: 'must be >= -9007199254740991',
+                              };
+                              if (vErrors === null) {
+                                vErrors = [err52];
+                              } else {
+                                vErrors.push(err52);
+                              }
+                              errors++;
+                            }
+                          }
+                        }
                       }
                       var _valid5 = _errs69 === errors;
                       valid16 = valid16 || _valid5;
                     }
                     if (!valid16) {
-                      const err43 = {
+                      const err53 = {
                         instancePath: instancePath + '/id',
                         schemaPath: '#/anyOf/3/properties/id/anyOf',
                         keyword: 'anyOf',
@@ -1095,9 +1299,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                         message: 'must match a schema in anyOf',
                       };
                       if (vErrors === null) {
-                        vErrors = [err43];
+                        vErrors = [err53];
                       } else {
-                        vErrors.push(err43);
+                        vErrors.push(err53);
                       }
                       errors++;
                     } else {
@@ -1125,7 +1329,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                             (data21.code === undefined && (missing6 = 'code')) ||
                             (data21.message === undefined && (missing6 = 'message'))
                           ) {
-                            const err44 = {
+                            const err54 = {
                               instancePath: instancePath + '/error',
                               schemaPath: '#/anyOf/3/properties/error/required',
                               keyword: 'required',
@@ -1133,9 +1337,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               message: "must have required property '" + missing6 + "'",
                             };
                             if (vErrors === null) {
-                              vErrors = [err44];
+                              vErrors = [err54];
                             } else {
-                              vErrors.push(err44);
+                              vErrors.push(err54);
                             }
                             errors++;
                           } else {
@@ -1148,7 +1352,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                 !isNaN(data22) &&
                                 isFinite(data22)
                               )) {
-                                const err45 = {
+                                const err55 = {
                                   instancePath: instancePath + '/error/code',
                                   schemaPath: '#/anyOf/3/properties/error/properties/code/type',
                                   keyword: 'type',
@@ -1156,9 +1360,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                   message: 'must be integer',
                                 };
                                 if (vErrors === null) {
-                                  vErrors = [err45];
+                                  vErrors = [err55];
                                 } else {
-                                  vErrors.push(err45);
+                                  vErrors.push(err55);
                                 }
                                 errors++;
                               }
@@ -1170,7 +1374,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                               if (data21.message !== undefined) {
                                 const _errs75 = errors;
                                 if (typeof data21.message !== 'string') {
-                                  const err46 = {
+                                  const err56 = {
                                     instancePath: instancePath + '/error/message',
                                     schemaPath: '#/anyOf/3/properties/error/properties/message/type',
                                     keyword: 'type',
@@ -1178,9 +1382,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                                     message: 'must be string',
                                   };
                                   if (vErrors === null) {
-                                    vErrors = [err46];
+                                    vErrors = [err56];
                                   } else {
-                                    vErrors.push(err46);
+                                    vErrors.push(err56);
                                   }
                                   errors++;
                                 }
@@ -1191,7 +1395,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          const err47 = {
+                          const err57 = {
                             instancePath: instancePath + '/error',
                             schemaPath: '#/anyOf/3/properties/error/type',
                             keyword: 'type',
@@ -1199,9 +1403,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                             message: 'must be object',
                           };
                           if (vErrors === null) {
-                            vErrors = [err47];
+                            vErrors = [err57];
                           } else {
-                            vErrors.push(err47);
+                            vErrors.push(err57);
                           }
                           errors++;
                         }
@@ -1215,7 +1419,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               }
             }
           } else {
-            const err48 = {
+            const err58 = {
               instancePath,
               schemaPath: '#/anyOf/3/type',
               keyword: 'type',
@@ -1223,9 +1427,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               message: 'must be object',
             };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err58];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err58);
             }
             errors++;
           }
@@ -1236,7 +1440,7 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
     }
   }
   if (!valid0) {
-    const err49 = {
+    const err59 = {
       instancePath,
       schemaPath: '#/anyOf',
       keyword: 'anyOf',
@@ -1244,9 +1448,9 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
       message: 'must match a schema in anyOf',
     };
     if (vErrors === null) {
-      vErrors = [err49];
+      vErrors = [err59];
     } else {
-      vErrors.push(err49);
+      vErrors.push(err59);
     }
     errors++;
     validate10.errors = vErrors;

@@ -19,6 +19,7 @@ const messages: unknown[] = [
   { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: { a: 1 } } },
   { jsonrpc: '2.0', id: 'abc', method: 'ping' },
   { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+  { jsonrpc: '2.0', id: 9007199254740992, result: {} }, // past the safe integers (found by the property below)
   { jsonrpc: '2.0', id: null, method: 'ping' },
   { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: { progressToken: 'p' } } },
   { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: { progressToken: 2.5 } } },
