@@ -8,7 +8,8 @@
 // the modules its meta.json lists (scripts/bundle-cli.mjs); CommonJS files a package require()s
 // inside itself are not seen by the hook in either build.
 // Run: npm run build && node bench/mcp-start.mjs. Knobs: BENCH_ROUNDS (default 10),
-// BENCH_CLI (another build's dist/cli/main.js), BENCH_IMPORTS=1.
+// BENCH_CLI (another build's dist/cli/main.js), BENCH_BASELINE (an older build's dist/cli/main.js:
+// spawned in the same rounds, in turn with ours, so both ratios share one load), BENCH_IMPORTS=1.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const cli = process.env.BENCH_CLI ?? fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const baseline = process.env.BENCH_BASELINE;
 const INIT = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -31,10 +33,10 @@ const send = (child, message) => child.stdin.write(`${JSON.stringify({ jsonrpc: 
  * One spawn: ms to the answered initialize and to the answered tools/list (sent after
  * `initialized`); `onInitialize`/`onList` run at those moments (the import count reads its log then).
  */
-function initializeOnce({ nodeArgs = [], env = process.env, onInitialize, onList } = {}) {
+function initializeOnce({ nodeArgs = [], env = process.env, onInitialize, onList, main = cli } = {}) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...nodeArgs, cli, 'mcp', '--store', 'memory'], {
+    const child = spawn(process.execPath, [...nodeArgs, main, 'mcp', '--store', 'memory'], {
       stdio: ['pipe', 'pipe', 'ignore'],
       env,
     });
@@ -68,20 +70,24 @@ function nodeOnce() {
   return performance.now() - t0;
 }
 
-const runs = { node: [], mcp: [], list: [] };
+const runs = { node: [], mcp: [], list: [], baseMcp: [], baseList: [] };
 const mcpOnce = async () => {
   const { initialized, listed } = await initializeOnce();
   runs.mcp.push(initialized);
   runs.list.push(listed);
 };
+const baselineOnce = async () => {
+  const { initialized, listed } = await initializeOnce({ main: baseline });
+  runs.baseMcp.push(initialized);
+  runs.baseList.push(listed);
+};
+const nodeRound = async () => runs.node.push(nodeOnce());
 for (let r = 0; r < ROUNDS; r++) {
-  if (r % 2 === 0) {
-    runs.node.push(nodeOnce());
-    await mcpOnce();
-  } else {
-    await mcpOnce();
-    runs.node.push(nodeOnce());
-  }
+  // each side goes first as often as last (a spawn right after another one is slower)
+  const sides = [nodeRound, mcpOnce, ...(baseline ? [baselineOnce] : [])];
+  const order = r % 2 === 0 ? sides : sides.reverse();
+  for (let i = 0; i < (r >> 1) % sides.length; i++) order.push(order.shift());
+  for (const side of order) await side();
 }
 const min = (xs) => Math.min(...xs);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -97,6 +103,16 @@ console.log(
   `  then answered tools/list:           ${min(runs.list).toFixed(0)} ms (${median(runs.list).toFixed(0)}) from spawn`,
 );
 console.log(`  ratio ${(min(runs.mcp) / min(runs.node)).toFixed(2)} (target <= 3)`);
+if (baseline) {
+  console.log(`  baseline ${baseline}:`);
+  console.log(
+    `    answered initialize:              ${min(runs.baseMcp).toFixed(0)} ms (${median(runs.baseMcp).toFixed(0)})`,
+  );
+  console.log(
+    `    then answered tools/list:         ${min(runs.baseList).toFixed(0)} ms (${median(runs.baseList).toFixed(0)}) from spawn`,
+  );
+  console.log(`    ratio ${(min(runs.baseMcp) / min(runs.node)).toFixed(2)}`);
+}
 
 if (process.env.BENCH_IMPORTS === '1') {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-start-'));
