@@ -53,6 +53,8 @@ const external = [
   // @datadog/sketches-js's protobuf encoding, which we never call (its package is not installed)
   'protobufjs',
   'protobufjs/*',
+  // the SDK's ajv validator, required when first asked for (src/mcp/sdk-node-shims.ts)
+  '@modelcontextprotocol/server/validators/ajv',
 ];
 
 /**
@@ -72,6 +74,21 @@ const keepModuleUrl = {
       const url = `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`;
       return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
     });
+  },
+};
+
+/**
+ * The MCP SDK's Node shims module (`@modelcontextprotocol/server/_shims`) gives every Server a
+ * default JSON Schema validator on the SDK's own copy of ajv: 0.3 MB parsed before `initialize` is
+ * answered (issue 45), for a check ours never needs (a form elicitation's answer). Its bundled
+ * stand-in, src/mcp/sdk-node-shims.ts, loads that validator when first asked for one.
+ */
+const lazySdkValidator = {
+  name: 'lazy-sdk-validator',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: join(src, 'mcp', 'sdk-node-shims.ts'),
+    }));
   },
 };
 
@@ -96,7 +113,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as __mwCreateRequire } from 'node:module'; const require = __mwCreateRequire(import.meta.url);",
   },
-  plugins: [keepModuleUrl],
+  plugins: [keepModuleUrl, lazySdkValidator],
   metafile: true,
   logLevel: 'warning',
   legalComments: 'linked',

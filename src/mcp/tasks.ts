@@ -17,7 +17,10 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+// a namespace import, as the SDK's own: esbuild then keeps only the zod functions used, where the
+// `z` object (`import { z }`) made all of zod live, its 50 locales too (0.5 MB parsed before
+// `initialize` is answered, in the chunk shared with the SDK; issue 45)
+import * as z from 'zod/v4';
 import type { ToolResult } from './results.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -104,6 +104,17 @@ describe('the bundled CLI', () => {
       ).toBe(true);
   });
 
+  it("stands in for the SDK's Node shims: the SDK's own ajv is not bundled (it loads when first needed)", () => {
+    const meta = JSON.parse(readFileSync(join(outdir, 'meta.json'), 'utf8')) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const inputs = Object.values(meta.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(inputs).toContain('src/mcp/sdk-node-shims.ts');
+    expect(
+      inputs.filter((input) => /@modelcontextprotocol\/server\/dist\/(shimsNode|ajvProvider)/.test(input)),
+    ).toEqual([]);
+  });
+
   it('serves MCP over stdio: the same listing as the unbundled server, then a model flow', async () => {
     const bundle = await connect([bundled, 'mcp']);
     const unbundled = await connect(['--import', 'tsx', join(root, 'src/cli/main.ts'), 'mcp']);

@@ -63,6 +63,8 @@ function startAndList(name: string): Promise<Run> {
 }
 
 const loaded = (modules: string[], part: string): boolean => modules.some((m) => m.includes(part));
+/** dist/cli/main.js runs the esbuild bundle (npm run build), not the tsc build's files. */
+const bundled = readFileSync(cli, 'utf8').includes('/bundle/');
 
 describe('modelworks mcp start', () => {
   it('answers initialize before loading the tools, and lists them all after', async () => {
@@ -92,6 +94,17 @@ describe('modelworks mcp start', () => {
       'node_modules/@opentelemetry/',
     ])
       expect(loaded(run.atInitialize, part), part).toBe(false);
+    // the bundle (npm run build) also leaves out the SDK's own ajv (src/mcp/sdk-node-shims.ts) and
+    // the zod locales but English (the SDK's zod imports keep only what is used; the tsc build's
+    // zod loads them all)
+    if (bundled)
+      for (const part of [
+        'node_modules/@modelcontextprotocol/server/dist/ajvProvider',
+        'node_modules/@modelcontextprotocol/server/dist/shimsNode',
+        'node_modules/zod/v4/locales/de.js',
+        'node_modules/zod/v4/locales/zh-CN.js',
+      ])
+        expect(loaded(run.atInitialize, part), part).toBe(false);
     // the listing then has them all: calc's, synth's and the card tools
     expect(loaded(run.atList, 'src/mcp/tool-catalog')).toBe(true);
     expect(loaded(run.atList, 'src/mcp/card-tools')).toBe(true);
