@@ -8,7 +8,8 @@ import type { RequestLimiter } from '../mcp/http-rate-limit.js';
 import { createDeferredMcpServer } from '../mcp/server.js';
 import { SYNTH_INSTRUCTIONS } from '../mcp/synth-instructions.js';
 import { describeAliases, withSeedAliases } from '../mcp/synth-env-aliases.js';
-import { createLogger, logLevelFrom, warnings, type Logger } from '../observability/logger.js';
+import { logLevelFrom, type LogLevel } from '../observability/log-level.js';
+import type { Logger } from '../observability/logger.js';
 import { startTracing, type Tracing } from '../observability/tracing.js';
 import type { ServerMetrics } from '../observability/metrics.js';
 import type { McpProcessServices } from './mcp-services.js';
@@ -36,11 +37,10 @@ export type { McpOptions } from './mcp-options.js';
 /** Runs `modelworks mcp` with its parsed options until the transport closes (stdio) or a signal stops it (HTTP). */
 export async function runMcp(opts: McpOptions): Promise<void> {
   let groups: Set<'calc' | 'synth'>;
-  let logger: Logger;
+  let level: LogLevel;
   try {
     groups = parseGroups(opts.tools);
-    // JSON lines on stderr (fd 2) in both modes: over stdio, stdout carries protocol messages only
-    logger = createLogger({ level: logLevelFrom(opts.logLevel) });
+    level = logLevelFrom(opts.logLevel);
   } catch (err) {
     log((err as Error).message);
     process.exitCode = 2;
@@ -87,9 +87,16 @@ export async function runMcp(opts: McpOptions): Promise<void> {
   // over stdio the server answers `initialize` before they are built (issue 45), and a refusal
   // then stops the process as it would have before serving (exit 2, one line)
   let startsNow!: () => void;
-  const starting: Promise<McpProcessServices> = new Promise<void>((go) => (startsNow = go))
-    .then(() => import('./mcp-services.js'))
-    .then(({ startMcpServices }) => startMcpServices({ opts, env, groups, logger, metrics }));
+  const startGate = new Promise<void>((go) => (startsNow = go));
+  // the logger too (pino, whose modules would hold the first answer up): nothing logs before the
+  // services are built. JSON lines on stderr (fd 2) in both modes: over stdio, stdout carries
+  // protocol messages only
+  const loggerModule = startGate.then(() => import('../observability/logger.js'));
+  const loggerReady: Promise<Logger> = loggerModule.then(({ createLogger }) => createLogger({ level }));
+  const starting: Promise<McpProcessServices> = Promise.all([
+    loggerReady,
+    startGate.then(() => import('./mcp-services.js')),
+  ]).then(([logger, { startMcpServices }]) => startMcpServices({ opts, env, groups, logger, metrics }));
   const services = starting.then((s) => s.services);
   // a refusal is reported once, below (stdio: stopRefused; HTTP: before listening)
   services.catch(() => {});
@@ -123,8 +130,8 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     // without a first message soon, the build starts anyway: a bad setting stops the process at start
     setTimeout(startsNow, START_WITHOUT_CLIENT_MS).unref();
     // on stderr like every log line: stdout carries protocol messages only
-    void services.then(
-      (s) => logger.info({ transport: 'stdio' }, `MCP over stdio (${s.modeLine})`),
+    void Promise.all([loggerReady, services]).then(
+      ([logger, s]) => logger.info({ transport: 'stdio' }, `MCP over stdio (${s.modeLine})`),
       stopRefused,
     );
     await serveStdio(make);
@@ -132,7 +139,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     const running = await starting.catch(stopRefused);
     await running.close();
     await tracing?.shutdown();
-    logger.info({ transport: 'stdio' }, 'stdin closed: stopped');
+    (await loggerReady).info({ transport: 'stdio' }, 'stdin closed: stopped');
     return;
   }
   // over HTTP nothing is served before the services are built
@@ -145,6 +152,7 @@ export async function runMcp(opts: McpOptions): Promise<void> {
     process.exitCode = isRefusal(err) ? EXIT.usage : EXIT.failed;
     return;
   }
+  const [logger, { warnings }] = await Promise.all([loggerReady, loggerModule]);
   const { synth, embedded } = built;
   const modeLine = built.services.modeLine;
   const allowedOrigins = (process.env.MODELWORKS_MCP_ALLOWED_ORIGINS ?? '')

@@ -12,26 +12,8 @@ import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'p
 import type { FastifyInstance } from 'fastify';
 export type { Logger } from 'pino';
 
-export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_LEVEL_ENV = 'MODELWORKS_LOG_LEVEL';
-export const DEFAULT_LOG_LEVEL: LogLevel = 'warn';
-
-const isLevel = (text: string): text is LogLevel => (LOG_LEVELS as readonly string[]).includes(text);
-
-/**
- * The level from the command's option, else MODELWORKS_LOG_LEVEL, else warn.
- * @throws Error naming the setting and the levels when a value is not one of them
- */
-export function logLevelFrom(option: string | undefined, env: NodeJS.ProcessEnv = process.env): LogLevel {
-  const fromOption = option?.trim();
-  const text = (fromOption || env[LOG_LEVEL_ENV]?.trim() || DEFAULT_LOG_LEVEL).toLowerCase();
-  if (isLevel(text)) return text;
-  const setting = fromOption ? '--log-level' : LOG_LEVEL_ENV;
-  throw new Error(
-    `${setting} must be one of ${LOG_LEVELS.join(', ')} (got '${fromOption || env[LOG_LEVEL_ENV]}')`,
-  );
-}
+import type { LogLevel } from './log-level.js';
+export { DEFAULT_LOG_LEVEL, LOG_LEVEL_ENV, LOG_LEVELS, logLevelFrom, type LogLevel } from './log-level.js';
 
 /** A URL with the values of `token` and `session` query parameters replaced: they are credentials. */
 export function redactUrl(url: string): string {

@@ -92,6 +92,9 @@ describe('modelworks mcp start', () => {
       // OpenTelemetry API loads only when tracing is on
       'node_modules/ajv/',
       'node_modules/@opentelemetry/',
+      // the logger (pino): built with the services, nothing logs before them
+      'src/observability/logger',
+      'node_modules/pino/',
     ])
       expect(loaded(run.atInitialize, part), part).toBe(false);
     // the bundle (npm run build) also leaves out the SDK's own ajv (src/mcp/sdk-node-shims.ts) and
