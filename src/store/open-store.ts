@@ -16,8 +16,6 @@ import { dirname, join } from 'node:path';
 import { CalcError } from '../calc/index.js';
 import { AUDIT_KEY_FILE_NAME, defaultDataDir, resolveAuditKey } from './audit-key.js';
 import { MemoryStore } from './memory-store.js';
-import { PostgresStore } from './postgres-store.js';
-import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
 /** The default SQLite file under the user's data directory. */
@@ -70,15 +68,21 @@ export async function openStore(
   switch (where.kind) {
     case 'memory':
       return new MemoryStore();
-    case 'sqlite':
+    case 'sqlite': {
+      // each store's module (and its driver) loads only when that store is opened: `mcp --store
+      // memory` answers its first tools/list without better-sqlite3 or pg (issue 45)
+      const { SqliteStore } = await import('./sqlite-store.js');
       // a database that ends with the process needs no key that outlives it
       if (where.path === ':memory:') return SqliteStore.open(where.path);
       return SqliteStore.open(where.path, {
         auditKey: resolveAuditKey(env, { legacyFile: join(dirname(where.path), AUDIT_KEY_FILE_NAME) }),
       });
-    case 'postgres':
+    }
+    case 'postgres': {
+      const { PostgresStore } = await import('./postgres-store.js');
       return PostgresStore.open(where.url, {
         auditKey: resolveAuditKey(env, { legacyFile: join(defaultDataDir(env), AUDIT_KEY_FILE_NAME) }),
       });
+    }
   }
 }

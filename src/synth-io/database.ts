@@ -3,8 +3,8 @@
  * read-only, must exist) and pg for PostgreSQL. They connect to the target the allowlist check
  * parsed, never to a re-parsed URL. Numbers come back as numbers; dates and other values as text.
  */
-import Database from 'better-sqlite3';
-import pg from 'pg';
+// the drivers load with the first read of their kind: a server that reads no database (most)
+// starts without them (pg alone is ~60 files and loads undici; issue 45)
 import type { Cell, DatabasePort, DatabaseRequest, TableData } from '../synth/index.js';
 
 function cell(value: unknown): Cell {
@@ -28,7 +28,8 @@ function sql(request: DatabaseRequest): string {
   return request.query ?? `SELECT * FROM ${quoteName(request.table!)}`;
 }
 
-function readSqlite(path: string, request: DatabaseRequest): TableData {
+async function readSqlite(path: string, request: DatabaseRequest): Promise<TableData> {
+  const { default: Database } = await import('better-sqlite3');
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const statement = db.prepare(sql(request));
@@ -61,6 +62,7 @@ async function readPostgres(
     user ??= url.searchParams.get('user') ?? undefined;
     password ??= url.searchParams.get('password') ?? undefined;
   }
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     host: target.host,
     port: Number(target.port),
@@ -113,7 +115,7 @@ export const nodeDatabasePort: DatabasePort = {
   async read(request: DatabaseRequest): Promise<TableData> {
     const target = request.target;
     try {
-      if (target.kind === 'sqlite') return readSqlite(target.path, request);
+      if (target.kind === 'sqlite') return await readSqlite(target.path, request);
       return await readPostgres(target, request);
     } catch (err) {
       throw readFailure(

@@ -108,6 +108,15 @@ describe('modelworks mcp start', () => {
         'node_modules/zod/v4/locales/zh-CN.js',
       ])
         expect(loaded(run.atInitialize, part), part).toBe(false);
+    // with the memory store, the listing needs no database driver: the SQLite and PostgreSQL
+    // stores, and the synth database port's drivers, load with the first use of their kind
+    for (const part of [
+      'src/store/sqlite-store',
+      'src/store/postgres-store',
+      'node_modules/better-sqlite3/',
+      'node_modules/pg/',
+    ])
+      expect(loaded(run.atList, part), part).toBe(false);
     // the listing then has them all: calc's, synth's and the card tools
     expect(loaded(run.atList, 'src/mcp/tool-catalog')).toBe(true);
     expect(loaded(run.atList, 'src/mcp/card-tools')).toBe(true);
