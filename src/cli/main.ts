@@ -7,9 +7,7 @@
  * Exit codes and failure lines follow one policy (cli-errors.ts, docs/cli.md "Exit codes").
  */
 import { Command } from 'commander';
-import { registerAuditCommands } from './audit-command.js';
 import { calcBudgetsSet } from './calc-budget-settings.js';
-import { registerCalcCommands } from './calc-commands.js';
 import {
   EXIT,
   debugDetails,
@@ -18,15 +16,8 @@ import {
   setDebug,
   usageErrorOutput,
 } from './cli-errors.js';
-import { registerConsoleCommand } from './console-command.js';
 import { examples } from './help-text.js';
 import { registerMcpCommand } from './mcp-command.js';
-import { registerServeCommand } from './serve-command.js';
-import { registerSheetCommands } from './sheet-commands.js';
-import { registerSimulateCommand } from './simulate-command.js';
-import { registerSolveCommand } from './solve-command.js';
-import { registerGenerateCommand } from './generate-command.js';
-import { registerSynthCommands } from './synth-commands.js';
 import { readPackageVersion } from '../version.js';
 
 const program = new Command('modelworks')
@@ -58,16 +49,12 @@ program.hook('preAction', async () => {
   }
 });
 
-const calcGroup = registerCalcCommands(program);
-registerSheetCommands(calcGroup);
-registerSimulateCommand(calcGroup);
-registerSolveCommand(calcGroup);
-registerGenerateCommand(calcGroup);
-registerConsoleCommand(calcGroup);
-registerMcpCommand(program);
-registerServeCommand(program);
-registerSynthCommands(program);
-registerAuditCommands(program);
+// `modelworks mcp …` is started by an MCP client that waits for its answer to `initialize`
+// (issue 45): the other commands' modules and definitions (some 150 options) are not loaded for
+// it. Commander parses and helps `mcp` from its own definition either way; with anything before
+// `mcp` (--debug) every command is registered, as for the other commands.
+if (process.argv[2] === 'mcp') registerMcpCommand(program);
+else (await import('./all-commands.js')).registerCommands(program);
 
 /** A fault no command caught: one line (the stack with --debug), exit 1. */
 function internalFailure(err: unknown): void {

@@ -92,6 +92,10 @@ describe('modelworks mcp start', () => {
       // OpenTelemetry API loads only when tracing is on
       'node_modules/ajv/',
       'node_modules/@opentelemetry/',
+      // the other commands' definitions: `modelworks mcp` registers only its own (src/cli/main.ts)
+      'src/cli/all-commands',
+      'src/cli/calc-commands',
+      'src/cli/synth-commands',
       // the logger (pino): built with the services, nothing logs before them
       'src/observability/logger',
       'node_modules/pino/',
