@@ -7,7 +7,11 @@
  * Version comparison is semver's own (the `semver` package): a pre-release sorts before its
  * release, and a range admits pre-releases only of its own version, as npm ranges do.
  */
-import semver from 'semver';
+// semver's functions one by one: its index requires all of it (some 50 modules), which every
+// process that loads the calc engine paid for (`modelworks mcp` before its first tools/list)
+import eq from 'semver/functions/eq.js';
+import satisfies from 'semver/functions/satisfies.js';
+import valid from 'semver/functions/valid.js';
 
 const SEGMENT = '[A-Za-z][A-Za-z0-9_-]*';
 const IDENTITY = new RegExp(`^(?:(${SEGMENT}(?:\\.${SEGMENT})*)/)?(${SEGMENT})$`);
@@ -33,7 +37,7 @@ export interface Coordinate {
 
 /** A strict semver (`1.2.3`, `1.2.3-rc.1`): no `v`, no loose forms. */
 function exactSemver(text: string): string | undefined {
-  const v = semver.valid(text);
+  const v = valid(text);
   return v !== null && v === text ? v : undefined;
 }
 
@@ -87,11 +91,11 @@ export function versionAccepts(spec: VersionSpec, version: string, digest: strin
     case 'digest':
       return spec.digest === digest;
     case 'exact':
-      return semver.valid(version) !== null && semver.eq(version, spec.version);
+      return valid(version) !== null && eq(version, spec.version);
     case 'range': {
-      if (semver.valid(version) === null) return false;
+      if (valid(version) === null) return false;
       const range = spec.operator === '=' ? spec.version : `${spec.operator}${spec.version}`;
-      return semver.satisfies(version, range);
+      return satisfies(version, range);
     }
   }
 }

@@ -3,7 +3,7 @@
  * once, calls per minute, each call's timeout) and the interactions log. Failures come back as
  * LlmError in our words; the provider's own text and the key never leave this module.
  */
-import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
+import type { RateLimiterQueue } from 'rate-limiter-flexible';
 import { WorkGate } from '../service/work-gate.js';
 import { LLM_ENV, llmConfigFromEnv, type LlmBudgets, type LlmConfig } from './config.js';
 import { LlmError } from './errors.js';
@@ -64,7 +64,8 @@ export function createProvider(config: LlmConfig): LlmProvider {
 export class LlmClient {
   readonly log: InteractionLog;
   private readonly gate: WorkGate;
-  private readonly perMinute: RateLimiterQueue;
+  /** The per-minute queue, built on the first call (its package loads then: a server may make none). */
+  private perMinute: Promise<RateLimiterQueue> | undefined;
 
   constructor(
     private readonly config: LlmConfig,
@@ -82,12 +83,16 @@ export class LlmClient {
       },
       (message, details) => new LlmError('BUSY', message, details),
     );
-    this.perMinute = new RateLimiterQueue(
-      new RateLimiterMemory({ points: b.requestsPerMinute, duration: 60 }),
-      {
-        maxQueueSize: Math.max(1, b.queue),
-      },
-    );
+  }
+
+  private minuteQueue(): Promise<RateLimiterQueue> {
+    const b = this.config.budgets;
+    return (this.perMinute ??= import('rate-limiter-flexible').then(
+      ({ RateLimiterMemory, RateLimiterQueue }) =>
+        new RateLimiterQueue(new RateLimiterMemory({ points: b.requestsPerMinute, duration: 60 }), {
+          maxQueueSize: Math.max(1, b.queue),
+        }),
+    ));
   }
 
   /** Which provider and model answer (never the key). */
@@ -101,7 +106,8 @@ export class LlmClient {
 
   /** Waits for a per-minute token; the wait ends early when the caller cancels. */
   private async takeRateToken(signal: AbortSignal | undefined): Promise<void> {
-    const taking = this.perMinute.removeTokens(1).then(
+    const queue = await this.minuteQueue();
+    const taking = queue.removeTokens(1).then(
       () => undefined,
       () => {
         throw new LlmError(
