@@ -4,6 +4,7 @@
  * LlmError in our words; the provider's own text and the key never leave this module.
  */
 import type { RateLimiterQueue } from 'rate-limiter-flexible';
+import { commonJs } from '../commonjs.js';
 import { WorkGate } from '../service/work-gate.js';
 import { LLM_ENV, llmConfigFromEnv, type LlmBudgets, type LlmConfig } from './config.js';
 import { LlmError } from './errors.js';
@@ -87,12 +88,13 @@ export class LlmClient {
 
   private minuteQueue(): Promise<RateLimiterQueue> {
     const b = this.config.budgets;
-    return (this.perMinute ??= import('rate-limiter-flexible').then(
-      ({ RateLimiterMemory, RateLimiterQueue }) =>
-        new RateLimiterQueue(new RateLimiterMemory({ points: b.requestsPerMinute, duration: 60 }), {
-          maxQueueSize: Math.max(1, b.queue),
-        }),
-    ));
+    return (this.perMinute ??= import('rate-limiter-flexible').then((loaded) => {
+      // a CommonJS package: commonJs() reads its exports alike in the bundle and unbundled
+      const { RateLimiterMemory, RateLimiterQueue } = commonJs(loaded);
+      return new RateLimiterQueue(new RateLimiterMemory({ points: b.requestsPerMinute, duration: 60 }), {
+        maxQueueSize: Math.max(1, b.queue),
+      });
+    }));
   }
 
   /** Which provider and model answer (never the key). */

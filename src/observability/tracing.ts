@@ -15,6 +15,7 @@ import type * as OtelApi from '@opentelemetry/api';
 import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { commonJs } from '../commonjs.js';
 import { readPackageVersion } from '../version.js';
 
 const TRACER_NAME = 'modelworks';
@@ -90,15 +91,17 @@ export async function startTracing(options: TracingOptions = {}): Promise<Tracin
       'OTEL_TRACES_EXPORTER=console prints spans on stdout, which MCP over stdio keeps for protocol messages; use otlp',
     );
   otel = await import('@opentelemetry/api');
-  const sdk = await import('@opentelemetry/sdk-trace-node');
-  const { defaultResource, detectResources, envDetector, resourceFromAttributes } =
-    await import('@opentelemetry/resources');
+  // CommonJS packages: commonJs() reads their exports alike in the bundle and unbundled
+  const sdk = commonJs(await import('@opentelemetry/sdk-trace-node'));
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = commonJs(
+    await import('@opentelemetry/resources'),
+  );
   const processors = options.spanProcessors ?? [];
   for (const name of exporters) {
     if (name === 'console') processors.push(new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter()));
     else {
       // endpoint, headers, timeout and compression come from the OTEL_EXPORTER_OTLP_* settings
-      const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+      const { OTLPTraceExporter } = commonJs(await import('@opentelemetry/exporter-trace-otlp-http'));
       processors.push(new sdk.BatchSpanProcessor(new OTLPTraceExporter()));
     }
   }

@@ -5,12 +5,14 @@
 // files read at run time — and compared with the unbundled server run from the sources.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnnounced } from '../helpers/child.js';
-import { root, stdioClient } from './helpers/peers.js';
+import { root, serverEnv, stdioClient } from './helpers/peers.js';
 import { priceSpec } from './helpers/specs.js';
 
 const outdir = join(root, 'dist', `bundle-test-${process.pid}`);
@@ -131,6 +133,36 @@ describe('the bundled CLI', () => {
     const client = await connect([bundled, 'mcp'], '2026-07-28');
     expect(client.getProtocolEra()).toBe('modern');
     await modelFlow(client, 'modern-era');
+  }, 60_000);
+
+  it('exports traces over OTLP/HTTP (the OpenTelemetry packages are CommonJS, loaded lazily)', async () => {
+    // a collector of our own: the spans the bundled server posts to /v1/traces as OTLP JSON
+    const bodies: string[] = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') bodies.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => collector.close(resolve)));
+    const { port } = collector.address() as AddressInfo;
+    const client = await stdioClient({
+      name: 'bundle-tracing',
+      args: [bundled, 'mcp'],
+      env: {
+        ...serverEnv,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+    });
+    cleanups.push(() => client.close());
+    await modelFlow(client, 'traced');
+    await expect.poll(() => bodies.join('\n'), { timeout: 20_000 }).toMatch(/"name":"calc\.cycle"/);
+    expect(bodies.join('\n')).toMatch(/"name":"tools\/call mutate"/);
   }, 60_000);
 
   it('prints only protocol messages on stdout', async () => {
