@@ -220,7 +220,7 @@ function writeTrace(out: HashWriter, trace: unknown): boolean {
   if (errorMessage !== null && typeof errorMessage !== 'string') return false;
   if (typeof expression !== 'string' || typeof targetPath !== 'string') return false;
   if (!Array.isArray(inputPaths) || result === undefined) return false; // undefined: the key is left out
-  const source = sourceText(expression, inputPaths);
+  const source = sourceText(expression, inputPaths, targetPath);
   if (source === undefined) return false;
   if (constraintPassed === null && errorMessage === null) out.addBytes(source.plainHead);
   else
@@ -261,7 +261,11 @@ interface SourceText {
  */
 const sourceTexts = new WeakMap<readonly unknown[], SourceText>();
 
-function sourceText(expression: string, inputPaths: readonly unknown[]): SourceText | undefined {
+function sourceText(
+  expression: string,
+  inputPaths: readonly unknown[],
+  targetPath: string,
+): SourceText | undefined {
   const known = sourceTexts.get(inputPaths);
   if (
     known !== undefined &&
@@ -270,16 +274,19 @@ function sourceText(expression: string, inputPaths: readonly unknown[]): SourceT
   )
     return known;
   for (const p of inputPaths) if (typeof p !== 'string') return undefined;
-  const paths = inputPaths.slice() as string[];
+  // a frozen list cannot change, so it is kept as it is; any other is kept as a copy to compare with
+  const frozen = Object.isFrozen(inputPaths);
+  const paths = (frozen ? inputPaths : inputPaths.slice()) as string[];
   const middle = `,"expression":${JSON.stringify(expression)},"inputPaths":${JSON.stringify(paths)}`;
   const made: SourceText = {
     expression,
     inputPaths: paths,
-    frozen: Object.isFrozen(inputPaths),
+    frozen,
     middle,
     plainHead: Buffer.from(`{"constraintPassed":null,"errorMessage":null${middle},"result":`, 'utf8'),
-    targetPath: '',
-    tail: Buffer.from(',"targetPath":""}', 'utf8'),
+    // printed for the trace at hand: a derivation's traces keep one target (rows of a `[*]` rule change it)
+    targetPath,
+    tail: Buffer.from(`,"targetPath":${JSON.stringify(targetPath)}}`, 'utf8'),
   };
   sourceTexts.set(inputPaths, made);
   return made;
