@@ -431,7 +431,13 @@ export class DependencyGraph {
     // the per-path sets are cached objects: the same writes give the same merge
     const unique = [...new Set(written.map((w) => this.dirtyFor(w)))];
     if (unique.length === 1) return unique[0]!;
-    const numbers = unique.map((s) => this.setNumber(s)).sort((a, b) => a - b);
+    const numbers = unique.map((s) => this.setNumber(s));
+    // usually in order already (the same writes, the same order): no sort, no working copy
+    for (let k = 1; k < numbers.length; k++)
+      if (numbers[k - 1]! > numbers[k]!) {
+        numbers.sort((a, b) => a - b);
+        break;
+      }
     const key = numbers.join(',');
     let merged = this.mergedCache.get(key);
     if (!merged) {

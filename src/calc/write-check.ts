@@ -162,8 +162,15 @@ export function checkWritten(
     const v = getAt(base, p);
     return v === ABSENT ? undefined : v;
   };
-  const roots = paths.map((p, i) => p.slice(0, Math.max(1, firstCreated[i] ?? p.length)));
-  const ordered = [...roots, ...extraRoots].sort((a, b) => a.length - b.length);
+  // a path whose containers all existed is its own root (no copy)
+  const roots = paths.map((p, i) => {
+    const n = Math.max(1, firstCreated[i] ?? p.length);
+    return n >= p.length ? p : p.slice(0, n);
+  });
+  const ordered = extraRoots.length > 0 ? [...roots, ...extraRoots] : roots;
+  // shallowest first; the sort is stable, so roots already in that order (one, or writes of one
+  // depth) are left as they are without a sort's working copy
+  if (!shallowestFirst(ordered)) ordered.sort((a, b) => a.length - b.length);
   const checkedRoots = new Set<string>();
   // one key: nothing to share between checks
   const checkedAncestors = ordered.length > 1 ? new Set<string>() : undefined;
@@ -174,6 +181,11 @@ export function checkWritten(
     checker.check(root, read, out, checkedAncestors);
   }
   return out;
+}
+
+function shallowestFirst(paths: readonly Path[]): boolean {
+  for (let i = 1; i < paths.length; i++) if (paths[i - 1]!.length > paths[i]!.length) return false;
+  return true;
 }
 
 /** True when a proper prefix of `path` is a root already checked whole. */

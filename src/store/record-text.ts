@@ -100,19 +100,68 @@ class HashWriter {
  */
 export function recordDigest(prevHash: string, record: object): string {
   const out = new HashWriter();
-  out.add(`${prevHash}\n{`);
+  out.add(prevHash);
+  out.add('\n{');
   const fields = record as Record<string, unknown>;
+  const present = knownFieldsPresent(fields);
   let first = true;
-  for (const key of Object.keys(fields).sort()) {
-    const value = fields[key];
-    if (key === 'prevHash' || key === 'hash' || value === null || value === undefined) continue;
-    out.add(`${first ? '' : ','}${JSON.stringify(key)}:`);
+  const writeField = (key: string, keyText: string, value: unknown): void => {
+    if (value === null || value === undefined) return;
+    if (!first) out.add(',');
+    out.add(keyText);
     first = false;
     if (key === 'traces' && Array.isArray(value)) writeTraces(out, value);
     else out.add(canonicalJson(value));
+  };
+  if (present >= 0) {
+    // the record's fields are all known ones: printed in their sorted order, no key list to sort
+    for (let i = 0; i < RECORD_FIELDS.length; i++)
+      if ((present & (1 << i)) !== 0)
+        writeField(RECORD_FIELDS[i]!, RECORD_KEY_TEXT[i]!, fields[RECORD_FIELDS[i]!]);
+  } else {
+    for (const key of Object.keys(fields).sort())
+      if (key !== 'prevHash' && key !== 'hash') writeField(key, `${JSON.stringify(key)}:`, fields[key]);
   }
   out.add('}');
   return out.digest();
+}
+
+/**
+ * The hashed fields of an AuditRecord in canonical (sorted) order, and each one's key as printed
+ * (`"name":`). A record has these and nothing else but `prevHash` and `hash`, which are not hashed.
+ */
+const RECORD_FIELDS = [
+  'derivedUpdated',
+  'dispatchedEffects',
+  'flaggedConstraints',
+  'modelId',
+  'modelVersion',
+  'mutations',
+  'origin',
+  'sequence',
+  'source',
+  'stateHash',
+  'timestamp',
+  'traces',
+] as const;
+const RECORD_KEY_TEXT = RECORD_FIELDS.map((key) => `${JSON.stringify(key)}:`);
+const RECORD_FIELD_BIT = new Map<string, number>(RECORD_FIELDS.map((key, i) => [key, 1 << i]));
+
+/**
+ * Which known fields the record has, as bits in RECORD_FIELDS order, when every key JSON would
+ * print is a known field (or prevHash/hash) and its own; -1 otherwise (another key, or an
+ * inherited enumerable one), for the generic printer. Walked with `for…in`, which allocates
+ * nothing: sorting the record's key list made an array or two per record.
+ */
+function knownFieldsPresent(fields: Record<string, unknown>): number {
+  let present = 0;
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) return -1;
+    const bit = RECORD_FIELD_BIT.get(key);
+    if (bit !== undefined) present |= bit;
+    else if (key !== 'prevHash' && key !== 'hash') return -1;
+  }
+  return present;
 }
 
 function writeTraces(out: HashWriter, traces: readonly unknown[]): void {
@@ -171,7 +220,7 @@ function writeTrace(out: HashWriter, trace: unknown): boolean {
   if (errorMessage !== null && typeof errorMessage !== 'string') return false;
   if (typeof expression !== 'string' || typeof targetPath !== 'string') return false;
   if (!Array.isArray(inputPaths) || result === undefined) return false; // undefined: the key is left out
-  const source = sourceText(expression, inputPaths);
+  const source = sourceText(expression, inputPaths, targetPath);
   if (source === undefined) return false;
   if (constraintPassed === null && errorMessage === null) out.addBytes(source.plainHead);
   else
@@ -212,7 +261,11 @@ interface SourceText {
  */
 const sourceTexts = new WeakMap<readonly unknown[], SourceText>();
 
-function sourceText(expression: string, inputPaths: readonly unknown[]): SourceText | undefined {
+function sourceText(
+  expression: string,
+  inputPaths: readonly unknown[],
+  targetPath: string,
+): SourceText | undefined {
   const known = sourceTexts.get(inputPaths);
   if (
     known !== undefined &&
@@ -221,16 +274,19 @@ function sourceText(expression: string, inputPaths: readonly unknown[]): SourceT
   )
     return known;
   for (const p of inputPaths) if (typeof p !== 'string') return undefined;
-  const paths = inputPaths.slice() as string[];
+  // a frozen list cannot change, so it is kept as it is; any other is kept as a copy to compare with
+  const frozen = Object.isFrozen(inputPaths);
+  const paths = (frozen ? inputPaths : inputPaths.slice()) as string[];
   const middle = `,"expression":${JSON.stringify(expression)},"inputPaths":${JSON.stringify(paths)}`;
   const made: SourceText = {
     expression,
     inputPaths: paths,
-    frozen: Object.isFrozen(inputPaths),
+    frozen,
     middle,
     plainHead: Buffer.from(`{"constraintPassed":null,"errorMessage":null${middle},"result":`, 'utf8'),
-    targetPath: '',
-    tail: Buffer.from(',"targetPath":""}', 'utf8'),
+    // printed for the trace at hand: a derivation's traces keep one target (rows of a `[*]` rule change it)
+    targetPath,
+    tail: Buffer.from(`,"targetPath":${JSON.stringify(targetPath)}}`, 'utf8'),
   };
   sourceTexts.set(inputPaths, made);
   return made;

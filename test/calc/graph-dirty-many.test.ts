@@ -27,6 +27,25 @@ const write = fc.oneof(
 
 type Internals = { merge(sets: DirtySet[]): DirtySet };
 
+describe('dirty sets of a few written paths', () => {
+  it('are merged once per set of writes, whatever their order', async () => {
+    const model = await compile({
+      derivations: [
+        { path: '$.d0', expr: 'a + b' },
+        { path: '$.d1', expr: 'b * c' },
+        { path: '$.d2', expr: 'd0 + d1' },
+      ],
+    });
+    const graph: DependencyGraph = model.graph;
+    const expected = (graph as unknown as Internals).merge([graph.dirtyFor(['a']), graph.dirtyFor(['c'])]);
+    const first = graph.dirtyForAll([['a'], ['c']]);
+    expect(first.derivations).toEqual(expected.derivations);
+    // the kept merge is found by the sets' numbers in order: the other order finds the same one
+    expect(graph.dirtyForAll([['c'], ['a']])).toBe(first);
+    expect(graph.dirtyForAll([['a'], ['c'], ['a']])).toBe(first);
+  });
+});
+
 describe('dirty sets of many written paths', () => {
   it('equal the merge of each path’s own set', async () => {
     await fc.assert(

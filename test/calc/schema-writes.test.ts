@@ -59,6 +59,20 @@ describe('whole-array and whole-object writes are checked inside', () => {
     expect(await runtime.getValue('$.cust.age')).toBe(30);
   });
 
+  it('a field written beside its container, the field named first, is reported once (the container is checked whole)', async () => {
+    // the roots are checked shallowest first: `$.cust` whole covers `$.cust.age`, in either order
+    for (const writes of [
+      { '$.cust.age': 4, '$.cust': { age: 3 } },
+      { '$.cust': { age: 3 }, '$.cust.age': 4 },
+    ]) {
+      const { runtime } = await live({ schema: rows });
+      await runtime.mutate({ '$.cust': { age: 30 } }); // the container exists: each write is its own root
+      const v = await violationsOf(runtime.mutate(writes));
+      expect(v).toEqual([expect.objectContaining({ path: '$.cust.age', keyword: 'minimum' })]);
+      expect(await runtime.getValue('$.cust.age')).toBe(30);
+    }
+  });
+
   it('checks the values a JSON Patch writes', async () => {
     const { runtime } = await live({ schema: rows, derivations });
     await runtime.mutate({ '$.items': [{ price: 1, qty: 1 }] });

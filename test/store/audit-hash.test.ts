@@ -188,6 +188,27 @@ describe('audit record hash', () => {
     expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
   });
 
+  it('a record with fields beyond the known ones, or missing some, hashes as the definition says', () => {
+    // the known fields are printed from a fixed sorted list; anything else takes the generic printer
+    const base = record([trace()]);
+    const cases: AuditRecord[] = [
+      { ...base, aaa: 1, zzz: [2] } as unknown as AuditRecord,
+      { ...base, stateHash: 'ab'.repeat(32), origin: { z: 1, a: 2 } },
+      { ...base, origin: null, stateHash: undefined } as unknown as AuditRecord,
+      (() => {
+        const r: Record<string, unknown> = { ...base };
+        delete r.modelVersion;
+        delete r.dispatchedEffects;
+        return r as unknown as AuditRecord;
+      })(),
+      // a known field own but not enumerable is not printed (JSON leaves it out)
+      Object.defineProperty({ ...base }, 'source', { value: 'agent', enumerable: false }),
+      // an enumerable field inherited, not own, is not printed either
+      Object.assign<object, AuditRecord>(Object.create({ origin: { from: 'prototype' } }) as object, base),
+    ];
+    for (const r of cases) expect(recordHash(r.prevHash!, r)).toBe(definedHash(r.prevHash!, r));
+  });
+
   it('records larger than one chunk of text hash as the definition says', () => {
     const traces = Array.from({ length: 3000 }, (_, i) =>
       trace({ targetPath: `$.x_${i}`, result: i / 7, inputPaths: [`$.y_${i}`, '$.g'] }),
