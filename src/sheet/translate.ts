@@ -103,8 +103,11 @@ export class FormulaCompiler extends FunctionCompiler {
 
   private binary(op: string, l: Compiled, r: Compiled): Compiled {
     switch (op) {
+      // + and - cancel to 0 within the last bits, as the spreadsheet's do (library.ts, xl_add)
       case '+':
+        return { code: `${this.helper('xl_add')}(${this.num(l)}, ${this.num(r)})`, type: 'number' };
       case '-':
+        return { code: `${this.helper('xl_add')}(${this.num(l)}, -(${this.num(r)}))`, type: 'number' };
       case '*':
       case '/':
         return { code: `(${this.num(l)} ${op} ${this.num(r)})`, type: 'number' };
@@ -117,11 +120,15 @@ export class FormulaCompiler extends FunctionCompiler {
         if (l.type === 'string' && r.type === 'string') {
           return { code: `($lowercase(${l.code}) ${jop} $lowercase(${r.code}))`, type: 'boolean' };
         }
-        if ((op === '=' || op === '<>') && (l.type === 'any' || r.type === 'any')) {
-          const eq = `${this.helper('xl_eq')}(${l.code}, ${r.code})`;
+        // numbers within the last bits of each other are equal, as the spreadsheet compares them
+        // (xl_eqv, xl_ncmp); a number against text is unequal, never an error
+        const plain = l.type !== 'number' && r.type !== 'number' && l.type !== 'any' && r.type !== 'any';
+        if (plain) return { code: `(${l.code} ${jop} ${r.code})`, type: 'boolean' };
+        if (op === '=' || op === '<>') {
+          const eq = `${this.helper('xl_eqv')}(${l.code}, ${r.code})`;
           return { code: op === '=' ? eq : `$not(${eq})`, type: 'boolean' };
         }
-        return { code: `(${l.code} ${jop} ${r.code})`, type: 'boolean' };
+        return { code: `(${this.helper('xl_ncmp')}(${l.code}, ${r.code}) ${jop} 0)`, type: 'boolean' };
       }
     }
   }

@@ -50,12 +50,18 @@ export function reconciliation(): Pattern {
   });
   return {
     name: 'reconciliation',
-    covers: 'a check cell that cancels within the last bits: + and - give 0, = and >= hold near-equal numbers equal',
+    covers:
+      'a check cell that cancels within the last bits: + and - give 0, = and >= hold near-equal numbers equal',
     book: { sheets: [{ name: 'Check', cells }] },
     edits: [
       // tenths and hundredths that are not exact in binary: sums taken in another order end a few
       // bits apart
-      { sheet: 'Check', cells: range('B', 2, 9), kind: 'category', values: [0.1, 0.2, 0.3, 0.7, 1.1, 2.2, 3.3, 0.07] },
+      {
+        sheet: 'Check',
+        cells: range('B', 2, 9),
+        kind: 'category',
+        values: [0.1, 0.2, 0.3, 0.7, 1.1, 2.2, 3.3, 0.07],
+      },
       { sheet: 'Check', cells: range('A', 2, 9), kind: 'category', values: ['cash', 'card', 'bank'] },
     ],
   };
