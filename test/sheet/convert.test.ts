@@ -175,7 +175,7 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       // {=B2*C2}: a legacy array formula over its own row computes as the plain formula
       ['$.rows[*].array', '($parent.qty * $parent.price)'],
       ['$.rows[*].param', '($parent.qty * $$.markup)'],
-      ['$.rows[*].root_plus_one', '$xl_add($parent.root, 1)'],
+      ['$.rows[*].root_plus_one', '($parent.root + 1)'],
       ['$.rows[*].shout', '($uppercase($parent.item) & "!")'],
       // a column whose rows hold different formulas is one cell per row, named after its row
       ['$.pen_non_uniform', '(rows[0].qty * 2)'],

@@ -154,7 +154,7 @@ describe('table column names with odd spacing (issue 39)', () => {
     expect(c.report.verifiedCells).toBe(6);
     expect(c.spec.derivations.map((d) => [d.path, d.expr])).toEqual([
       ['$.tbl[*].amount', '($parent.qty * $parent.unit_price)'],
-      ['$.tbl[*].net_due', '($parent.amount * $xl_add(1, -($parent.tax)))'],
+      ['$.tbl[*].net_due', '($parent.amount * (1 - $parent.tax))'],
       ['$.total', '$sum([tbl.amount])'],
       ['$.net', '$sum([tbl.net_due])'],
     ]);

@@ -106,7 +106,7 @@ describe('Excel Tables, side cells, defined names and other sheets', () => {
     );
     expect(c.rejectedColumns).toEqual([]);
     expect(derivations(c)).toEqual([
-      ['$.tbsales[*].net', '(($parent.units_sold * $$.unit_price) * $xl_add(1, -($$.vat)))'],
+      ['$.tbsales[*].net', '(($parent.units_sold * $$.unit_price) * (1 - $$.vat))'],
       ['$.units_sold_total', '$sum([tbsales.units_sold])'],
       ['$.net_total', '$sum([tbsales.net])'],
       ['$.average_net', '($average([tbsales.net]) * vat)'],
