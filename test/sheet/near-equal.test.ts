@@ -1,7 +1,7 @@
 // Numbers that cancel or tie within their last bits (issue 39, found by the held-out LibreOffice
-// check): the compiled model's + and - give 0 and its comparisons hold such numbers equal, as a
-// spreadsheet computes them (LibreOffice's approxAdd/approxSub/approxEqual; Excel's last step) and
-// as the grid evaluator that verifies the model does. The stored values cancel exactly; the
+// check): the compiled model's outermost subtraction gives 0 and its comparisons hold such numbers
+// equal, as a spreadsheet computes them (Excel's last step; LibreOffice's approxSub/approxEqual)
+// and as the grid evaluator that verifies the model does. The stored values cancel exactly; the
 // edited ones (0.1 + 0.2 against 0.3) do not, which is where plain doubles went wrong.
 import { describe, expect, it } from 'vitest';
 import { dryRun, type JsonObject } from '../../src/calc/index.js';
