@@ -51,7 +51,7 @@ export function reconciliation(): Pattern {
   return {
     name: 'reconciliation',
     covers:
-      'a check cell that cancels within the last bits: + and - give 0, = and >= hold near-equal numbers equal',
+      'a check cell that cancels within the last bits: the subtraction gives 0, = and >= hold near-equal numbers equal',
     book: { sheets: [{ name: 'Check', cells }] },
     edits: [
       // tenths and hundredths that are not exact in binary: sums taken in another order end a few
