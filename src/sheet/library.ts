@@ -17,6 +17,30 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       '$r := $floor($number($string($a * $power(10, $d))) + 0.5); ' +
       '$v := $d >= 0 ? $r / $power(10, $d) : $r * $power(10, -$d); $x < 0 ? -$v : $v ) }',
   },
+  // a + b as a spreadsheet adds: a sum that cancels to within the last bits of its operands
+  // (relative 2^-48) is 0, as LibreOffice's approxAdd/approxSub and Excel's last step give it
+  // (=H1-SUM(E2:E4) over the same amounts is 0, not -5.7e-14); the grid evaluator's approxAdd
+  xl_add: {
+    deps: [],
+    body:
+      'function($a, $b) { ( $s := $a + $b; (($a < 0 and $b > 0) or ($a > 0 and $b < 0)) and ' +
+      '$abs($s) < $abs($a) * 3.552713678800501e-15 and $abs($s) < $abs($b) * 3.552713678800501e-15 ? 0 : $s ) }',
+  },
+  // the order of two values for <, <=, =, …: numbers within the last bits of each other (relative
+  // 2^-48, approxEqual) are equal, as a spreadsheet compares them; no value when one is missing
+  // (the comparison is then false, as JSONata's own is)
+  xl_ncmp: {
+    deps: [],
+    body:
+      'function($a, $b) { $exists($a) and $exists($b) ? ( $type($a) = "number" and $type($b) = "number" ? ' +
+      '( $d := $abs($a - $b); $a = $b or ($d < $abs($a) * 3.552713678800501e-15 and $d < $abs($b) * 3.552713678800501e-15) ' +
+      '? 0 : $a < $b ? -1 : 1 ) : $a < $b ? -1 : $a = $b ? 0 : 1 ) }',
+  },
+  // = between values of unknown type: numbers as xl_ncmp, anything else as xl_eq
+  xl_eqv: {
+    deps: ['xl_ncmp', 'xl_eq'],
+    body: 'function($a, $b) { $type($a) = "number" and $type($b) = "number" ? $xl_ncmp($a, $b) = 0 : $xl_eq($a, $b) }',
+  },
   xl_eq: {
     deps: [],
     body: 'function($a, $b) { $type($a) = "string" and $type($b) = "string" ? $lowercase($a) = $lowercase($b) : $a = $b }',

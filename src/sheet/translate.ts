@@ -13,7 +13,12 @@ const NAME_ERROR: Compiled = { code: '$nothing', type: 'any' };
 const isError = (c: Compiled): boolean => c.code === NAME_ERROR.code;
 
 /** Compiles one formula of a field into JSONata. */
+const ARITHMETIC = new Set(['+', '-', '*', '/', '^']);
+
 export class FormulaCompiler extends FunctionCompiler {
+  /** How many arithmetic operators the node being compiled is inside (see `binary`). */
+  private arithmeticDepth = 0;
+
   compile(f: Formula): Compiled {
     switch (f.kind) {
       case 'number':
@@ -53,8 +58,15 @@ export class FormulaCompiler extends FunctionCompiler {
       }
       case 'binary': {
         // an operator passes an error on (`A2=Exc` is #NAME?, not FALSE)
-        const [l, r] = [this.compile(f.left), this.compile(f.right)];
-        return isError(l) ? l : isError(r) ? r : this.binary(f.op, l, r);
+        const arithmetic = ARITHMETIC.has(f.op);
+        const outermost = this.arithmeticDepth === 0;
+        if (arithmetic) this.arithmeticDepth++;
+        try {
+          const [l, r] = [this.compile(f.left), this.compile(f.right)];
+          return isError(l) ? l : isError(r) ? r : this.binary(f.op, l, r, outermost);
+        } finally {
+          if (arithmetic) this.arithmeticDepth--;
+        }
       }
       case 'call':
         return this.call(f.name, f.args);
@@ -101,10 +113,20 @@ export class FormulaCompiler extends FunctionCompiler {
     };
   }
 
-  private binary(op: string, l: Compiled, r: Compiled): Compiled {
+  /**
+   * `outermost`: no arithmetic operator around this one. A subtraction there cancels to 0 within
+   * the last bits, as the spreadsheet's does (Excel at a formula's last step, LibreOffice at every
+   * step; library.ts, xl_add): a check `=H1-SUM(E2:E4)` is 0, and `=IF(A-B=0,…)` sees 0. Every
+   * other + and - stays plain JSONata arithmetic, which the calc engine evaluates on its fast path
+   * (src/calc/fast-arithmetic.ts): a helper at every + made a 100,000-cell sheet 2-3x slower.
+   */
+  private binary(op: string, l: Compiled, r: Compiled, outermost = false): Compiled {
     switch (op) {
-      case '+':
       case '-':
+        if (outermost)
+          return { code: `${this.helper('xl_add')}(${this.num(l)}, -(${this.num(r)}))`, type: 'number' };
+        return { code: `(${this.num(l)} - ${this.num(r)})`, type: 'number' };
+      case '+':
       case '*':
       case '/':
         return { code: `(${this.num(l)} ${op} ${this.num(r)})`, type: 'number' };
@@ -117,11 +139,15 @@ export class FormulaCompiler extends FunctionCompiler {
         if (l.type === 'string' && r.type === 'string') {
           return { code: `($lowercase(${l.code}) ${jop} $lowercase(${r.code}))`, type: 'boolean' };
         }
-        if ((op === '=' || op === '<>') && (l.type === 'any' || r.type === 'any')) {
-          const eq = `${this.helper('xl_eq')}(${l.code}, ${r.code})`;
+        // numbers within the last bits of each other are equal, as the spreadsheet compares them
+        // (xl_eqv, xl_ncmp); a number against text is unequal, never an error
+        const plain = l.type !== 'number' && r.type !== 'number' && l.type !== 'any' && r.type !== 'any';
+        if (plain) return { code: `(${l.code} ${jop} ${r.code})`, type: 'boolean' };
+        if (op === '=' || op === '<>') {
+          const eq = `${this.helper('xl_eqv')}(${l.code}, ${r.code})`;
           return { code: op === '=' ? eq : `$not(${eq})`, type: 'boolean' };
         }
-        return { code: `(${l.code} ${jop} ${r.code})`, type: 'boolean' };
+        return { code: `(${this.helper('xl_ncmp')}(${l.code}, ${r.code}) ${jop} 0)`, type: 'boolean' };
       }
     }
   }

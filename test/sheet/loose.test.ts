@@ -35,7 +35,7 @@ describe('loose columns', () => {
     expect(c.rejectedColumns).toEqual([]);
     expect(derivations(c)).toEqual([
       ['$.income_value', '$sum([rows.amount])'],
-      ['$.net_value', '(income_value - costs)'],
+      ['$.net_value', '$xl_add(income_value, -(costs))'],
     ]);
     expect(c.spec.tests[0]!.given['$.costs']).toBe(100);
     expect((await runTests(c.spec)).failed).toBe(0);

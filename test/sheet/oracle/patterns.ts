@@ -4,6 +4,7 @@
 import type { Input } from './book.js';
 import { futureValue, offsetIndex, operatorCriterion } from './known-defects.js';
 import { range, table, type Pattern } from './layout.js';
+import { reconciliation } from './near-equal.js';
 
 export type { EditDef, Pattern } from './layout.js';
 
@@ -453,4 +454,5 @@ export const PATTERNS: Pattern[] = [
   logic(),
   offsetIndex(),
   operatorCriterion(),
+  reconciliation(),
 ];
