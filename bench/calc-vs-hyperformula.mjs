@@ -14,8 +14,10 @@
 // record) on the in-memory store; HyperFormula runs `buildFromArray` and `setCellContents`. The
 // engine alone (compile + start, `runtime.mutate`) is printed too. At the end the audit chain of
 // every model is verified.
-// Targets (issue 45): (a) build ≤ 3×; (b) load ≤ 1.5×, edit ≤ 1×; (c) edit ≤ 1×; a one-row write at
-// 100,000 rows ÷ at 1,000 rows ≤ 2.
+// Targets (issue 45): (a) build ≤ 3×; (b) load ≤ 1.5×, edit ≤ 1×; (c) edit ≤ 1×. (b)'s edit at 100,000
+// rows ÷ at 1,000 rows is printed for information: its column sum reads the whole array, so it grows
+// with the rows; the target on that ratio (≤ 2, for a model with no whole-array reader) is measured
+// by bench/calc-rows.mjs.
 // Each shape prints build, first edit (after the build) and edit (the mean of the next BENCH_EDITS);
 // (c) also prints the edit's CPU time of the process (editCpu), which a shared box's load moves less.
 // Each figure is the minimum over BENCH_ROUNDS (default 3) rounds; sides alternate within a round.
@@ -394,7 +396,7 @@ if (results.b100000 && results.b1000) {
   const [o100, , e100] = results.b100000.edit;
   const [o1, , e1] = results.b1000.edit;
   console.log(
-    `one-row write, 100,000 rows ÷ 1,000 rows: ${ratio(o100, o1)} (engine alone ${ratio(e100, e1)}; target <= 2)`,
+    `(b) edit, 100,000 rows ÷ 1,000 rows: ${ratio(o100, o1)} (engine alone ${ratio(e100, e1)}; information: the column sum reads the whole array; the ≤ 2 target, without such a reader, is bench/calc-rows.mjs)`,
   );
 }
 const targets = [
