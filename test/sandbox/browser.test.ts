@@ -266,7 +266,7 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     await deposit.fill('99999');
     await deposit.press('Enter');
     const refusal = page.locator('[data-component="deposit"] [role="alert"]');
-    await expect.poll(() => refusal.count()).toBe(1);
+    await expect.poll(() => refusal.count(), { timeout: 10_000 }).toBe(1);
     // the agent, through its paired session, sets the deposit: the old refusal is about nothing now
     const res = await fetch(`${base}/models/${id('demo')}/mutations`, {
       method: 'POST',
@@ -285,6 +285,49 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     expect(await badges.allTextContents()).not.toContain('client');
     await page.getByRole('tab', { name: 'State' }).click();
     await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 7000 });
+  });
+
+  it('keeps a refusal when the state on hand was read before its field last changed', async () => {
+    const deposit = page.getByLabel('Deposit', { exact: true });
+    const price = page.getByLabel('Vehicle price', { exact: true });
+    await expect.poll(() => deposit.inputValue(), { timeout: 10_000 }).toBe('7,000');
+    const current = (await rest('GET', `/models/${id('demo')}/state`)) as Record<string, unknown>;
+    const originalPrice = current.vehiclePrice as number;
+    // The page reads a model in several requests; one read can straddle a write, the field showing
+    // the new deposit while the state still holds the old one. Stand in for that read: the next
+    // state requests answer with the deposit before the last write.
+    let staleReads = 0;
+    const stateUrl = (url: URL): boolean => url.pathname.endsWith(`/models/${id('demo')}/state`);
+    await page.route(stateUrl, async (route) => {
+      staleReads++;
+      await route.fulfill({ json: { ...current, deposit: 6500 } });
+    });
+    await rest('POST', `/models/${id('demo')}/mutations`, { '$.vehiclePrice': originalPrice + 1000 });
+    await expect.poll(() => staleReads, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => price.inputValue(), { timeout: 10_000 })
+      .toBe(
+        usd(originalPrice + 1000)
+          .slice(1)
+          .replace(/\.00$/, ''),
+      );
+    expect(await deposit.inputValue()).toBe('7,000');
+    await page.unroute(stateUrl);
+    // the person's refused edit, then a write to another field: the refusal is still about 7,000
+    await deposit.fill('99999');
+    await deposit.press('Enter');
+    const refusal = page.locator('[data-component="deposit"] [role="alert"]');
+    await expect.poll(() => refusal.count(), { timeout: 10_000 }).toBe(1);
+    await rest('POST', `/models/${id('demo')}/mutations`, { '$.vehiclePrice': originalPrice });
+    await expect
+      .poll(() => price.inputValue(), { timeout: 10_000 })
+      .toBe(usd(originalPrice).slice(1).replace(/\.00$/, ''));
+    expect(await refusal.count()).toBe(1);
+    await deposit.fill('7,500'); // a good edit clears it
+    await deposit.press('Enter');
+    await expect.poll(() => refusal.count(), { timeout: 10_000 }).toBe(0);
+    await rest('POST', `/models/${id('demo')}/mutations`, { '$.deposit': 7000 });
+    await expect.poll(() => deposit.inputValue(), { timeout: 10_000 }).toBe('7,000');
   });
 
   it('shows the flag rules failing now, and drops one when it holds again', async () => {

@@ -4,9 +4,17 @@
  * edits are mutations, then its state, spec, audit timeline and graph. A change feed per model
  * keeps everything current while the agent works on it.
  */
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Components, TabStrip, type RenderContext } from '../components';
-import type { CardPayload, Flag, Graph, Json, JsonObject, View } from '../model';
+import {
+  valueAt,
+  type CardPayload,
+  type Flag,
+  type Graph,
+  type Json,
+  type JsonObject,
+  type View,
+} from '../model';
 import { ApiError, splitNamespaced, type AuditEntry, type SandboxApi } from './api';
 import { POLL_MS, useLiveModel } from './live';
 import { AuditTimeline, GraphPanel, JsonBlock } from './panels';
@@ -14,7 +22,7 @@ import { CompositionLine } from '../composition-line';
 import { FlagList } from '../flags';
 import { GoalSeek } from './goal-seek';
 import { DescribeModel, useOpenCreated } from './describe';
-import { currentRefusals, refusal, type Refusals } from '../refusals';
+import { refusalsStillAbout, shownValues, type Refusals } from '../refusals';
 import { setViewNumbers } from '../format';
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -85,15 +93,27 @@ function useModelData(api: SandboxApi, id: string, viewId: string | undefined) {
   return { data, load };
 }
 
-/** Edits as mutations: a refusal tied to the model's rules shows next to its field, others above. */
-function useCommit(api: SandboxApi, id: string, load: () => void, state: JsonObject | undefined) {
+/**
+ * Edits as mutations: a refusal tied to the model's rules shows next to its field, others above.
+ * A refusal remembers, and is retired by, the value its field shows (the view's), falling back to
+ * the state's: the page reads view and state in separate requests, and when they straddle someone
+ * else's write the state can be older than the field the person saw. Remembering the state's older
+ * value would retire the refusal at the next read, as though a newer write had superseded it.
+ */
+function useCommit(api: SandboxApi, id: string, load: () => void, data: Loaded) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [rejected, setRejected] = useState<Refusals>({});
-  const stateRef = useRef(state);
-  stateRef.current = state;
+  const { view, state } = data;
+  const valueOf = useMemo(() => {
+    const shown = shownValues(view?.components);
+    return (path: string): Json =>
+      shown.has(path) ? shown.get(path)! : (valueAt(state ?? {}, path) ?? null);
+  }, [view, state]);
+  const valueOfRef = useRef(valueOf);
+  valueOfRef.current = valueOf;
   // a newer value at a refused field (the agent's edit, another tab's) makes its refusal stale
-  useEffect(() => setRejected((old) => currentRefusals(old, state)), [state]);
+  useEffect(() => setRejected((old) => refusalsStillAbout(old, valueOf)), [valueOf]);
   const commit = useCallback(
     (path: string, value: Json) => {
       setBusy(true);
@@ -109,7 +129,8 @@ function useCommit(api: SandboxApi, id: string, load: () => void, state: JsonObj
           const issues = e instanceof ApiError ? e.violations() : [];
           if (issues.length > 0) {
             setError(null);
-            setRejected({ [path]: refusal(issues.join('; '), value, path, stateRef.current) });
+            const was = valueOfRef.current(path);
+            setRejected({ [path]: { message: issues.join('; '), value, was } });
           } else setError(errorText(e));
         })
         .finally(() => setBusy(false));
@@ -236,7 +257,7 @@ function ModelPanel({ api, id }: { api: SandboxApi; id: string }) {
   const idBase = useId();
   const { data, load } = useModelData(api, id, viewId);
   const live = useLiveModel(api, id, load);
-  const { commit, busy, error, rejected } = useCommit(api, id, load, data.state);
+  const { commit, busy, error, rejected } = useCommit(api, id, load, data);
   const card = cardOf(id, data);
   const ctx: RenderContext = { card, commit, rejected, busy, navigate: (target) => setViewId(target) };
   return (
