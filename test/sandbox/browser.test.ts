@@ -132,6 +132,8 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     base = await app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: ['--no-sandbox'] });
     context = await browser.newContext({ locale: 'en-US', viewport: { width: 1100, height: 900 } });
+    // an action waiting for an element fails in 10 s, naming it, before the test's own 30 s run out
+    context.setDefaultTimeout(10_000);
     page = await context.newPage();
     page.on('request', (r) => requests.push({ url: r.url(), token: r.headers()['x-session-token'] }));
     page.on('websocket', (ws) => sockets.push(ws.url()));
