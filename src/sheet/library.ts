@@ -60,8 +60,9 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   // an Excel error shows here as no value (a lookup that found nothing) or a number that is not finite
   xl_iserr: {
     deps: [],
-    // (JSONata types NaN, 0/0, as "object": it is caught by $v != $v before the type is asked)
-    body: 'function($v) { $not($exists($v)) or $v != $v or ($type($v) = "number" and ($v = 1/0 or $v = -1/0)) }',
+    // NaN (0/0) is caught by $v != $v and ±Infinity (x/0, #DIV/0!) by = without asking the type:
+    // JSONata's $type throws D1001 on Infinity, which made IFERROR((K7-L7)/L7,0) no value at L7 = 0
+    body: 'function($v) { $not($exists($v)) or $v != $v or $v = 1/0 or $v = -1/0 }',
   },
   // a lookup key as Excel's exact match compares: text without case, numbers at 15 digits; a
   // one-letter prefix per type keeps keys apart and off Object.prototype's names; "x" for an error
