@@ -259,7 +259,45 @@ function subtotals(): Pattern {
   };
 }
 
-const PATTERNS: Pattern[] = [depreciation(), loan(), yearFraction(), paired(), blankText(), subtotals()];
+function variance(): Pattern {
+  // a budget of 0 (not blank) makes the variance #DIV/0!, which IFERROR turns into its fallback
+  // (variance-jessicalfw: `=IFERROR((K7-L7)/L7,0)` stored 0 where the model gave no value)
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    1,
+    'A',
+    ['Actual', 'Budget', 'vs Budget', 'Ratio', 'Flag'],
+    [
+      [211, 240],
+      [64, 0],
+      [0, 0],
+      [-50, 0],
+      [558, 660],
+    ],
+    ['=IFERROR((A#-B#)/B#,0)', '=IFERROR(A#/B#,"n/a")', '=IF(ISERROR(A#/B#),"none",A#/B#)'],
+  );
+  return {
+    name: 'variance',
+    covers: 'IFERROR and ISERROR over a division by a budget of 0 (#DIV/0!)',
+    book: { sheets: [{ name: 'Variance', cells }] },
+    // the zero budgets stay 0; the others and every actual are edited
+    edits: [
+      { sheet: 'Variance', cells: range('A', 2, 6), kind: 'number', min: -500, max: 500, integer: true },
+      { sheet: 'Variance', cells: ['B2', 'B6'], kind: 'number', min: 1, max: 900, integer: true },
+    ],
+  };
+}
+
+const PATTERNS: Pattern[] = [
+  depreciation(),
+  loan(),
+  yearFraction(),
+  paired(),
+  blankText(),
+  subtotals(),
+  variance(),
+];
 
 interface Prepared {
   edits: Edits[];

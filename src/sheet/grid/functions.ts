@@ -148,7 +148,21 @@ function text(...args: (GridValue | undefined)[]): unknown {
   }
 }
 
+/**
+ * ISERROR, ISERR, ISNA over the evaluator's own error values (formulajs's compare with its own
+ * error objects, so `=IF(ISERROR(A2/B2),"none",A2/B2)` at B2 = 0 read FALSE and gave #DIV/0!).
+ */
+const isErrorOf =
+  (which: (code: string) => boolean): Fn =>
+  (v) =>
+    isMatrix(v)
+      ? v.map((r) => r.map((c) => isXlError(c) && which(c.message)))
+      : isXlError(v) && which(v.message);
+
 const OWN = new Map<string, Fn>([
+  ['ISERROR', isErrorOf(() => true)],
+  ['ISERR', isErrorOf((code) => code !== '#N/A')],
+  ['ISNA', isErrorOf((code) => code === '#N/A')],
   ['TEXT', text],
   ['PPMT', perPayment('PPMT')],
   ['IPMT', perPayment('IPMT')],
