@@ -74,9 +74,21 @@ function loan(): Pattern {
   cells.I1 = '=_xlfn.RRI(B2,B3,B3*1.5)';
   cells.H2 = 'Payment';
   cells.I2 = '=-PMT(B1/12,B2*12,B3)';
+  // empty arguments are 0 (dcf-varngill: `=-PV($C$12,G6,,G4)`, the payment left out)
+  cells.H3 = 'Present value';
+  cells.I3 = '=-PV(B1,B2,,B3)';
+  cells.H4 = 'Future value';
+  cells.I4 = '=FV(B1/12,B2*12,,-B3,)';
+  cells.H5 = 'Payment, empty';
+  cells.I5 = '=PMT(B1/12,B2*12,B3,,)';
+  cells.H6 = 'Principal, empty';
+  cells.I6 = '=PPMT(B1/12,2,B2*12,B3,,)';
+  cells.H7 = 'Interest, empty';
+  cells.I7 = '=IPMT(B1/12,2,B2*12,,B3)';
   return {
     name: 'loan',
-    covers: 'PPMT (end and start of period, with a balloon), IPMT, RRI',
+    covers:
+      'PPMT (end and start of period, with a balloon), IPMT, RRI; PV, FV, PMT, PPMT, IPMT with empty arguments',
     book: { sheets: [{ name: 'Loan', cells }] },
     edits: [
       { sheet: 'Loan', cells: ['B1'], kind: 'number', min: 0.01, max: 0.2 },
