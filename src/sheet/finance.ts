@@ -60,9 +60,13 @@ export function compileFinance(name: string, args: Formula[], ctx: FinanceContex
     case 'DDB':
       ctx.args(name, args, 4, 5);
       return call('xl_ddb', [s(0), s(1), s(2), s(3), s(4, '2')]);
-    case 'PPMT':
+    case 'PPMT': {
       ctx.args(name, args, 4, 6);
-      return call('xl_ppmt', [s(0), s(1), s(2), s(3), s(4, '0'), s(5, '0')]);
+      // an empty argument is 0, as in Excel (and PMT, PV, FV, IPMT: functions.ts)
+      const z = (i: number, fallback?: string): string =>
+        args[i]?.kind === 'missing' ? '0' : s(i, fallback);
+      return call('xl_ppmt', [z(0), z(1), z(2), z(3), z(4, '0'), z(5, '0')]);
+    }
     case 'RRI':
       ctx.args(name, args, 3, 3);
       return call('xl_rri', [s(0), s(1), s(2)]);

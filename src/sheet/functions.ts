@@ -388,7 +388,10 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
   }
 
   private finance(name: string, args: Formula[]): Compiled | undefined {
-    const s = (i: number, fallback?: string): string => this.scalar(args, i, fallback);
+    // an empty argument is 0, as in Excel: `PV(r, n, , fv)` is its documented way to leave out the
+    // payment (dcf-varngill: `=-PV($C$12,G6,,G4)`)
+    const s = (i: number, fallback?: string): string =>
+      args[i]?.kind === 'missing' ? '0' : this.scalar(args, i, fallback);
     switch (name) {
       case 'PMT':
         this.args(name, args, 3, 5);

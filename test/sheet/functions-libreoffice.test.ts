@@ -74,9 +74,21 @@ function loan(): Pattern {
   cells.I1 = '=_xlfn.RRI(B2,B3,B3*1.5)';
   cells.H2 = 'Payment';
   cells.I2 = '=-PMT(B1/12,B2*12,B3)';
+  // empty arguments are 0 (dcf-varngill: `=-PV($C$12,G6,,G4)`, the payment left out)
+  cells.H3 = 'Present value';
+  cells.I3 = '=-PV(B1,B2,,B3)';
+  cells.H4 = 'Future value';
+  cells.I4 = '=FV(B1/12,B2*12,,-B3,)';
+  cells.H5 = 'Payment, empty';
+  cells.I5 = '=PMT(B1/12,B2*12,B3,,)';
+  cells.H6 = 'Principal, empty';
+  cells.I6 = '=PPMT(B1/12,2,B2*12,B3,,)';
+  cells.H7 = 'Interest, empty';
+  cells.I7 = '=IPMT(B1/12,2,B2*12,,B3)';
   return {
     name: 'loan',
-    covers: 'PPMT (end and start of period, with a balloon), IPMT, RRI',
+    covers:
+      'PPMT (end and start of period, with a balloon), IPMT, RRI; PV, FV, PMT, PPMT, IPMT with empty arguments',
     book: { sheets: [{ name: 'Loan', cells }] },
     edits: [
       { sheet: 'Loan', cells: ['B1'], kind: 'number', min: 0.01, max: 0.2 },
@@ -259,7 +271,45 @@ function subtotals(): Pattern {
   };
 }
 
-const PATTERNS: Pattern[] = [depreciation(), loan(), yearFraction(), paired(), blankText(), subtotals()];
+function variance(): Pattern {
+  // a budget of 0 (not blank) makes the variance #DIV/0!, which IFERROR turns into its fallback
+  // (variance-jessicalfw: `=IFERROR((K7-L7)/L7,0)` stored 0 where the model gave no value)
+  const cells: Record<string, Input> = {};
+  table(
+    cells,
+    1,
+    'A',
+    ['Actual', 'Budget', 'vs Budget', 'Ratio', 'Flag'],
+    [
+      [211, 240],
+      [64, 0],
+      [0, 0],
+      [-50, 0],
+      [558, 660],
+    ],
+    ['=IFERROR((A#-B#)/B#,0)', '=IFERROR(A#/B#,"n/a")', '=IF(ISERROR(A#/B#),"none",A#/B#)'],
+  );
+  return {
+    name: 'variance',
+    covers: 'IFERROR and ISERROR over a division by a budget of 0 (#DIV/0!)',
+    book: { sheets: [{ name: 'Variance', cells }] },
+    // the zero budgets stay 0; the others and every actual are edited
+    edits: [
+      { sheet: 'Variance', cells: range('A', 2, 6), kind: 'number', min: -500, max: 500, integer: true },
+      { sheet: 'Variance', cells: ['B2', 'B6'], kind: 'number', min: 1, max: 900, integer: true },
+    ],
+  };
+}
+
+const PATTERNS: Pattern[] = [
+  depreciation(),
+  loan(),
+  yearFraction(),
+  paired(),
+  blankText(),
+  subtotals(),
+  variance(),
+];
 
 interface Prepared {
   edits: Edits[];

@@ -107,6 +107,10 @@ describe('maths and rounding', () => {
     ['IFERROR(SQRT(-1),)', () => call('IFERROR', fj.SQRT!(-1), 0)],
     // 0/0 is NaN in JSONata, which it types as "object": still an error IFERROR catches (#DIV/0!)
     ['IFERROR(($L$3-$L$3)/($L$3-$L$3),"-")', () => call('IFERROR', fj.MOD!(0, 0), '-')],
+    // x/0 is Infinity in JSONata, whose $type throws on it: still #DIV/0!, caught, not no value
+    ['IFERROR(($L$4-$L$3)/($L$3-$L$3),0)', () => 0],
+    ['IFERROR(-$L$3/($L$3-$L$3),"div")', () => 'div'],
+    ['ISERROR($L$3/($L$3-$L$3))', () => true],
   ])('%s', async (formula, reference) => expectCompiles(formula, reference()));
 });
 
