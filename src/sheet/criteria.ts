@@ -16,7 +16,7 @@
 import { Rejection } from './errors.js';
 import type { Field, TableModel } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
-import { LookupCompiler } from './lookups.js';
+import { built, LookupCompiler } from './lookups.js';
 import { columnPart } from './offsets.js';
 import type { Compiled } from './references.js';
 
@@ -312,7 +312,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
       MIN: `($exists(${g}) and ${g}.c > 0 ? ${g}.lo : 0)`,
     };
     return (
-      `(${kb.join('; ')}; ${all} ? (${g} := $lookup($$.${name}, $string([${rowKs.map((x) => x![0]).join(', ')}])); ` +
+      `(${kb.join('; ')}; ${all} ? (${g} := $lookup(${built(name)}, $string([${rowKs.map((x) => x![0]).join(', ')}])); ` +
       `${read[agg]}) : ${scan})`
     );
   }
@@ -377,7 +377,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     };
     return (
       `(${k} := ${h('xl_crit')}(${crits[at]}); ${k}.o = "${op}" and $exists(${k}.n) ? ( ` +
-      `${a} := $$.${name}; ${t} := ${k}.n; ${p} := ${count}; ${p}key := ${at1} : $nothing; ${read[agg]} ) : ${scan})`
+      `${a} := ${built(name)}; ${t} := ${k}.n; ${p} := ${count}; ${p}key := ${at1} : $nothing; ${read[agg]} ) : ${scan})`
     );
   }
 }

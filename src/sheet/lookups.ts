@@ -18,6 +18,14 @@ type Column = { table: TableModel; field: Field; fromRow: number };
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
+/**
+ * A top-level index or grouped aggregate a row reads: always an object once built (`{}` for no
+ * rows), so anything else (null: the engine's value of a failed derivation) means its derivation
+ * failed (a time limit, say). Reading it as "no such key"
+ * would give a row the aggregate's zero (SUMIFS 0) where it has no answer: it fails instead.
+ */
+export const built = (name: string): string =>
+  `($type($$.${name}) = "object" ? $$.${name} : $error("${name} has no value: the derivation that builds it failed"))`;
 export abstract class LookupCompiler extends LetCompiler {
   private vars = 0;
 
@@ -146,7 +154,7 @@ export abstract class LookupCompiler extends LetCompiler {
     this.depend(col.field);
     const index = this.lib.index(col.table.name, col.field.name, this.scope.taken);
     const k = this.fresh();
-    return `(${k} := ${this.helper('xl_key')}(${this.compile(key).code}); ${k} = "x" ? $nothing : $lookup($$.${index}, ${k}))`;
+    return `(${k} := ${this.helper('xl_key')}(${this.compile(key).code}); ${k} = "x" ? $nothing : $lookup(${built(index)}, ${k}))`;
   }
 
   /** The position a MATCH of the header row counts from: 1 past the header when the range includes it. */
