@@ -149,7 +149,7 @@ function numberFormat(format: string, toks: Token[], value: string, ctx: TextCon
   const v = ctx.fresh();
   // Excel rounds half away from zero; $formatNumber would round half to even, so round first
   const scaled = pct ? `${v} * 100` : v;
-  const rounded = `${ctx.helper('xl_round')}(${scaled}, ${decimals})`;
+  const rounded = `${ctx.helper('xl_fmtround')}(${scaled}, ${decimals})`;
   const body = `${grouped ? '#,##' : ''}0${decimals ? `.${'0'.repeat(decimals)}` : ''}`;
   const r = ctx.fresh();
   const digits = `$formatNumber($abs(${r}), ${literal(body)})`;
