@@ -150,7 +150,11 @@ function numberFormat(format: string, toks: Token[], value: string, ctx: TextCon
   // Excel rounds half away from zero; $formatNumber would round half to even, so round first
   const scaled = pct ? `${v} * 100` : v;
   const rounded = `${ctx.helper('xl_fmtround')}(${scaled}, ${decimals})`;
-  const body = `${grouped ? '#,##' : ''}0${decimals ? `.${'0'.repeat(decimals)}` : ''}`;
+  // the integer part's zeros are its least digits ("00" writes 1 as "01"); grouped, at most three
+  const zeros = m[1]!.replace(/[^0]/g, '').length;
+  if (grouped && zeros > 3) throw unsupported(format, `the number picture '${pic}' is not read`);
+  const whole = grouped ? `#,${'#'.repeat(3 - zeros)}${'0'.repeat(zeros)}` : '0'.repeat(zeros);
+  const body = `${whole}${decimals ? `.${'0'.repeat(decimals)}` : ''}`;
   const r = ctx.fresh();
   const digits = `$formatNumber($abs(${r}), ${literal(body)})`;
   const parts = toks.map((t) => (t.kind === 'lit' ? literal(t.text) : `${digits}${pct ? ' & "%"' : ''}`));
