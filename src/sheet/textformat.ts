@@ -1,7 +1,7 @@
 /**
  * TEXT(value, format) with a constant format, compiled into JSONata at conversion time. Two kinds
  * of format are read: dates (`d dd ddd dddd m mm mmm mmmm mmmmm yy yyyy`, any case) and plain
- * numbers (`0`, `0.00`, `#,##0.00`, `0%`, `0.0%`, with literal text around them). Anything else
+ * numbers (`0`, `00`, `0.00`, `#,##0.00`, `0%`, `0.0%`, with literal text around them). Anything else
  * (times, sections `;`, colours, fractions, exponents, `General`) is rejected by name, so a format
  * we do not follow never reaches a spec.
  */
