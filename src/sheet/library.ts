@@ -16,7 +16,7 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
     deps: ['xl_pow10'],
     body:
       'function($x, $d) { ( $d := $d >= 0 ? $floor($d) : -$floor(-$d); $a := $abs($x); ' +
-      '$x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : $d = 0 ? ' +
+      '$not($exists($x)) or $x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : $d = 0 ? ' +
       '( $f := $floor($a); $r := $a - $f >= 0.5 ? $f + 1 : $f; $x < 0 ? -$r : $r ) : ' +
       '( $k := $xl_pow10($d); $s := $a * $k; ' +
       '$i := $s < 1 ? 15 : $s >= 100000000000000 ? 0 : 16 - $length($string($floor($s))); ' +
@@ -157,14 +157,14 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
     deps: ['xl_pow10', 'xl_approx15'],
     body:
       'function($x, $d) { ( $d := $d >= 0 ? $floor($d) : -$floor(-$d); $a := $abs($x); ' +
-      '$x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : ' +
+      '$not($exists($x)) or $x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : ' +
       '( $k := $xl_pow10($d); $r := $ceil($xl_approx15($a * $k)) / $k; $x < 0 ? -$r : $r ) ) }',
   },
   xl_rounddown: {
     deps: ['xl_pow10', 'xl_approx15'],
     body:
       'function($x, $d) { ( $d := $d >= 0 ? $floor($d) : -$floor(-$d); $a := $abs($x); ' +
-      '$x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : ' +
+      '$not($exists($x)) or $x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : ' +
       '( $k := $xl_pow10($d); $r := $floor($xl_approx15($a * $k)) / $k; $x < 0 ? -$r : $r ) ) }',
   },
   // 1900 date serials: serial 60 is Excel's 29 February 1900 (a day that never was), so serials

@@ -111,6 +111,25 @@ describe('the compiled rounding helpers compute what the grid evaluator does', (
   });
 });
 
+describe('a rounding helper of no value', () => {
+  it.each(['xl_round', 'xl_roundup', 'xl_rounddown'] as const)(
+    '%s of no value (an error upstream) is no value, not a failed evaluation',
+    async (name) => {
+      const lib = new LibraryBuilder();
+      const fn = lib.use(name);
+      const out = await evalExpression(
+        `[${fn}(nothing, 2), ${fn}(nothing, 0), ${fn}(2.5, 0)]`,
+        {},
+        {
+          description: 'rounding',
+          define: lib.define(new Set())!,
+        },
+      );
+      expect(out).toMatchObject({ ok: true, result: [name === 'xl_rounddown' ? 2 : 3] });
+    },
+  );
+});
+
 const ROWS = 120;
 const EDITS = 3;
 const SEED = 4275;
