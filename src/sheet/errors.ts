@@ -6,6 +6,7 @@ export const SHEET_ERROR_CODES = [
   'TOO_MANY_ROWS',
   'TOO_MANY_COLUMNS',
   'TOO_MANY_CELLS',
+  'USED_RANGE_TOO_LARGE',
   'PARSE_FAILED',
   'NO_TABLE',
 ] as const;
@@ -60,8 +61,13 @@ export interface SheetLimits {
   maxUncompressedBytes: number;
   /** Data rows of the table (the header row not counted). */
   maxRows: number;
-  /** Used columns of the worksheet. */
+  /** Columns of the worksheet: a cell past this one is refused (Excel's own last column is XFD). */
   maxColumns: number;
+  /**
+   * Cells of the grid a sheet's used range may span (its last used row times its last used
+   * column): what a wide or sparse sheet costs, since finding its tables walks that grid.
+   */
+  maxUsedRange: number;
   /** Cells the worksheet holds (its `<c>` elements), counted before the sheet is parsed. */
   maxCells: number;
   /**
@@ -75,7 +81,10 @@ export const DEFAULT_LIMITS: SheetLimits = {
   maxFileBytes: 10 * 1024 * 1024,
   maxUncompressedBytes: 100 * 1024 * 1024,
   maxRows: 10_000,
-  maxColumns: 100,
+  // Excel's 16,384 (XFD): a monthly model runs 120+ columns wide; the used range bounds the cost
+  maxColumns: 16_384,
+  // 10,000 rows by 400 columns; a far stray cell (XFD1048576) is refused, unscanned
+  maxUsedRange: 4_000_000,
   // above what the row and column limits let through: only a caller's own budget is narrower
   maxCells: 1_200_000,
 };

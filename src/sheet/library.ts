@@ -8,14 +8,43 @@ import { FINANCE_HELPERS } from './finance-library.js';
 import { fieldName } from './fields.js';
 
 const HELPERS: Record<string, { deps: string[]; body: string }> = {
+  // ROUND as LibreOffice's rtl::math::round computes it (grid/rounding.ts, spreadsheetRound, is the
+  // same in TypeScript): to 0 digits the double rounded half away from zero; else scaled by 10^d
+  // (10^-k as its literal, not $power's), then floor(s + 0.5 + a correction of 9e-15 relative), so
+  // that 3*1.9*0.75 (4.2749999999999995, shown 4.275) rounds to 4.28 as in a spreadsheet
   xl_round: {
-    deps: [],
-    // half away from zero; the scaled value is read at 15 significant digits first, so that
-    // 1.005 (stored as 1.00499999…) rounds to 1.01 as it does in a spreadsheet
+    deps: ['xl_pow10'],
     body:
       'function($x, $d) { ( $d := $d >= 0 ? $floor($d) : -$floor(-$d); $a := $abs($x); ' +
-      '$r := $floor($number($string($a * $power(10, $d))) + 0.5); ' +
-      '$v := $d >= 0 ? $r / $power(10, $d) : $r * $power(10, -$d); $x < 0 ? -$v : $v ) }',
+      '$not($exists($x)) or $x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : $d = 0 ? ' +
+      '( $f := $floor($a); $r := $a - $f >= 0.5 ? $f + 1 : $f; $x < 0 ? -$r : $r ) : ' +
+      '( $k := $xl_pow10($d); $s := $a * $k; ' +
+      '$i := $s < 1 ? 15 : $s >= 100000000000000 ? 0 : 16 - $length($string($floor($s))); ' +
+      '$r := $floor($s + 0.5 + [0, 9e-1, 9e-2, 9e-3, 9e-4, 9e-5, 9e-6, 9e-7, 9e-8, 9e-9, 9e-10, 9e-11, 9e-12, 9e-13, 9e-14, 9e-15][$i]) / $k; $x < 0 ? -$r : $r ) ) }',
+  },
+  // TEXT's rounding of a number to its format's decimals (textformat.ts): half away from zero, the
+  // scaled value read at 15 significant digits first, as numfmt (the grid evaluator's TEXT) does
+  xl_fmtround: {
+    deps: [],
+    body:
+      'function($x, $d) { ( $a := $abs($x); ' +
+      '$r := $floor($number($string($a * $power(10, $d))) + 0.5) / $power(10, $d); $x < 0 ? -$r : $r ) }',
+  },
+  // 10^d for a whole d of -20…20 as LibreOffice scales by it: 1e-4 is the literal (V8's
+  // Math.pow(10, -4), which $power is, is not the double nearest it)
+  xl_pow10: {
+    deps: [],
+    body: 'function($d) { $d >= 0 ? $power(10, $d) : [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19, 1e-20][-$d - 1] }',
+  },
+  // a value as ROUNDUP and ROUNDDOWN take its ceiling or floor (rtl::math::approxValue): read at 15
+  // significant digits, unless it is whole or has at most 11 binary digits after the point; below
+  // 0.1 it is as it is (no rounding at 15 digits takes it to or past a whole number)
+  xl_approx15: {
+    deps: [],
+    body:
+      'function($v) { $v = 0 or $v > 2199023255552 or $v < 0.1 or $v = $floor($v) or $v * 2048 = $floor($v * 2048) ? $v : ' +
+      '( $k := $power(10, 15 - ($v < 1 ? 0 : $length($string($floor($v))))); $s := $v * $k; $f := $floor($s); ' +
+      '($s - $f >= 0.5 ? $f + 1 : $f) / $k ) }',
   },
   // a + b as a spreadsheet adds: a sum that cancels to within the last bits of its operands
   // (relative 2^-48) is 0, as LibreOffice's approxAdd/approxSub and Excel's last step give it
@@ -123,13 +152,21 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   // CLEAN: the control characters 0-31 removed
   xl_clean: { deps: [], body: 'function($s) { $replace($s, /[\\x00-\\x1f]/, "") }' },
   xl_mod: { deps: [], body: 'function($a, $b) { $b = 0 ? $nothing : $a - $b * $floor($a / $b) }' },
+  // ROUNDUP and ROUNDDOWN as LibreOffice computes them: the scaled value's ceiling or floor, read
+  // at 15 significant digits (xl_approx15), so ROUNDDOWN(584.24, 2) is 584.24, not 584.23
   xl_roundup: {
-    deps: [],
-    body: 'function($x, $d) { ( $p := $power(10, $floor($d)); $v := $ceil($number($string($abs($x) * $p))) / $p; $x < 0 ? -$v : $v ) }',
+    deps: ['xl_pow10', 'xl_approx15'],
+    body:
+      'function($x, $d) { ( $d := $d >= 0 ? $floor($d) : -$floor(-$d); $a := $abs($x); ' +
+      '$not($exists($x)) or $x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : ' +
+      '( $k := $xl_pow10($d); $r := $ceil($xl_approx15($a * $k)) / $k; $x < 0 ? -$r : $r ) ) }',
   },
   xl_rounddown: {
-    deps: [],
-    body: 'function($x, $d) { ( $p := $power(10, $floor($d)); $v := $floor($number($string($abs($x) * $p))) / $p; $x < 0 ? -$v : $v ) }',
+    deps: ['xl_pow10', 'xl_approx15'],
+    body:
+      'function($x, $d) { ( $d := $d >= 0 ? $floor($d) : -$floor(-$d); $a := $abs($x); ' +
+      '$not($exists($x)) or $x = 0 or $a > 1e288 ? $x : $d < -20 or $d > 20 ? $nothing : ' +
+      '( $k := $xl_pow10($d); $r := $floor($xl_approx15($a * $k)) / $k; $x < 0 ? -$r : $r ) ) }',
   },
   // 1900 date serials: serial 60 is Excel's 29 February 1900 (a day that never was), so serials
   // before it count from 31 December 1899 and later ones from 30 December 1899

@@ -1,7 +1,7 @@
 /**
  * TEXT(value, format) with a constant format, compiled into JSONata at conversion time. Two kinds
  * of format are read: dates (`d dd ddd dddd m mm mmm mmmm mmmmm yy yyyy`, any case) and plain
- * numbers (`0`, `0.00`, `#,##0.00`, `0%`, `0.0%`, with literal text around them). Anything else
+ * numbers (`0`, `00`, `0.00`, `#,##0.00`, `0%`, `0.0%`, with literal text around them). Anything else
  * (times, sections `;`, colours, fractions, exponents, `General`) is rejected by name, so a format
  * we do not follow never reaches a spec.
  */
@@ -149,8 +149,12 @@ function numberFormat(format: string, toks: Token[], value: string, ctx: TextCon
   const v = ctx.fresh();
   // Excel rounds half away from zero; $formatNumber would round half to even, so round first
   const scaled = pct ? `${v} * 100` : v;
-  const rounded = `${ctx.helper('xl_round')}(${scaled}, ${decimals})`;
-  const body = `${grouped ? '#,##' : ''}0${decimals ? `.${'0'.repeat(decimals)}` : ''}`;
+  const rounded = `${ctx.helper('xl_fmtround')}(${scaled}, ${decimals})`;
+  // the integer part's zeros are its least digits ("00" writes 1 as "01"); grouped, at most three
+  const zeros = m[1]!.replace(/[^0]/g, '').length;
+  if (grouped && zeros > 3) throw unsupported(format, `the number picture '${pic}' is not read`);
+  const whole = grouped ? `#,${'#'.repeat(3 - zeros)}${'0'.repeat(zeros)}` : '0'.repeat(zeros);
+  const body = `${whole}${decimals ? `.${'0'.repeat(decimals)}` : ''}`;
   const r = ctx.fresh();
   const digits = `$formatNumber($abs(${r}), ${literal(body)})`;
   const parts = toks.map((t) => (t.kind === 'lit' ? literal(t.text) : `${digits}${pct ? ' & "%"' : ''}`));

@@ -16,6 +16,7 @@ import {
 import { scanXml, XmlScanner } from './xml.js';
 import { cellFormats } from './number-formats.js';
 import { readExternalSheets, type ExternalSource } from './external.js';
+import { BUDGET_CODES, checkBudgets, checkColumn, checkUsedRange, countElements } from './sheet-budgets.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
 import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
@@ -62,7 +63,7 @@ export interface Worksheet {
   /** Rows hidden (`<row hidden="1">`: by hand or by a filter), which SUBTOTAL may skip. */
   hiddenRows?: Set<number>;
   /**
-   * A sheet past the row, column or cell budget: not read (no cells, no tables), its formula cells
+   * A sheet past the row, column, cell or used-range budget: not read (no cells, no tables), its formula cells
    * counted so that the report names them; the workbook's other sheets still convert.
    */
   tooLarge?: { message: string; formulaCells: number };
@@ -261,9 +262,6 @@ class SheetReader {
   }
 }
 
-/** The refusals that leave one sheet out rather than the workbook. */
-const BUDGET_CODES = new Set<string>(['TOO_MANY_ROWS', 'TOO_MANY_COLUMNS', 'TOO_MANY_CELLS']);
-
 const emptySheet = (name: string, sheetNames: string[]): Worksheet => ({
   name,
   sheetNames,
@@ -272,60 +270,6 @@ const emptySheet = (name: string, sheetNames: string[]): Worksheet => ({
   maxCol: 0,
   tables: [],
 });
-
-interface ElementCounts {
-  rows: number;
-  cells: number;
-  formulas: number;
-}
-
-const COUNTED = /<(?:[A-Za-z_][\w.-]*:)?(row|c|f)[\s>/]/g;
-/** Text kept from one chunk to the next, so that a tag cut in two is counted once. */
-const COUNT_CARRY = 64;
-
-/** The `<row>`, `<c>` and `<f>` elements of a sheet's text, counted as it streams by. */
-function countElements(feed: (onText: (text: string) => void) => void): ElementCounts {
-  const counts: ElementCounts = { rows: 0, cells: 0, formulas: 0 };
-  const tally = (text: string, upTo: number): void => {
-    COUNTED.lastIndex = 0;
-    for (let m = COUNTED.exec(text); m && m.index < upTo; m = COUNTED.exec(text)) {
-      if (m[1] === 'row') counts.rows++;
-      else if (m[1] === 'c') counts.cells++;
-      else counts.formulas++;
-    }
-  };
-  let carry = '';
-  feed((chunk) => {
-    const text = carry + chunk;
-    // a match starting in the last COUNT_CARRY characters is counted with the next chunk
-    const upTo = Math.max(0, text.length - COUNT_CARRY);
-    tally(text, upTo);
-    carry = text.slice(upTo);
-  });
-  tally(carry, carry.length);
-  return counts;
-}
-
-/** Refuses a sheet past the row or cell budget (from its counted elements); returns its cells. */
-function checkBudgets(counts: ElementCounts, sheet: string, limits: SheetLimits, cellsLeft: number): number {
-  const { rows, cells } = counts;
-  if (rows > limits.maxRows + 1 + SUMMARY_ROW_SLACK) {
-    throw new SheetError(
-      'TOO_MANY_ROWS',
-      `sheet '${sheet}' has ${rows} rows; the limit is ${limits.maxRows} data rows`,
-    );
-  }
-  if (cells > cellsLeft) {
-    throw new SheetError(
-      'TOO_MANY_CELLS',
-      `the workbook holds more than ${limits.maxCells} cells (sheet '${sheet}' alone ${cells}, in ${rows} rows); the limit is ${limits.maxCells} cells`,
-    );
-  }
-  return cells;
-}
-
-/** Rows beyond the table's limit that a worksheet may carry (blank rows, totals) before it is refused unparsed. */
-const SUMMARY_ROW_SLACK = 1000;
 
 /**
  * Collects a string item (`<si>` of the shared strings, `<is>` of an inline string): its own `<t>`,
@@ -467,15 +411,8 @@ function readCells(
     maxRow = Math.max(maxRow, c.row);
     maxCol = Math.max(maxCol, c.col);
   }
+  checkUsedRange(name, maxRow, maxCol, limits);
   return { name, sheetNames, cells, maxRow, maxCol, tables: [], hiddenRows };
-}
-
-function checkColumn(row: number, col: number, limits: SheetLimits): void {
-  if (col > limits.maxColumns)
-    throw new SheetError(
-      'TOO_MANY_COLUMNS',
-      `cell ${cellName(row, col)} lies past the limit of ${limits.maxColumns} columns`,
-    );
 }
 
 function readCell(c: RawCell, shared: string[], row: number, col: number): SheetCell {

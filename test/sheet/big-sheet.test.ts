@@ -77,3 +77,21 @@ describe('a sheet past the budgets', () => {
     expect((err as SheetError).code).toBe('TOO_MANY_ROWS');
   });
 });
+
+describe('a sheet whose used range is past its budget', () => {
+  it('is left out alone as SHEET_TOO_LARGE, and a formula reading it is rejected; the other sheet converts', async () => {
+    // Big spans A1:B1101 (2,202 cells of grid): past a used-range budget of 2,000
+    const c = await convertWorkbook(book(1100, true), {
+      modelId: 'big',
+      limits: limits({ maxUsedRange: 2000 }),
+    });
+    expect(c.rejectedColumns.map((r) => [r.sheet, r.address, r.reason, r.cells])).toEqual([
+      ['Big', 'Big', 'SHEET_TOO_LARGE', 1100],
+      ['Small', 'B6', 'SHEET_TOO_LARGE', undefined],
+    ]);
+    expect(c.rejectedColumns[0]!.message).toMatch(
+      /sheet 'Big' uses A1:B1101, a range of 2202 cells \(1101 rows by 2 columns\); the limit is 2000 cells/,
+    );
+    expect(c.report.verifiedCells).toBe(3);
+  });
+});

@@ -263,8 +263,21 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     expect(c.rejectedColumns).toEqual([]);
   });
 
+  it("too-many-columns.xlsx: 101 columns convert, and a caller's budget of 100 columns refuses them", async () => {
+    const wide = await convert('too-many-columns.xlsx');
+    expect(wide.report.sheets.map((s) => s.name)).toEqual(['Wide']);
+    expect(wide.rejectedColumns).toEqual([]);
+    const err = await convertWorkbook(workbook('too-many-columns.xlsx'), {
+      modelId: 'wide',
+      limits: { ...DEFAULT_LIMITS, maxColumns: 100 },
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'TOO_MANY_COLUMNS',
+      message: 'cell CW1 lies past the limit of 100 columns',
+    });
+  });
+
   it.each([
-    ['too-many-columns.xlsx', 'TOO_MANY_COLUMNS'],
     ['too-many-rows.xlsx', 'TOO_MANY_ROWS'],
     ['no-table.xlsx', 'NO_TABLE'],
     ['not-xlsx.ods', 'UNSUPPORTED_FORMAT'],

@@ -3,6 +3,7 @@ import { createDeflateRaw } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convertWorkbook, SheetError } from '../../src/sheet/index.js';
+import { readWorkbookParts } from '../../src/sheet/xlsx.js';
 import { convertSpreadsheet } from '../../src/service/sheet-service.js';
 import { xlsx, xlsxEntries } from './helpers.js';
 
@@ -186,8 +187,46 @@ describe('hostile workbooks', () => {
     expect((await refusal(rawZip([...skeleton(), doctype]))).message).toContain('DOCTYPE');
   });
 
-  it('101 used columns are TOO_MANY_COLUMNS', async () => {
-    const err = await refusal(xlsx('<row r="1"><c r="CW1"><v>1</v></c></row>'));
+  it('a cell past XFD, the last column a spreadsheet has, is TOO_MANY_COLUMNS', async () => {
+    const err = await refusal(xlsx('<row r="1"><c r="XFE1"><v>1</v></c></row>'));
     expect(err.code).toBe('TOO_MANY_COLUMNS');
   });
+
+  it.each([
+    ['one far cell', '<row r="1048576"><c r="XFD1048576"><v>1</v></c></row>', 'A1:XFD1048576'],
+    // 100 columns wide (within the old column cap), but a million rows down: a grid of 1e8 cells
+    ['a far row', '<row r="1048576"><c r="CV1048576"><v>1</v></c></row>', 'A1:CV1048576'],
+    [
+      'sparse cells far apart',
+      Array.from(
+        { length: 200 },
+        (_, i) =>
+          `<row r="${(i + 1) * 5000}"><c r="${['A', 'ZZ', 'XFD'][i % 3]}${(i + 1) * 5000}"><v>${i}</v></c></row>`,
+      ).join(''),
+      'A1:XFD1000000',
+    ],
+  ])(
+    '%s: the used range is refused as it is read, before its grid is walked, in bounded memory',
+    (_label, far, range) => {
+      const bytes = xlsx(
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Twice</t></is></c></row>' +
+          '<row r="2"><c r="A2"><v>2</v></c><c r="B2"><f>A2*2</f><v>4</v></c></row>' +
+          far,
+      );
+      const before = memory();
+      // the reader refuses it: finding the tables (which walks the used range) never starts
+      const err = (() => {
+        try {
+          readWorkbookParts(bytes);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(SheetError);
+      expect(err).toMatchObject({ code: 'USED_RANGE_TOO_LARGE' });
+      expect((err as SheetError).message).toContain(`uses ${range}`);
+      expect((err as SheetError).message).toContain('the limit is 4000000 cells');
+      expect(memory() - before).toBeLessThan(64 * 1024 * 1024);
+    },
+  );
 });

@@ -8,6 +8,7 @@ import * as formulajs from '@formulajs/formulajs';
 import { format as formatNumber } from 'numfmt';
 import { hlookup, match, vlookup, xmatch, xPosition } from './lookups.js';
 import { PAIRED_FUNCTIONS } from './paired.js';
+import { ROUNDING_FUNCTIONS } from './rounding.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 /** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
@@ -196,6 +197,7 @@ const OWN = new Map<string, Fn>([
   ['VLOOKUP', vlookup],
   ['HLOOKUP', hlookup],
   ...PAIRED_FUNCTIONS,
+  ...ROUNDING_FUNCTIONS,
 ]);
 
 /** formulajs's function for an Excel name (`STDEV.S` is `STDEV.S` nested), if it has one. */
