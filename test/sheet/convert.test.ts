@@ -161,7 +161,7 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       ['$.rows[*].root', '($e1 := $parent.qty; $e1 < 0 ? $nothing : $sqrt($e1))'],
       [
         '$.rows[*].position',
-        '($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup($$.items_2_item_index, $e2)); $e1.i + 0)',
+        '($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup(($type($$.items_2_item_index) = "object" ? $$.items_2_item_index : $error("items_2_item_index has no value: the derivation that builds it failed")), $e2)); $e1.i + 0)',
       ],
       // VLOOKUP without FALSE over keys sorted ascending: approximate match, as LibreOffice computed it
       // the approximate VLOOKUP's block X1:Y5 is the items_2 table: read where it lies, not embedded
