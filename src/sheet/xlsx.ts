@@ -16,6 +16,7 @@ import {
 import { scanXml, XmlScanner } from './xml.js';
 import { cellFormats } from './number-formats.js';
 import { readExternalSheets, type ExternalSource } from './external.js';
+import { rewriteGoogleSheetsCells } from './google.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
 import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
@@ -463,6 +464,7 @@ function readCells(
   });
   feed((text) => scanner.push(text));
   scanner.end();
+  rewriteGoogleSheetsCells(cells);
   for (const c of markSpills(cells)) {
     maxRow = Math.max(maxRow, c.row);
     maxCol = Math.max(maxCol, c.col);
