@@ -39,6 +39,7 @@ export const REJECTION_REASONS = [
   'VALUE_MISMATCH',
   'SHEET_TOO_LARGE',
   'WHAT_IF_MISMATCH',
+  'GOOGLE_SHEETS_FUNCTION',
 ] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 

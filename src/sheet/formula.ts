@@ -49,7 +49,8 @@ const TOKEN = new RegExp(
     String.raw`(?<num>(?:\d+\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?)(?![\w(])`,
     String.raw`(?<str>"(?:[^"]|"")*")`,
     String.raw`(?<err>#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA))`,
-    String.raw`(?<fn>(?:_xlfn\.|_xlws\.){0,2}[A-Za-z][\w.]*)\s*\(`,
+    // `__xludf.DUMMYFUNCTION(`: Google Sheets' wrapper of its own functions (google.ts)
+    String.raw`(?<fn>(?:_xlfn\.|_xlws\.|__xludf\.){0,2}[A-Za-z][\w.]*)\s*\(`,
     String.raw`(?<ref>${REF})(?![\w(])`,
     String.raw`(?<name>[A-Za-z_\\][\w.]*)`,
     String.raw`(?<op><>|<=|>=|[-+*/^&=<>%(),;{}:!@])`,

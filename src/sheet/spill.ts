@@ -8,7 +8,7 @@
  * it or the spill itself (`K3#`, `_xlfn.ANCHORARRAY(K3)`) reads the array.
  */
 import { Rejection } from './errors.js';
-import { fieldName, isError, typeOf, type Field, type ValueType } from './fields.js';
+import { fieldName, isError, type Field, type ValueType } from './fields.js';
 import type { JsonValue } from '../calc/index.js';
 import { printFormula, type Formula } from './formula.js';
 
@@ -76,7 +76,6 @@ export function spillFields(
   const elements: Field[] = [];
   for (let r = area.top; r <= area.bottom; r++) {
     for (let c = area.left; c <= area.right; c++) {
-      const cell = sheet.cells.get(cellKey(r, c));
       const index = elements.length;
       const element: Field = {
         name: fieldName(`${array.name} ${index + 1}`, `${address}_${index + 1}`, taken),
@@ -86,7 +85,9 @@ export function spillFields(
         sheet,
         col: c,
         row: r,
-        type: typeOf([cell?.value ?? null]),
+        // blank past the end of a shorter result after an edit (FILTER, UNIQUE; SORT of a range
+        // with blanks): never a plain number, so a SUM over the spill skips it as Excel does
+        type: 'any',
         tables: new Set(),
         deps: new Set([array]),
         formulaCells: 1,

@@ -3,6 +3,7 @@ import { Rejection } from './errors.js';
 import type { TableModel } from './fields.js';
 import { printFormula, type Formula } from './formula.js';
 import { FunctionCompiler, FUNCTIONS } from './functions.js';
+import { DUMMY_FUNCTION, googleRejection } from './google.js';
 import type { Compiled } from './references.js';
 
 const SUPPORTED = `IF, AND, OR, NOT, ROUND, ABS, SUM, AVERAGE, MIN, MAX, COUNT, CONCATENATE, LEFT, RIGHT, MID, LEN, UPPER, LOWER, TRIM, VLOOKUP, HLOOKUP, XMATCH, CLEAN, SUMPRODUCT, ${FUNCTIONS.join(', ')}`;
@@ -157,6 +158,8 @@ export class FormulaCompiler extends FunctionCompiler {
     switch (name) {
       case 'SUMPRODUCT':
         return this.sumproduct(args);
+      case DUMMY_FUNCTION:
+        throw googleRejection(args);
       case 'LOOKUP':
       case 'OFFSET':
       case 'INDIRECT':

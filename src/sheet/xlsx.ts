@@ -17,6 +17,7 @@ import { scanXml, XmlScanner } from './xml.js';
 import { cellFormats } from './number-formats.js';
 import { readExternalSheets, type ExternalSource } from './external.js';
 import { BUDGET_CODES, checkBudgets, checkColumn, checkUsedRange, countElements } from './sheet-budgets.js';
+import { rewriteGoogleSheetsCells } from './google.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
 import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
@@ -407,6 +408,7 @@ function readCells(
   });
   feed((text) => scanner.push(text));
   scanner.end();
+  rewriteGoogleSheetsCells(cells);
   for (const c of markSpills(cells)) {
     maxRow = Math.max(maxRow, c.row);
     maxCol = Math.max(maxCol, c.col);

@@ -251,6 +251,17 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     );
     expect(byColumn(big.rejectedColumns)).toEqual({ "sheet 'Big'": 'SHEET_TOO_LARGE' });
     for (const r of big.rejectedColumns) seen.add(r.reason);
+    // a Google Sheets export's function with no Excel meaning here (google-sheets.test.ts)
+    const google = await convertWorkbook(
+      xlsx(
+        '<row r="1"><c r="A1" t="inlineStr"><is><t>Qty</t></is></c><c r="B1" t="inlineStr"><is><t>Query</t></is></c></row>' +
+          '<row r="2"><c r="A2"><v>1</v></c><c r="B2" t="str"><f>IFERROR(__xludf.DUMMYFUNCTION("QUERY(A2:A3,""select A"")"),1)</f><v>1</v></c></row>' +
+          '<row r="3"><c r="A3"><v>2</v></c></row>',
+      ),
+      { modelId: 'google' },
+    );
+    expect(google.rejectedColumns.map((r) => r.reason)).toEqual(['GOOGLE_SHEETS_FUNCTION']);
+    for (const r of google.rejectedColumns) seen.add(r.reason);
     // WHAT_IF_MISMATCH needs a compilation wrong after an edit: whatif.test.ts breaks one on purpose
     seen.add('WHAT_IF_MISMATCH');
     expect([...seen].sort()).toEqual([...REJECTION_REASONS].sort());

@@ -239,6 +239,10 @@ export class CellGrid {
       if (c.spillOf) {
         // the anchor's result there; a cell past the end of a shorter result is blank
         const m = this.spilled.get(c.spillOf.key);
+        // an anchor not evaluated (a result grown past its recorded range) leaves its cells unknown
+        // too, not blank: they are not vouched for
+        const anchorProblem = m === undefined ? this.problems.get(c.spillOf.key) : undefined;
+        if (anchorProblem !== undefined) throw new GridUnsupported(anchorProblem);
         // (a legacy array shows #N/A there, a dynamic one blank)
         const v = m?.[c.spillOf.dr]?.[c.spillOf.dc];
         this.values.set(

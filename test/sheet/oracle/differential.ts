@@ -105,6 +105,8 @@ export function cellsOfSpec(spec: ModelSpec, book: BookDef): CellOfSpec[] {
     }
     const o = originOf(description);
     if (!o || !/\d/.test(o.where)) continue;
+    // a spill's array (spill.ts) shares its anchor's cell with its first item, `${name}_1`
+    if (originOf(String(props[`${name}_1`]?.description ?? ''))?.where === o.where) continue;
     const sheet = o.sheet ?? only;
     if (sheet === undefined) throw new Error(`no sheet named for ${name}: ${description}`);
     const constant = description.endsWith('a formula of constants: its value');
