@@ -8,9 +8,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { convertWorkbook } from '../../src/sheet/compile.js';
 import { splitRef, writeBook, type BookDef, type Input, type Stored } from './oracle/book.js';
-import { applyEdits, compareEdits, drawEdits, type Edits } from './oracle/differential.js';
-import { recalculate, SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './oracle/libreoffice.js';
+import { compareEdits, type Edits } from './oracle/differential.js';
+import { SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './oracle/libreoffice.js';
 import type { EditDef } from './oracle/layout.js';
+import { recalculateWithEdits } from './oracle/edited-books.js';
 
 const NAMES = ['Ann', 'Bob', 'Cid', 'Dee', 'Eve', 'Fay', 'Gus', 'Hal'];
 // rows 2-5 score 5 or more, rows 6-9 less: FILTER(…>=5) keeps at most rows 2-5
@@ -111,12 +112,7 @@ describe.skipIf(!SOFFICE)(title, () => {
   let edited: Recalculated[];
 
   beforeAll(() => {
-    edits = drawEdits(EDITS, 39, EDIT_SETS);
-    const files = new Map<string, Uint8Array>([['base', writeBook(nativeBook())]]);
-    edits.forEach((e, k) => files.set(`edit${k}`, writeBook(applyEdits(nativeBook(), e))));
-    const values = recalculate(files);
-    base = values.get('base')!;
-    edited = edits.map((_, k) => values.get(`edit${k}`)!);
+    ({ base, edits, edited } = recalculateWithEdits(nativeBook, EDITS, 39, EDIT_SETS));
   }, 180_000);
 
   it("compiles Google's FILTER (several conditions) and SORT (is_ascending) as LibreOffice computes them after edits", async () => {

@@ -6,9 +6,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { convertWorkbook } from '../../src/sheet/compile.js';
 import { splitRef, writeBook, type BookDef, type Input, type Stored } from './oracle/book.js';
-import { applyEdits, compareEdits, drawEdits, type Edits } from './oracle/differential.js';
-import { recalculate, SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './oracle/libreoffice.js';
+import { compareEdits, type Edits } from './oracle/differential.js';
+import { SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './oracle/libreoffice.js';
 import type { EditDef } from './oracle/layout.js';
+import { recalculateWithEdits } from './oracle/edited-books.js';
 
 const YEARS = [2019, 2017, 2018, 2020, 2016, 2015];
 const AMOUNTS = [1.6, 1.48, 1.56, 1.64, 1.4, 1.32];
@@ -81,12 +82,7 @@ describe.skipIf(!SOFFICE)(title, () => {
   let edited: Recalculated[];
 
   beforeAll(() => {
-    edits = drawEdits(EDITS, 39, EDIT_SETS);
-    const files = new Map<string, Uint8Array>([['base', writeBook(nativeBook())]]);
-    edits.forEach((e, k) => files.set(`edit${k}`, writeBook(applyEdits(nativeBook(), e))));
-    const values = recalculate(files);
-    base = values.get('base')!;
-    edited = edits.map((_, k) => values.get(`edit${k}`)!);
+    ({ base, edits, edited } = recalculateWithEdits(nativeBook, EDITS, 39, EDIT_SETS));
   }, 180_000);
 
   it('compiles SUMIFS(…,$A3) beside the spill A3:A8, and the growth column reading it, as LibreOffice computes them', async () => {
