@@ -30,6 +30,7 @@ import { WhatIfVerifier } from './whatif.js';
 import { gridLimitsFor } from './grid/limits.js';
 import { buildCellMap } from './cellmap.js';
 import { cellName, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
+import { rewriteGoogleSheetsCells } from './google.js';
 
 export type { ConvertOptions, ConvertProgress, RejectedColumn, ValueType } from './fields.js';
 
@@ -49,7 +50,12 @@ export async function convertWorkbook(bytes: Uint8Array, options: ConvertOptions
   const onSheet =
     options.onProgress &&
     ((done: number, total: number): void => options.onProgress!({ stage: 'read', done, total }));
-  return compileWorkbook(readWorkbookParts(bytes, limits, onSheet), options, limits, started);
+  return compileWorkbook(
+    readWorkbookParts(bytes, limits, onSheet, rewriteGoogleSheetsCells),
+    options,
+    limits,
+    started,
+  );
 }
 
 /** The tables of every sheet, named for the spec: `rows` for a table at A1 of the first sheet. */

@@ -1,7 +1,8 @@
 /** Excel formula text → a syntax tree (A1 references, the usual operators and function calls). */
 import { Rejection } from './errors.js';
 import { scanStructured, type StructuredRef } from './structured.js';
-import { columnLetter, columnNumber } from './xlsx.js';
+import { columnLetter } from './cell-names.js';
+import { columnNumber } from './workbook-parts.js';
 
 export interface CellRef {
   /** 0 for a whole-column reference (`B:B`). */

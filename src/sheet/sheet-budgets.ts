@@ -4,7 +4,7 @@
  * A sheet past one is left out alone (SHEET_TOO_LARGE in the report); the others still convert.
  */
 import { SheetError, type SheetLimits } from './errors.js';
-import { cellName } from './xlsx.js';
+import { cellName } from './cell-names.js';
 
 /** The refusals that leave one sheet out rather than the workbook. */
 export const BUDGET_CODES = new Set<string>([

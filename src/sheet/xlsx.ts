@@ -17,12 +17,21 @@ import { scanXml, XmlScanner } from './xml.js';
 import { cellFormats } from './number-formats.js';
 import { readExternalSheets, type ExternalSource } from './external.js';
 import { BUDGET_CODES, checkBudgets, checkColumn, checkUsedRange, countElements } from './sheet-budgets.js';
-import { rewriteGoogleSheetsCells } from './google.js';
+import { cellKey, cellName } from './cell-names.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
 import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
 
 export type CellValue = number | string | boolean | { error: string } | null;
+
+/** A rewrite of a sheet's cells as read (readWorkbookParts' `rewriteCells`). */
+export type CellRewrite = (cells: Map<string, SheetCell>) => void;
+
+/** How a sheet's cells are read besides its XML: its styles' number formats, a rewrite. */
+interface ReadExtras {
+  formats?: readonly (string | undefined)[];
+  rewriteCells?: CellRewrite;
+}
 
 export interface FormulaInfo {
   /** Formula text without the leading `=`; absent on a shared-formula follower. */
@@ -75,15 +84,7 @@ export interface Worksheet {
   external?: ExternalSource;
 }
 
-export const cellKey = (row: number, col: number): string => `${row}:${col}`;
-
-/** 1 → A, 27 → AA. */
-export function columnLetter(col: number): string {
-  let s = '';
-  for (let n = col; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
-  return s;
-}
-export const cellName = (row: number, col: number): string => `${columnLetter(col)}${row}`;
+export { cellKey, cellName, columnLetter } from './cell-names.js';
 
 const decoder = new TextDecoder();
 
@@ -116,6 +117,12 @@ export function readWorkbookParts(
   limits: SheetLimits = DEFAULT_LIMITS,
   /** Told after each sheet: sheets read so far, of how many. */
   onSheet?: (done: number, total: number) => void,
+  /**
+   * Rewrites a sheet's cells as read, before its spills are marked (the converter passes
+   * google.ts's rewrite of Google Sheets exports; a hook, so that this reader imports none of the
+   * formula modules, which import it).
+   */
+  rewriteCells?: CellRewrite,
 ): Workbook {
   const part = openParts(bytes, limits);
   const workbookBytes = part('xl/workbook.xml');
@@ -140,6 +147,7 @@ export function readWorkbookParts(
     sheetNames,
     limits,
     formats,
+    rewriteCells,
   );
   const read: Worksheet[] = [];
   const missing: string[] = [];
@@ -230,6 +238,7 @@ class SheetReader {
     private readonly limits: SheetLimits,
     /** Each cell style's number format (number-formats.ts). */
     private readonly formats: readonly (string | undefined)[] = [],
+    private readonly rewriteCells?: CellRewrite,
   ) {
     this.cellsLeft = limits.maxCells;
   }
@@ -247,7 +256,10 @@ class SheetReader {
     let ws: Worksheet;
     try {
       cells = checkBudgets(counts, name, this.limits, this.cellsLeft);
-      ws = readCells(path, feed, this.shared, name, this.sheetNames, this.limits, this.formats);
+      ws = readCells(path, feed, this.shared, name, this.sheetNames, this.limits, {
+        formats: this.formats,
+        ...(this.rewriteCells ? { rewriteCells: this.rewriteCells } : {}),
+      });
     } catch (err) {
       // a sheet past a budget is left out alone (SHEET_TOO_LARGE); the others still convert
       if (!(err instanceof SheetError) || !BUDGET_CODES.has(err.code)) throw err;
@@ -343,7 +355,7 @@ function readCells(
   name: string,
   sheetNames: string[],
   limits: SheetLimits,
-  formats: readonly (string | undefined)[] = [],
+  { formats = [], rewriteCells }: ReadExtras = {},
 ): Worksheet {
   const cells = new Map<string, SheetCell>();
   const hiddenRows = new Set<number>();
@@ -408,7 +420,7 @@ function readCells(
   });
   feed((text) => scanner.push(text));
   scanner.end();
-  rewriteGoogleSheetsCells(cells);
+  rewriteCells?.(cells);
   for (const c of markSpills(cells)) {
     maxRow = Math.max(maxRow, c.row);
     maxCol = Math.max(maxCol, c.col);
