@@ -225,6 +225,16 @@ describe('remove deletes', () => {
     ).toEqual({ order: { memo: 'x' } });
   });
 
+  it('a move whose target is reached only once its source is gone (RFC 6902 §4.4: remove, then add)', () => {
+    // found by the random-sequence property below: /b/1 is false until /b/0 is removed, then []
+    const base = { b: [0, false, []] };
+    const writes = translatePatch(base, [{ op: 'move', from: '/b/0', path: '/b/1/0' }]);
+    expect(applyWrites(base, writes)).toEqual({ b: [false, [0]] });
+    // moving a value into itself stays refused, even where the shifted array would take it
+    const err = codeOf(() => translatePatch({ b: [0, {}] }, [{ op: 'move', from: '/b/0', path: '/b/0/x' }]));
+    expect(err.message).toMatch(/moved into itself/);
+  });
+
   it('a member no address can name is written through its container', () => {
     const base = { meta: { 'a.b': 1, c: 2 } };
     const writes = translatePatch(base, [{ op: 'remove', path: '/meta/a.b' }]);
@@ -467,10 +477,16 @@ const fuller = fc.record({
 /**
  * One operation as fast-json-patch applies it on its own (validated, on copies, so nothing
  * aliases), with the RFC 6902 rule its copy and move leave out: the target must be valid for an
- * add (after the removal, for a move). Throws when the operation does not apply.
+ * add (after the removal, for a move). A move is, as RFC 6902 §4.4 defines it, the library's
+ * remove then its add: the library's own move checks the target against the document before the
+ * removal, so it refuses `/b/0` → `/b/1/0` when `/b/1` becomes an array only once `/b/0` is gone.
+ * Throws when the operation does not apply.
  */
 function referenceStep(current: unknown, candidate: jsonPatch.Operation): unknown {
   if ((candidate.op === 'move' && candidate.from !== candidate.path) || candidate.op === 'copy') {
+    // RFC 6902 §4.4: `from` must not be a proper prefix of `path`
+    if (candidate.op === 'move' && candidate.path.startsWith(`${candidate.from}/`))
+      throw new Error('moved into itself');
     const source = jsonPatch.deepClone(current) as unknown;
     const taken =
       candidate.op === 'move'
@@ -479,12 +495,13 @@ function referenceStep(current: unknown, candidate: jsonPatch.Operation): unknow
             newDocument: source,
             removed: jsonPatch.getValueByPointer(source, candidate.from) as unknown,
           };
-    jsonPatch.applyOperation(
+    const added = jsonPatch.applyOperation(
       taken.newDocument,
       { op: 'add', path: candidate.path, value: taken.removed },
       true,
       true,
     );
+    if (candidate.op === 'move') return added.newDocument;
   }
   return jsonPatch.applyOperation(jsonPatch.deepClone(current), jsonPatch.deepClone(candidate), true, true)
     .newDocument as unknown;
