@@ -3,13 +3,14 @@
  * `npm install -g` of the tarball into a temporary prefix, then the installed `modelworks` runs
  * `--help`, `calc test` on a shipped example and an MCP `tools/list` over stdio.
  *
- * Slow (the install builds re2's native addon from source when no prebuilt binary can be
- * downloaded) and it rebuilds dist/, so it runs only with MODELWORKS_TEST_PACK=1; `.ci/run` sets
- * it after `npm test`. The install log and the commands' output go to the temp folder it prints.
+ * Slow (a clean build, and the native addons build from source when no prebuilt binary can be
+ * had: see prebuiltMirror) and it rebuilds dist/, so it runs only with MODELWORKS_TEST_PACK=1;
+ * `.ci/run` sets it after `npm test`. The install log and the commands' output go to the temp folder it prints.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { brotliCompressSync } from 'node:zlib';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -51,6 +52,38 @@ function walk(dir: string): string[] {
     .map((e) => relative(dir, join(e.parentPath, e.name)));
 }
 
+/**
+ * A folder laid out as the two native addons' own download mirrors, holding the binaries this
+ * checkout's `npm ci` built, and the environment that points their install scripts at it.
+ *
+ * A user with network gets prebuilt binaries from the addons' GitHub releases; CI reaches only the
+ * package registries, so without this both compile from source (about four minutes of the run).
+ * The mirror settings are the addons' documented ones (re2's `RE2_DOWNLOAD_MIRROR`, read by
+ * install-artifact-from-github, which runs re2's verify-build on what it fetched; prebuild-install's
+ * `<package>_local_prebuilds`), so the install takes the download path a user's takes. An addon
+ * whose binary is missing here, or whose slot does not match, still builds from source.
+ * `MODELWORKS_TEST_PACK_FROM_SOURCE=1` skips the mirror.
+ */
+function prebuiltMirror(dir: string): Record<string, string> {
+  mkdirSync(dir, { recursive: true });
+  const env: Record<string, string> = {};
+  const { platform, arch } = process;
+  const abi = process.versions.modules;
+  const re2 = join(root, 'node_modules/re2/build/Release/re2.node');
+  if (existsSync(re2)) {
+    writeFileSync(join(dir, `${platform}-${arch}-${abi}.br`), brotliCompressSync(readFileSync(re2)));
+    Object.assign(env, { RE2_DOWNLOAD_MIRROR: dir, RE2_DOWNLOAD_SKIP_PATH: '1', RE2_DOWNLOAD_SKIP_VER: '1' });
+  }
+  const sqlite = join(root, 'node_modules/better-sqlite3');
+  if (existsSync(join(sqlite, 'build/Release/better_sqlite3.node'))) {
+    const { version } = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string };
+    const tarball = join(dir, `better-sqlite3-v${version}-node-v${abi}-${platform}-${arch}.tar.gz`);
+    expect(run('tar', ['-czf', tarball, '-C', sqlite, 'build/Release/better_sqlite3.node']).code).toBe(0);
+    env.npm_config_better_sqlite3_local_prebuilds = dir;
+  }
+  return env;
+}
+
 describe.skipIf(!enabled)('the packed package, installed globally', () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'modelworks-pack-'));
@@ -69,6 +102,8 @@ describe.skipIf(!enabled)('the packed package, installed globally', () => {
 
     // the two native addons build from source when no prebuilt binary can be fetched: npm 11
     // asks for their install scripts to be allowed (docs: README), node-gyp may use every core
+    const mirror =
+      process.env.MODELWORKS_TEST_PACK_FROM_SOURCE === '1' ? {} : prebuiltMirror(join(work, 'prebuilt'));
     const install = run(
       'npm',
       [
@@ -77,14 +112,26 @@ describe.skipIf(!enabled)('the packed package, installed globally', () => {
         '--prefix',
         prefix,
         '--allow-scripts=better-sqlite3,re2',
+        // the addons' install scripts say in the log whether they fetched or compiled
+        '--foreground-scripts',
         '--no-audit',
         '--no-fund',
         join(work, tarball!),
       ],
-      { env: { ...process.env, JOBS: 'max' } },
+      { env: { ...process.env, JOBS: 'max', ...mirror } },
     );
     installLog = install.out;
     writeFileSync(join(work, 'install.log'), installLog);
+    // a binary byte-equal to this checkout's came from the mirror; a compiled one differs
+    const addons = ['re2/build/Release/re2.node', 'better-sqlite3/build/Release/better_sqlite3.node'].map(
+      (file) => {
+        const [ours, theirs] = [join(root, 'node_modules', file), join(installed, 'node_modules', file)];
+        const same =
+          existsSync(ours) && existsSync(theirs) && readFileSync(ours).equals(readFileSync(theirs));
+        return `${file.split('/')[0]!} ${same ? 'from the mirror' : 'built from source'}`;
+      },
+    );
+    console.log(`native addons: ${addons.join(', ')}`);
     console.log(`npm install -g, last lines:\n${installLog.trimEnd().split('\n').slice(-5).join('\n')}`);
     expect(install.code, installLog).toBe(0);
   }, 20 * 60_000);
