@@ -130,11 +130,7 @@ function columnField(
   }
   const arrayCell = cells.find((c) => c?.formula && rangeArray(c.formula, () => resolve(c)));
   if (arrayCell) {
-    reject(
-      field,
-      'ARRAY_FORMULA',
-      `${cellName(arrayCell.row, col)} is a legacy array (Ctrl+Shift+Enter) formula, which is not compiled`,
-    );
+    reject(field, 'ARRAY_FORMULA', `${cellName(arrayCell.row, col)} is ${arrayKind(arrayCell.formula!)}`);
     return;
   }
   if (!uniform(field, formula, cells as SheetCell[], resolve, set)) return;
@@ -351,11 +347,7 @@ export function summaryFields(
     const parsed = parseFirst(set, field, cell, resolve);
     if (!parsed) continue;
     if (rangeArray(cell.formula, () => parsed)) {
-      reject(
-        field,
-        'ARRAY_FORMULA',
-        `${address} is a legacy array (Ctrl+Shift+Enter) formula, which is not compiled`,
-      );
+      reject(field, 'ARRAY_FORMULA', `${address} is ${arrayKind(cell.formula)}`);
       continue;
     }
     const stored = storedError(field, [cell]);
@@ -393,6 +385,17 @@ function dynamicAnchors(
  * (`{=INDEX(H14:H16,$E$9)}`, arrays.ts): both are compiled as plain formulas; any other array
  * formula is rejected (the stored values check both kinds).
  */
+/**
+ * What kind of array formula a cell holds, for its rejection: Excel 365 marks a dynamic array
+ * (`cm=`; `=+C3:C5` there spills the three cells, it is no Ctrl+Shift+Enter formula), of which
+ * only SORT, UNIQUE, FILTER, SORTBY and SEQUENCE spills are compiled (spill.ts).
+ */
+function arrayKind(formula: FormulaInfo): string {
+  if (!formula.dynamic) return 'a legacy array (Ctrl+Shift+Enter) formula, which is not compiled';
+  const over = formula.spill ? ` over ${formula.spill}` : '';
+  return `a dynamic array formula (Excel 365) whose result spills${over}, which is not compiled (of spills, only SORT, UNIQUE, FILTER, SORTBY and SEQUENCE ones are)`;
+}
+
 function rangeArray(formula: FormulaInfo, parsed: () => Formula): boolean {
   if (!formula.array) return false;
   const bare = (formula.text ?? ':').replace(/"(?:[^"]|"")*"/g, '""');

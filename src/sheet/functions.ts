@@ -13,6 +13,7 @@ import { compileText } from './textformat.js';
 import { compileFinance, FINANCE_FUNCTIONS } from './finance.js';
 import { subtotalFunction, withoutSubtotals } from './subtotal.js';
 import { compileDynamic } from './spill.js';
+import { compileExtra, EXTRA_FUNCTIONS } from './extra-functions.js';
 import { cellKey } from './xlsx.js';
 
 /** The functions this module adds, for messages and docs. */
@@ -71,6 +72,7 @@ export const FUNCTIONS = [
   'STDEV',
   'SUBTOTAL',
   ...FINANCE_FUNCTIONS,
+  ...EXTRA_FUNCTIONS,
 ];
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
@@ -160,6 +162,15 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
         scalar: (a, i, fallback) => this.scalar(a, i, fallback),
         list: (a) => this.list(a),
         items: (a, n) => this.items(a, n),
+        helper: (h) => this.helper(h),
+      }) ??
+      compileExtra(name, args, {
+        args: (n, a, min, max) => this.args(n, a, min, max),
+        scalar: (a, i, fallback) => this.scalar(a, i, fallback),
+        items: (a, n) => this.items(a, n),
+        compile: (f) => this.compile(f),
+        text: (c) => this.text(c),
+        resolve: (f) => this.resolveArg(f),
         helper: (h) => this.helper(h),
       }) ??
       compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) }) ??

@@ -5,6 +5,7 @@
 import type { JsonValue } from '../calc/index.js';
 import { CRITERIA_HELPERS } from './criteria-library.js';
 import { FINANCE_HELPERS } from './finance-library.js';
+import { EXTRA_HELPERS } from './extra-library.js';
 import { fieldName } from './fields.js';
 
 const HELPERS: Record<string, { deps: string[]; body: string }> = {
@@ -277,6 +278,7 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   },
   ...CRITERIA_HELPERS,
   ...FINANCE_HELPERS,
+  ...EXTRA_HELPERS,
 };
 
 export type HelperName = keyof typeof HELPERS;

@@ -160,12 +160,11 @@ export class FormulaCompiler extends FunctionCompiler {
         return this.sumproduct(args);
       case DUMMY_FUNCTION:
         throw googleRejection(args);
-      case 'LOOKUP':
       case 'OFFSET':
       case 'INDIRECT':
         throw new Rejection(
           'UNSUPPORTED_FUNCTION',
-          `${name} is not compiled; of the lookups VLOOKUP, HLOOKUP, INDEX, MATCH, XMATCH and XLOOKUP are`,
+          `${name} is not compiled; of the lookups VLOOKUP, HLOOKUP, LOOKUP, INDEX, MATCH, XMATCH and XLOOKUP are`,
         );
     }
     const compiled =

@@ -60,3 +60,34 @@ describe('one-cell legacy array formulas with a scalar result', () => {
     expect(c.report.compiledCells).toBe(0);
   });
 });
+
+describe('the rejection names the kind of array formula', () => {
+  // lbo-calebjgartner (third held-out set): `=+C3:C5` over C7:C9 carries `cm="1"`, Excel 365's
+  // dynamic array metadata: a spill of the three cells, not a Ctrl+Shift+Enter formula
+  const spillBook = (metadata: boolean): Uint8Array =>
+    xlsxBook([
+      {
+        name: 'Drivers',
+        rows: [
+          row(4, num('B4', 1)),
+          row(5, num('B5', 2)),
+          row(6, num('B6', 3)),
+          row(8, `<c r="C8"${metadata ? ' cm="1"' : ''}><f t="array" ref="C8:C10">+B4:B6</f><v>1</v></c>`),
+          row(9, num('C9', 2)),
+          row(10, num('C10', 3)),
+        ].join(''),
+      },
+    ]);
+
+  it('a cell with dynamic array metadata is a spill', async () => {
+    const c = await convertWorkbook(spillBook(true), { modelId: 'arr' });
+    const messages = JSON.stringify(c.report.rejected);
+    expect(messages).toContain('C8 is a dynamic array formula (Excel 365) whose result spills over C8:C10');
+    expect(messages).not.toContain('Ctrl+Shift+Enter');
+  });
+
+  it('one without is a legacy array', async () => {
+    const c = await convertWorkbook(spillBook(false), { modelId: 'arr' });
+    expect(JSON.stringify(c.report.rejected)).toContain('C8 is a legacy array (Ctrl+Shift+Enter) formula');
+  });
+});

@@ -9,6 +9,7 @@ import { format as formatNumber } from 'numfmt';
 import { hlookup, match, vlookup, xmatch, xPosition } from './lookups.js';
 import { PAIRED_FUNCTIONS } from './paired.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
+import { EXTRA_GRID_FUNCTIONS } from './extras.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 /** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
@@ -198,6 +199,7 @@ const OWN = new Map<string, Fn>([
   ['HLOOKUP', hlookup],
   ...PAIRED_FUNCTIONS,
   ...ROUNDING_FUNCTIONS,
+  ...EXTRA_GRID_FUNCTIONS,
 ]);
 
 /** formulajs's function for an Excel name (`STDEV.S` is `STDEV.S` nested), if it has one. */

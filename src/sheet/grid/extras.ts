@@ -1,0 +1,98 @@
+/**
+ * VALUE and PROPER for the cell-grid evaluator, where @formulajs/formulajs differs from Excel and
+ * LibreOffice (its VALUE reads "abc" and "" as 0 and "(5)" as 5 and no date; its PROPER gives
+ * "O'neil"; its DATEDIF counts an end before the start negative and its MD and YD differ, and its LARGE and SMALL give
+ * nothing for a k past the count): VALUE parses text by numfmt's Excel rules (numbers, grouping,
+ * currency, percent, parentheses, dates and times); PROPER upper-cases each run of letters' first
+ * one; DATEDIF follows LibreOffice's rules; LARGE and SMALL answer #NUM! where Excel does and are
+ * formulajs's otherwise.
+ */
+import * as formulajs from '@formulajs/formulajs';
+import { parseValue } from 'numfmt';
+import { isMatrix, isXlError, xlError, type GridValue } from './values.js';
+
+type Fn = (...args: (GridValue | undefined)[]) => unknown;
+
+function value(...args: (GridValue | undefined)[]): unknown {
+  const [v] = args;
+  if (isMatrix(v)) return v.map((r) => r.map((c) => value(c)));
+  if (isXlError(v)) return v;
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return xlError('#VALUE!');
+  const parsed = parseValue(v);
+  return typeof parsed?.value === 'number' ? parsed.value : xlError('#VALUE!');
+}
+
+function proper(...args: (GridValue | undefined)[]): unknown {
+  const [v] = args;
+  if (isMatrix(v)) return v.map((r) => r.map((c) => proper(c)));
+  if (isXlError(v)) return v;
+  const s = v === undefined || v === null ? '' : typeof v === 'boolean' ? (v ? 'TRUE' : 'FALSE') : String(v);
+  return s.replace(/\p{L}+/gu, (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase());
+}
+
+/** A 1900 serial's year, month and day (serial 60, Excel's 29 February 1900, is not read here). */
+function ymd(serial: number): { y: number; m: number; d: number } {
+  const d = new Date((serial - 25_569) * 86_400_000);
+  return { y: d.getUTCFullYear(), m: d.getUTCMonth() + 1, d: d.getUTCDate() };
+}
+
+/** The serial of a year, month and day, months and days rolling over as DATE's do. */
+const serialOf = (y: number, m: number, d: number): number => Date.UTC(y, m - 1, d) / 86_400_000 + 25_569;
+
+/**
+ * DATEDIF by LibreOffice's rules (formulajs's MD and YD differ: 29 February 2020 to 28 February
+ * 2021 is MD 30 and YD 365 there, 58 and -1 in formulajs): whole months less one when the end's
+ * day is before the start's; MD then counts from the start's day in the month before the end's;
+ * YD from the start's anniversary not after the end. An end before the start is #NUM!.
+ */
+function datedif(...args: (GridValue | undefined)[]): unknown {
+  const [start, end, unit] = args;
+  if (typeof start !== 'number' || typeof end !== 'number' || typeof unit !== 'string')
+    return xlError('#VALUE!');
+  const a = Math.floor(start);
+  const b = Math.floor(end);
+  // (before March 1900 a serial is a day off JavaScript's calendar: refused, so such a cell is rejected)
+  if (a < 61 || b < 61) return xlError('#VALUE!');
+  if (b < a) return xlError('#NUM!');
+  const p = ymd(a);
+  const q = ymd(b);
+  const months = (q.y - p.y) * 12 + q.m - p.m - (q.d < p.d ? 1 : 0);
+  switch (unit.toUpperCase()) {
+    case 'D':
+      return b - a;
+    case 'M':
+      return months;
+    case 'Y':
+      return Math.floor(months / 12);
+    case 'YM':
+      return months % 12;
+    case 'MD':
+      return q.d >= p.d ? q.d - p.d : b - serialOf(q.y, q.m - 1, p.d);
+    case 'YD': {
+      const anniversary = serialOf(q.y, p.m, p.d);
+      return anniversary > b ? b - serialOf(q.y - 1, p.m, p.d) : b - anniversary;
+    }
+    default:
+      return xlError('#NUM!');
+  }
+}
+
+/** LARGE or SMALL: #NUM! for a k below 1 or past the count of numbers. */
+const kth =
+  (name: 'LARGE' | 'SMALL'): Fn =>
+  (...args) => {
+    const [list, k] = args;
+    const count = (isMatrix(list) ? list.flat() : [list]).filter((v) => typeof v === 'number').length;
+    if (typeof k === 'number' && (Math.ceil(k) < 1 || Math.ceil(k) > count)) return xlError('#NUM!');
+    return formulajs[name](...(args as Parameters<typeof formulajs.LARGE>));
+  };
+
+export const EXTRA_GRID_FUNCTIONS: [string, Fn][] = [
+  ['VALUE', value],
+  ['PROPER', proper],
+  ['DATEDIF', datedif],
+  ['LARGE', kth('LARGE')],
+  ['SMALL', kth('SMALL')],
+];
