@@ -3,7 +3,9 @@
 // blank among them (the sales-dashboard workbook, 9,994 rows); a naive forecast `=D3` from its
 // second data row, blank in its first (the forecast workbook); a short loan schedule whose first
 // row is blank in the payment columns and holds a typed 0 above a running total (the amortization
-// workbook). Each blank or typed row stays what it is, the rest is the formula filled down.
+// workbook), under labels beside values one of which, text, reads as a header row but is read by a
+// lookup as the value it is. Each blank or typed row stays what it is, the rest is the formula
+// filled down.
 // Headless LibreOffice recalculates the workbook and copies with seeded edits (the typed rows
 // edited too); the model, given the same inputs, must give what LibreOffice computed in every
 // compiled cell. Skipped where soffice is not installed.
@@ -54,10 +56,20 @@ function loan(): Record<string, Input> {
     D2: 5000,
     C3: 'Interest Rate',
     D3: 0.08,
-    C4: 'Years',
-    D4: 2,
+    // labels beside values, one of them text: `Payment Frequency | Monthly` reads as a header
+    // row, of a table of one row under it; the periods per year look the frequency up
+    C4: 'Payment Frequency',
+    D4: 'Monthly',
     C5: 'Payment',
-    D5: '=ROUND(PMT(D3/12,D4*12,-D2),2)',
+    D5: `=ROUND(PMT(D3/$F$2,${MONTHS},-D2),2)`,
+    E2: 'Periods per year',
+    F2: '=VLOOKUP(D4,$J$2:$K$4,2,FALSE)',
+    J2: 'Monthly',
+    K2: 12,
+    J3: 'Quarterly',
+    K3: 4,
+    J4: 'Annual',
+    K4: 1,
   };
   [
     'Payment Number',
@@ -77,7 +89,7 @@ function loan(): Record<string, Input> {
     cells[`B${r}`] = m;
     cells[`C${r}`] = '=$D$5';
     if (m % 6 === 0) cells[`D${r}`] = 100;
-    cells[`E${r}`] = `=ROUND(G${r - 1}*$D$3/12,2)`;
+    cells[`E${r}`] = `=ROUND(G${r - 1}*$D$3/$F$2,2)`;
     cells[`F${r}`] = `=C${r}-E${r}`;
     cells[`G${r}`] = `=G${r - 1}-F${r}-D${r}`;
     cells[`H${r}`] = `=H${r - 1}+E${r}`;
@@ -106,6 +118,8 @@ const EDITS: EditDef[] = [
   { sheet: 'Sales', cells: ['D7', 'B19'], kind: 'number', min: 1, max: 500 },
   { sheet: 'Loan', cells: ['D2'], kind: 'number', min: 1000, max: 90000 },
   { sheet: 'Loan', cells: ['D3'], kind: 'number', min: 0.01, max: 0.2 },
+  // the header cell a formula reads as a value
+  { sheet: 'Loan', cells: ['D4'], kind: 'category', values: ['Monthly', 'Quarterly', 'Annual'] },
   { sheet: 'Loan', cells: ['D14', 'D20', 'D33'], kind: 'number', min: 0, max: 300 },
   // the typed opening value of the running total, and the blank first row's interest
   { sheet: 'Loan', cells: ['H10', 'E10'], kind: 'number', min: 0, max: 50 },
@@ -145,13 +159,18 @@ describe.skipIf(!SOFFICE)(title, () => {
     const why = rejectedColumns.map((r) => `${r.sheet}!${r.address}: ${r.reason}: ${r.message}`).join('; ');
     expect(why === '' ? 'compiled' : why).toBe('compiled');
     const salesCells = 3 * (SALES_ROWS - BLANK_ROWS.length) - 1 + 2;
-    const loanCells = 1 + 1 + 5 * MONTHS;
+    const loanCells = 1 + 1 + 1 + 5 * MONTHS;
     expect(report.formulaCells).toBe(salesCells + loanCells);
-    expect(report.verifiedCells).toBe(report.formulaCells);
+    expect(report.compiledCells).toBe(report.formulaCells);
+    // verified after the converter's own edits, but for the frequency lookup: its header cell's
+    // seeded text edits (the texts of its row) changed it in 2 of 3 rounds, so it is stored-only
+    const unverified = report.checks.filter((c) => !/^what-if|^constant/.test(c.checked));
+    expect(unverified.map((c) => c.address)).toEqual(['F2']);
     // one column each, not cells taken apart: the typed rows are inputs of their own
     const rows = spec.schema.properties as Record<string, { items?: { properties: object } }>;
     const fieldsOf = (t: string): string[] => Object.keys(rows[t]?.items?.properties ?? {});
-    expect(Object.keys(rows).filter((k) => rows[k]!.items)).toHaveLength(2);
+    // the sales table, the schedule, and the one-row table under `Payment Frequency | Monthly`
+    expect(Object.keys(rows).filter((k) => rows[k]!.items)).toHaveLength(3);
     const all = Object.keys(rows).flatMap(fieldsOf);
     for (const typed of ['total_typed', 'discounted_typed', 'previous_typed', 'interest_to_date_typed'])
       expect(all).toContain(typed);
