@@ -216,10 +216,8 @@ function uniform(
  * input column of their own (`<column>_typed`, blank at the formula's rows) and the column
  * computes, row by row, the typed value at a typed row and the formula elsewhere, which is what
  * the workbook computes. A blank typed row is the blank an input cell is given (0, or "" in a
- * text column). A shorter column (loose.ts takes it apart cell by cell otherwise) has its typed
- * rows as its opening rows only (at most MAX_OPENING_ROWS, the formula in the rest, at least
- * twice as many and at least 3 rows); a column with blank rows holds its formula in at least
- * twice as many rows as it has typed ones.
+ * text column). A shorter column is taken apart cell by cell instead (loose.ts); a column with
+ * blank rows holds its formula in at least twice as many rows as it has typed ones.
  * Returns false when the column is not such a column (the caller rejects it).
  */
 function typedColumn(
@@ -241,13 +239,9 @@ function typedColumn(
     if (c === undefined || c.value === null) blanks++;
     else typedValues.push(c.value);
   }
-  const opening =
-    typedRows.size <= MAX_OPENING_ROWS && [...typedRows].every((r) => r - table.firstRow < typedRows.size);
-  if (
-    formulaCells.length <= MAX_LOOSE_CELLS &&
-    !(opening && formulaCells.length >= Math.max(3, 2 * typedRows.size))
-  )
-    return false;
+  // a shorter column is taken apart cell by cell (loose.ts): its cells may read what a column
+  // formula may not (a cell beside the table unlocked, a moving SUMPRODUCT, its own typed rows)
+  if (formulaCells.length <= MAX_LOOSE_CELLS) return false;
   if (blanks > 0 && formulaCells.length < 2 * typedRows.size) return false;
   const formula = set.formulas.get(field)!;
   if (!uniform(field, formula, formulaCells, resolve, set)) return true;
