@@ -6,6 +6,7 @@ import { scalarArrayFormula } from './arrays.js';
 import { Rejection } from './errors.js';
 import type { JsonValue } from '../calc/index.js';
 import {
+  BLANK,
   fieldName,
   isError,
   label,
@@ -205,12 +206,14 @@ function uniform(
 }
 
 /**
- * A long column of one formula filled down with typed constants in some rows (an opening balance
- * above a running balance, a typed row between two blocks, typed overrides at the end): the
- * typed values become a writable input column of their own (`<column>_typed`, blank at the
- * formula's rows) and the column computes, row by row, the typed value at a typed row and the
- * formula elsewhere, which is what the workbook computes. A shorter column is taken apart cell by
- * cell instead (loose.ts); a blank among the formulas still rejects the column.
+ * A column of one formula filled down with typed constants or blanks in some rows (an opening
+ * balance above a running balance, a typed row between two blocks of the formula, typed overrides
+ * at the end, a blank first row or blank rows of a table): the typed values become a writable
+ * input column of their own (`<column>_typed`, blank at the formula's rows) and the column
+ * computes, row by row, the typed value at a typed row and the formula elsewhere, which is what
+ * the workbook computes. A blank typed row is the blank an input cell is given (0, or "" in a
+ * text column). A shorter column is taken apart cell by cell instead (loose.ts); a column with
+ * blank rows holds its formula in at least twice as many rows as it has typed ones.
  * Returns false when the column is not such a column (the caller rejects it).
  */
 function typedColumn(
@@ -221,16 +224,21 @@ function typedColumn(
   resolve: Resolve,
   taken: Set<string>,
 ): boolean {
-  if (formulaCells.length <= MAX_LOOSE_CELLS) return false;
   const table = field.table!;
   const typedRows = new Set<number>();
   const typedValues: JsonValue[] = [];
+  let blanks = 0;
   for (const [i, c] of cells.entries()) {
     if (c?.formula) continue;
-    if (c === undefined || c.value === null || isError(c.value)) return false;
+    if (c !== undefined && isError(c.value)) return false;
     typedRows.add(table.firstRow + i);
-    typedValues.push(c.value);
+    if (c === undefined || c.value === null) blanks++;
+    else typedValues.push(c.value);
   }
+  // a shorter column is taken apart cell by cell (loose.ts): its cells may read what a column
+  // formula may not (a cell beside the table unlocked, a moving SUMPRODUCT, its own typed rows)
+  if (formulaCells.length <= MAX_LOOSE_CELLS) return false;
+  if (blanks > 0 && formulaCells.length < 2 * typedRows.size) return false;
   const formula = set.formulas.get(field)!;
   if (!uniform(field, formula, formulaCells, resolve, set)) return true;
   const typed = newField(field.sheet, {
@@ -251,6 +259,8 @@ function typedColumn(
   const stored = storedError(field, formulaCells);
   if (stored) set.storedErrors.set(field, stored);
   else field.type = typeOf([...formulaCells.map((c) => c.value), ...typedValues]);
+  // a blank typed row is blank as the column's formula results read it: "" in a text column
+  typed.blank = BLANK[typeOf(formulaCells.map((c) => c.value))];
   return true;
 }
 

@@ -97,6 +97,8 @@ export interface Field {
   typed?: Field;
   /** That input column's rows (sheet rows) that hold a typed value; it is blank at the others. */
   typedRows?: Set<number>;
+  /** What a blank cell of this input is given, when not BLANK[type] (a typed column's blank row). */
+  blank?: JsonValue;
   /**
    * An Excel 365 spill (spill.ts): the anchor's whole result, an array derivation that stands for
    * no cell of its own (`formulaCells` 0); its cells are `elements`, one field per cell.
@@ -139,6 +141,9 @@ export function typeOf(values: JsonValue[]): ValueType {
 }
 
 export const BLANK: Record<ValueType, JsonValue> = { number: 0, string: '', boolean: false, any: 0 };
+
+/** What a blank cell of an input field is given in the model's rows: 0, "" in a text column. */
+export const blankOf = (f: Field): JsonValue => f.blank ?? BLANK[f.type];
 
 /** A table of the workbook: an Excel Table, or a block found under a header row. */
 export interface TableModel {

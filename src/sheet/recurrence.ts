@@ -107,7 +107,18 @@ function foldOf(
   const name = fieldName(`${table.name}_${ordered[0]!.name}_fold`, 'fold', taken);
   taken.add(name);
   const zipped = `$zip(${tables.map((t) => `$$.${t}`).join(', ')})`;
-  const expr = `$reduce(${zipped}, function($acc, $row, $i) {($index := $i; ${start} ${steps.join(' ')} $append($acc, {${entry}}))}, [])`;
+  // a column of these tables the fold reads in the row it builds, computed outside the fold (by
+  // another fold, a cumulative interest beside a schedule): the fold reads it from its rows, which
+  // names no dependency on it, so each is read once here, at row 0, to order the fold after it
+  const outside = new Set<string>();
+  for (const f of group) {
+    for (const d of f.deps) {
+      if (d.kind === 'column' && !members.has(d) && d.table && tables.includes(d.table.name))
+        outside.add(`$$.${d.table.name}[0].${d.name}`);
+    }
+  }
+  const after = outside.size > 0 ? `$after := [${[...outside].join(', ')}]; ` : '';
+  const expr = `(${after}$reduce(${zipped}, function($acc, $row, $i) {($index := $i; ${start} ${steps.join(' ')} $append($acc, {${entry}}))}, []))`;
   for (const f of group) {
     f.fold = { name, expr, members: ordered };
     f.expr = `$$.${name}[$index].${f.table!.name}.${f.name}`;

@@ -199,6 +199,9 @@ export abstract class ReferenceCompiler {
         if (this.rowMode && !ref.rowAbs && target.table.firstRow > target.table.headerRow) {
           return this.dataCell(target.table, target.table.byCol.get(ref.col)!, ref, where);
         }
+        // one cell's read of a header cell is the constant it holds, a side input (a block of
+        // labels beside values read as a table: `Payment Frequency | Monthly` taken for its header)
+        if (!this.rowMode || ref.rowAbs) return this.sideCell(this.scope.sideInput(sheet, ref.row, ref.col));
         throw new Rejection('UNSUPPORTED_REFERENCE', `${where} is the header row of a table`);
       case 'data':
         return this.dataCell(target.table, target.field, ref, where);

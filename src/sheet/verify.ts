@@ -10,7 +10,15 @@ import {
   type ModelSpec,
 } from '../calc/index.js';
 import { SheetError } from './errors.js';
-import { BLANK, isError, reject, type ConvertOptions, type Field, type TableModel } from './fields.js';
+import {
+  BLANK,
+  blankOf,
+  isError,
+  reject,
+  type ConvertOptions,
+  type Field,
+  type TableModel,
+} from './fields.js';
 import { cellsOf } from './cellmap.js';
 import { spilledValues } from './spill.js';
 import { approxEqual } from './grid/values.js';
@@ -36,7 +44,7 @@ function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
           // the typed values of a column with typed rows (columns.ts): blank at the formula's rows
           if (f.typedRows && !f.typedRows.has(r)) return [f.name, null];
           const v = table.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
-          return [f.name, v === null || isError(v) ? BLANK[f.type] : v];
+          return [f.name, v === null || isError(v) ? blankOf(f) : v];
         }),
       ),
     );
@@ -116,7 +124,10 @@ function testOf(
     else if (f.kind === 'column') {
       const t = f.table!;
       for (let r = t.firstRow; r <= t.lastRow; r++) {
-        expect[`$.${t.name}[${r - t.firstRow}].${f.name}`] = t.sheet.cells.get(cellKey(r, f.col))!.value;
+        const stored = t.sheet.cells.get(cellKey(r, f.col))?.value ?? null;
+        // a blank typed row (columns.ts) is the blank its typed input is given
+        const blankTyped = stored === null && f.typed?.typedRows?.has(r);
+        expect[`$.${t.name}[${r - t.firstRow}].${f.name}`] = blankTyped ? blankOf(f.typed!) : stored;
       }
     } else if (f.kind === 'summary') expect[`$.${f.name}`] = storedValue(f);
   }

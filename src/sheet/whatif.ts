@@ -6,7 +6,7 @@
  */
 import type { JsonObject, JsonValue, TestReport } from '../calc/index.js';
 import { L64X128MixRandom } from '../synth/random/l64x128-mix-random.js';
-import { isError, reject, type Field, type TableModel } from './fields.js';
+import { blankOf, isError, reject, type Field, type TableModel } from './fields.js';
 import { CellGrid, DEFAULT_GRID_LIMITS, fromCell, gridKey, type GridEdit } from './grid/evaluate.js';
 import type { WhatIfOptions } from './grid/limits.js';
 import { isXlError, type Scalar } from './grid/values.js';
@@ -426,7 +426,6 @@ function baseGiven(parts: LiveParts): {
   return { tables, sides };
 }
 
-const blankOf = (f: Field): JsonValue => (f.type === 'string' ? '' : f.type === 'boolean' ? false : 0);
 const rowsOfEmpty = (t: TableModel): JsonObject[] =>
   Array.from({ length: t.lastRow - t.firstRow + 1 }, () => ({}));
 
