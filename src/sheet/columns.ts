@@ -225,6 +225,9 @@ function typedColumn(
   taken: Set<string>,
 ): boolean {
   const table = field.table!;
+  const formula = set.formulas.get(field)!;
+  if (formulaCells.length <= MAX_LOOSE_CELLS && !typedOpening(field, cells, formulaCells, resolve))
+    return false;
   const typedRows = new Set<number>();
   const typedValues: JsonValue[] = [];
   let blanks = 0;
@@ -235,11 +238,11 @@ function typedColumn(
     if (c === undefined || c.value === null) blanks++;
     else typedValues.push(c.value);
   }
-  // a shorter column is taken apart cell by cell (loose.ts): its cells may read what a column
-  // formula may not (a cell beside the table unlocked, a moving SUMPRODUCT, its own typed rows)
-  if (formulaCells.length <= MAX_LOOSE_CELLS) return false;
+  // a shorter column is taken apart cell by cell (loose.ts) unless only typed opening rows sit
+  // above a recurrence (typedOpening): its cells may read what a column formula may not (a cell
+  // beside the table unlocked, a moving SUMPRODUCT, its own typed rows)
+  if (formulaCells.length <= MAX_LOOSE_CELLS && blanks > 0) return false;
   if (blanks > 0 && formulaCells.length < 2 * typedRows.size) return false;
-  const formula = set.formulas.get(field)!;
   if (!uniform(field, formula, formulaCells, resolve, set)) return true;
   const typed = newField(field.sheet, {
     name: fieldName(`${field.title} typed`, `${field.address}_typed`, taken),
@@ -262,6 +265,66 @@ function typedColumn(
   // a blank typed row is blank as the column's formula results read it: "" in a text column
   typed.blank = BLANK[typeOf(formulaCells.map((c) => c.value))];
   return true;
+}
+
+/**
+ * Whether a short column is a schedule's: its constants only its opening rows, typed above a
+ * formula filled down to the table's last row that reads its own column a row or more above (the
+ * first month `1` above `=IF(H11>1,C11+1,"")`, an opening balance above a running balance, in a
+ * schedule of a few dozen rows). Such a column is kept whole as a typed column, the opening rows
+ * the first steps of its recurrence, as they would be kept apart if they held formulas
+ * (MAX_OPENING_ROWS). Any other short column mixing constants and formulas (parameters typed above
+ * formulas reading them `$`-locked, a second header row) is taken apart cell by cell (loose.ts).
+ */
+function typedOpening(
+  field: Field,
+  cells: (SheetCell | undefined)[],
+  formulaCells: SheetCell[],
+  resolve: Resolve,
+): boolean {
+  const opening = cells.findIndex((c) => c?.formula);
+  const count = formulaCells.length;
+  if (opening < 1 || opening > MAX_OPENING_ROWS || count !== cells.length - opening) return false;
+  if (count < Math.max(3, 2 * opening)) return false;
+  let key: string | undefined;
+  for (const c of formulaCells) {
+    let f: Formula;
+    try {
+      f = resolve(c);
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      return false;
+    }
+    const k = rowRelativeKey(f, c.row);
+    if (key !== undefined && k !== key) return false;
+    key = k;
+  }
+  const first = formulaCells[0]!;
+  return readsOwnColumnAbove(resolve(first), field.sheet.name, first.row, first.col);
+}
+
+/** Whether a formula at `row` of column `col` reads a cell of its column above it, unlocked. */
+function readsOwnColumnAbove(f: Formula, sheet: string, row: number, col: number): boolean {
+  const above = (g: Formula): boolean => readsOwnColumnAbove(g, sheet, row, col);
+  switch (f.kind) {
+    case 'ref':
+      return (
+        (f.sheet === undefined || f.sheet === sheet) &&
+        f.ref.col === col &&
+        !f.ref.rowAbs &&
+        f.ref.row > 0 &&
+        f.ref.row < row
+      );
+    case 'call':
+      return f.args.some(above);
+    case 'binary':
+      return above(f.left) || above(f.right);
+    case 'unary':
+    case 'percent':
+      return above(f.operand);
+    default:
+      return false;
+  }
 }
 
 /**

@@ -58,13 +58,28 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   },
   // the order of two values for <, <=, =, …: numbers within the last bits of each other (relative
   // 2^-48, approxEqual) are equal, as a spreadsheet compares them; no value when one is missing
-  // (the comparison is then false, as JSONata's own is)
+  // (the comparison is then false, as JSONata's own is). Values of two types are ordered as Excel
+  // orders them, numbers < text < booleans (`="">1` is TRUE: the blank of `IF(C12="","",…)` above
+  // a schedule's test `=IF(H11>1,…)`), where JSONata's < throws; a blank (null) is the other
+  // side's blank, 0, "" or FALSE (grid/values.ts, compare); text compares without case
   xl_ncmp: {
-    deps: [],
+    deps: ['xl_blankas', 'xl_rank'],
     body:
       'function($a, $b) { $exists($a) and $exists($b) ? ( $type($a) = "number" and $type($b) = "number" ? ' +
       '( $d := $abs($a - $b); $a = $b or ($d < $abs($a) * 3.552713678800501e-15 and $d < $abs($b) * 3.552713678800501e-15) ' +
-      '? 0 : $a < $b ? -1 : 1 ) : $a < $b ? -1 : $a = $b ? 0 : 1 ) }',
+      '? 0 : $a < $b ? -1 : 1 ) : ( $x := $xl_blankas($a, $b); $y := $xl_blankas($b, $a); ' +
+      '$rx := $xl_rank($x); $ry := $xl_rank($y); $rx != $ry ? ($rx < $ry ? -1 : 1) : $rx = 0 ? ($x = $y ? 0 : $x < $y ? -1 : 1) : ' +
+      '$rx = 1 ? ( $l := $lowercase($x); $r := $lowercase($y); $l = $r ? 0 : $l < $r ? -1 : 1 ) : ($x = $y ? 0 : $x ? 1 : -1) ) ) }',
+  },
+  // a blank (null) compared with `$other`: the blank of the other's type (0, "" or FALSE)
+  xl_blankas: {
+    deps: [],
+    body: 'function($v, $other) { $type($v) = "null" ? ($type($other) = "string" ? "" : $type($other) = "boolean" ? false : 0) : $v }',
+  },
+  // a value's place in Excel's order of types: numbers, text, booleans
+  xl_rank: {
+    deps: [],
+    body: 'function($v) { $type($v) = "number" ? 0 : $type($v) = "string" ? 1 : $type($v) = "boolean" ? 2 : 3 }',
   },
   // = between values of unknown type: numbers as xl_ncmp, anything else as xl_eq
   xl_eqv: {

@@ -379,6 +379,9 @@ export abstract class LookupCompiler extends LetCompiler {
         `the ${name} table ${printFormula(rangeArg)} is too large to embed`,
       );
     }
+    // a block holding formulas (keys counted down `=A4+1`) is read where it lies, as a block
+    // holding inputs is, so that the lookup follows what they compute
+    if (this.blockHoldsFormulas(sheet, from, to)) return this.liveTableLookup(name, args, approx);
     const { rows, resultValues } = embedBlock(name, sheet, from, to, colArg.value, across);
     if (approx) requireSorted(name, rows);
     // a block holding inputs (a table's data, side cells another formula reads) is read where it
@@ -401,6 +404,14 @@ export abstract class LookupCompiler extends LetCompiler {
       for (let col = from.col; col <= to.col; col++)
         if (this.scope.target(sheet, row, col).kind === 'data' || this.scope.isSideInput(sheet, row, col))
           return true;
+    return false;
+  }
+
+  /** Whether a cell of the block holds a formula (its value is the model's, not a constant). */
+  private blockHoldsFormulas(sheet: Worksheet, from: CellRef, to: CellRef): boolean {
+    for (let row = from.row; row <= to.row; row++)
+      for (let col = from.col; col <= to.col; col++)
+        if (sheet.cells.get(cellKey(row, col))?.formula) return true;
     return false;
   }
 

@@ -11,6 +11,7 @@ import type { StructuredRef } from './structured.js';
 import type { HelperName, LibraryBuilder } from './library.js';
 import { isLoose } from './loose.js';
 import type { WorkbookScope } from './scope.js';
+import { usedPartItems } from './used-part.js';
 import { cellName, columnLetter, type Worksheet } from './xlsx.js';
 
 export interface Compiled {
@@ -379,7 +380,16 @@ export abstract class ReferenceCompiler {
     if (ownRow) return ownRow;
     const columns = this.wholeColumns(resolved);
     if (columns) return columns.flatMap((c) => this.columnList(c.table, c.field));
-    return this.sideBlock(resolved, fn);
+    const sheet = this.scope.sheet(resolved.sheet, this.field.sheet);
+    const used =
+      sheet &&
+      usedPartItems(resolved, sheet, this.scope.tables, {
+        rowMode: this.rowMode,
+        maxCells: MAX_SIDE_RANGE,
+        columnList: (t, field) => this.columnList(t, field),
+        cellByCell: (g) => this.sideBlock(g, fn),
+      });
+    return used ?? this.sideBlock(resolved, fn);
   }
 
   protected text(c: Compiled): string {
