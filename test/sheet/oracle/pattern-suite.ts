@@ -1,0 +1,117 @@
+// The LibreOffice differential shared by the function test files (test/sheet/*-libreoffice.test.ts):
+// generated workbooks of patterns, recalculated headless as stored and after seeded edits.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { convertWorkbook } from '../../../src/sheet/compile.js';
+import { CellGrid, type GridEdit } from '../../../src/sheet/grid/evaluate.js';
+import { readWorkbookParts, type CellValue } from '../../../src/sheet/xlsx.js';
+import { splitRef, writeBook, type Stored } from './book.js';
+import { agrees, applyEdits, compareEdits, drawEdits, type Edits } from './differential.js';
+import { recalculate, SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './libreoffice.js';
+import type { Pattern } from './layout.js';
+
+interface Prepared {
+  edits: Edits[];
+  base: Recalculated;
+  edited: Recalculated[];
+}
+
+/**
+ * One `describe` per file of patterns: every workbook recalculated by headless LibreOffice as
+ * stored and after `edits` seeded edit sets; each pattern's converted model and the cell-grid
+ * evaluator must give LibreOffice's value in every formula cell, and nothing may be rejected.
+ * Skipped, saying why, without soffice.
+ */
+export function describePatternsAgainstLibreOffice(options: {
+  title: string;
+  patterns: Pattern[];
+  seed: number;
+  edits: number;
+  /** Prefix of the converted models' ids. */
+  idPrefix: string;
+}): void {
+  const { patterns: PATTERNS, seed: SEED, edits: EDITS, idPrefix } = options;
+  const title = SOFFICE
+    ? `${options.title} against LibreOffice`
+    : `${options.title} (skipped: ${SOFFICE_SKIP_REASON})`;
+  describe.skipIf(!SOFFICE)(title, () => {
+    const prepared = new Map<string, Prepared>();
+
+    beforeAll(() => {
+      const files = new Map<string, Uint8Array>();
+      const edits = new Map<string, Edits[]>();
+      for (const p of PATTERNS) {
+        const sets = drawEdits(p.edits, SEED, EDITS);
+        edits.set(p.name, sets);
+        files.set(`${p.name}-base`, writeBook(p.book));
+        sets.forEach((e, k) => files.set(`${p.name}-edit${k}`, writeBook(applyEdits(p.book, e))));
+      }
+      const values = recalculate(files);
+      for (const p of PATTERNS) {
+        prepared.set(p.name, {
+          edits: edits.get(p.name)!,
+          base: values.get(`${p.name}-base`)!,
+          edited: edits.get(p.name)!.map((_, k) => values.get(`${p.name}-edit${k}`)!),
+        });
+      }
+    }, 240_000);
+
+    /** The book with LibreOffice's results stored in its formula cells. */
+    const storedBook = (p: Pattern): Uint8Array => {
+      const { base } = prepared.get(p.name)!;
+      return writeBook(p.book, (sheet, ref): Stored | undefined => {
+        const { row, col } = splitRef(ref);
+        return base.get(sheet)?.get(`${row}:${col}`);
+      });
+    };
+
+    /** Every formula cell as the grid evaluates it after each edit set, against LibreOffice. */
+    function gridMismatches(p: Pattern): string[] {
+      const { edits, edited } = prepared.get(p.name)!;
+      const book = readWorkbookParts(storedBook(p));
+      const grid = new CellGrid(book);
+      grid.recalculate();
+      const out: string[] = [];
+      edits.forEach((set, k) => {
+        const changes: GridEdit[] = [];
+        for (const [sheetName, cells] of set) {
+          const sheet = book.sheets.findIndex((s) => s.name === sheetName);
+          for (const [ref, value] of cells) changes.push({ sheet, ...splitRef(ref), value });
+        }
+        grid.withEdits(changes, () => {
+          book.sheets.forEach((s, i) => {
+            for (const cell of s.cells.values()) {
+              if (!cell.formula) continue;
+              const v = grid.value(i, cell.row, cell.col);
+              const model = v instanceof Error ? null : v;
+              const lo: CellValue | undefined = edited[k]!.get(s.name)?.get(`${cell.row}:${cell.col}`);
+              if (!agrees(model, lo))
+                out.push(
+                  `edit ${k} ${s.name}!${cell.row}:${cell.col}: grid ${String(v)}, LibreOffice ${JSON.stringify(lo)}`,
+                );
+            }
+          });
+        });
+      });
+      return out;
+    }
+
+    for (const p of PATTERNS) {
+      it(`${p.name}: ${p.covers}`, async () => {
+        const { edits, edited } = prepared.get(p.name)!;
+        const { spec, report } = await convertWorkbook(storedBook(p), {
+          modelId: `${idPrefix}-${p.name}`,
+          filename: `${p.name}.xlsx`,
+        });
+        expect(report.rejected, `${p.name}: rejected cells`).toEqual([]);
+        expect(
+          report.checks.filter((c) => !c.checked.startsWith('what-if') && c.checked !== 'constant'),
+        ).toEqual([]);
+        expect(report.verifiedCells).toBe(report.formulaCells);
+        const { compared, mismatches } = await compareEdits(spec, p.book, edits, edited);
+        expect(mismatches, `${p.name}: model cells that disagree with LibreOffice`).toEqual([]);
+        expect(compared).toBeGreaterThan(0);
+        expect(gridMismatches(p), `${p.name}: grid cells that disagree with LibreOffice`).toEqual([]);
+      });
+    }
+  });
+}
