@@ -209,11 +209,31 @@ describe('property: no mutation of hostile shape touches a shared prototype', ()
       ),
     );
 
+  /** Whether `__proto__` is an own key somewhere inside a value. */
+  const holdsProtoKey = (v: unknown): boolean =>
+    typeof v === 'object' &&
+    v !== null &&
+    (Object.hasOwn(v, '__proto__') || Object.values(v).some(holdsProtoKey));
+
+  it('the string "__proto__" as a value is data (found by the property below, seed 618479460)', async () => {
+    const { runtime } = await live({
+      schema: { type: 'object', properties: { a: { type: 'string' } } },
+      derivations: [{ path: '$.n', expr: '$count($keys($))' }],
+    });
+    await runtime.mutate({ '$.a': '__proto__' });
+    expect(await runtime.getValue('$.a')).toBe('__proto__');
+    expect(prototypeKeys()).toEqual(cleanKeys);
+  });
+
   it('every outcome is success or a coded refusal; __proto__ is always refused', async () => {
     const { runtime } = await live({ derivations: [{ path: '$.n', expr: '$count($keys($))' }] });
     await fc.assert(
       fc.asyncProperty(fc.dictionary(address, value, { maxKeys: 3 }), async (mutations) => {
-        const hostile = JSON.stringify(mutations).includes('__proto__');
+        // __proto__ as a key (an address segment, or a member of a value); the string
+        // "__proto__" as a value is data, stored like any other (fast-check draws it now and then)
+        const hostile =
+          Object.keys(mutations).some((a) => a.includes('.__proto__')) ||
+          Object.values(mutations).some(holdsProtoKey);
         try {
           await runtime.mutate(mutations);
           expect(hostile).toBe(false);
