@@ -7,8 +7,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { convertWorkbook } from '../../src/sheet/compile.js';
 import { splitRef, writeBook, type Stored } from './oracle/book.js';
-import { applyEdits, compareEdits, drawEdits, type Edits } from './oracle/differential.js';
-import { recalculate, SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './oracle/libreoffice.js';
+import { compareEdits } from './oracle/differential.js';
+import { SOFFICE, SOFFICE_SKIP_REASON } from './oracle/libreoffice.js';
+import { recalculatePatterns, type Prepared } from './oracle/pattern-suite.js';
 import { PATTERNS, type Pattern } from './oracle/patterns.js';
 
 /** Random edit sets per workbook (K ≥ 3 in issue 39); the seed makes every run the same. */
@@ -18,33 +19,12 @@ const SEED = 39;
 const title = SOFFICE ? 'LibreOffice oracle' : `LibreOffice oracle (skipped: ${SOFFICE_SKIP_REASON})`;
 if (!SOFFICE) console.warn(`test/sheet/libreoffice-oracle.test.ts skipped: ${SOFFICE_SKIP_REASON}`);
 
-interface Prepared {
-  edits: Edits[];
-  base: Recalculated;
-  edited: Recalculated[];
-}
-
 describe.skipIf(!SOFFICE)(title, () => {
   const prepared = new Map<string, Prepared>();
 
   beforeAll(() => {
     // one soffice run for every workbook and every edit of it
-    const files = new Map<string, Uint8Array>();
-    const edits = new Map<string, Edits[]>();
-    for (const p of PATTERNS) {
-      const sets = drawEdits(p.edits, SEED, EDITS);
-      edits.set(p.name, sets);
-      files.set(`${p.name}-base`, writeBook(p.book));
-      sets.forEach((e, k) => files.set(`${p.name}-edit${k}`, writeBook(applyEdits(p.book, e))));
-    }
-    const values = recalculate(files);
-    for (const p of PATTERNS) {
-      prepared.set(p.name, {
-        edits: edits.get(p.name)!,
-        base: values.get(`${p.name}-base`)!,
-        edited: edits.get(p.name)!.map((_, k) => values.get(`${p.name}-edit${k}`)!),
-      });
-    }
+    for (const [name, p] of recalculatePatterns(PATTERNS, SEED, EDITS)) prepared.set(name, p);
   }, 180_000);
 
   /** Formula cells that read no cell: `=0`, `=100+25`. */

@@ -9,10 +9,36 @@ import { agrees, applyEdits, compareEdits, drawEdits, type Edits } from './diffe
 import { recalculate, SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './libreoffice.js';
 import type { Pattern } from './layout.js';
 
-interface Prepared {
+export interface Prepared {
   edits: Edits[];
   base: Recalculated;
   edited: Recalculated[];
+}
+
+/**
+ * Every pattern's book as stored and after `count` seeded edit sets, recalculated by LibreOffice
+ * in one soffice run, by pattern name.
+ */
+export function recalculatePatterns(patterns: Pattern[], seed: number, count: number): Map<string, Prepared> {
+  const files = new Map<string, Uint8Array>();
+  const edits = new Map<string, Edits[]>();
+  for (const p of patterns) {
+    const sets = drawEdits(p.edits, seed, count);
+    edits.set(p.name, sets);
+    files.set(`${p.name}-base`, writeBook(p.book));
+    sets.forEach((e, k) => files.set(`${p.name}-edit${k}`, writeBook(applyEdits(p.book, e))));
+  }
+  const values = recalculate(files);
+  return new Map(
+    patterns.map((p) => [
+      p.name,
+      {
+        edits: edits.get(p.name)!,
+        base: values.get(`${p.name}-base`)!,
+        edited: edits.get(p.name)!.map((_, k) => values.get(`${p.name}-edit${k}`)!),
+      },
+    ]),
+  );
 }
 
 /**
@@ -37,22 +63,7 @@ export function describePatternsAgainstLibreOffice(options: {
     const prepared = new Map<string, Prepared>();
 
     beforeAll(() => {
-      const files = new Map<string, Uint8Array>();
-      const edits = new Map<string, Edits[]>();
-      for (const p of PATTERNS) {
-        const sets = drawEdits(p.edits, SEED, EDITS);
-        edits.set(p.name, sets);
-        files.set(`${p.name}-base`, writeBook(p.book));
-        sets.forEach((e, k) => files.set(`${p.name}-edit${k}`, writeBook(applyEdits(p.book, e))));
-      }
-      const values = recalculate(files);
-      for (const p of PATTERNS) {
-        prepared.set(p.name, {
-          edits: edits.get(p.name)!,
-          base: values.get(`${p.name}-base`)!,
-          edited: edits.get(p.name)!.map((_, k) => values.get(`${p.name}-edit${k}`)!),
-        });
-      }
+      for (const [name, p] of recalculatePatterns(PATTERNS, SEED, EDITS)) prepared.set(name, p);
     }, 240_000);
 
     /** The book with LibreOffice's results stored in its formula cells. */
