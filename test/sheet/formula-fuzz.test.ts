@@ -87,6 +87,19 @@ const formula = fc.oneof(
 const KNOWN_REASONS = new Set<string>(REJECTION_REASONS);
 
 describe('hostile formula text, Google Sheets wrappers included', () => {
+  it('a range where a function reads one value (UNIQUE(A1,A2:A5)) leaves the cell rejected, the book converted', async () => {
+    // found by the property below (seed 764342227): the evaluator threw a TypeError out of the conversion
+    const cells: Record<string, Input> = { A1: 'Amount', A2: 20, A3: 30, A4: 40, A5: 50 };
+    cells.D2 = '=IFERROR(__xludf.DUMMYFUNCTION("(UNIQUE(A1,A2:A5))"),0)';
+    cells.D3 = '=UNIQUE(A2:A5,A2:A5)';
+    cells.D4 = '=SUM(A2:A5)';
+    const bytes = writeBook({ sheets: [{ name: 'Data', cells }] }, (_s, ref) => (ref === 'D4' ? 140 : 0));
+    const { report } = await convertWorkbook(bytes, { modelId: 'fuzz' });
+    const verified = new Set(report.checks.filter((c) => /^what-if/.test(c.checked)).map((c) => c.address));
+    expect([...verified]).toEqual(['D4']);
+    expect(report.compiledCells + report.rejected.reduce((n, g) => n + g.count, 0)).toBe(report.formulaCells);
+  });
+
   it('every formula cell is compiled or rejected with a known reason, or the book is refused with a code', async () => {
     const seen = { refused: 0, verified: 0, googleVerified: 0, google: 0 };
     await fc.assert(

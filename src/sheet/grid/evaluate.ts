@@ -256,8 +256,14 @@ export class CellGrid {
       const v = this.evaluate(c.formula!, { sheet: c.sheet, row: c.row, col: c.col });
       this.values.set(c.sheet, c.row, c.col, this.scalarResult(v, c));
     } catch (err) {
-      if (!(err instanceof GridUnsupported)) throw err;
-      this.problems.set(c.key, err.reason);
+      // a fault of the evaluator on a formula it accepted (a function handed a range where it reads
+      // one value, say) leaves that cell unchecked, as an unsupported one: never the workbook down
+      this.problems.set(
+        c.key,
+        err instanceof GridUnsupported
+          ? err.reason
+          : `the evaluator could not compute it (${messageOf(err)})`,
+      );
       this.values.set(c.sheet, c.row, c.col, xlError('#N/A'));
     }
     return true;
