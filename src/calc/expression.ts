@@ -154,17 +154,17 @@ export function guardLibraryFrames(values: Iterable<unknown>, limits: Expression
     if (!base || typeof base.guardrails !== 'function') continue;
     markLibraryFrame(base);
     base.guardrails = () => {
+      // `value` too: JSONata rewrites a coded error's message from its template, which names it
       if (base.depth > limits.maxDepth) {
         throw Object.assign(new Error('Stack overflow. Check for non-terminating recursive function.'), {
           code: 'D1011',
+          value: limits.maxDepth,
         });
       }
       if (Date.now() - evaluationClock.newestStart() > limits.timeoutMs) {
         throw Object.assign(
           new Error(`Evaluation timeout after ${limits.timeoutMs} milliseconds. Check for infinite loop`),
-          {
-            code: 'D1012',
-          },
+          { code: 'D1012', value: limits.timeoutMs },
         );
       }
     };

@@ -32,6 +32,9 @@ describe('library functions and the evaluation time limit', () => {
     const result = await rt.mutate({ '$.x': 1 });
     const trace = result.traces.find((t) => t.targetPath === '$.y');
     expect(trace?.errorMessage).toMatch(/D1012|D1011/);
+    // the message names the limit that stopped it (JSONata fills its template from the error)
+    expect(trace?.errorMessage).toMatch(/^D1012: Evaluation timeout after 2000 milliseconds|^D1011/);
+    expect(trace?.errorMessage).not.toMatch(/undefined/);
     expect(await rt.getValue('$.y')).toBeNull();
     await rt.mutate({ '$.x': -5 });
     expect(await rt.getValue('$.y')).toBe(-1);
