@@ -251,7 +251,7 @@ describe('the check still refuses', () => {
       ['COUNTA($A$2:$A$6)', 4],
       ['STDEV.P($A$2:$A$6)', call('STDEVP', [3, 7.5, -2, 12])],
     ] as const) {
-      const c = await convert(formula, value as number);
+      const c = await convert(formula, value);
       expect(c.rejectedColumns, formula).toMatchObject([{ reason: 'VALUE_MISMATCH', address: 'H2' }]);
     }
   });
