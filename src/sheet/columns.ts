@@ -471,6 +471,14 @@ function arrayKind(formula: FormulaInfo): string {
 
 function rangeArray(formula: FormulaInfo, parsed: () => Formula): boolean {
   if (!formula.array) return false;
+  // an element of an element-wise array (elementwise.ts): the resolver gives its plain formula
+  // (and marks the cell when it resolves it)
+  try {
+    const f = parsed();
+    if (formula.elementwise) return !scalarArrayFormula(f);
+  } catch (err) {
+    if (!(err instanceof Rejection)) throw err;
+  }
   const bare = (formula.text ?? ':').replace(/"(?:[^"]|"")*"/g, '""');
   if (!/[:[{]/.test(bare)) return false;
   if (formula.spill !== undefined || bare.includes('{')) return true;

@@ -135,7 +135,7 @@ async function compileWorkbook(
     throw new SheetError('TOO_MANY_ROWS', leftOut[0]!.tooLarge!.message);
   }
   const scope = new WorkbookScope(book.sheets, tables, set.fields, taken, book.names);
-  const resolvers = book.sheets.map((s) => formulaResolver(s, usedPartReader(s, scope)));
+  const resolvers = book.sheets.map((s) => formulaResolver(s, usedPartReader(s, scope), true));
   for (const table of tables) tableFields(table, set, resolvers[book.sheets.indexOf(table.sheet)]!);
   loosenColumns(tables, set);
   book.sheets.forEach((sheet, i) => {

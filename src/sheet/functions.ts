@@ -70,6 +70,11 @@ export const FUNCTIONS = [
   'TEXT',
   'MEDIAN',
   'STDEV',
+  'STDEV.S',
+  'STDEV.P',
+  'STDEVP',
+  'COUNTA',
+  'PRODUCT',
   'SUBTOTAL',
   ...FINANCE_FUNCTIONS,
   ...EXTRA_FUNCTIONS,
@@ -226,6 +231,15 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
         'UNSUPPORTED_FUNCTION',
         'SUBTOTAL over nothing but other subtotals is not compiled',
       );
+    return this.listAggregate(fn, parts);
+  }
+
+  /**
+   * An aggregate over its arguments: COUNTA, PRODUCT and STDEVP here (the others are compiled by
+   * name). SUBTOTAL calls it with its ranges less the subtotal cells in them; the plain functions
+   * (COUNTA, PRODUCT, STDEVP, STDEV.P, STDEV.S) with their arguments as written.
+   */
+  private listAggregate(fn: string, parts: Formula[]): Compiled {
     switch (fn) {
       case 'COUNTA': {
         // every value that is not blank (a blank table cell of a number column is 0 here: the
@@ -254,6 +268,18 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
     switch (name) {
       case 'SUBTOTAL':
         return this.subtotal(args);
+      // Excel 2010's names of STDEV and STDEVP, and the aggregates SUBTOTAL also names
+      case 'STDEV.S':
+        return this.compile({ kind: 'call', name: 'STDEV', args });
+      case 'STDEV.P':
+      case 'STDEVP':
+      case 'COUNTA':
+      case 'PRODUCT':
+        this.args(name, args, 1, 255);
+        return this.listAggregate(
+          name === 'STDEV.P' ? 'STDEVP' : name,
+          args.map((a) => this.resolveArg(a)),
+        );
       case 'RAND':
       case 'RANDBETWEEN':
       case 'NOW':

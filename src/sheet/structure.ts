@@ -1,6 +1,7 @@
 /** Reading a worksheet's structure: where the table is, its headers, and each cell's formula tree. */
 import { Rejection, SheetError, type SheetLimits } from './errors.js';
 import { isBlank, isError } from './fields.js';
+import { arrayElement } from './array-cells.js';
 import { parseFormula, shiftFormula, type Formula } from './formula.js';
 import {
   cellKey,
@@ -100,6 +101,11 @@ export function headerText(cell: SheetCell | undefined): string {
 export function formulaResolver(
   sheet: Worksheet,
   rewrite: (f: Formula) => Formula = (f) => f,
+  /**
+   * The compiler's reading (never the grid evaluator's, which evaluates array formulas as
+   * written): a cell of an element-wise array formula resolves to its element (array-cells.ts).
+   */
+  arrayElements = false,
 ): (cell: SheetCell) => Formula {
   const masters = new Map<string, SheetCell>();
   for (const cell of sheet.cells.values()) {
@@ -118,6 +124,11 @@ export function formulaResolver(
   return (cell) => rewrite(resolve(cell));
   function resolve(cell: SheetCell): Formula {
     const info = cell.formula!;
+    const element = arrayElements ? arrayElement(sheet, cell, parse) : undefined;
+    if (element) {
+      info.elementwise = true;
+      return element;
+    }
     if (info.spillOf !== undefined)
       throw new Rejection(
         'ARRAY_FORMULA',

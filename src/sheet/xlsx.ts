@@ -50,6 +50,11 @@ export interface FormulaInfo {
   spill?: string;
   /** Excel 365's dynamic array (the cell carries `cm=`, its metadata): a spill, not a legacy array. */
   dynamic?: boolean;
+  /**
+   * Set by the compiler's resolver (never read by the grid evaluator): the cell is compiled as its
+   * element of an element-wise array formula (elementwise.ts), a plain formula.
+   */
+  elementwise?: boolean;
 }
 
 export interface SheetCell {

@@ -2,8 +2,8 @@
 // takes a range (issue 39: a driver switch `{=INDEX(H14:H16,$E$9)}` picking a scenario) compute
 // what the plain formula does: they compile, are checked against their stored values and verified
 // after edits like any formula. One that lifts a range into an element-by-element computation
-// (`{=SUM(IF(B4:B6>0,1,0))}`, `{=SUM(B4:B6*C4:C6)}`) or whose result spans several cells stays
-// ARRAY_FORMULA. The stored values are worked out here in plain arithmetic.
+// (`{=SUM(IF(B4:B6>0,1,0))}`, `{=SUM(B4:B6*C4:C6)}`) compiles as the SUM of its elements; one
+// that is not element-wise, or whose result spans more cells than it computes, stays ARRAY_FORMULA. The stored values are worked out here in plain arithmetic.
 import { describe, expect, it } from 'vitest';
 import { compileModel, ModelRuntime, normalizeSpec } from '../../src/calc/index.js';
 import { pathOfCell } from '../../src/sheet/cellmap.js';
@@ -49,10 +49,19 @@ describe('one-cell legacy array formulas with a scalar result', () => {
     expect(c.report.verifiedCells).toBe(1);
   });
 
+  // a SUM over an element-by-element array adds its elements (elementwise.ts)
   it.each([
     ['a range inside IF', 'SUM(IF(B4:B6>0,1,0))', 3],
-    ['ranges multiplied', 'SUM(B4:B6*C4:C6)', 0.00548],
+    ['ranges multiplied', 'SUM(B4:B6*C4:C6)', 0.05 * 0.04 + 0.045 * 0.04 + 0.04 * 0.037],
+  ])('compiles a SUM over %s, element by element', async (_what, f, v) => {
+    const c = await convertWorkbook(book(f, v), { modelId: 'arr' });
+    expect(c.rejectedColumns).toEqual([]);
+    expect(c.report.verifiedCells).toBe(1);
+  });
+
+  it.each([
     ['a range as INDEX’s row', 'INDEX(B4:B6,B4:B6)', 0],
+    ['an element-wise array under MAX', 'MAX(IF(B4:B6>0,B4:B6))', 0.05],
     ['a result over several cells', 'INDEX(C4:C6,$B$1)', 0.04, 'C2:C3'],
   ])('keeps ARRAY_FORMULA for %s', async (_what, f, v, span?: string) => {
     const c = await convertWorkbook(book(f, v, span), { modelId: 'arr' });
@@ -64,7 +73,8 @@ describe('one-cell legacy array formulas with a scalar result', () => {
 describe('the rejection names the kind of array formula', () => {
   // lbo-calebjgartner (third held-out set): `=+C3:C5` over C7:C9 carries `cm="1"`, Excel 365's
   // dynamic array metadata: a spill of the three cells, not a Ctrl+Shift+Enter formula
-  const spillBook = (metadata: boolean): Uint8Array =>
+  // (`+B4:B5` over three cells: the third is #N/A, so it is not compiled element by element)
+  const spillBook = (metadata: boolean, formula = '+B4:B5'): Uint8Array =>
     xlsxBook([
       {
         name: 'Drivers',
@@ -72,7 +82,10 @@ describe('the rejection names the kind of array formula', () => {
           row(4, num('B4', 1)),
           row(5, num('B5', 2)),
           row(6, num('B6', 3)),
-          row(8, `<c r="C8"${metadata ? ' cm="1"' : ''}><f t="array" ref="C8:C10">+B4:B6</f><v>1</v></c>`),
+          row(
+            8,
+            `<c r="C8"${metadata ? ' cm="1"' : ''}><f t="array" ref="C8:C10">${formula}</f><v>1</v></c>`,
+          ),
           row(9, num('C9', 2)),
           row(10, num('C10', 3)),
         ].join(''),
@@ -84,6 +97,14 @@ describe('the rejection names the kind of array formula', () => {
     const messages = JSON.stringify(c.report.rejected);
     expect(messages).toContain('C8 is a dynamic array formula (Excel 365) whose result spills over C8:C10');
     expect(messages).not.toContain('Ctrl+Shift+Enter');
+  });
+
+  it('a spill of a whole range compiles cell by cell (elementwise.ts), dynamic or legacy', async () => {
+    for (const metadata of [true, false]) {
+      const c = await convertWorkbook(spillBook(metadata, '+B4:B6'), { modelId: 'arr' });
+      expect(c.rejectedColumns).toEqual([]);
+      expect(c.report.verifiedCells).toBe(3);
+    }
   });
 
   it('one without is a legacy array', async () => {

@@ -98,6 +98,14 @@ describe('maths and rounding', () => {
     ['MEDIAN(3,7.5,-2,12)', () => call('MEDIAN', 3, 7.5, -2, 12)],
     ['STDEV(3,7.5,-2,12)', () => call('STDEVS', [3, 7.5, -2, 12])],
     ['MEDIAN($L$2:$L$3)', () => call('MEDIAN', [0.05 / 12, 360])],
+    // the plain aggregates SUBTOTAL also names: a blank skipped, text and booleans of a range skipped
+    ['PRODUCT($C$2:$C$6)', () => 10 * 2 * 5],
+    ['$L$3+PRODUCT($L$3,10%)', () => 360 + 360 * 0.1],
+    ['COUNTA($B$2:$B$6,$C$2:$C$6)', () => 10],
+    ['COUNTA($B$2:$B$6,$L$2)', () => 6],
+    ['STDEV.S(3,7.5,-2,12)', () => call('STDEVS', [3, 7.5, -2, 12])],
+    ['STDEV.P($C$2:$C$6)', () => call('STDEVP', [10, 2, 5])],
+    ['STDEVP(3,7.5,-2,12)', () => call('STDEVP', [3, 7.5, -2, 12])],
     ['IFERROR(SQRT(-1),"neg")', () => call('IFERROR', fj.SQRT!(-1), 'neg')],
     ['SUBTOTAL(9,$A$2:$A$6)', () => call('SUBTOTAL', 9, column(0))],
     ['SUBTOTAL(101,$C$2:$C$6)', () => call('SUBTOTAL', 101, column(2))],
@@ -235,6 +243,17 @@ describe('the check still refuses', () => {
       ),
     );
     expect(c.rejectedColumns).toMatchObject([{ reason: 'VALUE_MISMATCH', address: 'H2', actual: 3 }]);
+  });
+
+  it('a blank read as 0 where Excel skips it (PRODUCT, COUNTA and STDEV.P over a column with a blank cell)', async () => {
+    for (const [formula, value] of [
+      ['PRODUCT($A$2:$A$6)', 3 * 7.5 * -2 * 12],
+      ['COUNTA($A$2:$A$6)', 4],
+      ['STDEV.P($A$2:$A$6)', call('STDEVP', [3, 7.5, -2, 12])],
+    ] as const) {
+      const c = await convert(formula, value);
+      expect(c.rejectedColumns, formula).toMatchObject([{ reason: 'VALUE_MISMATCH', address: 'H2' }]);
+    }
   });
 
   it('a volatile function, naming why', async () => {

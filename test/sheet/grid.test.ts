@@ -51,6 +51,17 @@ describe('the cell-grid evaluator', () => {
     expect(grid.value(0, 1, 3)).toBe(27);
   });
 
+  it('COUNTA counts a formula\'s "" as Excel and LibreOffice do (formulajs skips it)', () => {
+    const book = readWorkbookParts(
+      xlsx(
+        `<row r="1">${num('A1', 2)}${fml('B1', 'IF(A1>1,"","x")')}${str('C1', 'y')}${fml('D1', 'COUNTA(B1:C1)')}</row>`,
+      ),
+    );
+    const grid = new CellGrid(book);
+    grid.recalculate();
+    expect(grid.value(0, 1, 4)).toBe(2);
+  });
+
   it('reports a cycle instead of looping, and the cells that read it', () => {
     const book = readWorkbookParts(
       xlsx(

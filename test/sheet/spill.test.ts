@@ -45,8 +45,17 @@ describe('array results (spills)', () => {
     expect(c.report.checks.find((k) => k.address === 'E2')?.checked).toMatch(/^what-if/);
   });
 
-  it('a formula reading a cell of a legacy array result is rejected, never compiled against its stored value', async () => {
+  it('a formula reading a cell of an element-wise legacy array result follows its element', async () => {
     const c = await convertWorkbook(book('A2:A4*2', [60, 20, 40]), { modelId: 'spill' });
+    expect(c.rejectedColumns).toEqual([]);
+    const middle = c.spec.derivations.find((d) => d.description?.includes('(cell E2)'));
+    expect(middle?.expr).toMatch(/\* 10/);
+    expect(c.report.checks.find((k) => k.address === 'E2')?.checked).toMatch(/^what-if/);
+  });
+
+  it('a formula reading a cell of a legacy array result is rejected, never compiled against its stored value', async () => {
+    // A2:A3 is shorter than the result C2:C4: its last cell is #N/A, not an element
+    const c = await convertWorkbook(book('A2:A3*2', [60, 20, 40]), { modelId: 'spill' });
     const derived = c.spec.derivations?.map((d) => d.path) ?? [];
     expect(derived.join(' ')).not.toMatch(/middle/);
     const middle = c.rejectedColumns.find((r) => r.address.startsWith('E'));

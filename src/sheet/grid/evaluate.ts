@@ -18,7 +18,7 @@ import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 import { dependencyOrder, gridKey, type FormulaCell } from './order.js';
 import { GridBudget, ValueStore } from './store.js';
 import { tableArea, type Area } from './tables.js';
-import { asScalar, binary, lift1, lift2, numeric } from './operators.js';
+import { asScalar, binary, ifOverArray, lift1, lift2, numeric } from './operators.js';
 import {
   fromCell,
   isMatrix,
@@ -538,15 +538,7 @@ export class CellGrid {
         if (isMatrix(cond)) {
           const yes = arg(1);
           const no = f.args.length > 2 ? arg(2) : false;
-          return lift2(
-            cond,
-            lift2(yes, no, (y, n) => [y, n] as unknown as Scalar),
-            (c, yn) => {
-              const b = toBoolean(c);
-              if (isXlError(b)) return b;
-              return (yn as unknown as Scalar[])[b ? 0 : 1]!;
-            },
-          );
+          return ifOverArray(cond, yes, no);
         }
         const b = toBoolean(cond);
         if (isXlError(b)) return b;

@@ -191,6 +191,7 @@ const OWN = new Map<string, Fn>([
   ['IPMT', perPayment('IPMT')],
   ['NETWORKDAYS', networkdays],
   ['SUBTOTAL', subtotal],
+  ['COUNTA', counta],
   ['INDEX', index],
   ['XLOOKUP', xlookup],
   ['XMATCH', xmatchOf],

@@ -5,6 +5,7 @@ import {
   compare,
   isMatrix,
   isXlError,
+  toBoolean,
   toNumber,
   toText,
   xlError,
@@ -99,4 +100,20 @@ export function binary(op: string, a: Scalar, b: Scalar): Scalar {
     default:
       throw new GridUnsupported(`the operator ${op} is not evaluated`);
   }
+}
+
+/**
+ * IF with an array condition: each element's branch, the branches repeated as operators repeat
+ * their operands. The branches are paired as an object: a pair as an array of two scalars would
+ * read as a matrix (isMatrix) where both branches are scalars (`{=SUM(IF(B4:B6>0,1,0))}`).
+ */
+export function ifOverArray(cond: GridValue, yes: GridValue, no: GridValue): GridValue {
+  type Pair = { yes: Scalar; no: Scalar };
+  const pairs = lift2(yes, no, (y, n) => ({ yes: y, no: n }) as unknown as Scalar);
+  return lift2(cond, pairs, (c, yn) => {
+    const b = toBoolean(c);
+    if (isXlError(b)) return b;
+    const pair = yn as unknown as Pair;
+    return b ? pair.yes : pair.no;
+  });
 }

@@ -3,8 +3,17 @@
 // stores them (structured references stay in the formula text). fflate does the zip.
 import { strToU8, zipSync, type Zippable } from 'fflate';
 
-/** A cell: a number, text, TRUE/FALSE, or a formula (text starting with `=`). */
+/**
+ * A cell: a number, text, TRUE/FALSE, or a formula (text starting with `=`). An array formula is
+ * written `{}=SUM(A2:A9*B2:B9)` (a one-cell legacy array), `{R5:V8}=C5:G8*J4:N4` (a legacy array
+ * over that result range) or `{D7:D9}#=TRANSPOSE(B2:D2)` (an Excel 365 spill, `cm="1"`); each
+ * other cell of a result range is given as SPILLED, written with the value stored for it.
+ */
 export type Input = number | string | boolean;
+
+/** A cell of an array formula's result other than its anchor (see Input). */
+export const SPILLED = '{spilled}';
+const ARRAY_INPUT = /^\{([A-Z]+\d+(?::[A-Z]+\d+)?)?\}(#?)=([\s\S]*)$/;
 
 /** A value LibreOffice stored for a formula cell. */
 export type Stored = number | string | boolean | { error: string } | null;
@@ -47,13 +56,21 @@ export function letter(col: number): string {
 }
 
 function cellXml(ref: string, v: Input, stored: Stored | undefined): string {
-  if (typeof v === 'string' && v.startsWith('=')) {
-    const f = `<f>${esc(v.slice(1))}</f>`;
-    if (stored === undefined || stored === null) return `<c r="${ref}">${f}</c>`;
-    if (typeof stored === 'object') return `<c r="${ref}" t="e">${f}<v>${esc(stored.error)}</v></c>`;
-    if (typeof stored === 'boolean') return `<c r="${ref}" t="b">${f}<v>${stored ? 1 : 0}</v></c>`;
-    if (typeof stored === 'string') return `<c r="${ref}" t="str">${f}<v>${esc(stored)}</v></c>`;
-    return `<c r="${ref}">${f}<v>${stored}</v></c>`;
+  const array = typeof v === 'string' ? ARRAY_INPUT.exec(v) : null;
+  if (v === SPILLED || array || (typeof v === 'string' && v.startsWith('='))) {
+    const text = v as string;
+    const f =
+      v === SPILLED
+        ? ''
+        : array
+          ? `<f t="array" ref="${array[1] ?? ref}">${esc(array[3]!)}</f>`
+          : `<f>${esc(text.slice(1))}</f>`;
+    const at = `r="${ref}"${array?.[2] ? ' cm="1"' : ''}`;
+    if (stored === undefined || stored === null) return `<c ${at}>${f}</c>`;
+    if (typeof stored === 'object') return `<c ${at} t="e">${f}<v>${esc(stored.error)}</v></c>`;
+    if (typeof stored === 'boolean') return `<c ${at} t="b">${f}<v>${stored ? 1 : 0}</v></c>`;
+    if (typeof stored === 'string') return `<c ${at} t="str">${f}<v>${esc(stored)}</v></c>`;
+    return `<c ${at}>${f}<v>${stored}</v></c>`;
   }
   if (typeof v === 'string')
     return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${esc(v)}</t></is></c>`;
