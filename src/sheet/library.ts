@@ -144,18 +144,13 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
     deps: ['xl_pattern'],
     body: 'function($x) { $type($x) = "string" and $contains($x, /[*?~]/) ? $xl_pattern($lowercase($x)) : $nothing }',
   },
-  // whether value $v is an exact match of key $x whose pattern is $w (xl_wild): text matching the
-  // pattern (numbers never match one), or without a pattern xl_eq
-  xl_lkeq: {
-    deps: ['xl_eq', 'xl_glob'],
-    body: 'function($v, $x, $w) { $exists($w) ? ($type($v) = "string" and $xl_glob($lowercase($v), $w)) : $xl_eq($v, $x) }',
-  },
-  // MATCH 0, VLOOKUP/HLOOKUP exact over a list: xl_match, reading the key's wildcards
+  // MATCH 0, VLOOKUP/HLOOKUP exact over a list: xl_match, reading the key's wildcards (a key
+  // without any is xl_match's, at its cost)
   xl_wmatch: {
-    deps: ['xl_arr', 'xl_wild', 'xl_lkeq'],
+    deps: ['xl_arr', 'xl_wild', 'xl_glob', 'xl_match'],
     body:
-      'function($x, $l) { ( $w := $xl_wild($x); $m := $filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), ' +
-      'function($o) { $xl_lkeq($o.v, $x, $w) }); $m[0].i + 1 ) }',
+      'function($x, $l) { ( $w := $xl_wild($x); $exists($w) ? ( $m := $filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), ' +
+      'function($o) { $type($o.v) = "string" and $xl_glob($lowercase($o.v), $w) }); $m[0].i + 1 ) : $xl_match($x, $l) ) }',
   },
   // the first row of $rows whose field $f holds text matching pattern $w (xl_wild), as an index
   // entry {i: position from 1, r: the row}: MATCH 0 or INDEX/MATCH over a table column with a
@@ -427,10 +422,10 @@ export class LibraryBuilder {
   define(usedTables: Set<string>): string | undefined {
     const lines: string[] = [];
     const exports: string[] = [];
-    // an exact side table's function reads its key's wildcards
+    // an exact side table's function reads its key's wildcards (a pattern matches text only)
     this.tables.forEach((t, i) => {
       if (t.approx || !usedTables.has(`vlookup_${i + 1}`)) return;
-      this.use('xl_lkeq');
+      this.use('xl_glob');
       this.use('xl_wild');
     });
     for (const name of Object.keys(HELPERS)) {
@@ -447,7 +442,9 @@ export class LibraryBuilder {
         t.approx
           ? `  $${fn} := function($key) { ( $t := $type($key); $k := function($v) { $t = "string" ? $lowercase($v) : $v }; ` +
               `$m := $t in ["number", "string"] ? $filter($${table}, function($r) { $type($r.c1) = $t and $k($r.c1) <= $k($key) }); $m[-1] ) };`
-          : `  $${fn} := function($key) { ( $w := $xl_wild($key); $m := $filter($${table}, function($r) { $xl_lkeq($r.c1, $key, $w) }); $m[0] ) };`,
+          : `  $${fn} := function($key) { ( $w := $xl_wild($key); $m := $exists($w) ? ` +
+              `$filter($${table}, function($r) { $type($r.c1) = "string" and $xl_glob($lowercase($r.c1), $w) }) : ` +
+              `$filter($${table}, function($r) { $xl_eq($r.c1, $key) }); $m[0] ) };`,
       );
       exports.push(table, fn);
     });
