@@ -30,11 +30,12 @@ export const CRITERIA_HELPERS: Record<string, { deps: string[]; body: string }> 
   },
   // a wildcard pattern (lower case): its tokens (1 for `*`, 2 for `?`, a character otherwise) by
   // position, and, when it has no `?`, its literal pieces between the stars; `~*`, `~?` and `~~`
-  // are the characters themselves
+  // are the characters themselves, and `~` before any other character escapes it too (`~b` is `b`,
+  // as in Excel and LibreOffice); a `~` at the end is itself
   xl_pattern: {
     deps: ['xl_chars'],
     body:
-      'function($s) { ( $r := $replace($replace($replace($s, "~~", "\\u0001"), "~*", "\\u0002"), "~?", "\\u0003"); ' +
+      'function($s) { ( $r := $replace($replace($replace($replace($s, "~~", "\\u0001"), "~*", "\\u0002"), "~?", "\\u0003"), /~([\\s\\S])/, "$1"); ' +
       '$lit := function($p) { $replace($replace($replace($p, "\\u0001", "~"), "\\u0002", "*"), "\\u0003", "?") }; ' +
       '$cs := $split($r, ""); ' +
       '$ts := $map($cs, function($c) { $c = "*" ? 1 : $c = "?" ? 2 : $lit($c) }); ' +

@@ -50,8 +50,9 @@ const TOKEN = new RegExp(
     String.raw`(?<num>(?:\d+\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?)(?![\w(])`,
     String.raw`(?<str>"(?:[^"]|"")*")`,
     String.raw`(?<err>#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA))`,
-    // `__xludf.DUMMYFUNCTION(`: Google Sheets' wrapper of its own functions (google.ts)
-    String.raw`(?<fn>(?:_xlfn\.|_xlws\.|__xludf\.){0,2}[A-Za-z][\w.]*)\s*\(`,
+    // `__xludf.DUMMYFUNCTION(`: Google Sheets' wrapper of its own functions (google.ts); `_FV(`:
+    // a field of a linked data type (functions.ts refuses it with its reason)
+    String.raw`(?<fn>(?:_xlfn\.|_xlws\.|__xludf\.){0,2}(?:[A-Za-z]|_FV\b)[\w.]*)\s*\(`,
     String.raw`(?<ref>${REF})(?![\w(])`,
     String.raw`(?<name>[A-Za-z_\\][\w.]*)`,
     String.raw`(?<op><>|<=|>=|[-+*/^&=<>%(),;{}:!@])`,

@@ -263,7 +263,7 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
     }
   }
 
-  /** SUBTOTAL; volatile functions refused with their reason. */
+  /** SUBTOTAL; volatile functions and live data refused with their reason. */
   private aliases(name: string, args: Formula[]): Compiled | undefined {
     switch (name) {
       case 'SUBTOTAL':
@@ -287,6 +287,12 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
         throw new Rejection(
           'UNSUPPORTED_FUNCTION',
           `${name} is volatile (a new value at every recalculation), so no model can reproduce the stored value`,
+        );
+      case '_FV':
+      case 'STOCKHISTORY':
+        throw new Rejection(
+          'UNSUPPORTED_FUNCTION',
+          `${name === '_FV' ? 'a field of a linked data type (Stocks, Geography …)' : name} is live data a service returns, not a formula: no model can reproduce it`,
         );
       default:
         return undefined;

@@ -138,6 +138,29 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       'function($x, $l) { ( $m := $filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), ' +
       'function($o) { $xl_eq($o.v, $x) }); $m[0].i + 1 ) }',
   },
+  // an exact lookup's key as a wildcard pattern (xl_pattern) when it is text holding `*`, `?` or
+  // `~` (MATCH 0, VLOOKUP/HLOOKUP FALSE: Excel reads wildcards there); no value otherwise
+  xl_wild: {
+    deps: ['xl_pattern'],
+    body: 'function($x) { $type($x) = "string" and $contains($x, /[*?~]/) ? $xl_pattern($lowercase($x)) : $nothing }',
+  },
+  // MATCH 0, VLOOKUP/HLOOKUP exact over a list: xl_match, reading the key's wildcards (a key
+  // without any is xl_match's, at its cost)
+  xl_wmatch: {
+    deps: ['xl_arr', 'xl_wild', 'xl_glob', 'xl_match'],
+    body:
+      'function($x, $l) { ( $w := $xl_wild($x); $exists($w) ? ( $m := $filter($map($xl_arr($l), function($v, $i) { {"v": $v, "i": $i} }), ' +
+      'function($o) { $type($o.v) = "string" and $xl_glob($lowercase($o.v), $w) }); $m[0].i + 1 ) : $xl_match($x, $l) ) }',
+  },
+  // the first row of $rows whose field $f holds text matching pattern $w (xl_wild), as an index
+  // entry {i: position from 1, r: the row}: MATCH 0 or INDEX/MATCH over a table column with a
+  // wildcard key
+  xl_wfind: {
+    deps: ['xl_arr', 'xl_glob'],
+    body:
+      'function($rows, $f, $w) { ( $m := $filter($map($xl_arr($rows), function($r, $i) { {"i": $i + 1, "r": $r} }), ' +
+      'function($o) { ( $v := $lookup($o.r, $f); $type($v) = "string" and $xl_glob($lowercase($v), $w) ) }); $m[0] ) }',
+  },
   // MATCH type 1 ($d = 1) or -1 ($d = -1), VLOOKUP/HLOOKUP's approximate match: among the values
   // of $x's type (text without case, blanks skipped), the position of the last one not above $x
   // (not below it for -1). Only on a list sorted that way; an unsorted one gives no value, since
@@ -399,6 +422,12 @@ export class LibraryBuilder {
   define(usedTables: Set<string>): string | undefined {
     const lines: string[] = [];
     const exports: string[] = [];
+    // an exact side table's function reads its key's wildcards (a pattern matches text only)
+    this.tables.forEach((t, i) => {
+      if (t.approx || !usedTables.has(`vlookup_${i + 1}`)) return;
+      this.use('xl_glob');
+      this.use('xl_wild');
+    });
     for (const name of Object.keys(HELPERS)) {
       if (!this.helpers.has(name)) continue;
       lines.push(`  $${name} := ${HELPERS[name]!.body};`);
@@ -413,7 +442,9 @@ export class LibraryBuilder {
         t.approx
           ? `  $${fn} := function($key) { ( $t := $type($key); $k := function($v) { $t = "string" ? $lowercase($v) : $v }; ` +
               `$m := $t in ["number", "string"] ? $filter($${table}, function($r) { $type($r.c1) = $t and $k($r.c1) <= $k($key) }); $m[-1] ) };`
-          : `  $${fn} := function($key) { ( $m := $filter($${table}, function($r) { $xl_eq($r.c1, $key) }); $m[0] ) };`,
+          : `  $${fn} := function($key) { ( $w := $xl_wild($key); $m := $exists($w) ? ` +
+              `$filter($${table}, function($r) { $type($r.c1) = "string" and $xl_glob($lowercase($r.c1), $w) }) : ` +
+              `$filter($${table}, function($r) { $xl_eq($r.c1, $key) }); $m[0] ) };`,
       );
       exports.push(table, fn);
     });

@@ -148,13 +148,23 @@ export abstract class LookupCompiler extends LetCompiler {
 
   /**
    * The indexed row of `key` in column `col` (an object `{i, r}`: position from 1 and the row), or
-   * no value when the key is not there; the caller binds it to a fresh variable.
+   * no value when the key is not there; the caller binds it to a fresh variable. With `wild` (MATCH
+   * 0, VLOOKUP FALSE: not XLOOKUP's exact mode), a text key holding wildcards scans the column for
+   * the first text it matches instead (xl_wfind), since the index holds whole keys.
    */
-  private indexed(key: Formula, col: Column): string {
+  private indexed(key: Formula, col: Column, wild: boolean): string {
     this.depend(col.field);
     const index = this.lib.index(col.table.name, col.field.name, this.scope.taken);
     const k = this.fresh();
-    return `(${k} := ${this.helper('xl_key')}(${this.compile(key).code}); ${k} = "x" ? $nothing : $lookup(${built(index)}, ${k}))`;
+    const byIndex = (x: string): string =>
+      `(${k} := ${this.helper('xl_key')}(${x}); ${k} = "x" ? $nothing : $lookup(${built(index)}, ${k}))`;
+    if (!wild) return byIndex(this.compile(key).code);
+    const [x, w] = [this.fresh(), this.fresh()];
+    const rows = this.root(col.table.name);
+    return (
+      `(${x} := ${this.compile(key).code}; ${w} := ${this.helper('xl_wild')}(${x}); $exists(${w}) ? ` +
+      `${this.helper('xl_wfind')}(${rows}, ${JSON.stringify(col.field.name)}, ${w}) : ${byIndex(x)})`
+    );
   }
 
   /** The position a MATCH of the header row counts from: 1 past the header when the range includes it. */
@@ -196,11 +206,12 @@ export abstract class LookupCompiler extends LetCompiler {
     if (cols?.length === 1) {
       const m = this.fresh();
       return num(
-        `(${m} := ${this.indexed(args[0]!, cols[0]!)}; ${m}.i + ${LookupCompiler.offset(cols[0]!)})`,
+        `(${m} := ${this.indexed(args[0]!, cols[0]!, true)}; ${m}.i + ${LookupCompiler.offset(cols[0]!)})`,
       );
     }
     const key = this.compile(args[0]!).code;
-    if (mode === 0) return num(`${this.helper('xl_match')}(${key}, ${this.list(args[1]!)})`);
+    // MATCH 0 reads a text key's wildcards (XMATCH's and XLOOKUP's exact mode do not)
+    if (mode === 0) return num(`${this.helper('xl_wmatch')}(${key}, ${this.list(args[1]!)})`);
     return num(`${this.helper('xl_approx')}(${key}, ${this.list(args[1]!)}, ${mode})`);
   }
 
@@ -251,7 +262,7 @@ export abstract class LookupCompiler extends LetCompiler {
       if (matchArgs && keyCols && keyCols.table === col.table && keyCols.fromRow === col.fromRow) {
         const m = this.fresh();
         return {
-          code: `(${m} := ${this.indexed(matchArgs[0]!, keyCols)}; ${m}.r.${col.field.name})`,
+          code: `(${m} := ${this.indexed(matchArgs[0]!, keyCols, true)}; ${m}.r.${col.field.name})`,
           type: 'any',
         };
       }
@@ -327,7 +338,7 @@ export abstract class LookupCompiler extends LetCompiler {
     ) {
       this.depend(value!.field);
       return {
-        code: `(${e} := ${this.indexed(args[0]!, key!)}; $exists(${e}) ? ${e}.r.${value!.field.name} : ${notFound})`,
+        code: `(${e} := ${this.indexed(args[0]!, key!, false)}; $exists(${e}) ? ${e}.r.${value!.field.name} : ${notFound})`,
         type: 'any',
       };
     }
@@ -435,7 +446,7 @@ export abstract class LookupCompiler extends LetCompiler {
     const key = this.compile(args[0]!).code;
     const position = approx
       ? `${this.helper('xl_approx')}(${key}, ${keys}, 1)`
-      : `${this.helper('xl_match')}(${key}, ${keys})`;
+      : `${this.helper('xl_wmatch')}(${key}, ${keys})`;
     const e = this.fresh();
     return { code: `(${e} := ${position}; $exists(${e}) ? ${values}[${e} - 1] : $nothing)`, type: 'any' };
   }

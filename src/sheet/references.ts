@@ -123,13 +123,9 @@ export abstract class ReferenceCompiler {
     let bottom: number;
     switch (f.area) {
       case 'thisRow':
-        // a cell of a loose column reads its own row of its table as single cells
-        if (table !== (this.rowMode ? field.table : around)) {
-          throw new Rejection(
-            this.rowMode ? 'CROSS_ROW_REFERENCE' : 'UNSUPPORTED_REFERENCE',
-            `${f.text} reads a row of table '${table.title}', which is not the formula's own table`,
-          );
-        }
+        // a cell of a loose column reads its own row of its table as single cells; from outside
+        // the table, Excel reads the table's cell in the formula's own row (implicit intersection)
+        if (table !== (this.rowMode ? field.table : around)) this.rowOfOtherTable(table, f);
         top = bottom = this.field.row;
         break;
       case 'totals':
@@ -149,11 +145,29 @@ export abstract class ReferenceCompiler {
         top = table.firstRow;
         bottom = table.lastRow;
     }
-    const abs = f.area !== 'thisRow';
+    // a column formula's own row moves with the row; one cell's is that cell's row
+    const abs = f.area !== 'thisRow' || !this.rowMode;
     const cell = (row: number, col: number): CellRef => ({ row, col, rowAbs: abs, colAbs: true });
     const sheet = table.sheet.name;
     if (top === bottom && left === right) return { kind: 'ref', sheet, ref: cell(top, left) };
     return { kind: 'range', sheet, from: cell(top, left), to: cell(bottom, right) };
+  }
+
+  /**
+   * `Tbl[[#This Row],[Col]]` (`Tbl[@Col]`) from outside table `Tbl`: the cell of its column in the
+   * formula's own row, which must be a data row of `Tbl` (every row of a column formula's table);
+   * in another row a spreadsheet gives #VALUE!.
+   */
+  private rowOfOtherTable(table: TableModel, f: StructuredRef): void {
+    const own = this.rowMode ? this.field.table : undefined;
+    const [first, last] = own ? [own.firstRow, own.lastRow] : [this.field.row, this.field.row];
+    if (first < table.firstRow || last > table.lastRow) {
+      const rows = first === last ? `row ${first}` : `rows ${first} to ${last}`;
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `${f.text} reads table '${table.title}' in the formula's own ${rows}, outside its data rows ${table.firstRow} to ${table.lastRow} (a spreadsheet gives #VALUE!)`,
+      );
+    }
   }
 
   private tableColumn(table: TableModel, name: string, text: string): number {

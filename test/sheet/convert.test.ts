@@ -115,7 +115,7 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     // the workbook's values embedded in the library
     expect(library.define).not.toContain('$lookup_table_1');
     expect(c.spec.derivations.find((d) => d.path === '$.rows[*].category')!.expr).toBe(
-      '($e1 := $xl_match($parent.code, $xl_arr($$.fruit_2.code)); $exists($e1) ? $xl_arr($$.fruit_2.category)[$e1 - 1] : $nothing)',
+      '($e1 := $xl_wmatch($parent.code, $xl_arr($$.fruit_2.code)); $exists($e1) ? $xl_arr($$.fruit_2.category)[$e1 - 1] : $nothing)',
     );
     expect(c.spec.derivations.find((d) => d.path === '$.revenue')!.expr).toBe('$sum(rows.(qty * price))');
     expect(c.spec.derivations.find((d) => d.path === '$.rows[*].subtotal')!.expr).toBe(
@@ -161,7 +161,8 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
       ['$.rows[*].root', '($e1 := $parent.qty; $e1 < 0 ? $nothing : $sqrt($e1))'],
       [
         '$.rows[*].position',
-        '($e1 := ($e2 := $xl_key($parent.item); $e2 = "x" ? $nothing : $lookup(($type($$.items_2_item_index) = "object" ? $$.items_2_item_index : $error("items_2_item_index has no value: the derivation that builds it failed")), $e2)); $e1.i + 0)',
+        // a key holding wildcards scans the column (xl_wfind); any other reads the index
+        '($e1 := ($e3 := $parent.item; $e4 := $xl_wild($e3); $exists($e4) ? $xl_wfind($$.items_2, "item", $e4) : ($e2 := $xl_key($e3); $e2 = "x" ? $nothing : $lookup(($type($$.items_2_item_index) = "object" ? $$.items_2_item_index : $error("items_2_item_index has no value: the derivation that builds it failed")), $e2))); $e1.i + 0)',
       ],
       // VLOOKUP without FALSE over keys sorted ascending: approximate match, as LibreOffice computed it
       // the approximate VLOOKUP's block X1:Y5 is the items_2 table: read where it lies, not embedded

@@ -2,7 +2,7 @@
  * The criteria functions of the cell-grid evaluator (SUMIF, COUNTIFS, MAXIFS …), written here
  * rather than taken from @formulajs/formulajs: formulajs matches text with case and without
  * wildcards, sums text and reads TRUE/FALSE as 1/0, where Excel ignores case, reads `*`, `?` and
- * `~`, and sums numbers only. Written from Excel's documented rules, independently of the
+ * `~` (wildcards.ts), and sums numbers only. Written from Excel's documented rules, independently of the
  * compiler's criteria (criteria-library.ts): an operator (`=`, `<>`, `<`, `<=`, `>`, `>=`) then an
  * operand; a numeric operand compares numbers and text that reads as a number; `TRUE`/`FALSE`
  * match booleans; other text matches text without case, with wildcards; `""` matches blank cells
@@ -12,6 +12,7 @@ import type { Formula } from '../formula.js';
 import { GridUnsupported } from './functions.js';
 import type { Area } from './tables.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
+import { wildcardMatch } from './wildcards.js';
 
 interface Criterion {
   op: '=' | '<>' | '<' | '<=' | '>' | '>=';
@@ -60,38 +61,6 @@ function parseCriterion(c: Scalar): Criterion | Error {
     text: operand.toLowerCase(),
     wildcard: equality && /[*?~]/.test(operand),
   };
-}
-
-/**
- * Whether `s` matches the wildcard pattern `p` (both lower case): `*` any run, `?` one character,
- * `~` escapes the next. The greedy walk with one remembered star: time ≤ |s| × |p|, no regex.
- */
-export function wildcardMatch(s: string, p: string): boolean {
-  const tokens: (string | 1 | 2)[] = [];
-  for (let i = 0; i < p.length; i++) {
-    const ch = p[i]!;
-    if (ch === '~' && i + 1 < p.length && '*?~'.includes(p[i + 1]!)) tokens.push(p[++i]!);
-    else tokens.push(ch === '*' ? 1 : ch === '?' ? 2 : ch);
-  }
-  let i = 0;
-  let j = 0;
-  let star = -1;
-  let mark = 0;
-  while (i < s.length) {
-    const t = tokens[j];
-    if (j < tokens.length && (t === 2 || t === s[i])) {
-      i++;
-      j++;
-    } else if (j < tokens.length && t === 1) {
-      star = j++;
-      mark = i;
-    } else if (star >= 0) {
-      j = star + 1;
-      i = ++mark;
-    } else return false;
-  }
-  while (j < tokens.length && tokens[j] === 1) j++;
-  return j === tokens.length;
 }
 
 function meets(v: Scalar, k: Criterion): boolean {

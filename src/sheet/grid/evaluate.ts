@@ -6,7 +6,6 @@
  */
 import type { Formula } from '../formula.js';
 import { formulaResolver } from '../structure.js';
-import type { StructuredRef } from '../structured.js';
 import { cellName, type Workbook, type Worksheet } from '../xlsx.js';
 import { callCriteria, CRITERIA_FUNCTIONS, sizedSumArea } from './criteria.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
@@ -17,7 +16,7 @@ import { DYNAMIC_ARRAY_FUNCTIONS, fitSpill, markSpill } from './dynamic.js';
 import { DEFAULT_GRID_LIMITS, type GridLimits } from './limits.js';
 import { dependencyOrder, gridKey, type FormulaCell } from './order.js';
 import { GridBudget, ValueStore } from './store.js';
-import { tableArea, type Area } from './tables.js';
+import { tableArea, thisRowInside, type Area } from './tables.js';
 import { asScalar, binary, ifOverArray, lift1, lift2, numeric } from './operators.js';
 import {
   fromCell,
@@ -342,11 +341,6 @@ export class CellGrid {
     );
   }
 
-  /** The block of an Excel Table a structured reference names. */
-  private structuredArea(f: StructuredRef, ctx: Context): Area {
-    return tableArea(this.book, f, ctx);
-  }
-
   /**
    * Every block the formula can read, names and structured references resolved; `bound` holds
    * the names LET and LAMBDA blocks around the node bind (they read nothing themselves).
@@ -378,7 +372,7 @@ export class CellGrid {
         out.push(this.areaOf(f, ctx));
         return;
       case 'structured':
-        out.push(this.structuredArea(f, ctx));
+        out.push(tableArea(this.book, f, ctx));
         return;
       case 'name':
         if (bound.has(f.name.toLowerCase()) || this.nameTable.undefined(f.name, ctx.sheet)) return;
@@ -432,7 +426,7 @@ export class CellGrid {
   /** The block a reference argument names, or undefined for any other argument. */
   private blockOf(a: Formula, ctx: Context): Area | undefined {
     if (a.kind === 'range') return this.areaOf(a, ctx);
-    if (a.kind === 'structured') return this.structuredArea(a, ctx);
+    if (a.kind === 'structured') return tableArea(this.book, a, ctx);
     if (a.kind !== 'ref') return undefined;
     const { row, col } = a.ref;
     return { sheet: this.sheetIndex(a.sheet, ctx), top: row, bottom: row, left: col, right: col };
@@ -465,7 +459,8 @@ export class CellGrid {
       case 'range':
         return this.readArea(this.areaOf(f, ctx));
       case 'structured': {
-        const m = this.readArea(this.structuredArea(f, ctx));
+        if (f.area === 'thisRow' && !thisRowInside(this.book, f, ctx)) return xlError('#VALUE!');
+        const m = this.readArea(tableArea(this.book, f, ctx));
         return m.length === 1 && m[0]!.length === 1 ? m[0]![0]! : m;
       }
       case 'name': {

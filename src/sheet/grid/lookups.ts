@@ -8,6 +8,7 @@
  */
 import * as formulajs from '@formulajs/formulajs';
 import { isMatrix, xlError, type GridValue, type Matrix, type Scalar } from './values.js';
+import { hasWildcards, wildcardMatch } from './wildcards.js';
 
 /** A one-row or one-column range as a list; anything else is not a list. */
 function lineOf(m: GridValue | undefined): Scalar[] | undefined {
@@ -40,21 +41,47 @@ export function approximatePosition(key: Scalar, list: Scalar[], dir: 1 | -1): n
   return fits.length === 0 ? xlError('#N/A') : fits[fits.length - 1]!.i + 1;
 }
 
-/** MATCH: type 1 and -1 approximately (see above); type 0 is formulajs's (wildcards, no case). */
+/**
+ * The position (1-based) of an exact match of a text key holding wildcards (wildcards.ts): the
+ * first text value the pattern matches, without case; numbers never match a pattern (Excel's rule;
+ * LibreOffice matches a number's digits, so the tests keep numbers out of such lists).
+ */
+function wildcardPosition(key: string, list: Scalar[]): number | Error {
+  const p = key.toLowerCase();
+  const i = list.findIndex((v) => typeof v === 'string' && wildcardMatch(v.toLowerCase(), p));
+  return i < 0 ? xlError('#N/A') : i + 1;
+}
+
+/**
+ * MATCH: type 1 and -1 approximately (see above). Type 0 with a text key: the first text equal to
+ * it without case, or matching its wildcards (formulajs builds a regex from the key, in which `.`
+ * matches any character and `~` does not escape); type 0 with another key is formulajs's.
+ */
 export function match(...args: (GridValue | undefined)[]): unknown {
   const [key, range, type] = args;
   const mode = type === undefined || type === null ? 1 : type;
+  if ((mode === 0 || mode === false) && typeof key === 'string' && key !== '') {
+    const list = lineOf(range);
+    if (!list) return xlError('#N/A');
+    if (hasWildcards(key)) return wildcardPosition(key, list);
+    const k = key.toLowerCase();
+    const i = list.findIndex((v) => typeof v === 'string' && v.toLowerCase() === k);
+    return i < 0 ? xlError('#N/A') : i + 1;
+  }
   if (mode === 0 || mode === false) return formulajs.MATCH(key, range, 0);
   const list = lineOf(range);
   if (!list || isMatrix(key) || typeof mode !== 'number') return xlError('#N/A');
   return approximatePosition(key ?? null, list, mode > 0 ? 1 : -1);
 }
 
-/** VLOOKUP / HLOOKUP: exact match is formulajs's; approximate match by `approximatePosition`. */
+/**
+ * VLOOKUP / HLOOKUP: exact match is formulajs's, but for a text key holding wildcards (formulajs
+ * compares it as it is); approximate match by `approximatePosition`.
+ */
 function tableLookup(across: boolean, args: (GridValue | undefined)[]): unknown {
   const [key, table, n, mode] = args;
   const exact = mode === false || mode === 0;
-  if (exact) {
+  if (exact && !(typeof key === 'string' && hasWildcards(key))) {
     return across ? formulajs.HLOOKUP(key, table, n, false) : formulajs.VLOOKUP(key, table, n, false);
   }
   if (!isMatrix(table) || isMatrix(key) || typeof n !== 'number') return xlError('#VALUE!');
@@ -62,7 +89,9 @@ function tableLookup(across: boolean, args: (GridValue | undefined)[]): unknown 
   const at = Math.trunc(n);
   if (at < 1) return xlError('#VALUE!');
   if (at > lines.length) return xlError('#REF!');
-  const p = approximatePosition(key ?? null, lines[0]!, 1);
+  const p = exact
+    ? wildcardPosition(key as string, lines[0]!)
+    : approximatePosition(key ?? null, lines[0]!, 1);
   return typeof p === 'number' ? (lines[at - 1]![p - 1] ?? null) : p;
 }
 export const vlookup = (...args: (GridValue | undefined)[]): unknown => tableLookup(false, args);

@@ -12,12 +12,14 @@ export interface Area {
   right: number;
 }
 
-/** The block of an Excel Table a structured reference names, read from the cell at `ctx`. */
-export function tableArea(
+type At = { sheet: number; row: number; col: number };
+
+/** The Excel Table a structured reference names (or the one around `ctx`), and its sheet. */
+function tableOf(
   book: Workbook,
   f: StructuredRef,
-  ctx: { sheet: number; row: number; col: number },
-): Area {
+  ctx: At,
+): { sheet: number; t: Worksheet['tables'][number] } {
   let found: { sheet: number; t: Worksheet['tables'][number] } | undefined;
   book.sheets.forEach((s, i) => {
     for (const t of s.tables) {
@@ -33,7 +35,22 @@ export function tableArea(
     }
   });
   if (!found) throw new GridUnsupported(`the table of ${f.text} is not in the workbook`);
-  const { sheet, t } = found;
+  return found;
+}
+
+/**
+ * Whether a `[#This Row]` reference read from the cell at `ctx` falls on a data row of its table.
+ * From outside the table (a formula beside it, or on another sheet) Excel reads the table's cell
+ * in the formula's own row (implicit intersection): #VALUE! in a row its data does not cover.
+ */
+export function thisRowInside(book: Workbook, f: StructuredRef, ctx: At): boolean {
+  const { t } = tableOf(book, f, ctx);
+  return ctx.row >= t.top + t.headerRows && ctx.row <= t.bottom - t.totalsRows;
+}
+
+/** The block of an Excel Table a structured reference names, read from the cell at `ctx`. */
+export function tableArea(book: Workbook, f: StructuredRef, ctx: At): Area {
+  const { sheet, t } = tableOf(book, f, ctx);
   const column = (name: string): number => {
     const i = t.columns.findIndex((c) => c.trim().toLowerCase() === name.trim().toLowerCase());
     if (i < 0) throw new GridUnsupported(`the table ${t.name} has no column '${name}'`);
