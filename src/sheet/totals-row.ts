@@ -8,6 +8,7 @@
  * not compiled (offsets.ts), and the whole schedule read it. Out of the table it is a summary cell,
  * compiled and checked like any other.
  */
+import { MAX_LOOSE_CELLS } from './fields.js';
 import type { Formula } from './formula.js';
 import { formulaResolver } from './structure.js';
 import { cellKey, type Worksheet } from './xlsx.js';
@@ -41,8 +42,9 @@ function readsColumnUpTo(f: Formula, sheetName: string, col: number, first: numb
 
 /**
  * Whether the last row of the block `first`…`last` × `left`…`right` is a totals row: it holds a
- * formula, and each of its formulas either stands in a column whose rows above hold none or reads
- * its own column's rows above through a range ending on the row right above it.
+ * formula, and each of its formulas either stands in a column whose rows above hold none or, under
+ * more than MAX_LOOSE_CELLS formulas, reads its own column's rows above through a range ending on
+ * the row right above it.
  */
 export function isTotalsRow(
   sheet: Worksheet,
@@ -58,9 +60,12 @@ export function isTotalsRow(
     const cell = sheet.cells.get(cellKey(last, c));
     if (!cell?.formula) continue;
     totals = true;
-    let above = false;
-    for (let r = first; r < last && !above; r++) if (sheet.cells.get(cellKey(r, c))?.formula) above = true;
-    if (!above) continue;
+    let above = 0;
+    for (let r = first; r < last; r++) if (sheet.cells.get(cellKey(r, c))?.formula) above++;
+    if (above === 0) continue;
+    // a shorter column with a last row apart is taken apart cell by cell (columns.ts), the total
+    // among its cells, which compile as they are; only a long one stays one column
+    if (above <= MAX_LOOSE_CELLS) return false;
     let f: Formula;
     try {
       resolve ??= formulaResolver(sheet);
