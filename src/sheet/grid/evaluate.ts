@@ -43,7 +43,7 @@ export interface GridEdit {
   value: Scalar;
 }
 
-interface Context {
+export interface Context {
   sheet: number;
   row: number;
   col: number;
@@ -59,7 +59,7 @@ const SHEET_COLUMNS = 16_384;
 
 export class CellGrid {
   private readonly values = new ValueStore();
-  private readonly cells = new Map<string, FormulaCell>();
+  protected readonly cells = new Map<string, FormulaCell>();
   private order: FormulaCell[] = [];
   /** Cells whose evaluation failed in some recalculation, with the reason. */
   readonly problems = new Map<string, string>();
@@ -444,7 +444,7 @@ export class CellGrid {
     return rows;
   }
 
-  private evaluate(f: Formula, ctx: Context, depth = 0): GridValue {
+  protected evaluate(f: Formula, ctx: Context, depth = 0): GridValue {
     switch (f.kind) {
       case 'number':
       case 'string':
