@@ -7,14 +7,7 @@
 import type { JsonObject, JsonValue, TestReport } from '../calc/index.js';
 import { L64X128MixRandom } from '../synth/random/l64x128-mix-random.js';
 import { blankOf, isError, reject, type Field, type TableModel } from './fields.js';
-import {
-  CellGrid,
-  DEFAULT_GRID_LIMITS,
-  fromCell,
-  gridKey,
-  type GridEdit,
-  type GridLimits,
-} from './grid/evaluate.js';
+import { DEFAULT_GRID_LIMITS, fromCell, gridKey, type GridEdit } from './grid/evaluate.js';
 import { StoredGrid } from './grid/stored.js';
 import type { WhatIfOptions } from './grid/limits.js';
 import { approxEqual, isXlError, type Scalar } from './grid/values.js';
@@ -73,16 +66,13 @@ const show = (v: JsonValue | Scalar | undefined): string =>
 const modelValue = (v: Scalar): JsonValue => (isXlError(v) ? null : v);
 
 export class WhatIfVerifier {
-  private readonly grid: CellGrid;
+  private readonly grid: StoredGrid;
   private readonly rounds: number;
   private readonly seed: number;
   private cached?: { signature: string; rounds: Round[] };
   readonly checks = new Map<Field, FieldCheck>();
   /** The digits the workbook's writer kept in its stored results (stored-digits.ts). */
   private readonly digits: number | undefined;
-  private readonly limits: GridLimits;
-  /** The grid on the stored values (computesStored). */
-  private stored?: StoredGrid;
 
   constructor(
     private readonly book: Workbook,
@@ -92,8 +82,7 @@ export class WhatIfVerifier {
     this.seed = options.seed ?? WHAT_IF_SEED;
     // the stored values' recalculation and each round of edits take their part of the budget; one
     // that runs out part way leaves the cells it did not reach with that as their problem
-    this.limits = options.limits ?? DEFAULT_GRID_LIMITS;
-    this.grid = new CellGrid(book, this.limits);
+    this.grid = new StoredGrid(book, options.limits ?? DEFAULT_GRID_LIMITS);
     this.digits = storedDigits(book.sheets);
     this.grid.recalculate(1 / (this.rounds + 1));
   }
@@ -147,9 +136,7 @@ export class WhatIfVerifier {
    * of the last digit a rounding writer kept): the formula, taken alone, is the spreadsheet's.
    */
   computesStored(f: Field, row: number, col: number, stored: number): boolean {
-    // a grid of its own, never recalculated, made the first time a cell needs it
-    this.stored ??= new StoredGrid(this.book, this.limits);
-    const local = this.stored.evaluateAlone(this.sheetIndex(f), row, col);
+    const local = this.grid.evaluateAlone(this.sheetIndex(f), row, col);
     return (
       typeof local === 'number' && (approxEqual(local, stored) || sameAtDigits(stored, local, this.digits))
     );

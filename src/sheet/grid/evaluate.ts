@@ -58,7 +58,7 @@ const SHEET_ROWS = 1_048_576;
 const SHEET_COLUMNS = 16_384;
 
 export class CellGrid {
-  private readonly values = new ValueStore();
+  protected values = new ValueStore();
   protected readonly cells = new Map<string, FormulaCell>();
   private order: FormulaCell[] = [];
   /** Cells whose evaluation failed in some recalculation, with the reason. */
@@ -74,7 +74,7 @@ export class CellGrid {
   private reach = 0;
 
   constructor(
-    private readonly book: Workbook,
+    protected readonly book: Workbook,
     limits: GridLimits = DEFAULT_GRID_LIMITS,
   ) {
     this.spending = new GridBudget(limits);
