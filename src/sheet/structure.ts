@@ -3,6 +3,7 @@ import { Rejection, SheetError, type SheetLimits } from './errors.js';
 import { isBlank, isError } from './fields.js';
 import { arrayElement } from './array-cells.js';
 import { parseFormula, shiftFormula, type Formula } from './formula.js';
+import { isTotalsRow } from './totals-row.js';
 import {
   cellKey,
   cellName,
@@ -29,8 +30,8 @@ const isText = (c: SheetCell | undefined): boolean =>
 /**
  * The tables of a sheet: its Excel Tables, then blocks under a header row found anywhere else. A
  * header row is a run of at least two text cells side by side (or any run starting at A1) with a
- * row below it; the block goes down to the first row blank in all its columns. A last row that
- * holds formulas in columns whose other rows hold none (a totals row) is left outside the table.
+ * row below it; the block goes down to the first row blank in all its columns. A last row of
+ * totals (totals-row.ts) is left outside the table.
  */
 export function findTables(sheet: Worksheet, limits: SheetLimits): TableRegion[] {
   const regions: TableRegion[] = [];
@@ -67,25 +68,13 @@ export function findTables(sheet: Worksheet, limits: SheetLimits): TableRegion[]
             );
           }
         }
-        if (totalsRow(sheet, r + 1, lastRow, c, right)) lastRow--;
+        if (isTotalsRow(sheet, r + 1, lastRow, c, right)) lastRow--;
         regions.push({ headerRow: r, firstRow: r + 1, lastRow, left: c, right });
       }
       c = right;
     }
   }
   return regions;
-}
-
-/** Whether the last row is a totals row: formulas where every row above holds a constant or nothing. */
-function totalsRow(sheet: Worksheet, first: number, last: number, left: number, right: number): boolean {
-  if (last <= first) return false;
-  let totals = false;
-  for (let c = left; c <= right; c++) {
-    if (!sheet.cells.get(cellKey(last, c))?.formula) continue;
-    for (let r = first; r < last; r++) if (sheet.cells.get(cellKey(r, c))?.formula) return false;
-    totals = true;
-  }
-  return totals;
 }
 
 export function headerText(cell: SheetCell | undefined): string {

@@ -42,7 +42,7 @@ export interface GridEdit {
   value: Scalar;
 }
 
-interface Context {
+export interface Context {
   sheet: number;
   row: number;
   col: number;
@@ -57,8 +57,8 @@ const SHEET_ROWS = 1_048_576;
 const SHEET_COLUMNS = 16_384;
 
 export class CellGrid {
-  private readonly values = new ValueStore();
-  private readonly cells = new Map<string, FormulaCell>();
+  protected values = new ValueStore();
+  protected readonly cells = new Map<string, FormulaCell>();
   private order: FormulaCell[] = [];
   /** Cells whose evaluation failed in some recalculation, with the reason. */
   readonly problems = new Map<string, string>();
@@ -73,7 +73,7 @@ export class CellGrid {
   private reach = 0;
 
   constructor(
-    private readonly book: Workbook,
+    protected readonly book: Workbook,
     limits: GridLimits = DEFAULT_GRID_LIMITS,
   ) {
     this.spending = new GridBudget(limits);
@@ -444,7 +444,7 @@ export class CellGrid {
     return rows;
   }
 
-  private evaluate(f: Formula, ctx: Context, depth = 0): GridValue {
+  protected evaluate(f: Formula, ctx: Context, depth = 0): GridValue {
     switch (f.kind) {
       case 'number':
       case 'string':

@@ -10,6 +10,7 @@ import { hlookup, match, vlookup, xmatch, xPosition } from './lookups.js';
 import { PAIRED_FUNCTIONS } from './paired.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
 import { EXTRA_GRID_FUNCTIONS } from './extras.js';
+import { interestPart, loanPayment, principalPart } from './payments.js';
 import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 /** Thrown while evaluating a cell the evaluator cannot evaluate; the reason is reported. */
@@ -111,8 +112,9 @@ function networkdays(...args: (GridValue | undefined)[]): unknown {
 }
 
 /**
- * PPMT and IPMT of a period outside 1 … nper: Excel and LibreOffice answer #NUM!, formulajs goes on
- * computing.
+ * PPMT and IPMT in the compiled model's rounding (payments.ts); a period outside 1 … nper is
+ * #NUM! in Excel and LibreOffice, where formulajs goes on computing. Anything but numbers and
+ * blanks goes to formulajs.
  */
 const perPayment =
   (name: 'PPMT' | 'IPMT'): Fn =>
@@ -120,7 +122,18 @@ const perPayment =
     const [, per, nper] = args;
     if (typeof per === 'number' && typeof nper === 'number' && (per < 1 || per > nper))
       return xlError('#NUM!');
-    return formulajs[name](...(args as Parameters<typeof formulajs.PPMT>));
+    const v = [0, 1, 2, 3, 4, 5].map((i) => args[i] ?? 0);
+    if (!v.every((a): a is number => typeof a === 'number'))
+      return formulajs[name](...(args as Parameters<typeof formulajs.PPMT>));
+    const [rate, period, periods, present, future, type] = v as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    return (name === 'PPMT' ? principalPart : interestPart)(rate, period, periods, present, future, type);
   };
 
 /**
@@ -136,11 +149,7 @@ function pmt(...args: (GridValue | undefined)[]): unknown {
   if (!v.every((a): a is number => typeof a === 'number'))
     return formulajs.PMT(...(args as Parameters<typeof formulajs.PMT>));
   const [rate, periods, present, future, type] = v as [number, number, number, number, number];
-  if (rate === 0) return -(present + future) / periods;
-  // (1 + r)^n with the rounding of 1 + r taken back out, then less 1
-  const u = 1 + rate;
-  const m = Math.pow(u, periods) * (1 - (periods * (u - 1 - rate)) / u) - 1;
-  return -(present * rate + ((present + future) * rate) / m) / (1 + rate * type);
+  return loanPayment(rate, periods, present, future, type);
 }
 
 /**
