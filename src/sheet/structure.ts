@@ -68,7 +68,7 @@ export function findTables(sheet: Worksheet, limits: SheetLimits): TableRegion[]
             );
           }
         }
-        if (isTotalsRow(sheet, r + 1, lastRow, c, right)) lastRow--;
+        if (isTotalsRow(sheet, r + 1, lastRow, c, right, () => formulaResolver(sheet))) lastRow--;
         regions.push({ headerRow: r, firstRow: r + 1, lastRow, left: c, right });
       }
       c = right;

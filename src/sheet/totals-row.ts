@@ -10,8 +10,7 @@
  */
 import { MAX_LOOSE_CELLS } from './fields.js';
 import type { Formula } from './formula.js';
-import { formulaResolver } from './structure.js';
-import { cellKey, type Worksheet } from './xlsx.js';
+import { cellKey, type SheetCell, type Worksheet } from './xlsx.js';
 
 /** Whether `f` reads a range of column `col` of its own sheet that ends on row `end`. */
 function readsColumnUpTo(f: Formula, sheetName: string, col: number, first: number, end: number): boolean {
@@ -44,7 +43,8 @@ function readsColumnUpTo(f: Formula, sheetName: string, col: number, first: numb
  * Whether the last row of the block `first`…`last` × `left`…`right` is a totals row: it holds a
  * formula, and each of its formulas either stands in a column whose rows above hold none or, under
  * more than MAX_LOOSE_CELLS formulas, reads its own column's rows above through a range ending on
- * the row right above it.
+ * the row right above it. `resolver` makes the sheet's formula reader (structure.ts's, passed in
+ * rather than imported, which would make the two modules import each other), only when needed.
  */
 export function isTotalsRow(
   sheet: Worksheet,
@@ -52,9 +52,10 @@ export function isTotalsRow(
   last: number,
   left: number,
   right: number,
+  resolver: () => (cell: SheetCell) => Formula,
 ): boolean {
   if (last <= first) return false;
-  let resolve: ReturnType<typeof formulaResolver> | undefined;
+  let resolve: ((cell: SheetCell) => Formula) | undefined;
   let totals = false;
   for (let c = left; c <= right; c++) {
     const cell = sheet.cells.get(cellKey(last, c));
@@ -68,7 +69,7 @@ export function isTotalsRow(
     if (above <= MAX_LOOSE_CELLS) return false;
     let f: Formula;
     try {
-      resolve ??= formulaResolver(sheet);
+      resolve ??= resolver();
       f = resolve(cell);
     } catch {
       return false;

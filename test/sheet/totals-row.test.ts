@@ -3,6 +3,7 @@
 // its own column, a recurrence that is not compiled, and the whole schedule depended on it.
 import { describe, expect, it } from 'vitest';
 import { convertWorkbook } from '../../src/sheet/index.js';
+import { formulaResolver } from '../../src/sheet/structure.js';
 import { isTotalsRow } from '../../src/sheet/totals-row.js';
 import { readWorkbook } from '../../src/sheet/xlsx.js';
 import { cell, xlsx } from './helpers.js';
@@ -28,22 +29,22 @@ function book(last: { B: string; C: string }, end = 206): Uint8Array {
 describe('a totals row under a column of formulas', () => {
   it('is a totals row when each formula reads its own column down to the row above', () => {
     const sheet = readWorkbook(book({ B: 'SUM(B2:B206)', C: 'MAX(C2:C206)' }));
-    expect(isTotalsRow(sheet, 2, 207, 1, 3)).toBe(true);
+    expect(isTotalsRow(sheet, 2, 207, 1, 3, () => formulaResolver(sheet))).toBe(true);
   });
 
   it('is a row of the table under a short column, whose cells are compiled one by one', () => {
     const sheet = readWorkbook(book({ B: 'SUM(B2:B6)', C: 'MAX(C2:C6)' }, 6));
-    expect(isTotalsRow(sheet, 2, 7, 1, 3)).toBe(false);
+    expect(isTotalsRow(sheet, 2, 7, 1, 3, () => formulaResolver(sheet))).toBe(false);
   });
 
   it('is a row of the table when a formula there is the column formula filled down', () => {
     const sheet = readWorkbook(book({ B: 'SUM(B2:B206)', C: 'SUM(B$2:B207)' }));
-    expect(isTotalsRow(sheet, 2, 207, 1, 3)).toBe(false);
+    expect(isTotalsRow(sheet, 2, 207, 1, 3, () => formulaResolver(sheet))).toBe(false);
   });
 
   it('is a row of the table when its range stops short of the row above', () => {
     const sheet = readWorkbook(book({ B: 'SUM(B2:B206)', C: 'MAX(C2:C205)' }));
-    expect(isTotalsRow(sheet, 2, 207, 1, 3)).toBe(false);
+    expect(isTotalsRow(sheet, 2, 207, 1, 3, () => formulaResolver(sheet))).toBe(false);
   });
 
   it('converts with the running total a column and the totals summary cells, all verified', async () => {
