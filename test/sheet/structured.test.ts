@@ -166,10 +166,13 @@ describe('table column names with odd spacing (issue 39)', () => {
 
   it('a wrong stored value behind such a name is still caught', async () => {
     const c = await convertWorkbook(book(11), { modelId: 'odd' });
+    // the total's own formula gives its stored value from the stored (wrong) row, so the total is
+    // refused for the row it reads, not for a mismatch of its own (whatif.ts carriedDrift)
     expect(c.rejectedColumns.map((r) => [r.column, r.reason])).toEqual([
       ['Net\ndue', 'VALUE_MISMATCH'],
-      ['Net', 'VALUE_MISMATCH'],
+      ['Net', 'DEPENDS_ON_REJECTED'],
     ]);
+    expect(c.report.verifiedCells).toBe(3);
   });
 
   it('parses the names with their spaces', () => {
