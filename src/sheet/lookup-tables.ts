@@ -29,13 +29,16 @@ export function requireSorted(name: string, rows: JsonValue[]): void {
   const keys = rows.map((r) => (r as JsonObject).c1).filter((v) => v !== null && v !== undefined);
   const numbers = keys.every((k) => typeof k === 'number');
   const texts = keys.every((k) => typeof k === 'string');
-  const sorted = keys.every((k, i) => {
-    if (i === 0) return true;
-    const prev = keys[i - 1]!;
-    return numbers
-      ? (prev as number) <= (k as number)
-      : (prev as string).toLowerCase() <= (k as string).toLowerCase();
-  });
+  // mixed keys are refused below; comparing them here would call a string method on a number
+  const sorted =
+    (numbers || texts) &&
+    keys.every((k, i) => {
+      if (i === 0) return true;
+      const prev = keys[i - 1]!;
+      return numbers
+        ? (prev as number) <= (k as number)
+        : (prev as string).toLowerCase() <= (k as string).toLowerCase();
+    });
   if (!(numbers || texts) || !sorted) {
     throw new Rejection(
       'APPROXIMATE_VLOOKUP',
