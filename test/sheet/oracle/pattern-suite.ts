@@ -5,41 +5,15 @@ import { convertWorkbook } from '../../../src/sheet/compile.js';
 import { CellGrid, type GridEdit } from '../../../src/sheet/grid/evaluate.js';
 import { readWorkbookParts, type CellValue } from '../../../src/sheet/xlsx.js';
 import { splitRef, writeBook, type Stored } from './book.js';
-import { agrees, applyEdits, compareEdits, drawEdits, type Edits } from './differential.js';
-import { recalculate, SOFFICE, SOFFICE_SKIP_REASON, type Recalculated } from './libreoffice.js';
+import { agrees, compareEdits } from './differential.js';
+import { SOFFICE, SOFFICE_SKIP_REASON } from './libreoffice.js';
 import type { Pattern } from './layout.js';
+import { prepare, type Prepared } from './checked.js';
 
-export interface Prepared {
-  edits: Edits[];
-  base: Recalculated;
-  edited: Recalculated[];
-}
+export type { Prepared };
 
-/**
- * Every pattern's book as stored and after `count` seeded edit sets, recalculated by LibreOffice
- * in one soffice run, by pattern name.
- */
-export function recalculatePatterns(patterns: Pattern[], seed: number, count: number): Map<string, Prepared> {
-  const files = new Map<string, Uint8Array>();
-  const edits = new Map<string, Edits[]>();
-  for (const p of patterns) {
-    const sets = drawEdits(p.edits, seed, count);
-    edits.set(p.name, sets);
-    files.set(`${p.name}-base`, writeBook(p.book));
-    sets.forEach((e, k) => files.set(`${p.name}-edit${k}`, writeBook(applyEdits(p.book, e))));
-  }
-  const values = recalculate(files);
-  return new Map(
-    patterns.map((p) => [
-      p.name,
-      {
-        edits: edits.get(p.name)!,
-        base: values.get(`${p.name}-base`)!,
-        edited: edits.get(p.name)!.map((_, k) => values.get(`${p.name}-edit${k}`)!),
-      },
-    ]),
-  );
-}
+/** Every pattern's book as stored and after seeded edit sets, recalculated in one soffice run (checked.ts). */
+export const recalculatePatterns = prepare;
 
 /**
  * One `describe` per file of patterns: every workbook recalculated by headless LibreOffice as
