@@ -86,63 +86,70 @@ export class CycleWriter {
         if (unread && (await this.models.behind(id, entry))) continue;
         throw revisionConflict(id, expectedRevision, head.revision);
       }
-      let writes: Record<string, unknown>;
-      let result: MutationResult;
-      const phases = phaseSpans('calc.phase'); // tracing only: the engine announces its phases
+      // from the engine's cycle until the store has answered, reads of this model in this process
+      // wait (LiveModels.hold): none sees a state the store may yet refuse
+      const release = this.models.hold(id);
       try {
-        writes = writesFor(runtime);
-        if (Object.keys(writes).length === 0 || writesNothingNew(runtime, writes)) {
+        let writes: Record<string, unknown>;
+        let result: MutationResult;
+        const phases = phaseSpans('calc.phase'); // tracing only: the engine announces its phases
+        try {
+          writes = writesFor(runtime);
+          if (Object.keys(writes).length === 0 || writesNothingNew(runtime, writes)) {
+            if (unread && (await this.models.behind(id, entry))) continue;
+            return this.noChange(includeTraces, head.revision);
+          }
+          result = await runtime.mutate(writes, phases && { onPhase: phases.phase });
+        } catch (err) {
           if (unread && (await this.models.behind(id, entry))) continue;
-          return this.noChange(includeTraces, head.revision);
+          throw err;
+        } finally {
+          phases?.end();
         }
-        result = await runtime.mutate(writes, phases && { onPhase: phases.phase });
-      } catch (err) {
-        if (unread && (await this.models.behind(id, entry))) continue;
-        throw err;
+        const record = buildAuditRecord({
+          modelId: id,
+          sequence: head.nextSequence,
+          modelVersion: runtime.model.spec.version,
+          source,
+          mutations: writes,
+          result,
+          prevHash: head.lastHash,
+          timestamps: this.timestamps,
+          origin,
+        });
+        let committed: boolean;
+        try {
+          const commitStarted = performance.now();
+          committed = await inSpan('store.commit', { 'modelworks.store': this.store.kind }, () =>
+            this.store.commitCycle(
+              id,
+              head.revision,
+              {
+                object: () => runtime.exportState(),
+                text: () => runtime.exportStateText(),
+                historyRow: () => runtime.newestHistoryRow(),
+              },
+              record,
+            ),
+          );
+          this.observer.storeCommit(secondsSince(commitStarted));
+        } catch (err) {
+          this.models.forget(id); // our copy is ahead of the store: reload next time
+          throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
+        }
+        if (committed) {
+          // without the hash (the memory store seals later) the next write reads the head first
+          entry.head = {
+            revision: head.revision + 1,
+            nextSequence: head.nextSequence + 1,
+            lastHash: record.hash ?? head.lastHash,
+          };
+          entry.settled = record.hash !== undefined;
+          this.observer.cycle(id, 'committed', secondsSince(started));
+          return { ...this.finishCycle(id, result, includeTraces), revision: entry.head.revision };
+        }
       } finally {
-        phases?.end();
-      }
-      const record = buildAuditRecord({
-        modelId: id,
-        sequence: head.nextSequence,
-        modelVersion: runtime.model.spec.version,
-        source,
-        mutations: writes,
-        result,
-        prevHash: head.lastHash,
-        timestamps: this.timestamps,
-        origin,
-      });
-      let committed: boolean;
-      try {
-        const commitStarted = performance.now();
-        committed = await inSpan('store.commit', { 'modelworks.store': this.store.kind }, () =>
-          this.store.commitCycle(
-            id,
-            head.revision,
-            {
-              object: () => runtime.exportState(),
-              text: () => runtime.exportStateText(),
-              historyRow: () => runtime.newestHistoryRow(),
-            },
-            record,
-          ),
-        );
-        this.observer.storeCommit(secondsSince(commitStarted));
-      } catch (err) {
-        this.models.forget(id); // our copy is ahead of the store: reload next time
-        throw new CalcError('STORE_FAILURE', `the store refused the cycle: ${(err as Error).message}`);
-      }
-      if (committed) {
-        // without the hash (the memory store seals later) the next write reads the head first
-        entry.head = {
-          revision: head.revision + 1,
-          nextSequence: head.nextSequence + 1,
-          lastHash: record.hash ?? head.lastHash,
-        };
-        entry.settled = record.hash !== undefined;
-        this.observer.cycle(id, 'committed', secondsSince(started));
-        return { ...this.finishCycle(id, result, includeTraces), revision: entry.head.revision };
+        release();
       }
       this.models.forget(id);
       this.observer.retry(id);

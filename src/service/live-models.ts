@@ -27,6 +27,8 @@ export interface LiveModel {
 
 export class LiveModels {
   private readonly live = new Map<string, LiveModel>();
+  /** Models whose copy holds a cycle the store has not taken yet (see `hold`). */
+  private readonly held = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -51,8 +53,25 @@ export class LiveModels {
     this.live.delete(id);
   }
 
+  /**
+   * Marks our copy of `id` as holding a cycle on its way to the store, until the returned release
+   * is called: reads in this process wait for it (`fresh`), so none shows a state the store may
+   * still refuse, or one another process would not see yet. Writers of a model are serialised
+   * (the model lock), so a writer never waits on its own hold.
+   */
+  hold(id: string): () => void {
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    this.held.set(id, done);
+    return () => {
+      if (this.held.get(id) === done) this.held.delete(id);
+      release();
+    };
+  }
+
   /** Our copy of a model, reloaded when the store has moved on (another process wrote it). */
   async fresh(id: string): Promise<LiveModel> {
+    for (let held = this.held.get(id); held; held = this.held.get(id)) await held;
     const head = await this.store.head(id);
     if (!head) {
       this.live.delete(id);

@@ -4,6 +4,8 @@
  * process has moved past. What the write answers must still be decided on the stored state: a
  * refusal or a no-op computed on the stale copy is checked against the head before it is reported.
  * The stores here poll rarely, so nothing but the write itself tells the service it is behind.
+ * Reads in the writing process while such a write is under way wait for the store's answer: the
+ * stale copy with the write applied is a state the store never holds.
  */
 import { describe, expect, it } from 'vitest';
 import { CalcService } from '../../src/service/calc-service.js';
@@ -115,6 +117,39 @@ describe.each(cases)('a write on a copy another process moved past: %s', (_name,
         [2, { '$.x': 2 }],
       ]);
       expect(await a.verifyAudit('m')).toMatchObject({ valid: true, recordsChecked: 3 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('reads in the writing process never show a write the store then refuses', async () => {
+    // both copies current at {x: 1, limit: 5}; b's write of the limit reaches the store first, so
+    // a's compare-and-set fails and its write runs again on {x: 1, limit: 7}. a's copy with its
+    // first try applied, {x: 3, limit: 5}, is a state the store never holds: no read may show it
+    const opener = open();
+    const a = new CalcService(await opener());
+    const b = new CalcService(await opener());
+    try {
+      await a.createModel(SPEC);
+      await a.mutate('m', { '$.x': 1 });
+      expect(await b.getState('m')).toEqual({ x: 1, limit: 5 });
+      const writes = Promise.all([b.mutate('m', { '$.limit': 7 }), a.mutate('m', { '$.x': 3 })]);
+      let done = false;
+      void writes.finally(() => (done = true));
+      const seen = new Set<string>();
+      // reads interleaved with the writes' awaits until both have answered (bounded)
+      for (let i = 0; i < 2_000 && !done; i++) {
+        seen.add(JSON.stringify(await a.getState('m')));
+        if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+      }
+      await writes;
+      const trail = await a.store.auditRecords('m');
+      // the race this test needs: b first, a's write chained after it
+      expect(trail.map((r) => r.mutations)).toEqual([{ '$.x': 1 }, { '$.limit': 7 }, { '$.x': 3 }]);
+      const stored = new Set(['{"x":1,"limit":5}', '{"x":1,"limit":7}', '{"x":3,"limit":7}']);
+      expect([...seen].filter((s) => !stored.has(s))).toEqual([]);
+      expect(await b.getState('m')).toEqual({ x: 3, limit: 7 });
     } finally {
       await a.close();
       await b.close();
