@@ -208,7 +208,10 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       '( $k := $xl_pow10($d); $r := $floor($xl_approx15($a * $k)) / $k; $x < 0 ? -$r : $r ) ) }',
   },
   // 1900 date serials: serial 60 is Excel's 29 February 1900 (a day that never was), so serials
-  // before it count from 31 December 1899 and later ones from 30 December 1899
+  // before it count from 31 December 1899 and later ones from 30 December 1899. DATE as Excel
+  // reads its year: 0 to 1899 is 1900 later, below 0 or from 10000 is #NUM!, as is a date before
+  // serial 0 or after 31 December 9999 (LibreOffice would take 1049 as the year 1049); the days
+  // count on from the month's first serial, so DATE(1900,2,29) is serial 60 as in Excel
   xl_ymd: {
     deps: [],
     body:
@@ -219,10 +222,12 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   xl_date: {
     deps: [],
     body:
-      'function($y, $m, $d) { ( $y := $floor($y) < 1900 ? $floor($y) + 1900 : $floor($y); $t := $y * 12 + $floor($m) - 1; ' +
-      '$yy := $floor($t / 12); $mm := $t - $yy * 12 + 1; ' +
-      '$ms := $toMillis($string($yy) & ($mm < 10 ? "-0" : "-") & $string($mm) & "-01"); ' +
-      '$n := $ms / 86400000 + 25569 + $floor($d) - 1; $n < 61 ? $n - 1 : $n ) }',
+      'function($y, $m, $d) { ( $y := $floor($y); $y < 0 or $y >= 10000 ? $nothing : ( ' +
+      '$y := $y < 1900 ? $y + 1900 : $y; $t := $y * 12 + $floor($m) - 1; ' +
+      '$yy := $floor($t / 12); $mm := $t - $yy * 12 + 1; $yy < 1 or $yy > 9999 ? $nothing : ( ' +
+      '$ms := $toMillis($pad($string($yy), -4, "0") & ($mm < 10 ? "-0" : "-") & $string($mm) & "-01"); ' +
+      '$f := $ms / 86400000 + 25569; $r := ($f < 61 ? $f - 1 : $f) + $floor($d) - 1; ' +
+      '$r < 0 or $r >= 2958466 ? $nothing : $r ) ) ) }',
   },
   xl_eomonth: {
     deps: ['xl_ymd', 'xl_date'],

@@ -5,7 +5,8 @@
  * nothing for a k past the count): VALUE parses text by numfmt's Excel rules (numbers, grouping,
  * currency, percent, parentheses, dates and times); PROPER upper-cases each run of letters' first
  * one; DATEDIF follows LibreOffice's rules; LARGE and SMALL answer #NUM! where Excel does and are
- * formulajs's otherwise.
+ * formulajs's otherwise. DATE reads its year as Excel does (formulajs takes 1049 as 1049, Excel as
+ * 2949) and counts January and February 1900 as Excel does.
  */
 import * as formulajs from '@formulajs/formulajs';
 import { parseValue } from 'numfmt';
@@ -40,6 +41,35 @@ function ymd(serial: number): { y: number; m: number; d: number } {
 
 /** The serial of a year, month and day, months and days rolling over as DATE's do. */
 const serialOf = (y: number, m: number, d: number): number => Date.UTC(y, m - 1, d) / 86_400_000 + 25_569;
+
+/** A DATE argument as a number: blank is 0, TRUE 1, text that reads as a number that number. */
+function dateArgument(v: GridValue | undefined): number | undefined {
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+}
+
+/**
+ * DATE as Excel computes it: a year from 0 to 1899 is 1900 later, one below 0 or from 10000 is
+ * #NUM!; months roll over and days count on from the month's first serial (so DATE(1900,2,29)
+ * is 60, Excel's 29 February 1900); a date before serial 0 or after 31 December 9999 is #NUM!.
+ */
+function date(...args: (GridValue | undefined)[]): unknown {
+  for (const a of args) if (isXlError(a)) return a;
+  if (args.some((a) => isMatrix(a))) return formulajs.DATE(...(args as [number, number, number]));
+  const [y, m, d] = args.slice(0, 3).map(dateArgument);
+  if (y === undefined || m === undefined || d === undefined) return xlError('#VALUE!');
+  const year = Math.floor(y);
+  if (year < 0 || year >= 10_000) return xlError('#NUM!');
+  const months = (year < 1900 ? year + 1900 : year) * 12 + Math.floor(m) - 1;
+  const first = new Date(0);
+  first.setUTCFullYear(Math.floor(months / 12), months - Math.floor(months / 12) * 12, 1); // no two-digit years
+  const start = first.getTime() / 86_400_000 + 25_569; // the days count on from the month's first serial
+  const serial = (start < 61 ? start - 1 : start) + Math.floor(d) - 1;
+  return serial < 0 || serial >= 2_958_466 || Number.isNaN(serial) ? xlError('#NUM!') : serial;
+}
 
 /**
  * DATEDIF by LibreOffice's rules (formulajs's MD and YD differ: 29 February 2020 to 28 February
@@ -92,6 +122,7 @@ const kth =
 export const EXTRA_GRID_FUNCTIONS: [string, Fn][] = [
   ['VALUE', value],
   ['PROPER', proper],
+  ['DATE', date],
   ['DATEDIF', datedif],
   ['LARGE', kth('LARGE')],
   ['SMALL', kth('SMALL')],
