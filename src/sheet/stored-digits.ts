@@ -21,14 +21,16 @@ export function significantDigits(n: number): number {
 }
 
 /**
- * The digits the writer kept (10 to 15), judged by the longest stored numeric result of a formula
- * in the sheets; undefined when some result has more (the full double) or none reaches 10.
+ * The digits the writer kept (10 to 15), judged by the longest stored result of a formula that is
+ * not a whole number; undefined when some result has more (the full double) or none reaches 10.
  */
 export function storedDigits(sheets: Iterable<Worksheet>): number | undefined {
   let most = 0;
   for (const sheet of sheets) {
     for (const cell of sheet.cells.values()) {
-      if (cell.formula && typeof cell.value === 'number')
+      // a whole number says nothing of how fractions were rounded: Google Sheets writes one of
+      // 10^10 or more in full (11708363777), more digits than the 10 it keeps for fractions
+      if (cell.formula && typeof cell.value === 'number' && !Number.isInteger(cell.value))
         most = Math.max(most, significantDigits(cell.value));
     }
   }
