@@ -57,7 +57,8 @@ export class LiveModels {
    * Marks our copy of `id` as holding a cycle on its way to the store, until the returned release
    * is called: reads in this process wait for it (`fresh`), so none shows a state the store may
    * still refuse, or one another process would not see yet. Writers of a model are serialised
-   * (the model lock), so a writer never waits on its own hold.
+   * (the model lock), so a writer never waits on its own hold. Reads wait for every cycle under
+   * way, so a steady stream of writes to one model delays its reads: writes go first.
    */
   hold(id: string): () => void {
     let release!: () => void;
@@ -71,8 +72,11 @@ export class LiveModels {
 
   /** Our copy of a model, reloaded when the store has moved on (another process wrote it). */
   async fresh(id: string): Promise<LiveModel> {
-    for (let held = this.held.get(id); held; held = this.held.get(id)) await held;
-    const head = await this.store.head(id);
+    let head: ModelHead | undefined;
+    do {
+      for (let held = this.held.get(id); held; held = this.held.get(id)) await held;
+      head = await this.store.head(id);
+    } while (this.held.has(id)); // a cycle began while the head was read: wait for it too
     if (!head) {
       this.live.delete(id);
       throw new CalcError('MODEL_NOT_FOUND', `Model not found: ${id}`, { id });
