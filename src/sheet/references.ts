@@ -3,6 +3,7 @@
  * is `<table>.<field>`; a formula cell or side cell outside the tables is a top-level field. From a
  * row formula every top-level read is `$$`-rooted, so it means the same in any scope.
  */
+import { outsideRowRead, spillRowRead, type RowReads } from './outside-rows.js';
 import { Rejection } from './errors.js';
 import type { Field, TableModel, ValueType } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
@@ -197,8 +198,15 @@ export abstract class ReferenceCompiler {
       case 'formula':
       case 'side': {
         if (this.rowMode && !ref.rowAbs) {
-          const spilled = target.kind === 'formula' ? this.spillRowRead(target.field, ref) : undefined;
-          if (spilled) return spilled;
+          const reads: RowReads = {
+            depend: (f) => this.depend(f),
+            root: (n) => this.root(n),
+            helper: (n) => this.helper(n),
+          };
+          const moving =
+            (target.kind === 'formula' ? spillRowRead(this.field, target.field, ref, reads) : undefined) ??
+            outsideRowRead(this.scope, this.field, sheet, ref, reads);
+          if (moving) return moving;
           throw new Rejection(
             'UNSUPPORTED_REFERENCE',
             `${where} is a cell outside the tables; a column formula must read it $-locked ($${columnLetter(ref.col)}$${ref.row})`,
@@ -239,27 +247,6 @@ export abstract class ReferenceCompiler {
     }
     this.depend(target);
     return { code: `${this.rowVar}.${target.name}`, type: target.type };
-  }
-
-  /**
-   * A column formula reading, row by row, the cells of a spill of one column beside it
-   * (`=SUMIFS(…,$A34)` filled down beside `A34 = SORT(UNIQUE(…))`): row i of the table reads the
-   * spill's array at its position there, blank past the end of a shorter result. Only when every
-   * row of the table reads a cell of that spill; undefined otherwise (the read stays rejected).
-   */
-  private spillRowRead(target: Field, ref: CellRef): Compiled | undefined {
-    const element = target.spillElement;
-    const table = this.field.table;
-    if (!element || !table || this.field.kind !== 'column') return undefined;
-    const array = element.of;
-    const area = array.spillArray!;
-    if (area.left !== area.right || ref.col !== area.left || array.sheet !== target.sheet) return undefined;
-    const d = ref.row - this.field.row;
-    if (table.firstRow + d < area.top || table.lastRow + d > area.bottom) return undefined;
-    this.depend(array);
-    const shift = table.firstRow + d - area.top;
-    const at = shift === 0 ? '$index' : `$index ${shift > 0 ? '+' : '-'} ${Math.abs(shift)}`;
-    return { code: `${this.helper('xl_arr')}(${this.root(array.name)})[${at}]`, type: 'any' };
   }
 
   /**

@@ -2,7 +2,13 @@
 // (a dashboard) or constants above formulas (a projection) are separate cells, each compiled on
 // its own and checked against its stored value; the table keeps its other columns.
 import { describe, expect, it } from 'vitest';
-import { runTests, type JsonObject } from '../../src/calc/index.js';
+import {
+  compileModel,
+  ModelRuntime,
+  normalizeSpec,
+  runTests,
+  type JsonObject,
+} from '../../src/calc/index.js';
 import { convertWorkbook, type SheetConversion } from '../../src/sheet/index.js';
 import { cell, xlsxBook, type BookSheet } from './helpers.js';
 
@@ -70,7 +76,9 @@ describe('loose columns', () => {
     expect((await runTests(c.spec)).failed).toBe(0);
   });
 
-  it('a filled-down column reading a loose column by row is rejected, not fed a stored copy', async () => {
+  it("a filled-down column reading a loose column by row reads each row's own cell, live", async () => {
+    // C2 = B2/2 and C3 = B3/2 where B2 is typed and B3 = B2*2: row k of Half reads the cell of its
+    // own row (outside-rows.ts), the typed input and the formula cell, never a stored copy
     const c = await convert([
       {
         name: 'Plan',
@@ -81,7 +89,16 @@ describe('loose columns', () => {
         ].join(''),
       },
     ]);
-    expect(c.rejectedColumns.map((r) => [r.column, r.reason])).toEqual([['Half', 'UNSUPPORTED_REFERENCE']]);
-    expect(derivations(c)).toEqual([['$.cost_b3', '(cost * 2)']]);
+    expect(c.rejectedColumns).toEqual([]);
+    expect(derivations(c)).toEqual([
+      ['$.rows[*].half', '(($index = 0 ? $$.cost : ($$.cost_b3)) / 2)'],
+      ['$.cost_b3', '(cost * 2)'],
+    ]);
+    const runtime = new ModelRuntime(await compileModel(normalizeSpec(c.spec).spec));
+    await runtime.initialize({ recomputeAll: true });
+    await runtime.mutate(c.spec.tests[0]!.given);
+    await runtime.mutate({ '$.cost': 7 });
+    const state = (await runtime.getState()) as { rows: { half: number }[] };
+    expect(state.rows.map((r) => r.half)).toEqual([3.5, 7]);
   });
 });
