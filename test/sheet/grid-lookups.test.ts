@@ -1,6 +1,7 @@
 // The cell-grid evaluator's own lookups (src/sheet/grid/lookups.ts): approximate match by Excel's
 // sorted-list rule (formulajs scans the whole list), XLOOKUP's match and search modes and XMATCH
-// (formulajs has neither), each against Excel's documented answer.
+// (formulajs has neither), each against Excel's documented answer; and SUM, PRODUCT and
+// SUMPRODUCT over a range holding text (formulajs reads "1.41% 1" there as 1.41).
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../src/sheet/grid/functions.js';
 
@@ -61,5 +62,16 @@ describe('grid lookups', () => {
     expect(call('XLOOKUP', 3000, col(0, 1000, 5000), col(0.1, 0.2, 0.3), 'none', 1)).toEqual([[0.3]]);
     expect(call('XLOOKUP', -1, col(0, 1000, 5000), col(0.1, 0.2, 0.3), 'none', -1)).toBe('none');
     expect(() => callFunction('XMATCH', [3, col(1, 2, 3), 2])).toThrow(/not evaluated/);
+  });
+});
+
+describe('grid aggregates over ranges holding text', () => {
+  it('SUM, PRODUCT and SUMPRODUCT count only the numbers of a range (SUMPRODUCT: the rest as 0)', () => {
+    const range = [[1], ['5'], ['1.41% 1'], [true], [null], [2]];
+    expect(call('SUM', range)).toBe(3);
+    expect(call('PRODUCT', range)).toBe(2);
+    expect(call('SUMPRODUCT', [[1], ['x'], [true], [4]], [[2], [3], [5], [0.5]])).toBe(4);
+    // a value given directly stays formulajs's to read
+    expect(call('SUM', 1, 2)).toBe(3);
   });
 });

@@ -10,7 +10,7 @@
  */
 import * as formulajs from '@formulajs/formulajs';
 import { parseValue } from 'numfmt';
-import { isMatrix, isXlError, xlError, type GridValue } from './values.js';
+import { isMatrix, isXlError, xlError, type GridValue, type Scalar } from './values.js';
 
 type Fn = (...args: (GridValue | undefined)[]) => unknown;
 
@@ -41,6 +41,22 @@ function ymd(serial: number): { y: number; m: number; d: number } {
 
 /** The serial of a year, month and day, months and days rolling over as DATE's do. */
 const serialOf = (y: number, m: number, d: number): number => Date.UTC(y, m - 1, d) / 86_400_000 + 25_569;
+
+/**
+ * SUM, PRODUCT and SUMPRODUCT read a range's cells as Excel does: only numbers count there (text,
+ * TRUE and blanks are left out; in SUMPRODUCT they are 0), errors propagate. formulajs reads text
+ * that starts like a number in a range as that number (SUM over "1.41% 1" added 1.41) and gives
+ * #VALUE! for PRODUCT and SUMPRODUCT over a range holding text. A value given directly (not a
+ * range) is formulajs's to read.
+ */
+const numbersOnly =
+  (name: 'SUM' | 'PRODUCT' | 'SUMPRODUCT', other: Scalar): Fn =>
+  (...args) =>
+    (formulajs[name] as Fn)(
+      ...args.map((a) =>
+        isMatrix(a) ? a.map((r) => r.map((c) => (typeof c === 'number' || isXlError(c) ? c : other))) : a,
+      ),
+    );
 
 /** A DATE argument as a number: blank is 0, TRUE 1, text that reads as a number that number. */
 function dateArgument(v: GridValue | undefined): number | undefined {
@@ -122,6 +138,9 @@ const kth =
 export const EXTRA_GRID_FUNCTIONS: [string, Fn][] = [
   ['VALUE', value],
   ['PROPER', proper],
+  ['SUM', numbersOnly('SUM', null)],
+  ['PRODUCT', numbersOnly('PRODUCT', null)],
+  ['SUMPRODUCT', numbersOnly('SUMPRODUCT', 0)],
   ['DATE', date],
   ['DATEDIF', datedif],
   ['LARGE', kth('LARGE')],
