@@ -17,6 +17,9 @@ import type { HelperName } from './library.js';
 import type { WorkbookScope } from './scope.js';
 import type { Worksheet } from './xlsx.js';
 
+/** A read's code and the type of what it reads; undefined: not such a read (it stays rejected). */
+export type RowRead = { code: string; type: Field['type'] } | undefined;
+
 /** What a read needs of the formula's compiler: a dependency noted, a top-level name, a helper. */
 export interface RowReads {
   depend: (f: Field) => void;
@@ -29,12 +32,7 @@ export interface RowReads {
  * every row of the table reads a cell of that spill of one column (undefined otherwise: the read
  * stays rejected).
  */
-export function spillRowRead(
-  field: Field,
-  target: Field,
-  ref: CellRef,
-  reads: RowReads,
-): { code: string; type: Field['type'] } | undefined {
+export function spillRowRead(field: Field, target: Field, ref: CellRef, reads: RowReads): RowRead {
   const element = target.spillElement;
   const table = field.table;
   if (!element || !table || field.kind !== 'column') return undefined;
@@ -62,7 +60,7 @@ export function outsideRowRead(
   sheet: Worksheet,
   ref: CellRef,
   reads: RowReads,
-): { code: string; type: Field['type'] } | undefined {
+): RowRead {
   const table = field.table;
   if (field.kind !== 'column' || !table) return undefined;
   const rows = table.lastRow - table.firstRow + 1;
