@@ -67,13 +67,12 @@ export function outsideRowRead(
   if (rows > MAX_OUTSIDE_ROWS) return undefined;
   const first = table.firstRow + (ref.row - field.row); // the row its first row reads
   if (first < 1) return undefined;
-  const cells: Field[] = [];
-  for (let k = 0; k < rows; k++) {
-    const target = scope.target(sheet, first + k, ref.col);
-    if (target.kind === 'formula') cells.push(target.field);
-    else if (target.kind === 'side') cells.push(scope.sideInput(sheet, first + k, ref.col));
-    else return undefined;
-  }
+  const targets = Array.from({ length: rows }, (_, k) => scope.target(sheet, first + k, ref.col));
+  if (targets.some((t) => t.kind !== 'formula' && t.kind !== 'side')) return undefined;
+  // side inputs are made only once every row qualifies: a rejected read leaves no input behind
+  const cells = targets.map((t, k) =>
+    t.kind === 'formula' ? t.field : scope.sideInput(sheet, first + k, ref.col),
+  );
   for (const c of cells) reads.depend(c);
   const types = new Set(cells.map((c) => c.type));
   const type = types.size === 1 ? cells[0]!.type : 'any';
