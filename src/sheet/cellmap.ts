@@ -20,6 +20,8 @@ const quoteSheet = (name: string): string =>
 
 /** The cells of a field as the map and the schema's `x-cells` write them. */
 export function cellsOf(f: Field): string {
+  // a clock input (volatile.ts) is the function itself, no cell of the workbook
+  if (f.sheet.clock) return f.title;
   const sheet = quoteSheet(f.sheet.name);
   if (!f.table) return `${sheet}!${cellName(f.row, f.col)}`;
   return `${sheet}!${cellName(f.table.firstRow, f.col)}:${cellName(f.table.lastRow, f.col)}`;

@@ -29,7 +29,8 @@ import { buildSpec, checkSpec, liveParts } from './verify.js';
 import { WhatIfVerifier } from './whatif.js';
 import { gridLimitsFor } from './grid/limits.js';
 import { buildCellMap } from './cellmap.js';
-import { cellName, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
+import { cellName, isOwnSheet, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
+import { bindClock } from './volatile.js';
 import { rewriteGoogleSheetsCells } from './google.js';
 
 export type { ConvertOptions, ConvertProgress, RejectedColumn, ValueType } from './fields.js';
@@ -62,8 +63,9 @@ export async function convertWorkbook(bytes: Uint8Array, options: ConvertOptions
 function tablesOf(book: Workbook, limits: SheetLimits, taken: Set<string>): TableModel[] {
   const tables: TableModel[] = [];
   book.sheets.forEach((sheet, i) => {
-    // a linked workbook's cached values hold no tables: only the cells formulas read (external.ts)
-    if (sheet.external) return;
+    // a linked workbook's cached values hold no tables: only the cells formulas read (external.ts);
+    // nor does the clock (volatile.ts)
+    if (!isOwnSheet(sheet)) return;
     let regions: TableRegion[];
     try {
       regions = findTables(sheet, limits);
@@ -128,10 +130,12 @@ async function compileWorkbook(
 ): Promise<SheetConversion> {
   const taken = new Set<string>();
   const set: FieldSet = { fields: [], formulas: new Map(), storedErrors: new Map() };
+  // TODAY() and NOW() read as inputs, where what they gave can be found (volatile.ts)
+  bindClock(book);
   const literals = book.sheets.map(literalFormulas);
   const tables = tablesOf(book, limits, taken);
   const leftOut = book.sheets.filter((s) => s.tooLarge);
-  if (leftOut.length === book.sheets.filter((s) => !s.external).length) {
+  if (leftOut.length === book.sheets.filter(isOwnSheet).length) {
     throw new SheetError('TOO_MANY_ROWS', leftOut[0]!.tooLarge!.message);
   }
   const scope = new WorkbookScope(book.sheets, tables, set.fields, taken, book.names);
@@ -265,7 +269,7 @@ function outcomes(
   literals: ReturnType<typeof literalFormulas>[],
   scope: WorkbookScope,
 ): SheetOutcome[] {
-  const own = book.sheets.filter((s) => !s.external);
+  const own = book.sheets.filter(isOwnSheet);
   return own.map((sheet, i) => {
     let literalCells = 0;
     for (const cell of literals[i]!.keys()) if (scope.tableAt(sheet, cell.row, cell.col)) literalCells++;

@@ -3,6 +3,7 @@ import { Rejection } from './errors.js';
 import { scanStructured, type StructuredRef } from './structured.js';
 import { columnLetter } from './cell-names.js';
 import { columnNumber } from './workbook-parts.js';
+import { CLOCK_SHEET, clockFunction } from './clock-calls.js';
 
 export interface CellRef {
   /** 0 for a whole-column reference (`B:B`). */
@@ -372,6 +373,8 @@ export function printFormula(f: Formula): string {
     case 'error':
       return f.value;
     case 'ref':
+      // a clock cell (volatile.ts) prints as the call it stands for
+      if (f.sheet === CLOCK_SHEET) return `${clockFunction(f.ref.row) ?? 'NOW'}()`;
       return sheetText(f.sheet) + refText(f.ref);
     case 'range':
       return `${sheetText(f.sheet)}${refText(f.from)}:${refText(f.to)}`;

@@ -6,6 +6,7 @@ import { Rejection } from './errors.js';
 import { BLANK, fieldName, isError, label, typeOf, type Field, type TableModel } from './fields.js';
 import { parseFormula, type Formula } from './formula.js';
 import { cellKey, cellName, type DefinedName, type Worksheet } from './xlsx.js';
+import { clockFunction } from './clock-calls.js';
 
 /** What a cell of the workbook is to a formula. */
 export type CellTarget =
@@ -106,9 +107,13 @@ export class WorkbookScope {
       );
     }
     // a linked workbook's cell (external.ts) is named as linked: `Linked WACC!D22`
-    const title = sheet.external
-      ? `Linked ${sheet.external.sheet}!${address}`
-      : (label(sheet, row, col) ?? `${this.sheets.length > 1 ? `${sheet.name} ` : ''}${address}`);
+    // a clock cell (volatile.ts) is named after its function: `TODAY()`
+    const clockFn = sheet.clock ? clockFunction(row) : undefined;
+    const title = clockFn
+      ? `${clockFn}()`
+      : sheet.external
+        ? `Linked ${sheet.external.sheet}!${address}`
+        : (label(sheet, row, col) ?? `${this.sheets.length > 1 ? `${sheet.name} ` : ''}${address}`);
     const value = cell?.value ?? null;
     const type = value === null ? 'number' : typeOf([value]);
     const field: Field = {

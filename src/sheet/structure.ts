@@ -3,6 +3,7 @@ import { Rejection, SheetError, type SheetLimits } from './errors.js';
 import { isBlank, isError } from './fields.js';
 import { arrayElement } from './array-cells.js';
 import { parseFormula, shiftFormula, type Formula } from './formula.js';
+import { withClockReads } from './clock-calls.js';
 import { isTotalsRow } from './totals-row.js';
 import {
   cellKey,
@@ -106,6 +107,8 @@ export function formulaResolver(
     let f = parsed.get(cell);
     if (!f) {
       f = parseFormula(cell.formula!.text!);
+      // TODAY() and NOW() bound to the clock sheet's inputs (volatile.ts)
+      if (sheet.clockCalls) f = withClockReads(f, sheet.clockCalls);
       parsed.set(cell, f);
     }
     return f;

@@ -26,7 +26,7 @@ import { sameAtDigits, storedDigits } from './stored-digits.js';
 import { HELPER_NAMES, type Derived, type LibraryBuilder } from './library.js';
 import { SpecRunner } from './slices.js';
 import type { LiveParts, WhatIfVerifier } from './whatif.js';
-import { cellKey, cellName } from './xlsx.js';
+import { cellKey, cellName, isOwnSheet } from './xlsx.js';
 
 /**
  * The workbook's rows of a table as the spec gives them. Each row is made by Object.fromEntries:
@@ -54,6 +54,10 @@ function rowsOf(table: TableModel, fields: Field[]): JsonObject[] {
 
 /** Where a field comes from, for people: `column F`, `cell E4`, with the sheet when there are several. */
 function origin(f: Field): string {
+  const clock = f.sheet.clock;
+  if (clock) {
+    return `what ${f.title} gave when the workbook was last computed: ${clock.found.get(f.row) ?? 'as stored'}; set it to recompute for another moment`;
+  }
   const link = f.sheet.external;
   if (link) {
     return `cell ${f.address} of sheet '${link.sheet}' of the linked workbook '${link.file}' (${f.sheet.name}; the value this file cached for the link)`;
@@ -202,7 +206,7 @@ export function buildSpec(
   const define = libUse.define(usedTables);
   const tableRows = new Map(used.map((t) => [t, rowsOf(t, live)]));
   const { given, expect } = testOf(live, used, tableRows);
-  const sheets = [...new Set(fields.filter((f) => !f.sheet.external).map((f) => f.sheet.name))];
+  const sheets = [...new Set(fields.filter((f) => isOwnSheet(f.sheet)).map((f) => f.sheet.name))];
   const rows = used.reduce((n, t) => n + t.lastRow - t.firstRow + 1, 0);
   const raw: JsonObject = {
     id: options.modelId,

@@ -87,7 +87,23 @@ export interface Worksheet {
    * cached for it, no formulas; its cells a formula reads are inputs. Listed after the file's own.
    */
   external?: ExternalSource;
+  /**
+   * The clock sheet (volatile.ts): TODAY() and NOW() as inputs, holding what they gave when the
+   * workbook was last computed, and how that was found. Listed after every other sheet.
+   */
+  clock?: ClockSource;
+  /** On the workbook's own sheets: the volatile calls read from the clock sheet (`TODAY`, `NOW`). */
+  clockCalls?: ReadonlyMap<string, { row: number }>;
 }
+
+/** Where the clock sheet's values come from, for the spec's descriptions. */
+export interface ClockSource {
+  /** Per clock cell row: how its value was found, in words. */
+  found: ReadonlyMap<number, string>;
+}
+
+/** A sheet of the workbook itself, not a linked workbook's cached values nor the clock. */
+export const isOwnSheet = (s: Worksheet): boolean => !s.external && !s.clock;
 
 export { cellKey, cellName, columnLetter } from './cell-names.js';
 
@@ -109,6 +125,10 @@ function sniff(bytes: Uint8Array): string {
 export interface Workbook {
   sheets: Worksheet[];
   names: DefinedName[];
+  /** When the file was last saved (`docProps/core.xml`'s `dcterms:modified`, ISO 8601 UTC), if it says. */
+  savedAt?: string;
+  /** The workbook counts dates from 1904 (`<workbookPr date1904="1"/>`), not 1900. */
+  date1904?: boolean;
 }
 
 /** Reads the first worksheet of an .xlsx within the limits. */
@@ -179,7 +199,41 @@ export function readWorkbookParts(
     sheetNames,
     tables: [],
   }));
-  return { sheets: [...read, ...linked], names: definedNames(workbookBytes) };
+  const savedAt = savedTime(part('docProps/core.xml'));
+  const props = elementsOf('xl/workbook.xml', workbookBytes, 'workbookPr', 'workbook')[0];
+  const date1904 = props?.date1904 === '1' || props?.date1904 === 'true';
+  return {
+    sheets: [...read, ...linked],
+    names: definedNames(workbookBytes),
+    ...(savedAt !== undefined ? { savedAt } : {}),
+    ...(date1904 ? { date1904 } : {}),
+  };
+}
+
+/** `dcterms:modified` of the core properties: when the file was last saved (TODAY's day, volatile.ts). */
+function savedTime(bytes: Uint8Array | undefined): string | undefined {
+  if (!bytes) return undefined;
+  let inside = false;
+  let text = '';
+  try {
+    scanXml('docProps/core.xml', decoder.decode(bytes), {
+      open: (name) => {
+        if (name === 'modified') inside = true;
+      },
+      close: (name) => {
+        if (name === 'modified') inside = false;
+      },
+      wantsText: () => inside,
+      text: (t) => {
+        text += t;
+      },
+    });
+  } catch {
+    // a malformed core part only loses the save time
+    return undefined;
+  }
+  const t = text.trim();
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/.test(t) ? t : undefined;
 }
 
 type Parts = ((name: string) => Uint8Array | undefined) & {
