@@ -370,6 +370,22 @@ export abstract class LookupCompiler extends LetCompiler {
   private tableLookup(name: 'VLOOKUP' | 'HLOOKUP', args: Formula[]): Compiled {
     const [keyArg, rangeArg, colArg, modeArg] = args as [Formula, Formula, Formula, Formula | undefined];
     const approx = approximate(name, modeArg);
+    // whole columns of one table (`Prices!A:C`): its columns read as lists, the cells above the
+    // table first (listOf), so that the lookup follows the table's rows, added ones too
+    const whole = name === 'VLOOKUP' ? this.wholeTableBlock(rangeArg) : undefined;
+    if (whole !== undefined) {
+      if (
+        colArg.kind !== 'number' ||
+        !Number.isInteger(colArg.value) ||
+        colArg.value < 1 ||
+        colArg.value > whole
+      )
+        throw new Rejection(
+          'UNSUPPORTED_SYNTAX',
+          `${name}'s column index must be a whole number from 1 to ${whole}`,
+        );
+      return this.liveTableLookup(name, args, approx);
+    }
     const { sheet, from, to } = this.lookupBlock(name, rangeArg);
     const across = name === 'HLOOKUP';
     const width = across ? to.row - from.row + 1 : to.col - from.col + 1;
@@ -403,6 +419,13 @@ export abstract class LookupCompiler extends LetCompiler {
     this.field.tables.add(fn);
     const key = this.compile(keyArg);
     return { code: `$${fn}(${key.code}).c${colArg.value}`, type: typeOf(resultValues) };
+  }
+
+  /** The width of a lookup table made of whole columns of one model table, else undefined. */
+  private wholeTableBlock(rangeArg: Formula): number | undefined {
+    const range = this.resolveArg(rangeArg);
+    if (range.kind !== 'range' || range.from.row !== 0 || range.to.row !== 0) return undefined;
+    return this.wholeColumns(range)?.length;
   }
 
   /**
@@ -452,8 +475,8 @@ export abstract class LookupCompiler extends LetCompiler {
   }
 
   /**
-   * The lookup table as a block of cells: a range, $-locked in a column formula (else it moves
-   * from row to row), bounded, and apart from the formula's own table.
+   * The lookup table as a block of cells: a range, its rows $-locked in a column formula (else it
+   * moves from row to row), bounded, and apart from the formula's own table.
    */
   private lookupBlock(name: string, rangeArg: Formula): { sheet: Worksheet; from: CellRef; to: CellRef } {
     const range = this.resolveArg(rangeArg);
@@ -462,7 +485,8 @@ export abstract class LookupCompiler extends LetCompiler {
     }
     const sheet = this.sheetOf(range.sheet, `the ${name} table ${printFormula(rangeArg)}`);
     const { from, to } = range;
-    if (this.rowMode && !(from.rowAbs && from.colAbs && to.rowAbs && to.colAbs)) {
+    // a column formula is filled down: only its rows move, so only they need the `$`
+    if (this.rowMode && !(from.rowAbs && to.rowAbs)) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
         `the ${name} table ${printFormula(rangeArg)} is not $-locked, so it moves from row to row`,
