@@ -98,6 +98,11 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   xl_blank0: { deps: [], body: 'function($v) { $exists($v) and $v != "" and $type($v) != "null" ? $v : 0 }' },
   xl_trim: { deps: [], body: 'function($s) { $replace($replace($s, /^ +| +$/, ""), / {2,}/, " ") }' },
   xl_right: { deps: [], body: 'function($s, $n) { $substring($s, $max([0, $length($s) - $n])) }' },
+  // a cell as SUMPRODUCT multiplies it: a number, else 0; an error (no value, NaN, ±Infinity) kept
+  xl_num0: {
+    deps: [],
+    body: 'function($v) { $not($exists($v)) ? $nothing : ($v != $v or $v = 1/0 or $v = -1/0) ? $v : $type($v) = "number" ? $v : 0 }',
+  },
   xl_nums: { deps: [], body: 'function($a) { $filter($a, function($v) { $type($v) = "number" }) }' },
   xl_count: { deps: ['xl_nums'], body: 'function($a) { $count($xl_nums($a)) }' },
   xl_min: { deps: [], body: 'function($a) { $count($a) = 0 ? 0 : $min($a) }' },

@@ -299,7 +299,7 @@ export abstract class ReferenceCompiler {
     return { code: this.root(array.name), type: 'any', array: true };
   }
 
-  private sideCell(field: Field): Compiled {
+  protected sideCell(field: Field): Compiled {
     this.depend(field);
     return { code: this.root(field.name), type: field.type };
   }

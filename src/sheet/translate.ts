@@ -3,6 +3,7 @@ import { Rejection } from './errors.js';
 import type { TableModel } from './fields.js';
 import { printFormula, type Formula } from './formula.js';
 import { FunctionCompiler, FUNCTIONS } from './functions.js';
+import { isLoose } from './loose.js';
 import { DUMMY_FUNCTION, googleRejection } from './google.js';
 import type { Compiled } from './references.js';
 
@@ -15,6 +16,9 @@ const isError = (c: Compiled): boolean => c.code === NAME_ERROR.code;
 
 /** Compiles one formula of a field into JSONata. */
 const ARITHMETIC = new Set(['+', '-', '*', '/', '^']);
+
+/** SUMPRODUCT's blocks of cells, at most this many cells each (the code grows with them). */
+const MAX_BLOCK_CELLS = 200;
 
 export class FormulaCompiler extends FunctionCompiler {
   /** How many arithmetic operators the node being compiled is inside (see `binary`). */
@@ -279,9 +283,13 @@ export class FormulaCompiler extends FunctionCompiler {
     }
   }
 
-  /** SUMPRODUCT of whole numeric columns of one table: `$sum(table.(a * b))`. */
+  /** SUMPRODUCT of whole numeric columns of one table: `$sum(table.(a * b))`; else of blocks. */
   private sumproduct(args: Formula[]): Compiled {
     this.args('SUMPRODUCT', args, 1, 255);
+    const resolved = args.map((a) => this.resolveArg(a));
+    const first = resolved[0]!;
+    if (first.kind === 'range' && first.from.row > 0 && !this.wholeColumn(first))
+      return this.blockSumproduct(resolved);
     let table: TableModel | undefined;
     const fields = args.map((arg) => {
       const a = this.resolveArg(arg);
@@ -306,5 +314,92 @@ export class FormulaCompiler extends FunctionCompiler {
       return column.field.name;
     });
     return { code: `$sum(${this.root(table!.name)}.(${fields.join(' * ')}))`, type: 'number' };
+  }
+
+  /**
+   * SUMPRODUCT of blocks of one shape (`SUMPRODUCT(D37:D41,$C$37:$C$41)`, a row's span times a
+   * locked row `SUMPRODUCT(E4:G4,$E$2:$G$2)`): the cells multiplied position by position, what is
+   * not a number counted as 0 as in a spreadsheet, the products summed in order. A block that
+   * moves with the row is read only as the formula's own row.
+   */
+  private blockSumproduct(ranges: Formula[]): Compiled {
+    const blocks = ranges.map((r) => {
+      if (r.kind !== 'range' || r.from.row === 0 || r.from.col === 0)
+        throw new Rejection(
+          'UNSUPPORTED_REFERENCE',
+          `SUMPRODUCT is compiled over whole table columns or blocks of cells; ${printFormula(r)} is not one`,
+        );
+      return r;
+    });
+    const rows = blocks[0]!.to.row - blocks[0]!.from.row + 1;
+    const cols = blocks[0]!.to.col - blocks[0]!.from.col + 1;
+    if (blocks.some((b) => b.to.row - b.from.row + 1 !== rows || b.to.col - b.from.col + 1 !== cols))
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        'SUMPRODUCT reads blocks of different shapes (#VALUE! in a spreadsheet)',
+      );
+    if (rows < 1 || cols < 1 || rows * cols > MAX_BLOCK_CELLS)
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `SUMPRODUCT is compiled over blocks of at most ${MAX_BLOCK_CELLS} cells`,
+      );
+    const cells = blocks.map((b) => this.blockCells(b));
+    const num0 = this.helper('xl_num0');
+    const products = Array.from({ length: rows * cols }, (_, i) =>
+      cells.map((c) => `${num0}(${c[i]})`).join(' * '),
+    );
+    // a cell holding an error gives no product: the sum is then the error, as in a spreadsheet
+    const p = this.fresh();
+    return {
+      code: `(${p} := [${products.join(', ')}]; $count(${p}) = ${products.length} ? $sum(${p}) : $nothing)`,
+      type: 'number',
+    };
+  }
+
+  /** A block's cells in order, row by row: each read where it lies, a blank as null. */
+  private blockCells(b: Formula & { kind: 'range' }): string[] {
+    const sheet = this.sheetOf(b.sheet, `the range ${printFormula(b)}`);
+    const own = this.field.table;
+    const moves = this.rowMode && !(b.from.rowAbs && b.to.rowAbs);
+    if (
+      moves &&
+      !(own && own.sheet === sheet && b.from.row === this.field.row && b.to.row === this.field.row)
+    )
+      throw new Rejection(
+        'UNSUPPORTED_REFERENCE',
+        `SUMPRODUCT's block ${printFormula(b)} moves with the row and is not the formula's own row`,
+      );
+    const out: string[] = [];
+    for (let r = b.from.row; r <= b.to.row; r++) {
+      for (let c = b.from.col; c <= b.to.col; c++) {
+        const target = this.scope.target(sheet, r, c);
+        if (moves) {
+          // the formula's own row: its table's field in this row
+          if (target.kind !== 'data' || target.table !== own || isLoose(own, c))
+            throw new Rejection(
+              'UNSUPPORTED_REFERENCE',
+              `SUMPRODUCT's block ${printFormula(b)} reaches past the formula's own table`,
+            );
+          this.depend(target.field);
+          out.push(`${this.rowVar}.${target.field.name}`);
+          continue;
+        }
+        const cell = sheet.cells.get(`${r}:${c}`);
+        const blank = !cell || (cell.value === null && !cell.formula);
+        if (
+          target.kind === 'header' ||
+          (target.kind === 'side' && blank && !this.scope.isSideInput(sheet, r, c))
+        ) {
+          out.push('null');
+          continue;
+        }
+        const read =
+          target.kind === 'data'
+            ? this.tableCell(target.table, target.field, r)
+            : this.sideCell(target.kind === 'formula' ? target.field : this.scope.sideInput(sheet, r, c));
+        out.push(read.code);
+      }
+    }
+    return out;
   }
 }
