@@ -4,19 +4,9 @@
  * and an edit of it reaches every formula that calls it.
  */
 import type { Formula } from './formula.js';
+import { CLOCK_SHEET } from './clock-names.js';
 
-/** The clock sheet's name: brackets are not allowed in a sheet's own name, so it names no real sheet. */
-export const CLOCK_SHEET = '[0]Clock';
-
-/** The clock cell of each volatile function read as an input (its row; the column is A). */
-export const CLOCK_ROWS: ReadonlyMap<string, number> = new Map([
-  ['TODAY', 1],
-  ['NOW', 2],
-]);
-
-/** The volatile function a clock cell's row stands for. */
-export const clockFunction = (row: number): string | undefined =>
-  [...CLOCK_ROWS].find(([, r]) => r === row)?.[0];
+export { CLOCK_ROWS, CLOCK_SHEET, clockFunction } from './clock-names.js';
 
 /** The formula with each bound volatile call replaced by its clock cell; the same object when none is. */
 export function withClockReads(f: Formula, calls: ReadonlyMap<string, { row: number }>): Formula {

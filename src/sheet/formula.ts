@@ -3,7 +3,7 @@ import { Rejection } from './errors.js';
 import { scanStructured, type StructuredRef } from './structured.js';
 import { columnLetter } from './cell-names.js';
 import { columnNumber } from './workbook-parts.js';
-import { CLOCK_SHEET, clockFunction } from './clock-calls.js';
+import { CLOCK_SHEET, clockFunction } from './clock-names.js';
 
 export interface CellRef {
   /** 0 for a whole-column reference (`B:B`). */
