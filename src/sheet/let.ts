@@ -8,12 +8,13 @@
  */
 import { Rejection } from './errors.js';
 import { LAMBDA_CALL, printFormula, type Formula } from './formula.js';
-import { ReferenceCompiler, type Compiled } from './references.js';
+import type { Compiled } from './references.js';
+import { AggregateCompiler } from './aggregate-items.js';
 
 /** LAMBDAs calling LAMBDAs (through defined names) deeper than this are taken for recursion. */
 const MAX_LAMBDA_DEPTH = 16;
 
-export abstract class LetCompiler extends ReferenceCompiler {
+export abstract class LetCompiler extends AggregateCompiler {
   /** Names bound by the LET or LAMBDA blocks around the formula being compiled (lower case). */
   private readonly bound = new Map<string, Compiled>();
   private lets = 0;

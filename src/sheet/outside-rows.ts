@@ -81,3 +81,34 @@ export function outsideRowRead(
   for (let k = rows - 2; k >= 0; k--) code = `$index = ${k} ? ${reads.root(cells[k]!.name)} : (${code})`;
   return { code: `(${code})`, type };
 }
+
+/**
+ * A block that moves with the row (`SUM(D7:O7)` filled down beside the tables): row k of the
+ * column reads the block k rows down from the one its first row reads, its items chosen by
+ * `$index`. Undefined when some row's block does not qualify (it is not outside the tables) or the
+ * column is longer than MAX_OUTSIDE_ROWS.
+ */
+export function outsideRowBlocks(
+  field: Field,
+  from: CellRef,
+  to: CellRef,
+  qualifies: (top: number, bottom: number) => boolean,
+  itemsAt: (top: number, bottom: number) => string[],
+): string | undefined {
+  const table = field.table;
+  if (field.kind !== 'column' || !table || from.rowAbs || to.rowAbs) return undefined;
+  const rows = table.lastRow - table.firstRow + 1;
+  if (rows > MAX_OUTSIDE_ROWS) return undefined;
+  const shift = table.firstRow - field.row; // the block its first row reads
+  if (from.row + shift < 1) return undefined;
+  const top = from.row + shift;
+  const bottom = to.row + shift;
+  // every row checked before any is read: reading makes side inputs, and a read that stays
+  // rejected must leave none behind
+  for (let k = 0; k < rows; k++) if (!qualifies(top + k, bottom + k)) return undefined;
+  const lists = Array.from({ length: rows }, (_, k) => `[${itemsAt(top + k, bottom + k).join(', ')}]`);
+  // the chain's last list is its end: every `$index` of the table is one of 0 … rows - 1
+  let code = lists[rows - 1]!;
+  for (let k = rows - 2; k >= 0; k--) code = `$index = ${k} ? ${lists[k]} : (${code})`;
+  return `(${code})`;
+}
