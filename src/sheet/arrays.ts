@@ -46,12 +46,24 @@ const RANGE_ARGS: ReadonlyMap<string, (i: number) => boolean> = new Map<string, 
 ]);
 const isRange = (f: Formula): boolean => f.kind === 'range' || f.kind === 'structured';
 
+/**
+ * A structured reference to one cell: one column of the formula's own row (`T[[#This Row],[Qty]]`,
+ * `T[[#This Row],[id]:[id]]`) or of the totals row. Excel 365 marks formulas holding one as
+ * dynamic arrays, but there is no array to spill: its value is the cell's.
+ */
+const oneCell = (f: Formula): boolean =>
+  f.kind === 'structured' &&
+  (f.area === 'thisRow' || f.area === 'totals') &&
+  f.from !== undefined &&
+  (f.to === undefined || f.to.toLowerCase() === f.from.toLowerCase());
+
 /** Whether a range appears only where a function takes it as a range (see above). */
 export function scalarArrayFormula(f: Formula): boolean {
   switch (f.kind) {
     case 'range':
-    case 'structured':
       return false;
+    case 'structured':
+      return oneCell(f);
     case 'call': {
       const takes = RANGE_ARGS.get(f.name);
       return f.args.every((a, i) => (takes?.(i) && isRange(a)) || scalarArrayFormula(a));
