@@ -4,106 +4,40 @@
  * needed are inflated, each within the limits.
  */
 import { DEFAULT_LIMITS, SheetError, type SheetLimits } from './errors.js';
-import {
-  columnNumber,
-  definedNames,
-  elementsOf,
-  readTables,
-  resolvePart,
-  type DefinedName,
-  type ExcelTable,
-} from './workbook-parts.js';
+import { columnNumber, definedNames, elementsOf, readTables, resolvePart } from './workbook-parts.js';
 import { scanXml, XmlScanner } from './xml.js';
 import { cellFormats } from './number-formats.js';
-import { readExternalSheets, type ExternalSource } from './external.js';
+import { readExternalSheets } from './external.js';
+import { documentProperties } from './doc-props.js';
 import { BUDGET_CODES, checkBudgets, checkColumn, checkUsedRange, countElements } from './sheet-budgets.js';
 import { cellKey, cellName } from './cell-names.js';
 
 export { columnNumber, decodeXstring, type DefinedName, type ExcelTable } from './workbook-parts.js';
+export {
+  isOwnSheet,
+  type CellRewrite,
+  type CellValue,
+  type ClockSource,
+  type FormulaInfo,
+  type SheetCell,
+  type Workbook,
+  type Worksheet,
+} from './workbook-types.js';
+import type {
+  CellRewrite,
+  CellValue,
+  FormulaInfo,
+  SheetCell,
+  Workbook,
+  Worksheet,
+} from './workbook-types.js';
 import { inflateEntry, looksLikeZip, readCentralDirectory, readEntry, type ZipEntry } from './zip.js';
-
-export type CellValue = number | string | boolean | { error: string } | null;
-
-/** A rewrite of a sheet's cells as read (readWorkbookParts' `rewriteCells`). */
-export type CellRewrite = (cells: Map<string, SheetCell>) => void;
 
 /** How a sheet's cells are read besides its XML: its styles' number formats, a rewrite. */
 interface ReadExtras {
   formats?: readonly (string | undefined)[];
   rewriteCells?: CellRewrite;
 }
-
-export interface FormulaInfo {
-  /** Formula text without the leading `=`; absent on a shared-formula follower. */
-  text?: string;
-  /** Shared-formula group id (`si`), when the formula is shared. */
-  shared?: string;
-  /** A legacy array (CSE) formula. */
-  array: boolean;
-  /**
-   * A cell inside an array formula's result range other than its anchor (a legacy multi-cell
-   * array, or an Excel 365 spill): it holds the anchor's result, not a constant (its anchor's
-   * address).
-   */
-  spillOf?: string;
-  /** The anchor's result range (`D2:D10`), on an array formula spanning more than its cell. */
-  spill?: string;
-  /** Excel 365's dynamic array (the cell carries `cm=`, its metadata): a spill, not a legacy array. */
-  dynamic?: boolean;
-  /**
-   * Set by the compiler's resolver (never read by the grid evaluator): the cell is compiled as its
-   * element of an element-wise array formula (elementwise.ts), a plain formula.
-   */
-  elementwise?: boolean;
-}
-
-export interface SheetCell {
-  row: number;
-  col: number;
-  /** The constant, or for a formula cell the value the workbook stored as its result. */
-  value: CellValue;
-  formula?: FormulaInfo;
-  /** The cell's number format code (`0.00%`), when its style names one other than General. */
-  format?: string;
-}
-
-export interface Worksheet {
-  name: string;
-  sheetNames: string[];
-  cells: Map<string, SheetCell>;
-  maxRow: number;
-  maxCol: number;
-  /** The sheet's Excel Tables (from its table parts). */
-  tables: ExcelTable[];
-  /** Rows hidden (`<row hidden="1">`: by hand or by a filter), which SUBTOTAL may skip. */
-  hiddenRows?: Set<number>;
-  /**
-   * A sheet past the row, column, cell or used-range budget: not read (no cells, no tables), its formula cells
-   * counted so that the report names them; the workbook's other sheets still convert.
-   */
-  tooLarge?: { message: string; formulaCells: number };
-  /**
-   * A sheet of another workbook a formula links to (`[1]WACC`, external.ts): the values this file
-   * cached for it, no formulas; its cells a formula reads are inputs. Listed after the file's own.
-   */
-  external?: ExternalSource;
-  /**
-   * The clock sheet (volatile.ts): TODAY() and NOW() as inputs, holding what they gave when the
-   * workbook was last computed, and how that was found. Listed after every other sheet.
-   */
-  clock?: ClockSource;
-  /** On the workbook's own sheets: the volatile calls read from the clock sheet (`TODAY`, `NOW`). */
-  clockCalls?: ReadonlyMap<string, { row: number }>;
-}
-
-/** Where the clock sheet's values come from, for the spec's descriptions. */
-export interface ClockSource {
-  /** Per clock cell row: how its value was found, in words. */
-  found: ReadonlyMap<number, string>;
-}
-
-/** A sheet of the workbook itself, not a linked workbook's cached values nor the clock. */
-export const isOwnSheet = (s: Worksheet): boolean => !s.external && !s.clock;
 
 export { cellKey, cellName, columnLetter } from './cell-names.js';
 
@@ -120,15 +54,6 @@ function sniff(bytes: Uint8Array): string {
   if (start.startsWith('%pdf')) return 'a PDF document';
   if (start.startsWith('<')) return 'an XML or HTML text';
   return 'not a zip archive';
-}
-
-export interface Workbook {
-  sheets: Worksheet[];
-  names: DefinedName[];
-  /** When the file was last saved (`docProps/core.xml`'s `dcterms:modified`, ISO 8601 UTC), if it says. */
-  savedAt?: string;
-  /** The workbook counts dates from 1904 (`<workbookPr date1904="1"/>`), not 1900. */
-  date1904?: boolean;
 }
 
 /** Reads the first worksheet of an .xlsx within the limits. */
@@ -199,41 +124,16 @@ export function readWorkbookParts(
     sheetNames,
     tables: [],
   }));
-  const savedAt = savedTime(part('docProps/core.xml'));
+  const { savedAt, writer } = documentProperties(part);
   const props = elementsOf('xl/workbook.xml', workbookBytes, 'workbookPr', 'workbook')[0];
   const date1904 = props?.date1904 === '1' || props?.date1904 === 'true';
   return {
     sheets: [...read, ...linked],
     names: definedNames(workbookBytes),
     ...(savedAt !== undefined ? { savedAt } : {}),
+    ...(writer ? { writer } : {}),
     ...(date1904 ? { date1904 } : {}),
   };
-}
-
-/** `dcterms:modified` of the core properties: when the file was last saved (TODAY's day, volatile.ts). */
-function savedTime(bytes: Uint8Array | undefined): string | undefined {
-  if (!bytes) return undefined;
-  let inside = false;
-  let text = '';
-  try {
-    scanXml('docProps/core.xml', decoder.decode(bytes), {
-      open: (name) => {
-        if (name === 'modified') inside = true;
-      },
-      close: (name) => {
-        if (name === 'modified') inside = false;
-      },
-      wantsText: () => inside,
-      text: (t) => {
-        text += t;
-      },
-    });
-  } catch {
-    // a malformed core part only loses the save time
-    return undefined;
-  }
-  const t = text.trim();
-  return /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/.test(t) ? t : undefined;
 }
 
 type Parts = ((name: string) => Uint8Array | undefined) & {
