@@ -31,6 +31,7 @@ import { gridLimitsFor } from './grid/limits.js';
 import { buildCellMap } from './cellmap.js';
 import { cellName, isOwnSheet, readWorkbookParts, type Workbook, type Worksheet } from './xlsx.js';
 import { bindClock } from './volatile.js';
+import { cancellationOf } from './cancellation.js';
 import { rewriteGoogleSheetsCells } from './google.js';
 
 export type { ConvertOptions, ConvertProgress, RejectedColumn, ValueType } from './fields.js';
@@ -155,7 +156,7 @@ async function compileWorkbook(
       'no sheet of the workbook holds a table (a header row with rows below it) or a formula',
     );
   }
-  const lib = new LibraryBuilder();
+  const lib = new LibraryBuilder(cancellationOf(book));
   compileFields(scope, set, lib, options.onProgress);
   rejectCycles(set.fields);
   compileRecurrences(scope, set.fields, set.formulas, lib, taken);

@@ -48,13 +48,14 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
       '($s - $f >= 0.5 ? $f + 1 : $f) / $k ) }',
   },
   // a + b as a spreadsheet adds: a sum that cancels to within the last bits of its operands
-  // (relative 2^-48) is 0, as LibreOffice's approxAdd/approxSub and Excel's last step give it
-  // (=H1-SUM(E2:E4) over the same amounts is 0, not -5.7e-14); the grid evaluator's approxAdd
+  // (relative CANCEL_BELOW, the workbook's: cancellation.ts) is 0, as LibreOffice's
+  // approxAdd/approxSub and Excel's last step give it (=H1-SUM(E2:E4) over the same amounts is 0,
+  // not -5.7e-14); the grid evaluator's approxAdd
   xl_add: {
     deps: [],
     body:
       'function($a, $b) { ( $s := $a + $b; (($a < 0 and $b > 0) or ($a > 0 and $b < 0)) and ' +
-      '$abs($s) < $abs($a) * 3.552713678800501e-15 and $abs($s) < $abs($b) * 3.552713678800501e-15 ? 0 : $s ) }',
+      '$abs($s) < $abs($a) * CANCEL_BELOW and $abs($s) < $abs($b) * CANCEL_BELOW ? 0 : $s ) }',
   },
   // the order of two values for <, <=, =, …: numbers within the last bits of each other (relative
   // 2^-48, approxEqual) are equal, as a spreadsheet compares them; no value when one is missing
@@ -346,6 +347,9 @@ export const HELPER_NAMES = Object.keys(HELPERS);
 
 export class LibraryBuilder {
   private readonly helpers = new Set<string>();
+
+  /** `cancelBelow`: how far + and - cancel to 0 in the workbook's program (cancellation.ts). */
+  constructor(private readonly cancelBelow = 2 ** -48) {}
   private readonly tables: { range: string; rows: JsonValue[]; approx: boolean }[] = [];
   /** Lookup indexes by `table.column`: the top-level field each becomes. */
   private readonly indexes = new Map<string, { name: string; table: string; column: string }>();
@@ -421,7 +425,7 @@ export class LibraryBuilder {
 
   /** A fresh builder with the same side tables and indexes (so names stay stable across passes). */
   clone(): LibraryBuilder {
-    const b = new LibraryBuilder();
+    const b = new LibraryBuilder(this.cancelBelow);
     b.tables.push(...this.tables);
     for (const [k, v] of this.indexes) b.indexes.set(k, v);
     for (const [k, v] of this.aggregates) b.aggregates.set(k, v);
@@ -440,7 +444,9 @@ export class LibraryBuilder {
     });
     for (const name of Object.keys(HELPERS)) {
       if (!this.helpers.has(name)) continue;
-      lines.push(`  $${name} := ${HELPERS[name]!.body};`);
+      lines.push(
+        `  $${name} := ${HELPERS[name]!.body.replaceAll('CANCEL_BELOW', String(this.cancelBelow))};`,
+      );
       exports.push(name);
     }
     this.tables.forEach((t, i) => {

@@ -6,6 +6,7 @@
  */
 import type { Formula } from '../formula.js';
 import { formulaResolver } from '../structure.js';
+import { cancellationOf } from '../cancellation.js';
 import { cellName, type Workbook, type Worksheet } from '../xlsx.js';
 import { callCriteria, CRITERIA_FUNCTIONS, sizedSumArea } from './criteria.js';
 import { callFunction, DYNAMIC_REFERENCE, GridUnsupported, hasFunction, VOLATILE } from './functions.js';
@@ -66,6 +67,8 @@ export class CellGrid {
   /** Each spill anchor's current result (its key → rows of cells). */
   private readonly spilled = new Map<string, Matrix>();
   private readonly spending: GridBudget;
+  /** How far + and - cancel to 0 in the program that computed the workbook (cancellation.ts). */
+  private readonly cancelBelow: number;
   /**
    * How far along the dependency order the evaluation got within its budget: the cells before this
    * index are evaluated in every recalculation (they read only cells before them), the rest are not.
@@ -77,6 +80,7 @@ export class CellGrid {
     limits: GridLimits = DEFAULT_GRID_LIMITS,
   ) {
     this.spending = new GridBudget(limits);
+    this.cancelBelow = cancellationOf(book);
     this.nameTable = new NameTable(book);
     book.sheets.forEach((sheet, s) => {
       const resolve = formulaResolver(sheet);
@@ -479,7 +483,7 @@ export class CellGrid {
         return lift1(this.evaluate(f.operand, ctx, depth), (x) => numeric(x, (n) => n / 100));
       case 'binary':
         return lift2(this.evaluate(f.left, ctx, depth), this.evaluate(f.right, ctx, depth), (a, b) =>
-          binary(f.op, a, b),
+          binary(f.op, a, b, this.cancelBelow),
         );
       case 'call':
         return this.call(f, ctx, depth);

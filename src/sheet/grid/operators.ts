@@ -56,7 +56,8 @@ export function lift2(a: GridValue, b: GridValue, op: (x: Scalar, y: Scalar) => 
   return out;
 }
 
-export function binary(op: string, a: Scalar, b: Scalar): Scalar {
+/** A binary operator; `cancelBelow` is the workbook's cancellation to 0 of + and - (approxAdd). */
+export function binary(op: string, a: Scalar, b: Scalar, cancelBelow = 2 ** -48): Scalar {
   if (op === '&') {
     const x = toText(a);
     if (isXlError(x)) return x;
@@ -87,9 +88,9 @@ export function binary(op: string, a: Scalar, b: Scalar): Scalar {
   if (isXlError(y)) return y;
   switch (op) {
     case '+':
-      return finite(approxAdd(x, y));
+      return finite(approxAdd(x, y, cancelBelow));
     case '-':
-      return finite(approxAdd(x, -y));
+      return finite(approxAdd(x, -y, cancelBelow));
     case '*':
       return finite(x * y);
     case '/':

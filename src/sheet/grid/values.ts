@@ -25,10 +25,14 @@ export function approxEqual(a: number, b: number): boolean {
   return Math.abs(a - b) < Math.abs(a) * 2 ** -48 && Math.abs(a - b) < Math.abs(b) * 2 ** -48;
 }
 
-/** a + b as the spreadsheet adds: a sum that cancels to within the last bits is 0 (approxAdd). */
-export function approxAdd(a: number, b: number): number {
-  if (((a < 0 && b > 0) || (a > 0 && b < 0)) && approxEqual(a, -b)) return 0;
-  return a + b;
+/**
+ * a + b as the spreadsheet adds: a sum that cancels to within the last bits of both operands
+ * (relative `below`, cancellation.ts: 2^-48 in LibreOffice, 2^-50 in Excel) is 0.
+ */
+export function approxAdd(a: number, b: number, below = 2 ** -48): number {
+  const s = a + b;
+  if (!((a < 0 && b > 0) || (a > 0 && b < 0)) || !Number.isFinite(s)) return s;
+  return Math.abs(s) < Math.abs(a) * below && Math.abs(s) < Math.abs(b) * below ? 0 : s;
 }
 
 /** A value in a number's place: blank is 0, TRUE is 1, text that reads as a number is it. */
