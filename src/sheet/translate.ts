@@ -54,8 +54,10 @@ export class FormulaCompiler extends FunctionCompiler {
       case 'unary': {
         const operand = this.compile(f.operand);
         if (isError(operand)) return operand;
-        const e = this.num(operand);
-        return { code: f.op === '-' ? `-(${e})` : e, type: 'number' };
+        // a leading + changes nothing, text included (`=+'Inputs'!B1` is the name there), as in
+        // Excel and the grid evaluator
+        if (f.op === '+') return operand;
+        return { code: `-(${this.num(operand)})`, type: 'number' };
       }
       case 'percent': {
         const operand = this.compile(f.operand);
