@@ -85,7 +85,8 @@ const HELPERS: Record<string, { deps: string[]; body: string }> = {
   // = between values of unknown type: numbers as xl_ncmp, anything else as xl_eq
   xl_eqv: {
     deps: ['xl_ncmp', 'xl_eq'],
-    body: 'function($a, $b) { $type($a) = "number" and $type($b) = "number" ? $xl_ncmp($a, $b) = 0 : $xl_eq($a, $b) }',
+    // an error on either side (no value) makes the comparison that error
+    body: 'function($a, $b) { $not($exists($a)) or $not($exists($b)) ? $nothing : $type($a) = "number" and $type($b) = "number" ? $xl_ncmp($a, $b) = 0 : $xl_eq($a, $b) }',
   },
   xl_eq: {
     deps: [],

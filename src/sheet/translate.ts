@@ -194,9 +194,16 @@ export class FormulaCompiler extends FunctionCompiler {
         const b: Compiled = args[2] ? value(args[2]) : { code: 'false', type: 'boolean' };
         const condition = this.compile(args[0]!);
         if (isError(condition)) return condition;
+        const type = a.type === b.type ? a.type : 'any';
+        // a condition that is an error (no value: a lookup that found nothing, a comparison with
+        // one) makes the IF that error, as in a spreadsheet, not its FALSE branch; a literal or a
+        // comparison of two known texts always has a value
+        if (condition.type === 'string' || /^(?:true|false)$/.test(condition.code))
+          return { code: `(${condition.code} ? ${a.code} : ${b.code})`, type };
+        const c = this.fresh();
         return {
-          code: `(${condition.code} ? ${a.code} : ${b.code})`,
-          type: a.type === b.type ? a.type : 'any',
+          code: `(${c} := ${condition.code}; $exists(${c}) ? (${c} ? ${a.code} : ${b.code}) : $nothing)`,
+          type,
         };
       }
       case 'AND':
