@@ -374,32 +374,13 @@ export abstract class LookupCompiler extends LetCompiler {
     // table first (listOf), so that the lookup follows the table's rows, added ones too
     const whole = name === 'VLOOKUP' ? this.wholeTableBlock(rangeArg) : undefined;
     if (whole !== undefined) {
-      if (
-        colArg.kind !== 'number' ||
-        !Number.isInteger(colArg.value) ||
-        colArg.value < 1 ||
-        colArg.value > whole
-      )
-        throw new Rejection(
-          'UNSUPPORTED_SYNTAX',
-          `${name}'s column index must be a whole number from 1 to ${whole}`,
-        );
+      indexWithin(name, colArg, whole, false);
       return this.liveTableLookup(name, args, approx);
     }
     const { sheet, from, to } = this.lookupBlock(name, rangeArg);
     const across = name === 'HLOOKUP';
     const width = across ? to.row - from.row + 1 : to.col - from.col + 1;
-    if (
-      colArg.kind !== 'number' ||
-      !Number.isInteger(colArg.value) ||
-      colArg.value < 1 ||
-      colArg.value > width
-    ) {
-      throw new Rejection(
-        'UNSUPPORTED_SYNTAX',
-        `${name}'s ${across ? 'row' : 'column'} index must be a whole number from 1 to ${width}`,
-      );
-    }
+    indexWithin(name, colArg, width, across);
     if ((to.row - from.row + 1) * (to.col - from.col + 1) > 100_000) {
       throw new Rejection(
         'UNSUPPORTED_REFERENCE',
@@ -514,4 +495,18 @@ export abstract class LookupCompiler extends LetCompiler {
     }
     return { sheet, from, to };
   }
+}
+
+/** VLOOKUP's column (HLOOKUP's row) index: a whole number from 1 to the table's width. */
+function indexWithin(
+  name: string,
+  index: Formula,
+  width: number,
+  across: boolean,
+): asserts index is Formula & { kind: 'number' } {
+  if (index.kind !== 'number' || !Number.isInteger(index.value) || index.value < 1 || index.value > width)
+    throw new Rejection(
+      'UNSUPPORTED_SYNTAX',
+      `${name}'s ${across ? 'row' : 'column'} index must be a whole number from 1 to ${width}`,
+    );
 }

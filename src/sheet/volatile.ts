@@ -74,9 +74,6 @@ export function serialOf(iso: string): number | undefined {
   return Number.isFinite(ms) ? (ms - EPOCH_MS) / DAY_MS : undefined;
 }
 
-const sameValue = (a: unknown, b: unknown): boolean =>
-  a === b || (typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) === 0);
-
 /**
  * Adds the clock sheet to a workbook that calls TODAY or NOW and binds the calls it can give a
  * value: afterwards `formulaResolver` reads them from the clock (structure.ts). Changes nothing
@@ -178,11 +175,7 @@ function chooseDay(
           let n = 0;
           for (const { sheet, cell } of scored) {
             const key = gridKey(sheet, cell.row, cell.col);
-            if (
-              recalculated.has(key) &&
-              sameValue(grid.value(sheet, cell.row, cell.col), fromCell(cell.value))
-            )
-              n++;
+            if (recalculated.has(key) && grid.value(sheet, cell.row, cell.col) === fromCell(cell.value)) n++;
           }
           return n;
         },
