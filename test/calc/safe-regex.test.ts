@@ -52,6 +52,23 @@ describe('JSONata regex literals', () => {
     }
   });
 
+  it('shares one program per literal, each evaluation keeping its own place in the text', async () => {
+    // one literal (inside $f) run twice at once: JSONata evaluates an array's items concurrently,
+    // and $replace awaits the replacement function between matches, so the two runs interleave
+    const texts = [
+      '($f := function($s) { $replace($s, /[0-9]/, function($m) { "<" & $m.match & ">" }) }; [$f("a1b2c3d4"), $f("x9y8z7")])',
+      '($f := function($s) { $count($match($s, /[a-z]+/)) }; [$f("ab cd ef"), $f("g h"), $f("ij")])',
+      '($f := function($s) { $split($s, /,/) }; [$f("a,b,c"), $f("d,e")])',
+    ];
+    for (const text of texts) {
+      expect({ text, value: await evaluate(text) }).toEqual({
+        text,
+        value: await jsonata(text).evaluate({}),
+      });
+    }
+    expect(await evaluate(texts[0]!)).toEqual(['a<1>b<2>c<3>d<4>', 'x<9>y<8>z<7>']);
+  });
+
   it('fails the evaluation (not the process) on a backreference or lookaround', async () => {
     await expect(evaluate('$match("abab", /(a)\\1/)')).rejects.toThrow(
       /cannot run on the linear-time regex engine.*backreferences or lookaround/,
