@@ -48,6 +48,7 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     expect(c.rejectedColumns).toEqual([]);
     expect(c.compiledFields).toBe(c.formulaFields);
     expect(c.spec.derivations.map((d) => d.path)).toEqual([
+      '$.fruit_2_code_index',
       '$.rows[*].subtotal',
       '$.rows[*].half_round',
       '$.rows[*].abs_qty',
@@ -112,10 +113,14 @@ describe('convert_spreadsheet on LibreOffice-calculated workbooks', () => {
     expect(props.not_member).toMatchObject({ type: 'boolean', readOnly: true });
     const library = c.spec.library as { define: string };
     // Z1:AA4 is a table of the model (fruit_2, its cells inputs): the lookup follows them, not
-    // the workbook's values embedded in the library
+    // the workbook's values embedded in the library; its range is the table's data rows, so the
+    // lookup reads the key column's index (a text key with wildcards scans it)
     expect(library.define).not.toContain('$lookup_table_1');
     expect(c.spec.derivations.find((d) => d.path === '$.rows[*].category')!.expr).toBe(
-      '($e1 := $xl_wmatch($parent.code, $xl_arr($$.fruit_2.code)); $exists($e1) ? $xl_arr($$.fruit_2.category)[$e1 - 1] : $nothing)',
+      '($e1 := ($e3 := $parent.code; $e4 := $xl_wild($e3); $exists($e4) ? $xl_wfind($$.fruit_2, "code", $e4) : ' +
+        '($e2 := $xl_key($e3); $e2 = "x" ? $nothing : $lookup(($type($$.fruit_2_code_index) = "object" ? ' +
+        '$$.fruit_2_code_index : $error("fruit_2_code_index has no value: the derivation that builds it failed")), $e2))); ' +
+        '$e1.r.category)',
     );
     expect(c.spec.derivations.find((d) => d.path === '$.revenue')!.expr).toBe('$sum(rows.(qty * price))');
     expect(c.spec.derivations.find((d) => d.path === '$.rows[*].subtotal')!.expr).toBe(
