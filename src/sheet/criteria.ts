@@ -16,12 +16,22 @@
 import { Rejection } from './errors.js';
 import type { Field, TableModel } from './fields.js';
 import { printFormula, type CellRef, type Formula } from './formula.js';
-import { built, LookupCompiler } from './lookups.js';
+import { built } from './lookup-lists.js';
+import { LookupCompiler } from './lookups.js';
+import {
+  groupEntries,
+  operatorOf,
+  POSITION_DIGITS,
+  printAgg,
+  reduce,
+  RUNS,
+  totals,
+  type Aggregate,
+} from './criteria-code.js';
 import { columnPart } from './offsets.js';
 import type { Compiled } from './references.js';
 
 type RangeFormula = Formula & { kind: 'range' };
-type Aggregate = 'COUNT' | 'SUM' | 'AVERAGE' | 'MAX' | 'MIN';
 
 /** Blocks of cells outside whole table columns are read cell by cell up to this size. */
 const MAX_CELLS = 500;
@@ -236,7 +246,9 @@ export abstract class ConditionalCompiler extends LookupCompiler {
       oneTable ? `${rows}.(${expr})` : `$map(${rows}, function($t) { ${expr} })`;
     const body = reduce(agg, each, cond, v, (h) => this.helper(h));
     const scan = `(${binds.join('; ')}; ${body})`;
-    if (!oneTable || span) return scan;
+    if (!oneTable) return scan;
+    if (span)
+      return agg === 'COUNT' ? this.runningCount(table, areas as RowsArea[], crits, ops, span, scan) : scan;
     return this.fast(agg, table, areas as RowsArea[], crits, ops, sum as RowsArea | undefined, scan);
   }
 
@@ -288,10 +300,10 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     const keyCols = areas.filter((_, i) => keyed[i]).map((a) => `${ckey}(${a.field.name})`);
     const v = sum ? present(sum.field.name) : 'null';
     const rows = `$$.${table.name}${filter.length > 0 ? `[${filter.join(' and ')}]` : ''}`;
-    // (JSONata's grouping builds each group's list only: an object per group built inside the
-    // grouping nests its evaluation once per group, and overflows the stack past ~100 groups)
+    // (grouped by groupEntries: each group's list only, a block of rows at a time; JSONata's own
+    // grouping evaluates every group at once and trips the depth guard past ~1,000 groups)
     const grouped =
-      `(${binds.length > 0 ? `${binds.join('; ')}; ` : ''}$g := [${rows}.{"k": $string([${keyCols.join(', ')}]), "v": ${v}}]{ k: [$] }; ` +
+      `(${binds.length > 0 ? `${binds.join('; ')}; ` : ''}$g := ${groupEntries(`[${rows}.{"k": $string([${keyCols.join(', ')}]), "v": ${v}}]`)}; ` +
       `$merge([$each($g, function($l, $key) { {$key: ${totals('$l')}} })]))`;
     const name = this.lib.aggregate(
       grouped,
@@ -314,6 +326,62 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     return (
       `(${kb.join('; ')}; ${all} ? (${g} := $lookup(${built(name)}, $string([${rowKs.map((x) => x![0]).join(', ')}])); ` +
       `${read[agg]}) : ${scan})`
+    );
+  }
+
+  /**
+   * A column formula counting over a span of its table that moves with the row (`COUNTIF($A$2:A2,A2)`,
+   * a running count: the scan reads every row above from every row, a million tests at a thousand
+   * rows). A top-level derivation sorts the rows that meet the fixed criteria as `key position`
+   * texts (the position zero-padded, so that text order is key order, then row order); each row
+   * counts the entries of its key inside its span by two binary searches. A criterion that is not a
+   * plain equality at run time takes the scan, as in `fast`. Not JSONata's grouping: it evaluates
+   * every group at once, and past about a thousand groups that trips the depth guard.
+   */
+  private runningCount(
+    table: TableModel,
+    areas: RowsArea[],
+    crits: string[],
+    ops: (string | undefined)[],
+    span: { first: string; last: string },
+    scan: string,
+  ): string {
+    if (!this.rowMode || this.foldMembers) return scan;
+    const own = (code: string): boolean =>
+      code.includes(this.rowVar) || code.includes('$index') || code.includes('$acc');
+    const keyed = crits.map(own);
+    if (keyed.some((k, i) => k && ops[i] !== undefined && ops[i] !== '=')) return scan;
+    const h = (name: Parameters<typeof this.helper>[0]): string => this.helper(name);
+    const fixed = crits.map((c, i) => (keyed[i] ? undefined : ([this.fresh(), c] as const)));
+    const binds = fixed.flatMap((x) => (x ? [`${x[0]} := ${h('xl_crit')}(${x[1]})`] : []));
+    const filter = fixed.flatMap((x, i) => (x ? [`${h('xl_meets')}(${areas[i]!.field.name}, ${x[0]})`] : []));
+    const keyCols = areas.filter((_, i) => keyed[i]).map((a) => `${h('xl_ckey')}(${a.field.name})`);
+    const rows = `$$.${table.name}#$i${filter.length > 0 ? `[${filter.join(' and ')}]` : ''}`;
+    const at = (i: string): string => `$pad($string(${i}), -${POSITION_DIGITS}, "0")`;
+    // the sorted entries by position as an object ("0": first, …): JSONata indexes an array by a
+    // computed number only by testing every element, and looks a key up in an object directly
+    const expr =
+      `(${binds.map((b) => `${b}; `).join('')}$s := $sort([${rows}.($string([${keyCols.join(', ')}]) & " " & ${at('$i')})]); ` +
+      `{"n": $count($s), "s": $merge([$map($s, function($x, $j) { {$string($j): $x} })])})`;
+    const name = this.lib.aggregate(
+      expr,
+      'object',
+      'COUNTIF(S) over a span moving with the row: the rows by key and position, sorted, built once for every row',
+      this.scope.taken,
+    );
+    const rowKs = crits.flatMap((c, i) => (keyed[i] ? [[this.fresh(), c] as const] : []));
+    const kb = rowKs.map(([k, c]) => `${k} := ${h('xl_critkey')}(${h('xl_crit')}(${c})); `).join('');
+    const all = rowKs.length > 0 ? rowKs.map(([k]) => `$exists(${k})`).join(' and ') : 'true';
+    const [a, list, key, lo, hi] = [this.fresh(), this.fresh(), this.fresh(), this.fresh(), this.fresh()];
+    // entries up to (or before) a bound, a first stretch of the sorted entries; the bounds and the
+    // list are bound once, outside the searches' lambdas (half of a row's cost otherwise)
+    const upTo = (cmp: string, bound: string): string =>
+      `${h('xl_bcount')}(${a}.n, function($j) { $lookup(${list}, $string($j)) ${cmp} ${bound} })`;
+    return (
+      `(${kb}${all} ? (${a} := ${built(name)}; ${list} := ${a}.s; ${key} := $string([${rowKs.map(([k]) => k).join(', ')}]); ` +
+      `${lo} := $max([0, ${span.first}]); ${hi} := ${span.last}; ` +
+      `${hi} < ${lo} ? 0 : ( ${hi} := ${key} & " " & ${at(hi)}; ${lo} := ${key} & " " & ${at(lo)}; ` +
+      `${upTo('<=', hi)} - ${upTo('<', lo)} )) : ${scan})`
     );
   }
 
@@ -346,7 +414,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
       `$merge([$map($xs, function($x, $i) { {$string($i): ($l := $lookup($g, $string($x)); ${total})} })])`;
     const expr =
       `(${binds.map((b) => `${b}; `).join('')}` +
-      `$g := [${rows}.{"x": ${h('xl_cnum')}(${areas[at]!.field.name}), "v": ${v}}][$exists(x)]{ $string(x): [$] }; ` +
+      `$g := ${groupEntries(`[${rows}.{"x": ${h('xl_cnum')}(${areas[at]!.field.name}), "v": ${v}}][$exists(x)].{"k": $string(x), "x": x, "v": v}`)}; ` +
       `$exists($g) ? ( $xs := $sort([$each($g, function($l) { $l[0].x })]); $d := $count($xs); ` +
       `{"d": $d, "xs": $merge([$map($xs, function($x, $i) { {$string($i): $x} })]), ` +
       runs
@@ -383,61 +451,3 @@ export abstract class ConditionalCompiler extends LookupCompiler {
 }
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
-
-const printAgg = (agg: Aggregate): string => `${agg}IF(S)`;
-
-const SUM = 'function($a, $b) { $a + $b }';
-/** Per aggregate: the running totals an ordered read needs (key, a group's total of list `$l`, how totals combine, the start). */
-const RUNS: Record<Aggregate, [string, string, string, string][]> = {
-  COUNT: [['n', '$count($l)', SUM, '0']],
-  SUM: [['s', '$sum([$l.v[$type($) = "number"]])', SUM, '0']],
-  AVERAGE: [
-    ['s', '$sum([$l.v[$type($) = "number"]])', SUM, '0'],
-    ['c', '$count([$l.v[$type($) = "number"]])', SUM, '0'],
-  ],
-  MAX: [['hi', '$max([$l.v[$type($) = "number"]])', 'function($a, $b) { $max([$a, $b]) }', '$nothing']],
-  MIN: [['lo', '$min([$l.v[$type($) = "number"]])', 'function($a, $b) { $min([$a, $b]) }', '$nothing']],
-};
-
-/** Totals of a list `l` of entries `{v}`: rows, sum, count, max and min of the numbers. */
-const totals = (l: string): string => {
-  const nums = `[${l}.v[$type($) = "number"]]`;
-  return `{"n": $count(${l}), "s": $sum(${nums}), "c": $count(${nums}), "hi": $max(${nums}), "lo": $min(${nums})}`;
-};
-
-/** The aggregate of `v` (or a count) over `rows` where `cond` holds. */
-function reduce(
-  agg: Aggregate,
-  each: (expr: string) => string,
-  cond: string,
-  v: string,
-  helper: (h: 'xl_max' | 'xl_min') => string,
-): string {
-  const pick = each(`${cond} and $type(${v}) = "number" ? ${v} : $nothing`);
-  switch (agg) {
-    case 'COUNT':
-      return `$sum([${each(`${cond} ? 1 : 0`)}])`;
-    case 'SUM':
-      return `$sum([${pick}])`;
-    case 'AVERAGE':
-      // no matching number: #DIV/0! in a spreadsheet, no value here
-      return `$average([${pick}])`;
-    case 'MAX':
-      return `${helper('xl_max')}([${pick}])`;
-    case 'MIN':
-      return `${helper('xl_min')}([${pick}])`;
-  }
-}
-
-/**
- * The operator a criterion writes before a value it builds (`">"&A2` gives ">"), "=" for a criterion
- * with none written (a cell, a number), undefined when it cannot be told before the model runs.
- */
-function operatorOf(c: Formula): string | undefined {
-  if (c.kind === 'binary' && c.op === '&' && c.left.kind === 'string') {
-    const m = /^(<=|>=|<>|<|>|=)?$/.exec(c.left.value);
-    return m ? (m[1] ?? undefined) : undefined;
-  }
-  if (c.kind === 'string') return /^(<=|>=|<>|<|>|=)/.exec(c.value)?.[1] ?? '=';
-  return undefined;
-}

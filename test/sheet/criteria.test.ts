@@ -190,6 +190,11 @@ const COLUMNS: [string, (r: number) => string][] = [
   ['Min same num', (r) => `_xlfn.MINIFS($C$2:$C$${N},$B$2:$B$${N},B${r})`],
   ['Not this num', (r) => `SUMIF($B$2:$B$${N},"<>"&B${r},$C$2:$C$${N})`],
   ['Running', (r) => `SUMIF($B$2:B${r},">"&$T$2,$C$2:C${r})`],
+  // counts over a span moving with the row (criteria.ts, runningCount): by a key, by two keys, by a fixed criterion only, by a key and a fixed one
+  ['Seen cat', (r) => `COUNTIF($A$2:A${r},A${r})`],
+  ['Seen pair', (r) => `COUNTIFS($A$2:A${r},A${r},$B$2:B${r},B${r})`],
+  ['Seen over limit', (r) => `COUNTIF($B$2:B${r},">"&$T$2)`],
+  ['Seen cat in limit', (r) => `COUNTIFS($A$2:A${r},A${r},$B$2:B${r},"<="&$T$2)`],
 ];
 const SUMMARY: [string, string][] = [
   ['By rule', `SUMIF(B2:B${N},V2,C2:C${N})`],
@@ -208,7 +213,7 @@ function loBook(inputs: Inputs): LoBook {
     const r = i + 2;
     rows.push([inputs.cats[i]!, inputs.nums[i]!, inputs.amts[i]!, ...COLUMNS.map(([, f]) => `=${f(r)}`)]);
   }
-  // side cells well apart from the table (columns A to L) and from each other
+  // side cells well apart from the table (columns A to P) and from each other
   const cells: Record<string, CellValue> = {
     S2: 'Limit',
     T2: inputs.limit,
