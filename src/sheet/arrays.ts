@@ -40,6 +40,8 @@ const RANGE_ARGS: ReadonlyMap<string, (i: number) => boolean> = new Map<string, 
   ['AVERAGEIF', (i) => i === 0 || i === 2],
   ['COUNTIF', (i) => i === 0],
   ['COUNTIFS', (i) => i % 2 === 0],
+  ['RANK', (i) => i === 1],
+  ['RANK.EQ', (i) => i === 1],
   ...['SUMIFS', 'AVERAGEIFS', 'MAXIFS', 'MINIFS'].map(
     (n) => [n, (i: number) => i === 0 || i % 2 === 1] as [string, (i: number) => boolean],
   ),

@@ -1,13 +1,13 @@
 /**
- * VALUE, DATEDIF, LOOKUP (its vector form), LARGE, SMALL and PROPER compiled to JSONata (helpers in
- * extra-library.ts), and the functions a model cannot compute refused with their reason.
+ * VALUE, DATEDIF, LOOKUP (its vector form), LARGE, SMALL, PROPER and RANK compiled to JSONata
+ * (helpers in extra-library.ts), and the functions a model cannot compute refused with their reason.
  */
 import { Rejection } from './errors.js';
 import type { Formula } from './formula.js';
 import type { HelperName } from './library.js';
 import type { Compiled } from './references.js';
 
-export const EXTRA_FUNCTIONS = ['VALUE', 'DATEDIF', 'LOOKUP', 'LARGE', 'SMALL', 'PROPER'];
+export const EXTRA_FUNCTIONS = ['VALUE', 'DATEDIF', 'LOOKUP', 'LARGE', 'SMALL', 'PROPER', 'RANK', 'RANK.EQ'];
 
 /**
  * Functions of a continuous mathematics a model's expressions cannot compute to a spreadsheet's
@@ -34,6 +34,7 @@ export interface ExtraContext {
   text(c: Compiled): string;
   resolve(f: Formula): Formula;
   helper(name: HelperName): string;
+  fresh(): string;
 }
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
@@ -69,6 +70,9 @@ export function compileExtra(name: string, args: Formula[], ctx: ExtraContext): 
       const list = `[${ctx.items(args[0]!, name).join(', ')}]`;
       return num(`${ctx.helper('xl_kth')}(${list}, ${ctx.scalar(args, 1)}, ${name === 'LARGE'})`);
     }
+    case 'RANK':
+    case 'RANK.EQ':
+      return rank(name, args, ctx);
     case 'PROPER':
       ctx.args(name, args, 1, 1);
       return { code: `${ctx.helper('xl_proper')}(${ctx.text(ctx.compile(args[0]!))})`, type: 'string' };
@@ -122,4 +126,28 @@ export function compileExtra(name: string, args: Formula[], ctx: ExtraContext): 
     default:
       return undefined;
   }
+}
+
+/**
+ * RANK(x, ref, order): 1 + how many numbers of ref are above x (order 0 or none) or below it; no
+ * value (#N/A) when x is not among them, or is not a number. The numbers compare as they are:
+ * `COUNTIF(ref, ">"&x)` would compare with x written out in 15 digits, as the spreadsheet's `&`
+ * does, and count x itself when it has more. Each row reads the whole list (a rank column of n rows
+ * is n² comparisons: a gradebook's few hundred rows are a fraction of a second).
+ */
+function rank(name: string, args: Formula[], ctx: ExtraContext): Compiled {
+  ctx.args(name, args, 2, 3);
+  const order = args[2];
+  let ascending = false;
+  if (order !== undefined && order.kind !== 'missing') {
+    if (order.kind !== 'number')
+      throw new Rejection('UNSUPPORTED_FUNCTION', `${name}'s order must be a number written in the formula`);
+    ascending = order.value !== 0;
+  }
+  const [x, l] = [ctx.fresh(), ctx.fresh()];
+  const list = `[${ctx.items(args[1]!, name).join(', ')}][$type($) = "number"]`;
+  return num(
+    `(${x} := ${ctx.scalar(args, 0)}; ${l} := ${list}; $type(${x}) = "number" and ${x} in ${l} ? ` +
+      `1 + $count(${l}[$ ${ascending ? '<' : '>'} ${x}]) : $nothing)`,
+  );
 }

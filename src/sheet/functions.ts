@@ -10,75 +10,12 @@ import { ConditionalCompiler } from './criteria.js';
 import type { Compiled } from './references.js';
 import { compilePosition } from './positions.js';
 import { compileText } from './textformat.js';
-import { compileFinance, FINANCE_FUNCTIONS } from './finance.js';
+import { compileFinance } from './finance.js';
 import { subtotalFunction, withoutSubtotals } from './subtotal.js';
 import { compileDynamic } from './spill.js';
-import { compileExtra, EXTRA_FUNCTIONS } from './extra-functions.js';
+import { compileExtra } from './extra-functions.js';
+export { FUNCTIONS } from './function-names.js';
 import { cellKey } from './xlsx.js';
-
-/** The functions this module adds, for messages and docs. */
-export const FUNCTIONS = [
-  'IFERROR',
-  'IFNA',
-  'IFS',
-  'CHOOSE',
-  'ISNUMBER',
-  'ISTEXT',
-  'ISERROR',
-  'ISBLANK',
-  'MOD',
-  'INT',
-  'TRUNC',
-  'ROUNDUP',
-  'ROUNDDOWN',
-  'SQRT',
-  'POWER',
-  'MATCH',
-  'INDEX',
-  'XLOOKUP',
-  'COUNTIF',
-  'COUNTIFS',
-  'SUMIF',
-  'SUMIFS',
-  'AVERAGEIF',
-  'AVERAGEIFS',
-  'MAXIFS',
-  'MINIFS',
-  'DATE',
-  'YEAR',
-  'MONTH',
-  'DAY',
-  'WEEKDAY',
-  'EOMONTH',
-  'EDATE',
-  'NETWORKDAYS',
-  'ROW',
-  'ROWS',
-  'FORMULATEXT',
-  'COLUMN',
-  'COLUMNS',
-  'PMT',
-  'IPMT',
-  'FV',
-  'PV',
-  'NPV',
-  'FIND',
-  'SEARCH',
-  'SUBSTITUTE',
-  'CONCAT',
-  'EXACT',
-  'TEXT',
-  'MEDIAN',
-  'STDEV',
-  'STDEV.S',
-  'STDEV.P',
-  'STDEVP',
-  'COUNTA',
-  'PRODUCT',
-  'SUBTOTAL',
-  ...FINANCE_FUNCTIONS,
-  ...EXTRA_FUNCTIONS,
-];
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
 
@@ -177,6 +114,7 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
         text: (c) => this.text(c),
         resolve: (f) => this.resolveArg(f),
         helper: (h) => this.helper(h),
+        fresh: () => this.fresh(),
       }) ??
       compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) }) ??
       compileDynamic(name, args, {

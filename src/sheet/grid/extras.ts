@@ -135,7 +135,25 @@ const kth =
     return formulajs[name](...(args as Parameters<typeof formulajs.LARGE>));
   };
 
+/**
+ * RANK and RANK.EQ: 1 + the numbers of ref above x (order 0, or none) or below it; #N/A when x is
+ * not among ref's numbers (formulajs answers 0 there, and reads text in ref), #VALUE! for a text x.
+ */
+const rank: Fn = (x, ref, order) => {
+  if (isXlError(x)) return x;
+  if (typeof x !== 'number') return xlError('#VALUE!');
+  const values = isMatrix(ref) ? ref.flat() : [ref];
+  const error = values.find(isXlError);
+  if (error) return error;
+  const numbers = values.filter((v): v is number => typeof v === 'number');
+  if (!numbers.includes(x)) return xlError('#N/A');
+  const ascending = typeof order === 'number' ? order !== 0 : order === true;
+  return 1 + numbers.filter((v) => (ascending ? v < x : v > x)).length;
+};
+
 export const EXTRA_GRID_FUNCTIONS: [string, Fn][] = [
+  ['RANK', rank],
+  ['RANK.EQ', rank],
   ['VALUE', value],
   ['PROPER', proper],
   ['SUM', numbersOnly('SUM', null)],
