@@ -1,7 +1,8 @@
 // Per-row conditional aggregates over one table (issue 39): a generated workbook of ROWS rows with
 // two SUMIFS columns per row, one by order (`=SUMIFS($C$2:$C$N,$A$2:$A$N,">"&A2)`) and one by key
 // (`=SUMIFS($C$2:$C$N,$B$2:$B$N,B2)`), the shape of a real workbook that took 440 s and compiled
-// nothing. Stored values are worked out here in plain arithmetic (rows in date order, as a ledger
+// nothing; then a running count (`=COUNTIF($B$2:B2,B2)`) and a rank (`=RANK(C2,$C$2:$C$N)`), each a
+// scan of the column from every row until they read sorted entries. Stored values are worked out here in plain arithmetic (rows in date order, as a ledger
 // is). Prints the conversion's seconds and outcome, then the model's recalculation after one edit.
 //
 //   npx tsc -p tsconfig.build.json && node bench/sheet-criteria.mjs            # 1,232 rows
@@ -27,6 +28,8 @@ const keys = Array.from({ length: ROWS }, (_, i) => `acct ${(i * 7) % 23}`);
 const amounts = Array.from({ length: ROWS }, (_, i) => ((i * 37) % 101) - 20);
 const above = days.map((d) => days.reduce((s, e, j) => (e > d ? s + amounts[j] : s), 0));
 const byKey = keys.map((k) => keys.reduce((s, e, j) => (e === k ? s + amounts[j] : s), 0));
+const seen = keys.map((k, i) => keys.slice(0, i + 1).filter((e) => e === k).length);
+const rank = amounts.map((a) => 1 + amounts.filter((e) => e > a).length);
 
 const cells = (r, ...xs) => `<row r="${r}">${xs.join('')}</row>`;
 const t = (ref, s) => `<c r="${ref}" t="inlineStr"><is><t>${esc(s)}</t></is></c>`;
@@ -40,6 +43,8 @@ const rows = [
     t('C1', 'Amount'),
     t('D1', 'Later'),
     t('E1', 'Account total'),
+    t('F1', 'Seen'),
+    t('G1', 'Rank'),
   ),
 ];
 for (let i = 0; i < ROWS; i++) {
@@ -52,6 +57,8 @@ for (let i = 0; i < ROWS; i++) {
       n(`C${r}`, amounts[i]),
       f(`D${r}`, `SUMIFS($C$2:$C$${last},$A$2:$A$${last},">"&A${r})`, above[i]),
       f(`E${r}`, `SUMIFS($C$2:$C$${last},$B$2:$B$${last},B${r})`, byKey[i]),
+      f(`F${r}`, `COUNTIF($B$2:B${r},B${r})`, seen[i]),
+      f(`G${r}`, `RANK(C${r},$C$2:$C$${last})`, rank[i]),
     ),
   );
 }
@@ -78,7 +85,7 @@ const c = await convertWorkbook(bytes, { modelId: 'ledger' });
 const seconds = (performance.now() - started) / 1000;
 const { formulaCells, compiledCells, verifiedCells, rejected } = c.report;
 console.log(
-  `${ROWS} rows, ${2 * ROWS} SUMIFS: converted in ${seconds.toFixed(1)} s; formula cells ${formulaCells}, compiled ${compiledCells}, verified ${verifiedCells}` +
+  `${ROWS} rows, ${2 * ROWS} SUMIFS, ${ROWS} running counts, ${ROWS} ranks: converted in ${seconds.toFixed(1)} s; formula cells ${formulaCells}, compiled ${compiledCells}, verified ${verifiedCells}` +
     (rejected.length
       ? `; rejected: ${rejected.map((g) => `${g.reason} ×${g.count} (${g.examples[0]?.message})`).join('; ')}`
       : ''),

@@ -15,6 +15,7 @@ import { subtotalFunction, withoutSubtotals } from './subtotal.js';
 import { compileDynamic } from './spill.js';
 import { compileExtra } from './extra-functions.js';
 export { FUNCTIONS } from './function-names.js';
+import { built } from './lookup-lists.js';
 import { cellKey } from './xlsx.js';
 
 const num = (code: string): Compiled => ({ code, type: 'number' });
@@ -48,6 +49,30 @@ function sideFieldNamed(fields: Field[], name: string): Field | undefined {
 export abstract class FunctionCompiler extends ConditionalCompiler {
   /** Reads of blank side cells compiled in this formula: the compiled read → the plain field. */
   private readonly blankRead = new Map<string, { raw: string; field: Field }>();
+
+  /**
+   * A whole table column's numbers, sorted, as a column formula reads them: a top-level derivation
+   * `{n, s}` (s: position → number), built once per recalculation, so a rank down the column is a
+   * binary search per row, not a pass over the column. Undefined for anything else.
+   */
+  private sortedNumbers(arg: Formula): string | undefined {
+    if (!this.rowMode || this.foldMembers) return undefined;
+    const r = this.resolveArg(arg);
+    const cols = r.kind === 'range' ? this.wholeColumns(r) : undefined;
+    if (cols?.length !== 1) return undefined;
+    const { table, field } = cols[0]!;
+    this.depend(field);
+    const expr =
+      `($xs := $sort([$$.${table.name}.${field.name}[$type($) = "number"]]); ` +
+      `{"n": $count($xs), "s": $merge([$map($xs, function($x, $i) { {$string($i): $x} })])})`;
+    const name = this.lib.aggregate(
+      expr,
+      'object',
+      `the numbers of ${field.title}, sorted, built once for every row`,
+      this.scope.taken,
+    );
+    return built(name);
+  }
 
   /** The side input a compiled read is, when that side cell is blank in the workbook. */
   private blankSide(c: Compiled): Field | undefined {
@@ -115,6 +140,7 @@ export abstract class FunctionCompiler extends ConditionalCompiler {
         resolve: (f) => this.resolveArg(f),
         helper: (h) => this.helper(h),
         fresh: () => this.fresh(),
+        sortedNumbers: (f) => this.sortedNumbers(f),
       }) ??
       compilePosition(name, args, { field: this.field, resolve: (f) => this.resolveArg(f) }) ??
       compileDynamic(name, args, {
