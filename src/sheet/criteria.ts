@@ -262,6 +262,11 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     return `[${rows}.${present(a.field.name)}]`;
   }
 
+  /** Whether compiled code reads the formula's own row (its fields, its position, a fold's total). */
+  private readsOwnRow(code: string): boolean {
+    return code.includes(this.rowVar) || code.includes('$index') || code.includes('$acc');
+  }
+
   /**
    * The fast forms of a column formula over whole columns of one table (see the module comment),
    * or the scan itself when neither applies.
@@ -276,13 +281,11 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     scan: string,
   ): string {
     if (!this.rowMode || this.foldMembers) return scan;
-    const own = (code: string): boolean =>
-      code.includes(this.rowVar) || code.includes('$index') || code.includes('$acc');
-    if (!crits.some(own)) {
-      if (own(scan)) return scan;
+    if (!crits.some((c) => this.readsOwnRow(c))) {
+      if (this.readsOwnRow(scan)) return scan;
       return `$$.${this.lib.aggregate(scan, 'number', `${printAgg(agg)} computed once for every row`, this.scope.taken)}`;
     }
-    const keyed = crits.map(own);
+    const keyed = crits.map((c) => this.readsOwnRow(c));
     const ordered = keyed.flatMap((k, i) => (k && ops[i] && ops[i] !== '=' ? [i] : []));
     if (ordered.length === 1 && keyed.filter((k) => k).length === 1 && ops[ordered[0]!] !== '<>') {
       return this.ordered(agg, table, areas, crits, ordered[0]!, ops[ordered[0]!]!, sum, scan);
@@ -347,9 +350,7 @@ export abstract class ConditionalCompiler extends LookupCompiler {
     scan: string,
   ): string {
     if (!this.rowMode || this.foldMembers) return scan;
-    const own = (code: string): boolean =>
-      code.includes(this.rowVar) || code.includes('$index') || code.includes('$acc');
-    const keyed = crits.map(own);
+    const keyed = crits.map((c) => this.readsOwnRow(c));
     if (keyed.some((k, i) => k && ops[i] !== undefined && ops[i] !== '=')) return scan;
     const h = (name: Parameters<typeof this.helper>[0]): string => this.helper(name);
     const fixed = crits.map((c, i) => (keyed[i] ? undefined : ([this.fresh(), c] as const)));
