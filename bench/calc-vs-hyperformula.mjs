@@ -22,7 +22,8 @@
 // target on that ratio (≤ 2, for a model with no whole-array reader) is measured by
 // bench/calc-rows.mjs.
 // Each shape prints build, first edit (after the build), the two together, and edit (the mean of
-// the next BENCH_EDITS); (c) also prints the edit's CPU time of the process (editCpu), which a shared box's load moves less.
+// the next BENCH_EDITS); (c) also prints the edit's CPU time of the process (editCpu), which a
+// shared box's load moves less.
 // Each figure is the minimum over BENCH_ROUNDS (default 3) rounds; sides alternate within a round.
 // HyperFormula (GPL-3.0) is a development tool only, never imported from src/: it is resolved from
 // the project's node_modules, else from BENCH_HF_DIR (a folder with node_modules/hyperformula;

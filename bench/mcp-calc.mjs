@@ -5,8 +5,8 @@
 // sides (rotating which goes first); each side's figure is its fastest round (minimum time per op),
 // the least disturbed by the machine's noise; the target is read at the medians of the rounds.
 // An unchanged write (a mutate of the values already there: no cycle, no record) is the floor under
-// the mutate line. Target: mutate ≥ 0.8 × echo for a small model. Also timed: get_state of two scalar paths on a
-// 100,000-row model (BENCH_ROWS), target ≤ 5 ms per call.
+// the mutate line. Target: mutate ≥ 0.8 × echo for a small model. Also timed: get_state of two
+// scalar paths on a 100,000-row model (BENCH_ROWS), target ≤ 5 ms per call.
 // Run with `npm run bench:mcp-calc` (builds first). Knobs: BENCH_ROUNDS, BENCH_OPS, BENCH_ROWS, BENCH_DIST.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
