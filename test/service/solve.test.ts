@@ -288,9 +288,12 @@ describe('solve', () => {
   });
 
   it('stops a model whose cycle is slow at the time budget, with the best point found', async () => {
+    // a cycle of ~100 ms on a 2-core CI box: the search needs ~110 cycles to reach the bound, so
+    // a machine ten times faster still meets the budget first, and one five times slower still
+    // runs more than one cycle in it (a 5 ms cycle here reached the bound in 0.6 s on a newer box)
     const slow = {
       ...LINEAR,
-      derivations: [{ path: '$.y', expr: '$count([1..400000]) * 0 + 2 * a + 1' }],
+      derivations: [{ path: '$.y', expr: '$count([1..15000][$ % 3 = 0]) * 0 + 2 * a + 1' }],
     };
     const started = performance.now();
     const r = await solveSpec(
