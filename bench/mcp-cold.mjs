@@ -56,7 +56,7 @@ console.log(
 for (const op of Object.values(calls)) await timed(op, WARM_UP / 2);
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-const other = new Float64Array(1 << 20); // 8 MB: more than this box's L2, most of its L3 share
+const other = new Float64Array(1 << 20); // 8 MB: four times this box's L2 per core (2 MB)
 const conditions = {
   'back to back': () => {},
   'after 100 µs asleep': () => Atomics.wait(sleeper, 0, 0, 0.1),
