@@ -15,21 +15,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
+import { demoSpec } from './lib/demo-model.mjs';
 import { rowsOf, rowsSpec } from './lib/rows-model.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const OPS = Number(process.env.BENCH_OPS ?? 500);
-
-const ECHO_SERVER = `
-import { McpServer } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { z } from 'zod';
-const server = new McpServer({ name: 'echo', version: '1.0.0' });
-server.registerTool('echo', { description: 'Echo the text', inputSchema: z.object({ text: z.string() }) },
-  async ({ text }) => ({ content: [{ type: 'text', text }] }));
-await server.connect(new StdioServerTransport());
-`;
 
 async function connect(args, env = process.env) {
   const transport = new StdioClientTransport({
@@ -61,7 +52,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'modelworks-bench-'));
 const cli = process.env.BENCH_DIST
   ? join(process.env.BENCH_DIST, 'cli/main.js')
   : fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const echo = (await connect(['--input-type=module', '-e', ECHO_SERVER])).client;
+const echo = (await connect([fileURLToPath(new URL('./lib/echo-server.mjs', import.meta.url))])).client;
 const calcs = {};
 for (const [name, store] of [
   ['mutate, memory store', 'memory'],
@@ -73,17 +64,7 @@ for (const [name, store] of [
   check(
     await client.callTool({
       name: 'create_model',
-      arguments: {
-        spec: {
-          id: 'demo',
-          version: '1',
-          schema: {},
-          derivations: [{ path: '$.total', expr: 'price * qty' }],
-          constraints: [],
-          metaDerivations: [],
-          tests: [],
-        },
-      },
+      arguments: { spec: demoSpec('demo') },
     }),
     'create_model',
   );
@@ -120,13 +101,10 @@ if (memory)
 // two is what the reactive cycle and its hash-chained record cost over stdio
 const STILL = { '$.price': 7, '$.qty': 3 };
 if (memory) {
-  const spec = {
-    id: 'still',
-    version: '1',
-    schema: {},
-    derivations: [{ path: '$.total', expr: 'price * qty' }],
-  };
-  check(await memory.callTool({ name: 'create_model', arguments: { spec } }), 'create_model still');
+  check(
+    await memory.callTool({ name: 'create_model', arguments: { spec: demoSpec('still') } }),
+    'create_model still',
+  );
   check(
     await memory.callTool({ name: 'mutate', arguments: { id: 'still', mutations: STILL } }),
     'mutate still',

@@ -3,6 +3,9 @@
 // bench/mcp-gc.mjs and bench/mcp-cold.mjs.
 import { fileURLToPath } from 'node:url';
 
+export { echoServer } from './echo-server.mjs';
+export { demoSpec } from './demo-model.mjs';
+
 const dist = process.env.BENCH_DIST ?? fileURLToPath(new URL('../../dist', import.meta.url));
 
 /** Connects `server` to a direct transport; returns `call(tool, args)`, which settles with the result. */
@@ -38,19 +41,6 @@ export async function directClient(server) {
   };
 }
 
-/** The SDK's echo tool, as bench/mcp-calc.mjs runs it in its own process. */
-export async function echoServer() {
-  const { McpServer } = await import('@modelcontextprotocol/server');
-  const { z } = await import('zod');
-  const server = new McpServer({ name: 'echo', version: '1.0.0' });
-  server.registerTool(
-    'echo',
-    { description: 'Echo the text', inputSchema: z.object({ text: z.string() }) },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
-  );
-  return server;
-}
-
 /** Our MCP server on an in-memory store, as `modelworks mcp` builds it (the calc tools). */
 export async function calcServer() {
   const { createMcpServer } = await import(`${dist}/mcp/server.js`);
@@ -59,11 +49,3 @@ export async function calcServer() {
   const calc = new CalcService(new MemoryStore());
   return createMcpServer({ calc, guidanceTopics: [], groups: new Set(['calc']), modeLine: 'bench' });
 }
-
-/** The bench model of bench/mcp-calc.mjs: one derivation, `total = price * qty`. */
-export const demoSpec = (id) => ({
-  id,
-  version: '1',
-  schema: {},
-  derivations: [{ path: '$.total', expr: 'price * qty' }],
-});
