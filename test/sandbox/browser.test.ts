@@ -250,10 +250,29 @@ describe.skipIf(!CHROMIUM)(browserSuite('sandbox page in Chromium', 'test/sandbo
     await deposit.blur();
     expect(await deposit.inputValue()).toBe('7,000'); // the model's value, not the refused one
     await page.screenshot({ path: join(ARTEFACTS, 'sandbox-refusal.png'), fullPage: true });
-    // the next good edit clears it
-    await deposit.fill('6,500');
-    await deposit.press('Enter');
-    await expect.poll(() => alerts.count()).toBe(0);
+    // the next good edit clears it; until the page reads the model back (held here), the field keeps
+    // what the person typed, not the value before the edit
+    let releaseView = (): void => {};
+    const viewHeld = new Promise<void>((resolve) => (releaseView = resolve));
+    const held: Promise<void>[] = [];
+    const viewUrl = (url: URL): boolean => url.pathname.endsWith(`/models/${id('demo')}/view`);
+    await page.route(viewUrl, (route) => {
+      const passed = viewHeld.then(() => route.continue());
+      held.push(passed);
+      return passed;
+    });
+    try {
+      await deposit.fill('6,500');
+      await deposit.press('Enter');
+      await expect.poll(() => alerts.count()).toBe(0);
+      await expect.poll(() => held.length).toBeGreaterThan(0);
+      expect(await deposit.inputValue()).toBe('6,500');
+    } finally {
+      releaseView();
+      await Promise.all(held);
+      await page.unroute(viewUrl);
+    }
+    await expect.poll(() => deposit.inputValue()).toBe('6,500');
     await expect
       .poll(async () => (await rest('GET', `/models/${id('demo')}/state`)) as Record<string, unknown>)
       .toMatchObject({ deposit: 6500 });

@@ -66,8 +66,12 @@ export function TextInput({ c, ctx, type }: { c: Component; ctx: RenderContext; 
   const shown = (v: Json | undefined): string =>
     numeric ? fieldNumber(v, how) : v === undefined || v === null ? '' : String(v);
   const [draft, setDraft] = useState(shown(c.value));
-  // a refusal or a new model value puts the model's real value back in the field
-  useEffect(() => setDraft(shown(c.value)), [c.value, rejected]);
+  // a new model value, or a new refusal, puts the model's real value back in the field; a refusal
+  // cleared by a good edit does not: until the read-back arrives, the field would show the old value
+  useEffect(() => setDraft(shown(c.value)), [c.value]);
+  useEffect(() => {
+    if (rejected) setDraft(shown(c.value));
+  }, [rejected]);
   const save = (): void => {
     if (!c.bind) return;
     if (draft === shown(c.value)) return;
